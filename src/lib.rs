@@ -1,0 +1,1 @@
+//! roqsim: a plugin-driven MuJoCo simulator (ROS-free core library).
