@@ -1,1 +1,20 @@
-//! roqsim: a plugin-driven MuJoCo simulator (ROS-free core library).
+//! roqsim: a plugin-driven MuJoCo simulator for mobile robots, arms, mobile manipulators and
+//! conveyors. This library is the ROS-free core: world loading, the engine, the plugin API and
+//! the built-in plugins. The ROS 2 node lives behind the `ros` cargo feature.
+//!
+//! See ARCHITECTURE.md for the tick pipeline, the threads and how to add a plugin.
+
+pub mod context;
+pub mod engine;
+pub mod error;
+pub mod mjcf;
+pub mod plugin;
+pub mod plugins;
+pub mod runner;
+pub mod world;
+
+pub use context::SimContext;
+pub use engine::{Engine, EngineOptions};
+pub use error::{ConfigError, ConfigErrors, SimError};
+pub use plugin::{Hooks, Plugin};
+pub use world::{load_world, load_world_str, LoadOptions, LoadedWorld};

@@ -1,0 +1,271 @@
+//! Endpoints: a robot's transport-neutral I/O (seed 000 §13; seed 003 "Declaring a robot
+//! interface (endpoints)").
+//!
+//! A plugin declares endpoints in `configure`. An `out` endpoint is published by its producer on
+//! the steps its rate gate is due ([`Interface::is_due`] then [`Interface::publish`]); a bridge
+//! reads what was published this step. An `in` endpoint receives payloads delivered on the physics
+//! thread (by a command the bridge posted) and its consumer takes them in `pre_step`.
+//! Per-backend hints (`backend["ros2"]` = `{type, topic, service, action, frame_id, ...}`) are
+//! inert data the backend interprets; the producer imports nothing transport-specific.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::context::payload::Payload;
+use crate::engine::rates::{snap_note, snap_rate, SnapNote, SnappedRate};
+
+/// Direction of an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Simulation → world (publisher).
+    Out,
+    /// World → simulation (subscription, service or action).
+    In,
+}
+
+/// Index of an endpoint in the registry.
+pub type EndpointId = usize;
+
+/// A transport-neutral port.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    /// Role name (`odom`, `scan`, `cmd_vel`); the default topic.
+    pub name: String,
+    /// In or out.
+    pub direction: Direction,
+    /// Entity the port belongs to (the owner filter of a bridge).
+    pub owner: Option<String>,
+    /// Transport scope (`robot1`): a backend prefixes topics, frames and action names with it.
+    pub namespace: String,
+    /// Frame prefix applied to frame ids this endpoint names (usually = namespace).
+    pub frame_prefix: String,
+    /// Requested publish rate (Hz); `None` = every step an out endpoint is published.
+    pub rate_hz: Option<f64>,
+    /// The rate bound to the physics grid (set when added).
+    pub snapped: Option<SnappedRate>,
+    /// Inert per-backend hints: backend name → key → value.
+    pub backend: BTreeMap<String, BTreeMap<String, String>>,
+    /// Skip producing while `has_subscribers == Some(false)`.
+    pub lazy: bool,
+    /// Set by a bridge after wiring; `None` = unknown (assume yes).
+    pub has_subscribers: Option<bool>,
+    /// Last published payload (out).
+    latest: Option<Payload>,
+    /// Tick the latest payload was published at.
+    published_tick: Option<u64>,
+    /// Delivered, not yet taken (in).
+    inbox: VecDeque<Payload>,
+}
+
+impl Endpoint {
+    /// A new outbound endpoint.
+    pub fn out(name: &str) -> Self {
+        Self::new(name, Direction::Out)
+    }
+    /// A new inbound endpoint.
+    pub fn input(name: &str) -> Self {
+        Self::new(name, Direction::In)
+    }
+    fn new(name: &str, direction: Direction) -> Self {
+        Endpoint {
+            name: name.to_string(),
+            direction,
+            owner: None,
+            namespace: String::new(),
+            frame_prefix: String::new(),
+            rate_hz: None,
+            snapped: None,
+            backend: BTreeMap::new(),
+            lazy: false,
+            has_subscribers: None,
+            latest: None,
+            published_tick: None,
+            inbox: VecDeque::new(),
+        }
+    }
+    /// Set the owner entity.
+    pub fn owner(mut self, owner: Option<&str>) -> Self {
+        self.owner = owner.map(str::to_string);
+        self
+    }
+    /// Set the namespace (and the frame prefix to match, unless set later).
+    pub fn namespace(mut self, ns: &str) -> Self {
+        self.namespace = ns.trim_matches('/').to_string();
+        self
+    }
+    /// Set the frame prefix.
+    pub fn frame_prefix(mut self, p: &str) -> Self {
+        self.frame_prefix = p.to_string();
+        self
+    }
+    /// Set the requested rate (Hz).
+    pub fn rate(mut self, hz: f64) -> Self {
+        self.rate_hz = Some(hz);
+        self
+    }
+    /// Mark lazy.
+    pub fn lazy(mut self, lazy: bool) -> Self {
+        self.lazy = lazy;
+        self
+    }
+    /// Add a hint for `backend` (e.g. `hint("ros2", "type", "nav_msgs/msg/Odometry")`).
+    pub fn hint(mut self, backend: &str, key: &str, value: impl Into<String>) -> Self {
+        self.backend.entry(backend.to_string()).or_default().insert(key.to_string(), value.into());
+        self
+    }
+    /// A hint value, if set.
+    pub fn get_hint(&self, backend: &str, key: &str) -> Option<&str> {
+        self.backend.get(backend)?.get(key).map(String::as_str)
+    }
+    /// The latest published payload and the tick it was published at.
+    pub fn latest(&self) -> Option<(&Payload, u64)> {
+        Some((self.latest.as_ref()?, self.published_tick?))
+    }
+}
+
+/// One row of the run record's `endpoint_rates`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateRow {
+    /// Endpoint (or stream) name with its namespace.
+    pub name: String,
+    /// Requested rate (Hz).
+    pub requested_hz: f64,
+    /// Realised rate (Hz).
+    pub realised_hz: f64,
+    /// Gate spacing in physics steps.
+    pub every_steps: u64,
+}
+
+/// The endpoint registry of one world.
+#[derive(Debug, Default)]
+pub struct Interface {
+    endpoints: Vec<Endpoint>,
+    physics_hz: f64,
+    extra_rates: Vec<RateRow>,
+    /// Log lines produced by rate snapping (drained by the engine into the log).
+    pub notes: Vec<SnapNote>,
+}
+
+impl Interface {
+    /// A registry for a world stepping at `physics_hz`.
+    pub fn new(physics_hz: f64) -> Self {
+        Interface { physics_hz, ..Default::default() }
+    }
+
+    /// Physics rate (Hz).
+    pub fn physics_hz(&self) -> f64 {
+        self.physics_hz
+    }
+
+    /// Snap a rate for a stream the caller gates itself (a bridge's /clock, a merged
+    /// joint_states), recording it among the run's rates and announcing the move.
+    pub fn bind_rate(&mut self, what: &str, hz: f64) -> SnappedRate {
+        let s = snap_rate(hz, self.physics_hz);
+        let note = snap_note(what, &s, self.physics_hz);
+        if note != SnapNote::Quiet {
+            self.notes.push(note);
+        }
+        self.extra_rates.push(RateRow { name: what.to_string(), requested_hz: hz, realised_hz: s.realised_hz, every_steps: s.every_steps });
+        s
+    }
+
+    /// Register an endpoint; its rate (if any) is snapped to the physics grid here.
+    pub fn add(&mut self, mut ep: Endpoint) -> EndpointId {
+        if let Some(hz) = ep.rate_hz {
+            let what = if ep.namespace.is_empty() { ep.name.clone() } else { format!("{}/{}", ep.namespace, ep.name) };
+            let s = snap_rate(hz, self.physics_hz);
+            let note = snap_note(&what, &s, self.physics_hz);
+            if note != SnapNote::Quiet {
+                self.notes.push(note);
+            }
+            ep.snapped = Some(s);
+        }
+        self.endpoints.push(ep);
+        self.endpoints.len() - 1
+    }
+
+    /// All endpoints.
+    pub fn all(&self) -> &[Endpoint] {
+        &self.endpoints
+    }
+
+    /// One endpoint.
+    pub fn get(&self, id: EndpointId) -> &Endpoint {
+        &self.endpoints[id]
+    }
+
+    /// One endpoint, mutably (a bridge sets `has_subscribers`).
+    pub fn get_mut(&mut self, id: EndpointId) -> &mut Endpoint {
+        &mut self.endpoints[id]
+    }
+
+    /// Whether an out endpoint should be produced at `tick` (steps since reset, first step = 1):
+    /// its gate is due and, if lazy, somebody listens.
+    pub fn is_due(&self, id: EndpointId, tick: u64) -> bool {
+        let ep = &self.endpoints[id];
+        if ep.lazy && ep.has_subscribers == Some(false) {
+            return false;
+        }
+        match ep.snapped {
+            Some(s) => tick % s.every_steps == 0,
+            None => true,
+        }
+    }
+
+    /// Hand a payload to an out endpoint at `tick`.
+    pub fn publish(&mut self, id: EndpointId, tick: u64, payload: Payload) {
+        let ep = &mut self.endpoints[id];
+        ep.latest = Some(payload);
+        ep.published_tick = Some(tick);
+    }
+
+    /// Ids of out endpoints published at exactly `tick`.
+    pub fn published_at(&self, tick: u64) -> impl Iterator<Item = EndpointId> + '_ {
+        self.endpoints
+            .iter()
+            .enumerate()
+            .filter(move |(_, e)| e.direction == Direction::Out && e.published_tick == Some(tick))
+            .map(|(i, _)| i)
+    }
+
+    /// Deliver an inbound payload (physics thread).
+    pub fn deliver(&mut self, id: EndpointId, payload: Payload) {
+        self.endpoints[id].inbox.push_back(payload);
+    }
+
+    /// Take the newest delivered payload, dropping older ones.
+    pub fn take_latest(&mut self, id: EndpointId) -> Option<Payload> {
+        let inbox = &mut self.endpoints[id].inbox;
+        let last = inbox.pop_back();
+        inbox.clear();
+        last
+    }
+
+    /// Take every delivered payload in arrival order.
+    pub fn drain(&mut self, id: EndpointId) -> Vec<Payload> {
+        self.endpoints[id].inbox.drain(..).collect()
+    }
+
+    /// Clear inboxes and published state (reset).
+    pub fn clear(&mut self) {
+        for e in &mut self.endpoints {
+            e.inbox.clear();
+            e.latest = None;
+            e.published_tick = None;
+        }
+    }
+
+    /// Requested and realised rate of every gated publication, for the run record.
+    pub fn rate_table(&self) -> Vec<RateRow> {
+        let mut rows: Vec<RateRow> = self
+            .endpoints
+            .iter()
+            .filter_map(|e| {
+                let s = e.snapped?;
+                let name = if e.namespace.is_empty() { e.name.clone() } else { format!("{}/{}", e.namespace, e.name) };
+                Some(RateRow { name, requested_hz: s.requested_hz, realised_hz: s.realised_hz, every_steps: s.every_steps })
+            })
+            .collect();
+        rows.extend(self.extra_rates.iter().cloned());
+        rows
+    }
+}

@@ -1,0 +1,227 @@
+//! `SimContext`: what every hook receives (seed 000 §3; seed 003 "SimContext").
+//!
+//! It owns the MuJoCo state (only the physics thread holds it), the blackboard, the entity and
+//! endpoint registries, the command queue other threads post into, the immutable snapshot they
+//! read, the run's seed and episode (for [`SimContext::rng_for`]) and the stop request.
+
+pub mod blackboard;
+pub mod entities;
+pub mod interface;
+pub mod payload;
+pub mod rng;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use crossbeam_channel::{Receiver, Sender};
+use mujoco_rs::prelude::{MjData, MjModel};
+
+pub use blackboard::Blackboard;
+pub use entities::{Entity, EntityKind, EntityRegistry, Pose};
+pub use interface::{Direction, Endpoint, EndpointId, Interface};
+pub use payload::Payload;
+pub use rng::SimRng;
+
+use crate::error::SimError;
+
+/// MuJoCo state as the engine holds it.
+pub type Data = MjData<Arc<MjModel>>;
+
+/// A command posted from another thread, run on the physics thread at the next drain.
+pub type Command = Box<dyn FnOnce(&mut SimContext) + Send>;
+
+/// A cloneable, thread-safe handle for posting commands to the physics thread.
+#[derive(Clone)]
+pub struct CommandSender(Sender<Command>);
+
+impl CommandSender {
+    /// Queue `cmd`; it runs on the physics thread at the start of the next step (or reset), in
+    /// FIFO order. Returns false when the engine is gone.
+    pub fn post(&self, cmd: impl FnOnce(&mut SimContext) + Send + 'static) -> bool {
+        self.0.send(Box::new(cmd)).is_ok()
+    }
+}
+
+/// Immutable state published after each step for readers on other threads.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    /// Sim time (s).
+    pub time: f64,
+    /// Steps since the last reset.
+    pub tick: u64,
+    /// Episode (advanced by reset).
+    pub episode: u32,
+    /// Generalized positions.
+    pub qpos: Vec<f64>,
+    /// Generalized velocities.
+    pub qvel: Vec<f64>,
+}
+
+/// Run-level facts plugins may read.
+#[derive(Debug, Clone, Default)]
+pub struct RunInfo {
+    /// Directory of the world file.
+    pub base_dir: PathBuf,
+    /// Physics timestep (s).
+    pub timestep: f64,
+}
+
+/// The context every hook receives.
+pub struct SimContext {
+    data: Option<Data>,
+    /// Physics timestep (s).
+    pub dt: f64,
+    /// Steps since the last reset (0 right after reset; the first step makes it 1).
+    pub tick: u64,
+    /// Episode counter: 0 for the first, advanced by every reset after it.
+    pub episode: u32,
+    /// Cross-plugin store.
+    pub blackboard: Blackboard,
+    /// Entities.
+    pub entities: EntityRegistry,
+    /// Endpoints.
+    pub interface: Interface,
+    /// Run-level facts.
+    pub run: RunInfo,
+    seed: Option<u64>,
+    stop: Option<String>,
+    tx: Sender<Command>,
+    rx: Receiver<Command>,
+    snapshot: Arc<ArcSwap<Snapshot>>,
+    snapshot_enabled: bool,
+}
+
+impl SimContext {
+    /// A context for a world stepping at `dt` with the given seed.
+    pub fn new(dt: f64, seed: Option<u64>, run: RunInfo) -> Self {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        SimContext {
+            data: None,
+            dt,
+            tick: 0,
+            episode: 0,
+            blackboard: Blackboard::default(),
+            entities: EntityRegistry::default(),
+            interface: Interface::new(1.0 / dt),
+            run,
+            seed,
+            stop: None,
+            tx,
+            rx,
+            snapshot: Arc::new(ArcSwap::from_pointee(Snapshot::default())),
+            snapshot_enabled: false,
+        }
+    }
+
+    /// Install the compiled state (engine only).
+    pub(crate) fn set_data(&mut self, data: Data) {
+        self.data = Some(data);
+    }
+
+    /// True after compile (false during `build`).
+    pub fn has_data(&self) -> bool {
+        self.data.is_some()
+    }
+
+    /// The MuJoCo state. Panics during `build`, where no model exists yet (seed 000 §2).
+    pub fn data(&self) -> &Data {
+        self.data.as_ref().expect("MjData does not exist during build(): use configure() or later")
+    }
+
+    /// The MuJoCo state, mutably (physics thread only — which is the only thread holding it).
+    pub fn data_mut(&mut self) -> &mut Data {
+        self.data.as_mut().expect("MjData does not exist during build(): use configure() or later")
+    }
+
+    /// The compiled model.
+    pub fn model(&self) -> &MjModel {
+        self.data().model()
+    }
+
+    /// Simulation time (s).
+    pub fn sim_time(&self) -> f64 {
+        self.data.as_ref().map(|d| d.time()).unwrap_or(0.0)
+    }
+
+    /// The run's seed, if resolved.
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+
+    /// Set the run's seed (a driver resolving it late).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = Some(seed);
+    }
+
+    /// A counter-based generator for `name` at the current (episode, sim time). Two calls in the
+    /// same step with the same name return identical streams. Errors when no seed was resolved
+    /// (`--seed`, `sim.seed`): an unseeded noisy run is missing a required input.
+    pub fn rng_for(&self, name: &str) -> Result<SimRng, SimError> {
+        let seed = self.seed.ok_or_else(|| {
+            SimError::Seed(format!(
+                "`{name}` draws noise but the run has no seed: pass --seed N or set sim.seed (a run without one is missing a required input)"
+            ))
+        })?;
+        let ticks = (self.sim_time() / self.dt).round() as u64;
+        Ok(SimRng::new(seed, self.episode, ticks, name))
+    }
+
+    /// Ask the driver to end the run (the first reason wins). Physics thread only.
+    pub fn request_stop(&mut self, reason: impl Into<String>) {
+        if self.stop.is_none() {
+            self.stop = Some(reason.into());
+        }
+    }
+
+    /// The stop reason, if a stop was requested.
+    pub fn stop_requested(&self) -> Option<&str> {
+        self.stop.as_deref()
+    }
+
+    /// Clear a stop request (a driver that keeps stepping).
+    pub fn clear_stop(&mut self) {
+        self.stop = None;
+    }
+
+    /// Queue a command (from the physics thread itself).
+    pub fn post(&self, cmd: impl FnOnce(&mut SimContext) + Send + 'static) {
+        let _ = self.tx.send(Box::new(cmd));
+    }
+
+    /// A handle other threads post commands with.
+    pub fn command_sender(&self) -> CommandSender {
+        CommandSender(self.tx.clone())
+    }
+
+    /// Run every queued command, in FIFO order. Returns how many ran.
+    pub fn drain_commands(&mut self) -> usize {
+        let mut n = 0;
+        while let Ok(cmd) = self.rx.try_recv() {
+            cmd(self);
+            n += 1;
+        }
+        n
+    }
+
+    /// Turn on snapshot publication after each step (a cross-thread reader asks for it).
+    pub fn enable_snapshot(&mut self) -> Arc<ArcSwap<Snapshot>> {
+        self.snapshot_enabled = true;
+        self.snapshot.clone()
+    }
+
+    /// The latest snapshot.
+    pub fn read_snapshot(&self) -> Arc<Snapshot> {
+        self.snapshot.load_full()
+    }
+
+    /// Publish the current state as the snapshot (if enabled).
+    pub(crate) fn publish_snapshot(&mut self) {
+        if !self.snapshot_enabled {
+            return;
+        }
+        let d = self.data();
+        let snap = Snapshot { time: d.time(), tick: self.tick, episode: self.episode, qpos: d.qpos().to_vec(), qvel: d.qvel().to_vec() };
+        self.snapshot.store(Arc::new(snap));
+    }
+}

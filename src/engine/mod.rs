@@ -1,0 +1,404 @@
+//! The engine: setup, reset, step and shutdown in exactly the order of seed 000 §2.
+//!
+//! ```text
+//! setup:    build(p0..pN) → compile → MjData → configure(p0..pN) → reset
+//! reset:    drain → mj_resetData → mj_forward → on_reset(p0..pN) → mj_forward
+//! step:     drain → pre_step(p0..pN) → mj_step → post_step(p0..pN) → snapshot
+//! shutdown: shutdown(pN..p0)   (best effort: a failure is logged, the others still run)
+//! ```
+//! Only hooks a plugin declares are called, and (with profiling on) timed.
+
+pub mod pacing;
+pub mod rates;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use mujoco_rs::mujoco_c::{mjtCone, mjtEnableBit, mjtIntegrator, mjtSolver, mjtWarning};
+use mujoco_rs::prelude::*;
+
+use crate::context::{RunInfo, SimContext};
+use crate::error::SimError;
+use crate::mjcf;
+use crate::plugin::{BuildContext, Hooks, Plugin};
+use crate::world::sim::{Cone, Integrator, SimBlock, Solver};
+use crate::world::{LoadedWorld, WorldDef};
+
+/// Hook indices into timing tables, in lifecycle order.
+const BUILD: usize = 0;
+const CONFIGURE: usize = 1;
+const ON_RESET: usize = 2;
+const PRE_STEP: usize = 3;
+const POST_STEP: usize = 4;
+const SHUTDOWN: usize = 5;
+
+/// Engine options from the driver.
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {
+    /// Time every implemented hook and the load phases.
+    pub profile: bool,
+    /// The run's seed (`--seed`), winning over `sim.seed`.
+    pub seed: Option<u64>,
+}
+
+struct Slot {
+    address: String,
+    plugin_ref: String,
+    hooks: Hooks,
+    plugin: Box<dyn Plugin>,
+    /// (total ns, calls) per hook.
+    timing: [(u128, u64); 6],
+}
+
+/// One row of the timing report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimingRow {
+    /// Plugin address.
+    pub plugin: String,
+    /// Hook name.
+    pub hook: &'static str,
+    /// Average wall time per call (µs).
+    pub avg_us: f64,
+    /// Calls.
+    pub calls: u64,
+}
+
+/// The simulation engine: owns the plugins and the context (and through it MjModel/MjData).
+pub struct Engine {
+    /// The context hooks receive.
+    pub ctx: SimContext,
+    slots: Vec<Slot>,
+    pre_idx: Vec<usize>,
+    post_idx: Vec<usize>,
+    reset_idx: Vec<usize>,
+    profile: bool,
+    load_report: Vec<(String, f64)>,
+    resets: u64,
+    shut_down: bool,
+    /// The `sim:` block the engine was built from.
+    pub sim: SimBlock,
+}
+
+fn hook_err(address: &str, hook: &'static str, message: String) -> SimError {
+    SimError::Plugin { plugin: address.to_string(), hook, message }
+}
+
+impl Engine {
+    /// Set up a loaded world: build, compile, create data, configure, reset.
+    pub fn new(world: LoadedWorld, opts: EngineOptions) -> Result<Engine, SimError> {
+        let LoadedWorld { sim, world: def, timestep, components, plugins, base_dir, load_times, .. } = world;
+        let mut load_report: Vec<(String, f64)> = load_times;
+        let seed = opts.seed.or(sim.seed);
+        let mut ctx = SimContext::new(timestep, seed, RunInfo { base_dir, timestep });
+
+        let t0 = Instant::now();
+        let mut spec = match &def {
+            WorldDef::EmptyRoom => MjSpec::from_xml_string(&mjcf::empty_room_xml()).map_err(|e| SimError::Mujoco(e.to_string()))?,
+            WorldDef::Mjcf(p) => MjSpec::from_xml(p).map_err(|e| SimError::Mujoco(format!("world `{}`: {e}", p.display())))?,
+            WorldDef::Plugin(_) => MjSpec::from_xml_string(mjcf::empty_spec_xml()).map_err(|e| SimError::Mujoco(e.to_string()))?,
+        };
+        load_report.push(("world".into(), t0.elapsed().as_secs_f64()));
+
+        let mut slots: Vec<Slot> = components
+            .iter()
+            .zip(plugins)
+            .map(|(c, p)| Slot { address: c.args.address.clone(), plugin_ref: c.plugin.clone(), hooks: p.hooks(), plugin: p, timing: [(0, 0); 6] })
+            .collect();
+
+        // build
+        let t0 = Instant::now();
+        for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::BUILD)) {
+            let t = Instant::now();
+            let mut b = BuildContext { ctx: &mut ctx, timestep };
+            s.plugin.build(&mut spec, &mut b).map_err(|m| hook_err(&s.address, "build", m))?;
+            s.timing[BUILD].0 += t.elapsed().as_nanos();
+            s.timing[BUILD].1 += 1;
+        }
+        load_report.push(("build".into(), t0.elapsed().as_secs_f64()));
+
+        apply_sim_options(&mut spec, &sim, timestep);
+
+        // compile
+        let t0 = Instant::now();
+        let model = spec.compile().map_err(|e| SimError::Mujoco(format!("compile: {e}")))?;
+        load_report.push(("compile".into(), t0.elapsed().as_secs_f64()));
+        drop(spec);
+
+        let t0 = Instant::now();
+        let data = MjData::new(Arc::new(model));
+        ctx.set_data(data);
+        load_report.push(("data".into(), t0.elapsed().as_secs_f64()));
+
+        // configure
+        let t0 = Instant::now();
+        for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::CONFIGURE)) {
+            let t = Instant::now();
+            s.plugin.configure(&mut ctx).map_err(|m| hook_err(&s.address, "configure", m))?;
+            s.timing[CONFIGURE].0 += t.elapsed().as_nanos();
+            s.timing[CONFIGURE].1 += 1;
+        }
+        load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
+        for note in ctx.interface.notes.drain(..) {
+            match note {
+                rates::SnapNote::Quiet => {}
+                rates::SnapNote::Note(m) => tracing::info!("{m}"),
+                rates::SnapNote::Warn(m) => tracing::warn!("{m}"),
+            }
+        }
+
+        let idx = |h: Hooks| slots.iter().enumerate().filter(|(_, s)| s.hooks.contains(h)).map(|(i, _)| i).collect::<Vec<_>>();
+        let (pre_idx, post_idx, reset_idx) = (idx(Hooks::PRE_STEP), idx(Hooks::POST_STEP), idx(Hooks::ON_RESET));
+        let mut engine = Engine {
+            ctx,
+            slots,
+            pre_idx,
+            post_idx,
+            reset_idx,
+            profile: opts.profile,
+            load_report,
+            resets: 0,
+            shut_down: false,
+            sim,
+        };
+        engine.reset()?;
+        Ok(engine)
+    }
+
+    /// Physics timestep (s).
+    pub fn dt(&self) -> f64 {
+        self.ctx.dt
+    }
+
+    /// Simulation time (s).
+    pub fn sim_time(&self) -> f64 {
+        self.ctx.sim_time()
+    }
+
+    /// Plugin addresses, in execution order.
+    pub fn plugin_addresses(&self) -> Vec<String> {
+        self.slots.iter().map(|s| s.address.clone()).collect()
+    }
+
+    /// Reset: drain → mj_resetData → mj_forward → on_reset(all) → mj_forward. Every reset after
+    /// the first (done by [`Engine::new`]) starts a new episode.
+    pub fn reset(&mut self) -> Result<(), SimError> {
+        self.ctx.drain_commands();
+        if self.resets > 0 {
+            self.ctx.episode += 1;
+        }
+        self.resets += 1;
+        self.ctx.tick = 0;
+        self.ctx.interface.clear();
+        let d = self.ctx.data_mut();
+        d.reset();
+        d.forward();
+        for &i in &self.reset_idx {
+            let s = &mut self.slots[i];
+            let t = self.profile.then(Instant::now);
+            s.plugin.on_reset(&mut self.ctx).map_err(|m| hook_err(&s.address, "on_reset", m))?;
+            if let Some(t) = t {
+                s.timing[ON_RESET].0 += t.elapsed().as_nanos();
+                s.timing[ON_RESET].1 += 1;
+            }
+        }
+        self.ctx.data_mut().forward();
+        self.ctx.publish_snapshot();
+        Ok(())
+    }
+
+    /// One physics step: drain → pre_step(all) → mj_step → post_step(all) → snapshot.
+    pub fn step(&mut self) -> Result<(), SimError> {
+        self.ctx.drain_commands();
+        for &i in &self.pre_idx {
+            let s = &mut self.slots[i];
+            if self.profile {
+                let t = Instant::now();
+                s.plugin.pre_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "pre_step", m))?;
+                s.timing[PRE_STEP].0 += t.elapsed().as_nanos();
+                s.timing[PRE_STEP].1 += 1;
+            } else {
+                s.plugin.pre_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "pre_step", m))?;
+            }
+        }
+        let d = self.ctx.data_mut();
+        let bad_before = bad_warnings(d);
+        d.step();
+        self.ctx.tick += 1;
+        self.check_finite(bad_before)?;
+        for &i in &self.post_idx {
+            let s = &mut self.slots[i];
+            if self.profile {
+                let t = Instant::now();
+                s.plugin.post_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "post_step", m))?;
+                s.timing[POST_STEP].0 += t.elapsed().as_nanos();
+                s.timing[POST_STEP].1 += 1;
+            } else {
+                s.plugin.post_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "post_step", m))?;
+            }
+        }
+        self.ctx.publish_snapshot();
+        Ok(())
+    }
+
+    /// Step `n` times.
+    pub fn step_n(&mut self, n: u64) -> Result<(), SimError> {
+        for _ in 0..n {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    fn check_finite(&self, bad_before: i32) -> Result<(), SimError> {
+        let d = self.ctx.data();
+        let time = d.time();
+        for (name, arr) in [("qpos", d.qpos()), ("qvel", d.qvel()), ("qacc", d.qacc())] {
+            if let Some(i) = arr.iter().position(|x| !x.is_finite()) {
+                return Err(SimError::NonFinite { time, field: format!("{name}[{i}] = {} ({})", arr[i], dof_name(d.model(), name, i)) });
+            }
+        }
+        let bad_now = bad_warnings(d);
+        if bad_now > bad_before {
+            return Err(SimError::NonFinite {
+                time,
+                field: "MuJoCo reported a bad qpos/qvel/qacc and reset the state (mjWARN_BADQPOS/BADQVEL/BADQACC)".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Shutdown in reverse order; failures are logged and returned, the others still run.
+    pub fn shutdown(&mut self) -> Vec<SimError> {
+        if self.shut_down {
+            return Vec::new();
+        }
+        self.shut_down = true;
+        self.ctx.drain_commands();
+        let mut errs = Vec::new();
+        for s in self.slots.iter_mut().rev().filter(|s| s.hooks.contains(Hooks::SHUTDOWN)) {
+            let t = Instant::now();
+            if let Err(m) = s.plugin.shutdown(&mut self.ctx) {
+                tracing::error!("[{}] shutdown failed: {m}", s.address);
+                errs.push(hook_err(&s.address, "shutdown", m));
+            }
+            s.timing[SHUTDOWN].0 += t.elapsed().as_nanos();
+            s.timing[SHUTDOWN].1 += 1;
+        }
+        errs
+    }
+
+    /// Per-plugin, per-hook average µs of every implemented hook that ran.
+    pub fn timing_report(&self) -> Vec<TimingRow> {
+        let mut rows = Vec::new();
+        for s in &self.slots {
+            for (h, name) in Hooks::NAMES.iter().enumerate() {
+                let (ns, n) = s.timing[h];
+                if n > 0 && s.hooks.contains(Hooks(1 << h)) {
+                    rows.push(TimingRow { plugin: format!("{} ({})", s.address, s.plugin_ref), hook: name, avg_us: ns as f64 / n as f64 / 1000.0, calls: n });
+                }
+            }
+        }
+        rows
+    }
+
+    /// Load phases (name, seconds).
+    pub fn load_report(&self) -> &[(String, f64)] {
+        &self.load_report
+    }
+
+    /// The timing table as text.
+    pub fn format_timing(&self) -> String {
+        let mut s = String::from("plugin timing (average µs per call):\n");
+        s += &format!("  {:<40} {:<10} {:>10} {:>10}\n", "plugin", "hook", "avg µs", "calls");
+        for r in self.timing_report() {
+            s += &format!("  {:<40} {:<10} {:>10.2} {:>10}\n", r.plugin, r.hook, r.avg_us, r.calls);
+        }
+        s += "load phases:\n";
+        for (name, secs) in &self.load_report {
+            s += &format!("  {:<12} {:>9.2} ms\n", name, secs * 1e3);
+        }
+        s
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+fn bad_warnings(d: &crate::context::Data) -> i32 {
+    let w = d.warning();
+    [mjtWarning::mjWARN_BADQPOS, mjtWarning::mjWARN_BADQVEL, mjtWarning::mjWARN_BADQACC].iter().map(|&i| w[i as usize].number).sum()
+}
+
+fn dof_name(m: &MjModel, field: &str, i: usize) -> String {
+    // Map a qpos/qvel index to the joint that owns it.
+    let (adr, n) = if field == "qpos" { (m.jnt_qposadr(), m.ffi().nq) } else { (m.jnt_dofadr(), m.ffi().nv) };
+    let _ = n;
+    let mut owner = None;
+    for (j, &a) in adr.iter().enumerate() {
+        if (a as usize) <= i {
+            owner = Some(j);
+        }
+    }
+    match owner {
+        Some(j) => format!("joint `{}`", m.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("?")),
+        None => "?".into(),
+    }
+}
+
+/// Write the `sim:` passthroughs into the spec's `<option>` (before compile).
+fn apply_sim_options(spec: &mut MjSpec, sim: &SimBlock, timestep: f64) {
+    // SAFETY: plain-old-data fields of the spec's option struct; the spec is live and unshared.
+    let opt = unsafe { &mut spec.ffi_mut().option };
+    opt.timestep = timestep;
+    opt.integrator = match sim.integrator.unwrap_or(Integrator::Implicitfast) {
+        Integrator::Euler => mjtIntegrator::mjINT_EULER,
+        Integrator::Rk4 => mjtIntegrator::mjINT_RK4,
+        Integrator::Implicit => mjtIntegrator::mjINT_IMPLICIT,
+        Integrator::Implicitfast => mjtIntegrator::mjINT_IMPLICITFAST,
+    } as i32;
+    if let Some(s) = sim.solver {
+        opt.solver = match s {
+            Solver::Pgs => mjtSolver::mjSOL_PGS,
+            Solver::Cg => mjtSolver::mjSOL_CG,
+            Solver::Newton => mjtSolver::mjSOL_NEWTON,
+        } as i32;
+    }
+    if let Some(v) = sim.iterations {
+        opt.iterations = v as i32;
+    }
+    if let Some(v) = sim.ls_iterations {
+        opt.ls_iterations = v as i32;
+    }
+    if let Some(v) = sim.noslip_iterations {
+        opt.noslip_iterations = v as i32;
+    }
+    if let Some(v) = sim.impratio {
+        opt.impratio = v;
+    }
+    if let Some(c) = sim.cone {
+        opt.cone = match c {
+            Cone::Pyramidal => mjtCone::mjCONE_PYRAMIDAL,
+            Cone::Elliptic => mjtCone::mjCONE_ELLIPTIC,
+        } as i32;
+    }
+    if let Some(g) = sim.gravity {
+        opt.gravity = g;
+    }
+    if let Some(v) = sim.density {
+        opt.density = v;
+    }
+    if let Some(v) = sim.viscosity {
+        opt.viscosity = v;
+    }
+    if let Some(w) = sim.wind {
+        opt.wind = w;
+    }
+    if let Some((r, i, f)) = sim.padded_override((opt.o_solref, opt.o_solimp, opt.o_friction)) {
+        opt.o_solref = r;
+        opt.o_solimp = i;
+        opt.o_friction = f;
+        opt.enableflags |= mjtEnableBit::mjENBL_OVERRIDE as i32;
+    }
+}

@@ -1,0 +1,115 @@
+//! Error types shared by the loader, the engine and the CLI.
+//!
+//! Configuration problems are collected, never thrown one at a time: a world document is checked
+//! whole and every problem is reported at once, each naming the key path it sits at
+//! (`components.robot.diff_drive.wheel_radius`) and, where there is one, the fix.
+
+use std::fmt;
+
+/// One problem in a world document (or an override), located by its key path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Dotted key path into the document, e.g. `sim.contact_override.solref` or
+    /// `components.robot.lidar.rays`. Empty for document-level problems (a YAML syntax error).
+    pub path: String,
+    /// What is wrong, and where there is one, how to fix it.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// A problem at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// Every problem found in one document, reported together.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigErrors(pub Vec<ConfigError>);
+
+impl ConfigErrors {
+    /// Record one more problem.
+    pub fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(ConfigError::new(path, message));
+    }
+    /// True when nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// Number of problems.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// Append all of `other`.
+    pub fn extend(&mut self, other: ConfigErrors) {
+        self.0.extend(other.0);
+    }
+    /// `Ok(())` when empty, else `Err(self)`.
+    pub fn into_result(self) -> Result<(), ConfigErrors> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(self)
+        }
+    }
+    /// True when some problem's path or message contains `needle` (test helper).
+    pub fn mentions(&self, needle: &str) -> bool {
+        self.0.iter().any(|e| e.path.contains(needle) || e.message.contains(needle))
+    }
+}
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0.len();
+        writeln!(f, "{} problem{} in the world:", n, if n == 1 { "" } else { "s" })?;
+        for e in &self.0 {
+            writeln!(f, "  - {e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigErrors {}
+
+impl From<ConfigError> for ConfigErrors {
+    fn from(e: ConfigError) -> Self {
+        ConfigErrors(vec![e])
+    }
+}
+
+/// A failure while building or running a simulation (after the document was accepted).
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The document was refused; every problem is listed.
+    #[error("{0}")]
+    Config(#[from] ConfigErrors),
+    /// A plugin hook failed. `plugin` is its address, `hook` the hook name.
+    #[error("[{plugin}] {hook}: {message}")]
+    Plugin { plugin: String, hook: &'static str, message: String },
+    /// MuJoCo refused to load or compile the model.
+    #[error("MuJoCo: {0}")]
+    Mujoco(String),
+    /// The state became non-finite: the run ends naming the time and the first bad field.
+    #[error("non-finite state at t={time:.6} s: {field}")]
+    NonFinite { time: f64, field: String },
+    /// The run's seed was needed (a plugin drew noise) and none was given.
+    #[error("{0}")]
+    Seed(String),
+    /// Anything else, with context.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Result alias for plugin hooks: a failing hook returns a message; the engine adds the plugin
+/// address and the hook name.
+pub type HookResult = Result<(), String>;

@@ -1,0 +1,231 @@
+//! The plugin API: six lifecycle hooks, a declared set of implemented hooks, and the built-in
+//! registry that maps a short name (`diff_drive`) to a constructor and its config schema
+//! (seed 000 §2–§4).
+//!
+//! A plugin's config is a typed serde struct with `deny_unknown_fields`; the registry turns a
+//! YAML mapping into it with [`typed_config`], which names the key path of every problem.
+
+use std::path::{Path, PathBuf};
+
+use mujoco_rs::prelude::MjSpec;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_norway::{Mapping, Value};
+
+use crate::context::SimContext;
+use crate::error::{ConfigError, HookResult};
+
+/// Bit set of the hooks a plugin implements. Only these are called and timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Hooks(pub u8);
+
+impl Hooks {
+    /// `build(spec, ctx)`: once, before compile; edits the MjSpec only.
+    pub const BUILD: Hooks = Hooks(1);
+    /// `configure(ctx)`: once, after compile; resolves ids, registers entities and endpoints.
+    pub const CONFIGURE: Hooks = Hooks(2);
+    /// `on_reset(ctx)`: every reset, after `mj_resetData` + `mj_forward`.
+    pub const ON_RESET: Hooks = Hooks(4);
+    /// `pre_step(ctx)`: each tick before `mj_step`; the only place to write actuation.
+    pub const PRE_STEP: Hooks = Hooks(8);
+    /// `post_step(ctx)`: each tick after `mj_step`; read, publish, record.
+    pub const POST_STEP: Hooks = Hooks(16);
+    /// `shutdown(ctx)`: once at teardown, in reverse order.
+    pub const SHUTDOWN: Hooks = Hooks(32);
+    /// Every hook.
+    pub const ALL: Hooks = Hooks(63);
+
+    /// True when all of `other` is in `self`.
+    pub const fn contains(self, other: Hooks) -> bool {
+        self.0 & other.0 == other.0
+    }
+    /// Hook names in lifecycle order, for timing tables.
+    pub const NAMES: [&'static str; 6] = ["build", "configure", "on_reset", "pre_step", "post_step", "shutdown"];
+}
+
+impl std::ops::BitOr for Hooks {
+    type Output = Hooks;
+    fn bitor(self, rhs: Hooks) -> Hooks {
+        Hooks(self.0 | rhs.0)
+    }
+}
+
+/// Context of the build phase: the compiled model does not exist yet.
+pub struct BuildContext<'a> {
+    /// The simulation context (no model/data yet: `ctx.has_data()` is false).
+    pub ctx: &'a mut SimContext,
+    /// Physics timestep the world will run at (s).
+    pub timestep: f64,
+}
+
+/// A simulation plugin. Implement the hooks you need and declare them in [`Plugin::hooks`];
+/// the engine calls only those. Hooks return `Err(message)` to fail; the engine names the plugin
+/// and the hook.
+pub trait Plugin {
+    /// The hooks this plugin implements.
+    fn hooks(&self) -> Hooks;
+    /// Once, before compile: add bodies, geoms, sensors, actuators to `spec`.
+    fn build(&mut self, _spec: &mut MjSpec, _b: &mut BuildContext) -> HookResult {
+        Ok(())
+    }
+    /// Once, after compile: resolve ids, register entities and endpoints.
+    fn configure(&mut self, _ctx: &mut SimContext) -> HookResult {
+        Ok(())
+    }
+    /// After every `mj_resetData` (+ `mj_forward`).
+    fn on_reset(&mut self, _ctx: &mut SimContext) -> HookResult {
+        Ok(())
+    }
+    /// Each tick, before `mj_step`: write `ctrl`, applied forces.
+    fn pre_step(&mut self, _ctx: &mut SimContext) -> HookResult {
+        Ok(())
+    }
+    /// Each tick, after `mj_step`: read state, publish.
+    fn post_step(&mut self, _ctx: &mut SimContext) -> HookResult {
+        Ok(())
+    }
+    /// Once at teardown (reverse order); a failure is logged and the others still run.
+    fn shutdown(&mut self, _ctx: &mut SimContext) -> HookResult {
+        Ok(())
+    }
+}
+
+/// What a plugin is told about its place in the world when it is constructed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PluginArgs {
+    /// Its label: the entry's `name:`, else the plugin ref.
+    pub label: String,
+    /// Its full address (`robot.rplidar.lidar`): the labels from the top of the document.
+    pub address: String,
+    /// Address of the entry it is nested under (the entity it belongs to), if any.
+    pub owner: Option<String>,
+    /// Directory of the world file (relative paths in configs resolve against it).
+    pub base_dir: PathBuf,
+}
+
+/// Result of a spawn plugin's manifest expansion.
+#[derive(Debug, Clone, Default)]
+pub struct Expansion {
+    /// The resolved model file (used for cycle detection: a chain reaching one file twice is refused).
+    pub model_path: PathBuf,
+    /// Components the model's manifest contributes, as parsed entries.
+    pub components: Vec<crate::world::document::Component>,
+}
+
+/// Arguments of an `expand` call.
+pub struct ExpandArgs<'a> {
+    /// The component being expanded (its config after overrides and merges).
+    pub config: &'a Mapping,
+    /// Its address.
+    pub address: &'a str,
+    /// Directory of the world file.
+    pub base_dir: &'a Path,
+    /// Config of the entry this one is nested under, if any (a carrier's prefix and namespace).
+    pub carrier: Option<&'a Mapping>,
+}
+
+/// Plugin traits the registry records (seed 000 §3 class attributes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PluginFlags {
+    /// Builds its own ground + light: the engine then skips the world definition.
+    pub provides_world: bool,
+    /// Builds no geometry and holds no state (a bridge): dropped by `--no-communication`.
+    pub transport_only: bool,
+    /// Registers an entity (honours `present:`).
+    pub provides_entity: bool,
+    /// Read-only post_step (for a future parallel executor).
+    pub parallel_safe: bool,
+}
+
+/// Constructor signature: typed config from a YAML value, or every problem found (paths relative
+/// to the config root, e.g. `odom_noise.linear_stddev`).
+pub type CreateFn = fn(&Value, &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>>;
+/// Expansion signature (spawn plugins).
+pub type ExpandFn = fn(&ExpandArgs) -> Result<Option<Expansion>, String>;
+
+/// A registered plugin: short name, summary, flags, schema and constructor.
+pub struct PluginDescriptor {
+    /// Short name used as the plugin ref in a world (`diff_drive`).
+    pub name: &'static str,
+    /// One-line summary for `roqsim plugins list`.
+    pub summary: &'static str,
+    /// Class-level traits.
+    pub flags: PluginFlags,
+    /// Config keys `expand` reads: a late override of one is refused.
+    pub expansion_keys: &'static [&'static str],
+    /// JSON schema of the config struct (`roqsim plugins describe`).
+    pub schema: fn() -> schemars::Schema,
+    /// Constructor.
+    pub create: CreateFn,
+    /// Manifest expansion, for spawn plugins.
+    pub expand: Option<ExpandFn>,
+}
+
+impl std::fmt::Debug for PluginDescriptor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PluginDescriptor").field("name", &self.name).finish()
+    }
+}
+
+/// Deserialize a plugin config, naming the key path of a bad key or type. `null` reads as `{}`.
+pub fn typed_config<C: DeserializeOwned>(value: &Value) -> Result<C, Vec<ConfigError>> {
+    let owned;
+    let v = if value.is_null() {
+        owned = Value::Mapping(Mapping::new());
+        &owned
+    } else {
+        value
+    };
+    serde_path_to_error::deserialize::<_, C>(v.clone()).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        vec![ConfigError::new(path, e.into_inner().to_string())]
+    })
+}
+
+/// Schema of a config type, for the registry.
+pub fn schema_of<C: JsonSchema>() -> schemars::Schema {
+    schemars::schema_for!(C)
+}
+
+/// Config validation beyond types: return `(subpath, message)` problems.
+pub trait ValidateConfig {
+    /// Checks values serde cannot (ranges, exclusive keys). Paths are relative to the config root.
+    fn validate(&self) -> Vec<ConfigError> {
+        Vec::new()
+    }
+}
+
+/// Typed-config constructor helper: deserialize, validate, then build the plugin.
+pub fn construct<C, P>(value: &Value, args: &PluginArgs, make: impl FnOnce(C, &PluginArgs) -> P) -> Result<Box<dyn Plugin>, Vec<ConfigError>>
+where
+    C: DeserializeOwned + ValidateConfig,
+    P: Plugin + 'static,
+{
+    let cfg: C = typed_config(value)?;
+    let errs = cfg.validate();
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    Ok(Box::new(make(cfg, args)))
+}
+
+/// Declare a descriptor for a plugin whose config type is `$cfg` and whose constructor is
+/// `$new(cfg, args) -> Self`.
+#[macro_export]
+macro_rules! plugin_descriptor {
+    ($name:expr, $summary:expr, $cfg:ty, $plugin:ty, $flags:expr) => {
+        $crate::plugin_descriptor!($name, $summary, $cfg, $plugin, $flags, &[], None)
+    };
+    ($name:expr, $summary:expr, $cfg:ty, $plugin:ty, $flags:expr, $keys:expr, $expand:expr) => {
+        $crate::plugin::PluginDescriptor {
+            name: $name,
+            summary: $summary,
+            flags: $flags,
+            expansion_keys: $keys,
+            schema: $crate::plugin::schema_of::<$cfg>,
+            create: |v, a| $crate::plugin::construct::<$cfg, $plugin>(v, a, <$plugin>::new),
+            expand: $expand,
+        }
+    };
+}

@@ -1,0 +1,144 @@
+//! The standalone driver: owns the loop, paces it, bounds it, reports progress and a summary.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::engine::pacing::Pacer;
+use crate::engine::Engine;
+use crate::error::SimError;
+
+/// Where the run stops.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Limits {
+    /// Stop after this many steps.
+    pub steps: Option<u64>,
+    /// Stop after this much simulated time (s).
+    pub seconds: Option<f64>,
+}
+
+/// What a finished run reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Physics steps taken.
+    pub steps: u64,
+    /// Simulated time at the end (s).
+    pub sim_time: f64,
+    /// Wall time of the loop (s).
+    pub wall_s: f64,
+    /// Why it ended (`steps`, `seconds`, a plugin's stop reason, `interrupted`).
+    pub reason: String,
+}
+
+impl Summary {
+    /// Real-time factor (sim seconds per wall second).
+    pub fn rtf(&self) -> f64 {
+        if self.wall_s > 0.0 {
+            self.sim_time / self.wall_s
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "run finished ({}): {} steps, sim time {:.3} s, wall {:.3} s, real-time factor {:.2}x",
+            self.reason,
+            self.steps,
+            self.sim_time,
+            self.wall_s,
+            self.rtf()
+        )
+    }
+}
+
+/// Run `engine` until a limit, a plugin's stop request, or `stop` returns true. `factor` is the
+/// pacing (`None` = asap). `progress` prints a line on stderr at most once a second.
+pub fn run(
+    engine: &mut Engine,
+    limits: Limits,
+    factor: Option<f64>,
+    progress: bool,
+    stop: &dyn Fn() -> bool,
+) -> Result<Summary, SimError> {
+    let dt = engine.dt();
+    let max_steps = limits.steps.or(limits.seconds.map(|s| (s / dt).round() as u64));
+    let mut pacer = Pacer::new(dt, factor);
+    let start = Instant::now();
+    let mut last_report = start;
+    let mut steps: u64 = 0;
+    let reason;
+    'outer: loop {
+        let n = pacer.due_steps();
+        for _ in 0..n {
+            if let Some(m) = max_steps {
+                if steps >= m {
+                    reason = if limits.steps.is_some() { "steps".to_string() } else { "seconds".to_string() };
+                    break 'outer;
+                }
+            }
+            engine.step()?;
+            steps += 1;
+            if let Some(r) = engine.ctx.stop_requested() {
+                reason = format!("stop requested: {r}");
+                break 'outer;
+            }
+        }
+        if stop() {
+            reason = "interrupted".to_string();
+            break;
+        }
+        if progress && last_report.elapsed() >= Duration::from_secs(1) {
+            last_report = Instant::now();
+            let wall = start.elapsed().as_secs_f64();
+            eprintln!("t = {:.2} s sim, {:.1} s wall, real-time factor {:.2}x", engine.sim_time(), wall, engine.sim_time() / wall);
+        }
+    }
+    Ok(Summary { steps, sim_time: engine.sim_time(), wall_s: start.elapsed().as_secs_f64(), reason })
+}
+
+/// Directories searched for a world given by bare name: `$ROQSIM_WORLD_PATH`, an installed
+/// `share/roqsim/worlds`, and the source tree's `worlds/`.
+pub fn world_roots() -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if let Ok(p) = std::env::var("ROQSIM_WORLD_PATH") {
+        roots.extend(p.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(prefix) = exe.parent().and_then(Path::parent).and_then(Path::parent) {
+            roots.push(prefix.join("share/roqsim/worlds"));
+        }
+    }
+    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds"));
+    roots.retain(|r| r.is_dir());
+    roots
+}
+
+/// Resolve a world argument: an existing file, else `<name>` or `<name>.yaml` in [`world_roots`].
+pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
+    let p = PathBuf::from(arg);
+    if p.is_file() {
+        return Ok(p);
+    }
+    for root in world_roots() {
+        for cand in [root.join(arg), root.join(format!("{arg}.yaml"))] {
+            if cand.is_file() {
+                return Ok(cand);
+            }
+        }
+    }
+    let mut known = Vec::new();
+    for root in world_roots() {
+        if let Ok(rd) = std::fs::read_dir(root) {
+            for e in rd.flatten() {
+                if let Some(n) = e.file_name().to_str().and_then(|n| n.strip_suffix(".yaml")) {
+                    known.push(n.to_string());
+                }
+            }
+        }
+    }
+    known.sort();
+    Err(format!("world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})", known.join(", ")))
+}

@@ -1,0 +1,295 @@
+//! Loading a world: YAML → document → overrides (pass 1) → manifest expansion → overrides
+//! (pass 2) → typed `sim:` block → plugin instances. Every problem in the document is collected
+//! with its key path and reported at once, before anything is built.
+
+pub mod document;
+pub mod expand;
+pub mod models;
+pub mod overrides;
+pub mod sim;
+
+use std::path::{Path, PathBuf};
+
+use serde_norway::{Mapping, Value};
+
+use crate::error::{ConfigError, ConfigErrors};
+use crate::plugin::{Plugin, PluginArgs, PluginDescriptor};
+use crate::plugins::lookup;
+use document::{walk, Component, Origin, WorldDoc};
+use overrides::Assignment;
+use sim::{SimBlock, MJ_DEFAULT_TIMESTEP};
+
+/// Plugin refs that are transport: appended by `--ros`/`--sim-control`, dropped by
+/// `--no-communication`.
+pub const BRIDGE_REFS: [&str; 2] = ["ros2_bridge", "sim_interfaces"];
+
+/// How the world is asked to be loaded (the CLI's flags).
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--set` / `--override` assignments, in command-line order (later wins).
+    pub assignments: Vec<Assignment>,
+    /// `--ros`: append the ROS 2 bridge (idempotent).
+    pub ros: bool,
+    /// `--tf-namespace NS`: publish TF on /NS/tf (implies `ros`).
+    pub tf_namespace: Option<String>,
+    /// `--sim-control`: also serve simulation_interfaces (implies `ros`).
+    pub sim_control: bool,
+    /// `--no-communication`: drop transport plugins, warn that nothing is published.
+    pub no_communication: bool,
+}
+
+/// The static environment the robots stand in.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorldDef {
+    /// The built-in room: checker floor `floor`, a light, four walls.
+    EmptyRoom,
+    /// An MJCF scene file (absolute path).
+    Mjcf(PathBuf),
+    /// A plugin (`provides_world`) builds ground and light itself; the address names it.
+    Plugin(String),
+}
+
+/// One component that will run, in build order.
+#[derive(Debug, Clone)]
+pub struct LoadedComponent {
+    /// Label, address, owner, base dir.
+    pub args: PluginArgs,
+    /// The plugin ref.
+    pub plugin: String,
+    /// Document or manifest.
+    pub origin: Origin,
+    /// Its registry entry.
+    pub descriptor: &'static PluginDescriptor,
+    /// Its config after overrides and merges.
+    pub config: Mapping,
+}
+
+/// A loaded, validated world, ready for the engine.
+pub struct LoadedWorld {
+    /// The world file, if loaded from one.
+    pub path: Option<PathBuf>,
+    /// Directory relative paths resolve against.
+    pub base_dir: PathBuf,
+    /// The effective document (overrides applied, manifests expanded).
+    pub doc: WorldDoc,
+    /// The typed `sim:` block.
+    pub sim: SimBlock,
+    /// The world definition.
+    pub world: WorldDef,
+    /// Physics timestep the run uses (s): `sim.timestep`, else the world MJCF's, else 0.002.
+    pub timestep: f64,
+    /// Components that run, in build order.
+    pub components: Vec<LoadedComponent>,
+    /// Their plugin instances (same order).
+    pub plugins: Vec<Box<dyn Plugin>>,
+    /// Non-fatal notes for the user (printed on stderr by the CLI).
+    pub warnings: Vec<String>,
+    /// Load phases measured so far: (phase, seconds) — `parse`, `expand`, `instantiate`.
+    pub load_times: Vec<(String, f64)>,
+}
+
+impl std::fmt::Debug for LoadedWorld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedWorld").field("path", &self.path).field("components", &self.components).finish()
+    }
+}
+
+/// Load a world file.
+pub fn load_world(path: &Path, opts: &LoadOptions) -> Result<LoadedWorld, ConfigErrors> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::new("", format!("cannot read world `{}`: {e}", path.display())))?;
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    let base_dir = if base_dir.as_os_str().is_empty() { PathBuf::from(".") } else { base_dir };
+    let mut w = load_world_str(&text, &base_dir, opts)?;
+    w.path = Some(path.to_path_buf());
+    Ok(w)
+}
+
+/// Parse YAML text, reporting a syntax error with its line and column.
+pub fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
+    serde_norway::from_str::<Value>(text).map_err(|e| {
+        let at = e.location().map(|l| format!(" at line {}, column {}", l.line(), l.column())).unwrap_or_default();
+        ConfigError::new("", format!("YAML syntax error{at}: {e}"))
+    })
+}
+
+/// Load a world from YAML text; relative paths resolve against `base_dir`.
+pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result<LoadedWorld, ConfigErrors> {
+    let t0 = std::time::Instant::now();
+    let mut load_times = Vec::new();
+    let root = parse_yaml(text)?;
+    let mut errors = ConfigErrors::default();
+    let mut warnings = Vec::new();
+    let mut doc = WorldDoc::parse(&root, &mut errors);
+
+    // Transport flags.
+    let wants_ros = opts.ros || opts.tf_namespace.is_some() || opts.sim_control;
+    if wants_ros && opts.no_communication {
+        errors.push("", "--no-communication and --ros/--tf-namespace/--sim-control are refused together: choose one");
+    }
+    if opts.no_communication {
+        let before = doc.components.len();
+        let mut dropped = Vec::new();
+        doc.components.retain(|c| {
+            let transport = BRIDGE_REFS.contains(&c.plugin.as_str()) || lookup(&c.plugin).is_some_and(|d| d.flags.transport_only);
+            if transport {
+                dropped.push(c.label().to_string());
+            }
+            !transport
+        });
+        let what = if before != doc.components.len() { format!(" (dropped {})", dropped.join(", ")) } else { String::new() };
+        warnings.push(format!(
+            "--no-communication: this run communicates with nothing{what}: nothing is published (no /clock, no TF, \
+             no sensor topics, no odometry) and nothing is received (no cmd_vel, no goals, no services)"
+        ));
+    } else if wants_ros {
+        if !doc.components.iter().any(|c| c.plugin == "ros2_bridge") {
+            doc.components.push(Component::new("ros2_bridge", None, Mapping::new()));
+        }
+        if let Some(ns) = &opts.tf_namespace {
+            for c in doc.components.iter_mut().filter(|c| c.plugin == "ros2_bridge") {
+                c.config.insert(Value::String("tf_namespace".into()), Value::String(ns.clone()));
+            }
+        }
+        if opts.sim_control && !doc.components.iter().any(|c| c.plugin == "sim_interfaces") {
+            doc.components.push(Component::new("sim_interfaces", None, Mapping::new()));
+        }
+    }
+
+    load_times.push(("parse".to_string(), t0.elapsed().as_secs_f64()));
+    let t0 = std::time::Instant::now();
+
+    // Overrides, pass 1: against what the document declares.
+    let deferred = overrides::apply(&mut doc, &opts.assignments, None, &mut errors);
+
+    // Manifest expansion.
+    let lookup_fn = |name: &str| lookup(name);
+    expand::expand_tree(&mut doc.components, &lookup_fn, base_dir, None, None, &mut Vec::new(), &mut errors);
+
+    // Overrides, pass 2: what only a manifest supplies.
+    let keys = |plugin: &str| lookup(plugin).map(|d| d.expansion_keys).unwrap_or(&[]);
+    let unmatched = overrides::apply(&mut doc, &deferred, Some(&keys), &mut errors);
+    overrides::refuse_unmatched(&doc, &unmatched, &mut errors);
+
+    load_times.push(("expand".to_string(), t0.elapsed().as_secs_f64()));
+    let t0 = std::time::Instant::now();
+
+    // The sim block.
+    let sim: SimBlock = match crate::plugin::typed_config::<SimBlock>(&Value::Mapping(doc.sim.clone())) {
+        Ok(s) => s,
+        Err(es) => {
+            for e in es {
+                let p = if e.path.is_empty() { "sim".to_string() } else { format!("sim.{}", e.path) };
+                errors.push(p, e.message);
+            }
+            SimBlock::default()
+        }
+    };
+
+    // World definition.
+    let mut world = match sim.world.as_deref() {
+        None | Some("empty_room") => WorldDef::EmptyRoom,
+        Some(w) if w.ends_with(".xml") || w.ends_with(".mjcf") || w.contains('/') => {
+            let p = if Path::new(w).is_absolute() { PathBuf::from(w) } else { base_dir.join(w) };
+            if p.is_file() {
+                WorldDef::Mjcf(p.canonicalize().unwrap_or(p))
+            } else {
+                errors.push("sim.world", format!("MJCF world `{}` not found (relative paths resolve against the world file's directory)", p.display()));
+                WorldDef::EmptyRoom
+            }
+        }
+        Some(other) => {
+            errors.push(
+                "sim.world",
+                format!("unknown world `{other}`: use the built-in `empty_room`, or a path to an MJCF file (ending in .xml)"),
+            );
+            WorldDef::EmptyRoom
+        }
+    };
+    let timestep = sim.timestep.unwrap_or_else(|| match &world {
+        WorldDef::Mjcf(p) => mjcf_timestep(p).unwrap_or(MJ_DEFAULT_TIMESTEP),
+        _ => MJ_DEFAULT_TIMESTEP,
+    });
+    sim.validate(timestep, &mut errors);
+
+    // Plugins, in build order.
+    let mut flat = Vec::new();
+    walk(&doc.components, None, &mut flat);
+    let mut components = Vec::new();
+    let mut plugins: Vec<Box<dyn Plugin>> = Vec::new();
+    let mut unknown = Vec::new();
+    let mut disabled_prefixes: Vec<String> = Vec::new();
+    for (addr, owner, c) in flat {
+        if disabled_prefixes.iter().any(|p| addr.starts_with(&format!("{p}."))) {
+            continue;
+        }
+        if !c.is_enabled() {
+            disabled_prefixes.push(addr);
+            continue;
+        }
+        let Some(desc) = lookup(&c.plugin) else {
+            unknown.push((addr, c.plugin.clone()));
+            continue;
+        };
+        let args = PluginArgs { label: c.label().to_string(), address: addr.clone(), owner, base_dir: base_dir.to_path_buf() };
+        match (desc.create)(&Value::Mapping(c.config.clone()), &args) {
+            Ok(p) => {
+                plugins.push(p);
+                components.push(LoadedComponent {
+                    args,
+                    plugin: c.plugin.clone(),
+                    origin: c.origin,
+                    descriptor: desc,
+                    config: c.config.clone(),
+                });
+            }
+            Err(es) => {
+                for e in es {
+                    let p = if e.path.is_empty() { format!("components.{addr}") } else { format!("components.{addr}.{}", e.path) };
+                    errors.push(p, format!("{} ({})", e.message, c.plugin));
+                }
+            }
+        }
+    }
+    if !unknown.is_empty() {
+        let only_bridges = unknown.iter().all(|(_, r)| BRIDGE_REFS.contains(&r.as_str()));
+        for (addr, r) in &unknown {
+            let msg = if only_bridges {
+                format!(
+                    "`{r}` is a ROS 2 transport plugin and this roqsim was built without ROS. Either build the ROS node \
+                     (scripts/setup.sh --ros, or cargo build --features ros) and source scripts/env.sh, or run with \
+                     --no-communication to drop the transport"
+                )
+            } else {
+                format!("unknown plugin `{r}`; `roqsim plugins list` shows the registered ones")
+            };
+            errors.push(format!("components.{addr}"), msg);
+        }
+    }
+
+    // One world slot.
+    let providers: Vec<&LoadedComponent> = components.iter().filter(|c| c.descriptor.flags.provides_world).collect();
+    if providers.len() > 1 {
+        let names: Vec<&str> = providers.iter().map(|c| c.args.address.as_str()).collect();
+        errors.push(
+            format!("components.{}", names[1]),
+            format!("two plugins build a ground and light ({}); keep one", names.join(", ")),
+        );
+    } else if let Some(p) = providers.first() {
+        if sim.world.is_some() {
+            warnings.push(format!("sim.world is set but `{}` builds its own world; the plugin wins", p.args.address));
+        }
+        world = WorldDef::Plugin(p.args.address.clone());
+    }
+
+    errors.into_result()?;
+    load_times.push(("instantiate".to_string(), t0.elapsed().as_secs_f64()));
+    Ok(LoadedWorld { path: None, base_dir: base_dir.to_path_buf(), doc, sim, world, timestep, components, plugins, warnings, load_times })
+}
+
+/// The `timestep="..."` of an MJCF file's `<option>`, read without compiling.
+fn mjcf_timestep(p: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(p).ok()?;
+    let re = regex::Regex::new(r#"<option[^>]*\btimestep\s*=\s*"([^"]+)""#).ok()?;
+    re.captures(&text)?.get(1)?.as_str().trim().parse().ok()
+}

@@ -1,0 +1,216 @@
+//! Model discovery (seed 000 §4 "Model discovery") and model manifests.
+//!
+//! A spawn plugin's `model:` string is one of:
+//! - a short name (`turtlebot4`): searched in this package's model roots;
+//! - `<package>:<model>` (`my_robots:rover`): `share/<package>/models` of a ROS package found on
+//!   `AMENT_PREFIX_PATH` (`roqsim:` means this package's own roots);
+//! - a file path (absolute, or relative to the world file's directory), recognised by a `/` or
+//!   an `.xml` suffix.
+//!
+//! A provider ships a model either one folder per model (`models/<name>/<name>.xml`) or flat
+//! (`models/<name>.xml`). The manifest `<name>.manifest.yaml` sits beside the MJCF.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_norway::Value;
+
+use crate::error::ConfigErrors;
+use crate::world::document::{parse_list, Component, Origin};
+
+/// A resolved model file and the directories its assets are searched in (its own dir first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelAsset {
+    /// Absolute path of the MJCF file.
+    pub path: PathBuf,
+    /// Asset search dirs, in order: the model's own dir first.
+    pub asset_dirs: Vec<PathBuf>,
+}
+
+impl ModelAsset {
+    /// `<dir>/<stem>.manifest.yaml`.
+    pub fn manifest_path(&self) -> PathBuf {
+        let stem = self.path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+        self.path.with_file_name(format!("{stem}.manifest.yaml"))
+    }
+}
+
+/// The package's own model roots, in search order: `$ROQSIM_MODEL_PATH` (colon-separated),
+/// `share/roqsim/models` next to an installed binary, `share/roqsim/models` in every
+/// `AMENT_PREFIX_PATH` prefix, and the source tree's `models/` (compile-time path).
+pub fn model_roots() -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    if let Ok(p) = std::env::var("ROQSIM_MODEL_PATH") {
+        roots.extend(p.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        // install/<pkg>/lib/roqsim/roqsim -> install/<pkg>/share/roqsim/models
+        if let Some(prefix) = exe.parent().and_then(Path::parent).and_then(Path::parent) {
+            roots.push(prefix.join("share/roqsim/models"));
+        }
+    }
+    roots.extend(ament_prefixes().into_iter().map(|p| p.join("share/roqsim/models")));
+    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("models"));
+    roots.retain(|r| r.is_dir());
+    roots.dedup();
+    roots
+}
+
+fn ament_prefixes() -> Vec<PathBuf> {
+    std::env::var("AMENT_PREFIX_PATH")
+        .map(|p| p.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect())
+        .unwrap_or_default()
+}
+
+fn find_in(root: &Path, name: &str) -> Option<PathBuf> {
+    for cand in [root.join(name).join(format!("{name}.xml")), root.join(format!("{name}.xml"))] {
+        if cand.is_file() {
+            return Some(cand);
+        }
+    }
+    None
+}
+
+/// Every short model name this package ships (for error messages and `plugins describe`).
+pub fn known_models() -> Vec<String> {
+    let mut names = Vec::new();
+    for root in model_roots() {
+        if let Ok(rd) = std::fs::read_dir(&root) {
+            for e in rd.flatten() {
+                let p = e.path();
+                if let Some(n) = p.file_name().and_then(|n| n.to_str()) {
+                    if p.is_dir() && p.join(format!("{n}.xml")).is_file() {
+                        names.push(n.to_string());
+                    } else if let Some(stem) = n.strip_suffix(".xml") {
+                        names.push(stem.to_string());
+                    }
+                }
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Resolve a model reference. Errors name what was tried and what exists.
+pub fn resolve_model(reference: &str, base_dir: &Path) -> Result<ModelAsset, String> {
+    let looks_like_path = reference.contains('/') || reference.ends_with(".xml") || reference.ends_with(".mjcf");
+    let path = if looks_like_path {
+        let p = if Path::new(reference).is_absolute() { PathBuf::from(reference) } else { base_dir.join(reference) };
+        if !p.is_file() {
+            return Err(format!("model file `{}` not found", p.display()));
+        }
+        p
+    } else if let Some((pkg, name)) = reference.split_once(':') {
+        let roots: Vec<PathBuf> = if pkg == "roqsim" {
+            model_roots()
+        } else {
+            ament_prefixes().into_iter().map(|p| p.join("share").join(pkg).join("models")).filter(|p| p.is_dir()).collect()
+        };
+        if roots.is_empty() {
+            return Err(format!(
+                "model `{reference}`: package `{pkg}` has no share/{pkg}/models on AMENT_PREFIX_PATH (is the package built and sourced?)"
+            ));
+        }
+        roots
+            .iter()
+            .find_map(|r| find_in(r, name))
+            .ok_or_else(|| format!("model `{reference}`: package `{pkg}` ships no model `{name}`"))?
+    } else {
+        match model_roots().iter().find_map(|r| find_in(r, reference)) {
+            Some(p) => p,
+            None => {
+                return Err(format!(
+                    "unknown model `{reference}`; bundled models: {}; or give a file path or <package>:<model>",
+                    known_models().join(", ")
+                ))
+            }
+        }
+    };
+    let path = path.canonicalize().unwrap_or(path);
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut asset_dirs = vec![dir.clone()];
+    if let Some(parent) = dir.parent() {
+        asset_dirs.push(parent.to_path_buf());
+    }
+    Ok(ModelAsset { path, asset_dirs })
+}
+
+/// A vendor fixed link the model flattened: built as a site and published as a static TF.
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameSpec {
+    /// Frame (and site) name, unprefixed.
+    pub name: String,
+    /// Parent body or frame, unprefixed.
+    pub parent: String,
+    /// Offset in the parent frame [x, y, z] (m).
+    #[serde(default)]
+    pub pos: [f64; 3],
+    /// Rotation [roll, pitch, yaw] (rad, REP 103 fixed-axis XYZ).
+    #[serde(default)]
+    pub rpy: [f64; 3],
+}
+
+/// `<model>.manifest.yaml`: the plugins intrinsic to a model, plus facts about it.
+#[derive(Debug, Clone, Default)]
+pub struct Manifest {
+    /// Licence of anything derived from a published design.
+    pub license: Option<String>,
+    /// Source of the model's numbers (datasheet).
+    pub source: Option<String>,
+    /// Height of the root body's origin above a floor at z = 0 when resting (m).
+    pub rest_height: Option<f64>,
+    /// Vendor's default frame name (device models).
+    pub frame_id: Option<String>,
+    /// Vendor fixed links.
+    pub frames: Vec<FrameSpec>,
+    /// Components the model brings.
+    pub components: Vec<Component>,
+    /// Extra free-form keys the spawn plugin of this model reads (e.g. `home`).
+    pub extra: serde_norway::Mapping,
+}
+
+/// Read a manifest; a model with none has an empty one.
+pub fn load_manifest(asset: &ModelAsset) -> Result<Manifest, String> {
+    let p = asset.manifest_path();
+    if !p.is_file() {
+        return Ok(Manifest::default());
+    }
+    let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let v: Value = serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+    let Value::Mapping(m) = v else { return Ok(Manifest::default()) };
+    let mut out = Manifest::default();
+    let mut errors = ConfigErrors::default();
+    for (k, v) in m {
+        let key = k.as_str().unwrap_or_default().to_string();
+        match key.as_str() {
+            "license" => out.license = v.as_str().map(str::to_string),
+            "source" => out.source = v.as_str().map(str::to_string),
+            "rest_height" => out.rest_height = v.as_f64(),
+            "frame_id" => out.frame_id = v.as_str().map(str::to_string),
+            "frames" => {
+                out.frames = serde_norway::from_value(v).map_err(|e| format!("{}: frames: {e}", p.display()))?;
+            }
+            "components" => {
+                out.components = parse_list(&v, "components", &mut errors);
+            }
+            _ => {
+                out.extra.insert(Value::String(key), v);
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(format!("{}: {}", p.display(), errors.0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")));
+    }
+    mark_manifest(&mut out.components);
+    Ok(out)
+}
+
+fn mark_manifest(list: &mut [Component]) {
+    for c in list {
+        c.origin = Origin::Manifest;
+        mark_manifest(&mut c.components);
+    }
+}

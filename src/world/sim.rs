@@ -1,0 +1,274 @@
+//! The world's `sim:` block: MuJoCo `<option>` passthroughs, pacing, seed and the world
+//! definition (seed 000 §4 "Solver options", "Contact overrides"; seed 003 "The world YAML").
+//!
+//! Every key is optional. A key left out keeps MuJoCo's own value (or the world MJCF's), because
+//! the right value is a property of the experiment, not of the framework.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigErrors;
+
+/// The `sim:` block of a world document.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimBlock {
+    /// Physics timestep (s). Default: the world MJCF's, else MuJoCo's 0.002 s.
+    pub timestep: Option<f64>,
+    /// Integrator: `euler | rk4 | implicit | implicitfast`. Default `implicitfast`.
+    pub integrator: Option<Integrator>,
+    /// Constraint solver: `newton | cg | pgs`. Default: MuJoCo's (newton).
+    pub solver: Option<Solver>,
+    /// Main solver iterations. Default: MuJoCo's (100).
+    pub iterations: Option<u32>,
+    /// Line-search iterations. Default: MuJoCo's (50).
+    pub ls_iterations: Option<u32>,
+    /// No-slip iterations. MuJoCo's default 0 lets a gripped object creep out of the jaws:
+    /// a grasping world must set it (seed 000 §4: 10 cut the creep 137×).
+    pub noslip_iterations: Option<u32>,
+    /// Ratio of frictional to normal constraint impedance. Default: MuJoCo's (1).
+    pub impratio: Option<f64>,
+    /// Friction cone: `pyramidal` (MuJoCo's default) | `elliptic`.
+    pub cone: Option<Cone>,
+    /// Gravity vector [x, y, z] in m/s² (world frame, REP 103: z up). Default [0, 0, -9.81].
+    pub gravity: Option<[f64; 3]>,
+    /// Global contact override (MuJoCo's o_solref / o_solimp / o_friction + the override flag).
+    pub contact_override: Option<ContactOverride>,
+    /// Medium density (kg/m³). MuJoCo's default 0 is a vacuum.
+    pub density: Option<f64>,
+    /// Medium viscosity (Pa·s). MuJoCo's default 0.
+    pub viscosity: Option<f64>,
+    /// Wind velocity [x, y, z] (m/s), inert without a medium.
+    pub wind: Option<[f64; 3]>,
+    /// The run's seed for every noise draw (`rng_for`). `--seed` wins over it.
+    pub seed: Option<u64>,
+    /// Pacing of the standalone runner: `realtime` (default), `asap`, or `{factor: x}`.
+    pub pacing: Option<Pacing>,
+    /// World definition: the built-in `empty_room` (default) or an MJCF path relative to the
+    /// world file.
+    pub world: Option<String>,
+    /// Initial free camera of a viewer (windowed runs only; headless runs ignore it).
+    pub view: Option<View>,
+    /// Merge identical attached assets before compile (accepted; MuJoCo's own dedup is used).
+    pub dedup_assets: Option<bool>,
+    /// Lockstep mode (seed 000 §10): accepted, inert.
+    pub sync: Option<SyncBlock>,
+}
+
+/// MuJoCo integrators (`mjtIntegrator`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Integrator {
+    Euler,
+    Rk4,
+    Implicit,
+    Implicitfast,
+}
+
+/// MuJoCo constraint solvers (`mjtSolver`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Solver {
+    Pgs,
+    Cg,
+    Newton,
+}
+
+/// MuJoCo friction cones (`mjtCone`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Cone {
+    Pyramidal,
+    Elliptic,
+}
+
+/// `sim.contact_override`: replaces every contact's parameters. A short vector is padded from
+/// MuJoCo's current value, so `{solref: [0.05]}` varies only the time constant.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContactOverride {
+    /// (timeconst s, dampratio); at most 2 values. A positive time constant must be ≥ 2·timestep.
+    pub solref: Option<Vec<f64>>,
+    /// (dmin, dmax, width m, midpoint, power); at most 5 values.
+    pub solimp: Option<Vec<f64>>,
+    /// (slide1, slide2, spin, roll1, roll2); at most 5 values.
+    pub friction: Option<Vec<f64>>,
+}
+
+/// Pacing of the standalone runner.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Pacing {
+    /// `realtime` or `asap`.
+    Named(PacingName),
+    /// `{factor: x}`: x times real time (x > 0).
+    Factor {
+        /// Speed-up over real time (> 0).
+        factor: f64,
+    },
+}
+
+/// Named pacing modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PacingName {
+    Realtime,
+    Asap,
+}
+
+impl Pacing {
+    /// Real-time factor, or `None` for as-fast-as-possible.
+    pub fn factor(&self) -> Option<f64> {
+        match self {
+            Pacing::Named(PacingName::Realtime) => Some(1.0),
+            Pacing::Named(PacingName::Asap) => None,
+            Pacing::Factor { factor } => Some(*factor),
+        }
+    }
+}
+
+/// `sim.view`: the initial free camera (windowed runs only).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct View {
+    /// Point the camera looks at [x, y, z] (m).
+    pub lookat: Option<[f64; 3]>,
+    /// Distance from lookat (m).
+    pub distance: Option<f64>,
+    /// Azimuth (deg).
+    pub azimuth: Option<f64>,
+    /// Elevation (deg).
+    pub elevation: Option<f64>,
+}
+
+/// `sim.sync` (seed 000 §10): accepted and inert.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SyncBlock {
+    /// Lockstep on/off (only `false` is implemented).
+    pub enabled: Option<bool>,
+    /// Barrier timeout (s).
+    pub timeout_s: Option<f64>,
+    /// What to wait for.
+    pub wait_for: Option<Vec<String>>,
+}
+
+/// MuJoCo's default o_solref, o_solimp and o_friction (mjOption defaults, MuJoCo 3.17 docs).
+pub const MJ_DEFAULT_O_SOLREF: [f64; 2] = [0.02, 1.0];
+/// See [`MJ_DEFAULT_O_SOLREF`].
+pub const MJ_DEFAULT_O_SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
+/// See [`MJ_DEFAULT_O_SOLREF`].
+pub const MJ_DEFAULT_O_FRICTION: [f64; 5] = [1.0, 1.0, 0.005, 0.0001, 0.0001];
+/// MuJoCo's default timestep (s).
+pub const MJ_DEFAULT_TIMESTEP: f64 = 0.002;
+
+impl SimBlock {
+    /// Value checks serde cannot express. `timestep` is the step the world will run at (the
+    /// block's own, else the world model's), used for the contact time-constant floor.
+    pub fn validate(&self, timestep: f64, errors: &mut ConfigErrors) {
+        if let Some(ts) = self.timestep {
+            if !(ts > 0.0 && ts.is_finite()) {
+                errors.push("sim.timestep", format!("must be a positive number of seconds, got {ts}"));
+            }
+        }
+        if let Some(Pacing::Factor { factor }) = self.pacing {
+            if !(factor > 0.0 && factor.is_finite()) {
+                errors.push("sim.pacing.factor", format!("must be > 0, got {factor}"));
+            }
+        }
+        for (key, v) in [("impratio", self.impratio), ("density", self.density), ("viscosity", self.viscosity)] {
+            if let Some(v) = v {
+                if v < 0.0 || !v.is_finite() {
+                    errors.push(format!("sim.{key}"), format!("must be a finite value >= 0, got {v}"));
+                }
+            }
+        }
+        if let Some(co) = &self.contact_override {
+            for (key, v, max) in [
+                ("solref", &co.solref, 2usize),
+                ("solimp", &co.solimp, 5),
+                ("friction", &co.friction, 5),
+            ] {
+                if let Some(v) = v {
+                    if v.is_empty() {
+                        errors.push(format!("sim.contact_override.{key}"), "is empty; give 1 to {max} numbers or remove the key");
+                    } else if v.len() > max {
+                        errors.push(
+                            format!("sim.contact_override.{key}"),
+                            format!("has {} values; MuJoCo's o_{key} takes at most {max}", v.len()),
+                        );
+                    }
+                }
+            }
+            if let Some(solref) = &co.solref {
+                if let Some(&tc) = solref.first() {
+                    let floor = 2.0 * timestep;
+                    if tc > 0.0 && tc < floor {
+                        errors.push(
+                            "sim.contact_override.solref",
+                            format!(
+                                "time constant {tc} s is below the floor 2*timestep = {floor} s; MuJoCo would \
+                                 silently clamp it to {floor} s. Raise it to >= {floor}, or lower sim.timestep \
+                                 (halving the step halves the floor)"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The padded (solref, solimp, friction) an override resolves to, starting from `current`.
+    pub fn padded_override(&self, current: ([f64; 2], [f64; 5], [f64; 5])) -> Option<([f64; 2], [f64; 5], [f64; 5])> {
+        let co = self.contact_override.as_ref()?;
+        let (mut r, mut i, mut f) = current;
+        if let Some(v) = &co.solref {
+            r[..v.len()].copy_from_slice(v);
+        }
+        if let Some(v) = &co.solimp {
+            i[..v.len()].copy_from_slice(v);
+        }
+        if let Some(v) = &co.friction {
+            f[..v.len()].copy_from_slice(v);
+        }
+        Some((r, i, f))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pads_short_vectors_from_current() {
+        let s = SimBlock {
+            contact_override: Some(ContactOverride { solref: Some(vec![0.05]), ..Default::default() }),
+            ..Default::default()
+        };
+        let (r, i, f) = s.padded_override((MJ_DEFAULT_O_SOLREF, MJ_DEFAULT_O_SOLIMP, MJ_DEFAULT_O_FRICTION)).unwrap();
+        assert_eq!(r, [0.05, 1.0]);
+        assert_eq!(i, MJ_DEFAULT_O_SOLIMP);
+        assert_eq!(f, MJ_DEFAULT_O_FRICTION);
+    }
+
+    #[test]
+    fn floor_named() {
+        let s = SimBlock {
+            contact_override: Some(ContactOverride { solref: Some(vec![0.001, 1.0]), ..Default::default() }),
+            ..Default::default()
+        };
+        let mut e = ConfigErrors::default();
+        s.validate(0.002, &mut e);
+        assert_eq!(e.0.len(), 1);
+        assert_eq!(e.0[0].path, "sim.contact_override.solref");
+        assert!(e.0[0].message.contains("floor 2*timestep = 0.004 s"), "{}", e.0[0].message);
+        // negative solref is the direct form: no floor
+        let s = SimBlock {
+            contact_override: Some(ContactOverride { solref: Some(vec![-1000.0, -10.0]), ..Default::default() }),
+            ..Default::default()
+        };
+        let mut e = ConfigErrors::default();
+        s.validate(0.002, &mut e);
+        assert!(e.is_empty());
+    }
+}
