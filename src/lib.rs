@@ -10,6 +10,7 @@ pub mod error;
 pub mod mjcf;
 pub mod plugin;
 pub mod plugins;
+pub mod raycast;
 pub mod runner;
 pub mod world;
 

@@ -1,0 +1,76 @@
+//! The one raycast seam (seed 000 §9.1 "One raycast seam"): every ray sensor casts through
+//! [`RayBatch::cast`], which wraps `mj_multiRay`.
+//!
+//! - The visibility mask is the default: [`VISIBLE_GROUPS`] excludes [`ABSENT_GEOM_GROUP`], so an
+//!   entity made absent is never a return. Pass an explicit mask to see everything.
+//! - Single-threaded per MjData on purpose: `mj_multiRay` allocates from mjData's stack, and
+//!   concurrent casts on one mjData corrupt that allocator (measured in the seed). Callers run on
+//!   the physics thread.
+
+use mujoco_rs::mujoco_c::{mjNGROUP, mj_multiRay};
+
+use crate::context::Data;
+
+/// Geom group that absent entities' geoms move to (MuJoCo has groups 0..=5).
+pub const ABSENT_GEOM_GROUP: usize = 5;
+
+/// The default mask: every geom group except [`ABSENT_GEOM_GROUP`].
+pub const VISIBLE_GROUPS: [u8; mjNGROUP as usize] = {
+    let mut g = [1u8; mjNGROUP as usize];
+    g[ABSENT_GEOM_GROUP] = 0;
+    g
+};
+
+/// Preallocated ray directions and results for one sensor.
+#[derive(Debug, Clone, Default)]
+pub struct RayBatch {
+    /// Unit ray directions in the world frame, 3 per ray (filled by the caller before `cast`).
+    pub dirs: Vec<f64>,
+    /// Hit distance along each ray (m); -1 = no hit within `cutoff`.
+    pub dist: Vec<f64>,
+    /// Hit geom id per ray; -1 = none.
+    pub geom: Vec<i32>,
+}
+
+impl RayBatch {
+    /// A batch for `n` rays.
+    pub fn new(n: usize) -> Self {
+        RayBatch { dirs: vec![0.0; 3 * n], dist: vec![-1.0; n], geom: vec![-1; n] }
+    }
+
+    /// Number of rays.
+    pub fn len(&self) -> usize {
+        self.dist.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.dist.is_empty()
+    }
+
+    /// Cast every ray from `origin` (world frame, m). `exclude_body` is a body id whose geoms are
+    /// ignored (the sensor's housing); `mask` = `None` uses [`VISIBLE_GROUPS`]; `include_static`
+    /// includes geoms of static bodies (walls); `cutoff` is the farthest distance considered (m).
+    pub fn cast(&mut self, data: &mut Data, origin: [f64; 3], exclude_body: Option<usize>, mask: Option<&[u8; mjNGROUP as usize]>, include_static: bool, cutoff: f64) {
+        let n = self.dist.len();
+        let mask = mask.unwrap_or(&VISIBLE_GROUPS);
+        // SAFETY: buffers hold n rays; model and data are live and only this thread touches them.
+        unsafe {
+            let m = data.model().ffi() as *const _;
+            mj_multiRay(
+                m,
+                data.ffi_mut(),
+                &origin,
+                self.dirs.as_ptr(),
+                mask.as_ptr(),
+                include_static,
+                exclude_body.map(|b| b as i32).unwrap_or(-1),
+                self.geom.as_mut_ptr(),
+                self.dist.as_mut_ptr(),
+                std::ptr::null_mut(),
+                n as i32,
+                cutoff,
+            );
+        }
+    }
+}
