@@ -29,6 +29,9 @@ pub struct DummyConfig {
     /// `shutdown`), to exercise the engine's error handling.
     #[serde(default)]
     pub fail_on: Option<String>,
+    /// Request the end of the run (`ctx.request_stop`) once sim time reaches this (s).
+    #[serde(default)]
+    pub stop_at_s: Option<f64>,
 }
 
 fn default_size() -> f64 {
@@ -116,6 +119,11 @@ impl Plugin for Dummy {
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
         self.record(ctx, "post_step")?;
         self.last_z = ctx.data().xpos()[self.body_id][2];
+        if let Some(t) = self.cfg.stop_at_s {
+            if ctx.sim_time() >= t - 0.5 * ctx.dt {
+                ctx.request_stop(format!("{} reached stop_at_s = {t} s", self.address));
+            }
+        }
         Ok(())
     }
     fn shutdown(&mut self, ctx: &mut SimContext) -> HookResult {
