@@ -98,7 +98,7 @@ mod tests {
         assert!(s.realised_hz > 45.0);
         assert_eq!(snap_note("x", &snap_rate(50.0, 500.0), 500.0), SnapNote::Quiet);
         // 0.5 % off -> note
-        let s = snap_rate(1.0 / (0.002 * 201.0) * 1.005, 500.0);
+        let s = snap_rate(100.5, 500.0);
         assert!(matches!(snap_note("x", &s, 500.0), SnapNote::Note(_)));
     }
 }
