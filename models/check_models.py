@@ -426,7 +426,7 @@ def test_gripper(name, manifest, cfg, res, friction):
         j.type = mujoco.mjtJoint.mjJNT_SLIDE
         j.axis = [0, 0, 1]
         j.range = [-0.5, 0.5]
-        j.damping = 200
+        j.damping = [200, 0, 0]   # MuJoCo 3.17: damping is a 3-vector (polynomial coefficients)
         g = carriage.add_geom()
         g.type = mujoco.mjtGeom.mjGEOM_BOX
         g.size = [0.02, 0.02, 0.02]
@@ -481,12 +481,17 @@ def test_gripper(name, manifest, cfg, res, friction):
     step_for(model, data, 1.0)                           # hold
     rise = float(data.xpos[bid][2] - z_box0)
     slip = float((data.site_xpos[sid][2] - data.xpos[bid][2]) - gap)
+    rel0 = float(data.site_xpos[sid][2] - data.xpos[bid][2])
+    step_for(model, data, 5.0)                           # long hold: soft-friction creep rate
+    creep = (float(data.site_xpos[sid][2] - data.xpos[bid][2]) - rel0) / 5.0
     jid = name2id(model, mujoco.mjtObj.mjOBJ_JOINT, cfg["gripper_joint"])
     jpos = float(data.qpos[model.jnt_qposadr[jid]])
     force = float(data.actuator_force[aid])
     res.add(name, "grasp+lift 0.5 kg box 0.15 m",
             f"box rose {rise * 1000:.1f} mm, slip {slip * 1000:+.2f} mm, jaw {jpos:.4f}, "
             f"actuator force {force:.1f} N", rise > 0.14 and abs(slip) < 0.005)
+    res.add(name, "hold 5 s more (creep)", f"{creep * 1000:.2f} mm/s", abs(creep) < 0.002,
+            "pyramidal cone default; world options remove it")
 
 
 def test_device(name, manifest, res, friction):
@@ -501,6 +506,45 @@ def test_device(name, manifest, res, friction):
     sid = name2id(model, mujoco.mjtObj.mjOBJ_SITE, site) if site else -1
     res.add(name, "welded 1 s, scan site", f"site '{site}' at z {data.site_xpos[sid][2]:.4f}"
             if sid >= 0 else "no site", sid >= 0)
+
+
+def test_arm_with_gripper(res, friction, arm="ur5e", gripper="parallel_gripper"):
+    """spawn_arm's end_effector path: the gripper welded at the arm's attachment_site BEFORE the
+    arm is attached (so the arm's prefix covers it), gravcomp on every arm body, hold rest, close."""
+    man = load_manifest(arm)
+    rest = component(man, "arm_controller")["rest"]
+    gcfg = component(load_manifest(gripper), "arm_controller")
+    arm_spec = mujoco.MjSpec.from_file(str(MODELS / arm / f"{arm}.xml"))
+    grip_spec = mujoco.MjSpec.from_file(str(MODELS / gripper / f"{gripper}.xml"))
+    arm_spec.site("attachment_site").attach_body(grip_spec.worldbody.first_body(), "", "")
+    scene = mujoco.MjSpec()
+    scene.option.timestep = DT
+    floor = scene.worldbody.add_geom()
+    floor.type = mujoco.mjtGeom.mjGEOM_PLANE
+    floor.size = [5, 5, 0.05]
+    floor.friction = [friction, 0.005, 0.0001]
+    scene.worldbody.add_frame().attach_body(arm_spec.worldbody.first_body(), PREFIX, "")
+    for body in scene.bodies:
+        if body.name.startswith(PREFIX):
+            body.gravcomp = 1.0
+    model = scene.compile()
+    data = mujoco.MjData(model)
+    targets = arm_rest_targets(model, rest)
+    for aid, (jid, q) in targets.items():
+        data.qpos[model.jnt_qposadr[jid]] = q
+        data.ctrl[aid] = q
+    mujoco.mj_forward(model, data)
+    sid = name2id(model, mujoco.mjtObj.mjOBJ_SITE, "pinch")
+    gid = name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, gcfg["gripper_actuator"])
+    jid = name2id(model, mujoco.mjtObj.mjOBJ_JOINT, gcfg["gripper_joint"])
+    p0 = data.site_xpos[sid].copy()
+    data.ctrl[gid] = model.actuator_ctrlrange[gid][1]          # close on nothing
+    step_for(model, data, 2.0)
+    drift = float(np.linalg.norm(data.site_xpos[sid] - p0))
+    jaw = float(data.qpos[model.jnt_qposadr[jid]])
+    res.add(f"{arm}+{gripper}", "rest hold + close, gravcomp=1",
+            f"pinch at {np.round(p0, 4).tolist()}, drift {drift * 1000:.2f} mm, jaw {jaw:.4f}, "
+            f"contacts {data.ncon}", drift < 0.003 and data.ncon == 0 and jaw > 0.04)
 
 
 # --------------------------------------------------------------------------- driver
@@ -585,6 +629,11 @@ def main(argv=None) -> int:
             check_model(name, res, args.floor_friction)
         except Exception as exc:  # noqa: BLE001
             res.add(name, "exception", f"{type(exc).__name__}: {exc}"[:120], False)
+    if not args.only or {"ur5e", "parallel_gripper"} <= set(args.only):
+        try:
+            test_arm_with_gripper(res, args.floor_friction)
+        except Exception as exc:  # noqa: BLE001
+            res.add("ur5e+parallel_gripper", "exception", f"{type(exc).__name__}: {exc}"[:120], False)
     res.print()
     print()
     print("FAILED" if res.failed else "all checks passed")
