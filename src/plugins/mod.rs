@@ -1,6 +1,8 @@
 //! The built-in plugin registry: short name → descriptor (constructor, schema, flags).
 
 pub mod dummy;
+pub mod mobile;
+pub mod sensors;
 
 use crate::plugin::{PluginDescriptor, PluginFlags};
 use crate::plugin_descriptor;
@@ -17,6 +19,8 @@ pub fn registry() -> &'static [PluginDescriptor] {
             dummy::Dummy,
             PluginFlags { parallel_safe: true, ..Default::default() }
         )];
+        v.push(plugin_descriptor!("spawn_robot", "Attach a robot model at a spawn pose, build its vendor frames, register the robot entity and bring its manifest's plugins.", mobile::spawn_robot::SpawnRobotConfig, mobile::spawn_robot::SpawnRobot, PluginFlags { provides_entity: true, ..Default::default() }, mobile::spawn_robot::EXPANSION_KEYS, Some(crate::world::expand::expand_manifest)));
+        v.push(sensors::spawn_sensor::descriptor());
         v
     })
 }

@@ -1,0 +1,3 @@
+//! roqsim_mobile: mobile bases and their drives.
+
+pub mod spawn_robot;

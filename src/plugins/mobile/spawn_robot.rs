@@ -1,0 +1,222 @@
+//! `spawn_robot`: attach a robot MJCF into the world, own its base spawn pose, build its vendor
+//! frames and register the robot entity (seed 001 `spawn_robot`; seed 000 §4 manifests).
+//!
+//! The model's `<model>.manifest.yaml` components (drive, sensors, mounts) are injected under
+//! this entry at load time by [`crate::world::expand::expand_manifest`] (off with
+//! `default_plugins: false`).
+
+use std::path::PathBuf;
+
+use mujoco_rs::prelude::*;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::context::{Entity, EntityKind, SimContext};
+use crate::error::{ConfigError, HookResult};
+use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::spawn::{frame_transforms, load_model, FrameSites, PlacedFrame, PoseConfig, StaticTfPublisher};
+use crate::world::models::FrameSpec;
+
+/// Default name of the free joint that places the base.
+pub const DEFAULT_BASE_JOINT: &str = "base_free";
+
+/// Config keys the manifest expansion reads (a late override of one is refused).
+pub const EXPANSION_KEYS: &[&str] = &["model", "prefix", "default_plugins"];
+
+/// Config of `spawn_robot`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnRobotConfig {
+    /// Model: a bundled short name (`turtlebot4`), `<package>:<model>`, or an MJCF path
+    /// (absolute or relative to the world file). REQUIRED.
+    pub model: String,
+    /// Transport scope of the robot's endpoints (`robot1`); its components inherit it, and its
+    /// TF frames get the prefix `<namespace>/`. Default "" (global).
+    #[serde(default)]
+    pub namespace: String,
+    /// MJCF name prefix of everything the model brings (use distinct prefixes for more than one
+    /// robot). Default "".
+    #[serde(default)]
+    pub prefix: String,
+    /// Spawn pose of the root body, as SpawnEntity states one:
+    /// `{header: {frame_id: world}, position: {x, y, z}, orientation: {yaw: ...} | {x, y, z, w}}`.
+    /// Omitted: the origin, unrotated; an omitted `position.z` is the model manifest's
+    /// `rest_height` (m), else 0.
+    #[serde(default)]
+    pub pose: PoseConfig,
+    /// The free joint that places the base. Default `base_free`; a model without it is welded
+    /// to the world (the entity then has no free joint, and says why).
+    #[serde(default)]
+    pub base_joint: Option<String>,
+    /// false: compiled in, but absent until spawned (stored on the entity). Default true.
+    #[serde(default = "yes")]
+    pub present: bool,
+    /// Fixed links beyond the manifest's `frames:` (built after them): each is a site
+    /// `<prefix><name>` on its parent (a body or an earlier frame), published as a static
+    /// transform `parent → name` (pos m, rpy rad).
+    #[serde(default)]
+    pub frames: Vec<FrameSpec>,
+    /// Inject the model manifest's components (drive, sensors). Default true.
+    #[serde(default = "yes")]
+    pub default_plugins: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Refuse characters a ROS name cannot hold (namespace) and whitespace (prefix).
+pub(crate) fn check_names(namespace: &str, prefix: &str) -> Vec<ConfigError> {
+    let mut e = Vec::new();
+    let ns = namespace.trim_matches('/');
+    if !ns.is_empty() {
+        let ok = ns.split('/').all(|seg| {
+            !seg.is_empty()
+                && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !seg.starts_with(|c: char| c.is_ascii_digit())
+        });
+        if !ok {
+            e.push(ConfigError::new(
+                "namespace",
+                format!("`{namespace}` is not a valid ROS namespace: use letters, digits and `_` (not leading digits), segments separated by `/`"),
+            ));
+        }
+    }
+    if prefix.chars().any(|c| c.is_whitespace() || c == '/') {
+        e.push(ConfigError::new("prefix", format!("`{prefix}` contains whitespace or `/`; an MJCF name prefix is a plain word such as `robot1_`")));
+    }
+    e
+}
+
+impl ValidateConfig for SpawnRobotConfig {
+    fn validate(&self) -> Vec<ConfigError> {
+        let mut e = Vec::new();
+        if self.model.trim().is_empty() {
+            e.push(ConfigError::new("model", "is empty; name a model (e.g. turtlebot4) or an MJCF path"));
+        }
+        e.extend(self.pose.validate("pose"));
+        e.extend(check_names(&self.namespace, &self.prefix));
+        if let Some(j) = &self.base_joint {
+            if j.is_empty() {
+                e.push(ConfigError::new("base_joint", "is empty; omit it for the default `base_free`"));
+            }
+        }
+        for (i, f) in self.frames.iter().enumerate() {
+            if f.pos.iter().chain(f.rpy.iter()).any(|v| !v.is_finite()) {
+                e.push(ConfigError::new(format!("frames[{i}]"), "pos and rpy must be finite numbers"));
+            }
+        }
+        e
+    }
+}
+
+/// The `spawn_robot` plugin.
+pub struct SpawnRobot {
+    cfg: SpawnRobotConfig,
+    address: String,
+    base_dir: PathBuf,
+    /// Root body, unprefixed (set in build).
+    root: String,
+    frames: Vec<PlacedFrame>,
+    tf: StaticTfPublisher,
+}
+
+impl SpawnRobot {
+    /// Construct from config.
+    pub fn new(cfg: SpawnRobotConfig, args: &PluginArgs) -> Self {
+        SpawnRobot { cfg, address: args.address.clone(), base_dir: args.base_dir.clone(), root: String::new(), frames: Vec::new(), tf: StaticTfPublisher::default() }
+    }
+}
+
+impl Plugin for SpawnRobot {
+    fn hooks(&self) -> Hooks {
+        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::POST_STEP
+    }
+
+    fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
+        let cfg = &self.cfg;
+        let mut m = load_model(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
+        let prefix = cfg.prefix.as_str();
+        let root_name = format!("{prefix}{}", m.root);
+        if spec.body(&root_name).is_some() {
+            return Err(format!(
+                "prefix: the world already has a body `{root_name}` (another spawn with prefix `{prefix}`?); give each robot a distinct prefix:"
+            ));
+        }
+        // Vendor frames: the manifest's, then the config's.
+        let mut sites = FrameSites::new();
+        let mf = m.manifest.frames.clone();
+        sites.add(&mut m.spec, &mf, &format!("{} frames", m.asset.manifest_path().display())).map_err(|e| format!("model manifest: {e}"))?;
+        sites.add(&mut m.spec, &cfg.frames, "frames")?;
+        self.frames = sites.frames();
+
+        // Base joint.
+        let wanted = cfg.base_joint.as_deref().unwrap_or(DEFAULT_BASE_JOINT);
+        let free_joints: Vec<String> = m
+            .spec
+            .joint_iter()
+            .filter(|j| j.type_() == MjtJoint::mjJNT_FREE)
+            .map(|j| j.name().to_string())
+            .collect();
+        let (free_joint, weld_reason) = match m.spec.joint(wanted) {
+            Some(j) if j.type_() == MjtJoint::mjJNT_FREE => (Some(format!("{prefix}{wanted}")), None),
+            Some(_) => {
+                return Err(format!(
+                    "base_joint: joint `{wanted}` of model `{}` is not a free joint; free joints: {}",
+                    cfg.model,
+                    if free_joints.is_empty() { "(none)".into() } else { free_joints.join(", ") }
+                ))
+            }
+            None if cfg.base_joint.is_some() => {
+                return Err(format!(
+                    "base_joint: model `{}` has no joint `{wanted}`; free joints: {}",
+                    cfg.model,
+                    if free_joints.is_empty() { "(none)".into() } else { free_joints.join(", ") }
+                ))
+            }
+            None => (None, Some(format!("model `{}` has no free joint `{DEFAULT_BASE_JOINT}`: its base is welded to the world", cfg.model))),
+        };
+
+        let rest_height = m.manifest.rest_height.unwrap_or(0.0);
+        let pose = cfg.pose.resolve(rest_height);
+        crate::mjcf::attach(spec, None, &mut m.spec, pose.pos, pose.quat, prefix).map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+
+        let mut ent = Entity::new(&self.address, EntityKind::Robot, &root_name);
+        ent.prefix = prefix.to_string();
+        ent.namespace = cfg.namespace.trim_matches('/').to_string();
+        ent.model = cfg.model.clone();
+        ent.free_joint = free_joint;
+        ent.weld_reason = weld_reason;
+        ent.initial_pose = pose;
+        ent.declared_present = cfg.present;
+        ent.present = cfg.present;
+        ent.meta.insert("rest_height".into(), rest_height.to_string());
+        ent.meta.insert("model_path".into(), m.asset.path.display().to_string());
+        ent.meta.insert("root".into(), m.root.clone());
+        ent.meta.insert("frames".into(), self.frames.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(","));
+        b.ctx.entities.add(ent)?;
+        self.root = m.root;
+        Ok(())
+    }
+
+    fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        let transforms = frame_transforms(ctx.model(), &self.cfg.prefix, &self.root, &self.frames).map_err(|e| format!("frames: {e}"))?;
+        let ns = self.cfg.namespace.trim_matches('/').to_string();
+        self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
+        Ok(())
+    }
+
+    fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        self.tf.publish(ctx);
+        Ok(())
+    }
+
+    fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        // Re-announce the latched frames on the first step of every episode, for a bridge that
+        // forwards only what was published at the current tick.
+        if ctx.tick == 1 {
+            self.tf.publish(ctx);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,3 @@
+//! roqsim_sensors: sensor devices and their capture plugins.
+
+pub mod spawn_sensor;

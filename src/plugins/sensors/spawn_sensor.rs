@@ -1,0 +1,424 @@
+//! `spawn_sensor`: attach a sensor device model at a mount pose — on a carrier it is nested
+//! under (a robot's vendor mount), on a body of an earlier spawn, or in the world (seed 001
+//! `spawn_sensor`; seed 000 §4 "Model plugin manifests").
+//!
+//! The device's manifest brings its capture plugin (an RPLIDAR brings `lidar`). While the world
+//! loads, [`expand`] fills the manifest's `{frame_id}` and `{parent_frame}` placeholders (and
+//! refuses any other) before the components are merged under this entry.
+
+use std::path::PathBuf;
+
+use mujoco_rs::prelude::*;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_norway::{Mapping, Value};
+
+use crate::context::{Entity, EntityKind, SimContext};
+use crate::error::{ConfigError, HookResult};
+use crate::plugin::{construct, typed_config, BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::spawn::{
+    body_names, compose, device_prefix, fill_placeholders, fill_placeholders_value, find_site, load_model, static_transform, FrameRef,
+    FrameSites, Motion, PlacedFrame, Pose, StaticTfPublisher,
+};
+use crate::world::document::Component;
+use crate::world::models::{load_manifest, resolve_model, FrameSpec};
+
+/// Config keys [`expand`] reads (a late override of one is refused).
+pub const EXPANSION_KEYS: &[&str] = &["model", "default_plugins", "frame_id", "parent_frame", "attach_to"];
+
+/// Config of `spawn_sensor`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnSensorConfig {
+    /// Device model: a bundled short name (`rplidar_a1`), `<package>:<model>`, or an MJCF path.
+    /// REQUIRED.
+    pub model: String,
+    /// Transport scope of the capture plugin's endpoints. Default: the carrier entity's
+    /// namespace when nested, else "".
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// MJCF name prefix of the device. Default `<attach_prefix><label>_` (so two identical
+    /// devices on one carrier never collide).
+    #[serde(default)]
+    pub prefix: Option<String>,
+    /// The carrier's MJCF prefix, prepended to `parent_frame` / `attach_to`. Default: the
+    /// carrier entity's prefix when nested, else "".
+    #[serde(default)]
+    pub attach_prefix: Option<String>,
+    /// A body OR a declared frame of the carrier to hang from (`shell_link`); `pos`/`rpy` are
+    /// then the vendor joint origin in it. Required when nested (or `attach_to`); exclusive
+    /// with `attach_to`.
+    #[serde(default)]
+    pub parent_frame: Option<String>,
+    /// A body of an already-spawned carrier to weld the mount to; `pos`/`rpy` relative to it.
+    /// Exclusive with `parent_frame` and with `motion`.
+    #[serde(default)]
+    pub attach_to: Option<String>,
+    /// Mount position [x, y, z] (m) in the parent (the world when not attached).
+    #[serde(default)]
+    pub pos: [f64; 3],
+    /// Mount orientation [roll, pitch, yaw] (rad, fixed-axis XYZ).
+    #[serde(default)]
+    pub rpy: [f64; 3],
+    /// The device's scan/optical frame name, filled into its manifest's `{frame_id}`. Default:
+    /// the manifest's `frame_id:` (the vendor's default name).
+    #[serde(default)]
+    pub frame_id: Option<String>,
+    /// Who owns the mount's pose when it is not attached: `static` (welded; default),
+    /// `driven` (mocap), `physics` (free joint). A nested mount is welded: only `static`.
+    #[serde(default)]
+    pub motion: Option<Motion>,
+    /// Inject the device manifest's components (its capture plugin). Default true.
+    #[serde(default = "yes")]
+    pub default_plugins: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl ValidateConfig for SpawnSensorConfig {
+    fn validate(&self) -> Vec<ConfigError> {
+        let mut e = Vec::new();
+        if self.model.trim().is_empty() {
+            e.push(ConfigError::new("model", "is empty; name a device model (e.g. rplidar_a1) or an MJCF path"));
+        }
+        if self.parent_frame.is_some() && self.attach_to.is_some() {
+            e.push(ConfigError::new(
+                "attach_to",
+                "`parent_frame` and `attach_to` are mutually exclusive: hang the mount from a frame OR weld it to a body",
+            ));
+        }
+        if self.attach_to.is_some() && self.motion.is_some() {
+            e.push(ConfigError::new(
+                "motion",
+                "`attach_to` and `motion` are mutually exclusive: a mount that rides a body takes its pose from that body, so there is nothing for `motion:` to own; move what carries it instead",
+            ));
+        } else if self.parent_frame.is_some() && self.motion.is_some_and(|m| m != Motion::Static) {
+            e.push(ConfigError::new("motion", "a mount hanging from `parent_frame` is welded to its carrier: only `motion: static`"));
+        }
+        if self.pos.iter().chain(self.rpy.iter()).any(|v| !v.is_finite()) {
+            e.push(ConfigError::new("pos", "pos and rpy must be finite numbers"));
+        }
+        if let Some(f) = &self.frame_id {
+            if f.is_empty() || f.contains(['{', '}', ' ']) {
+                e.push(ConfigError::new("frame_id", format!("`{f}` is not a frame name")));
+            }
+        }
+        e.extend(crate::plugins::mobile::spawn_robot::check_names(
+            self.namespace.as_deref().unwrap_or(""),
+            self.prefix.as_deref().unwrap_or(""),
+        ));
+        e
+    }
+}
+
+/// Registry constructor: the typed config, plus the checks that depend on where the entry sits
+/// (a nested mount needs `parent_frame` or `attach_to`, and is welded).
+pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
+    if args.owner.is_some() {
+        let cfg: SpawnSensorConfig = typed_config(value)?;
+        let mut errs = cfg.validate();
+        if cfg.parent_frame.is_none() && cfg.attach_to.is_none() {
+            errs.push(ConfigError::new(
+                "parent_frame",
+                format!(
+                    "required for a mount nested under `{}`: name a body or a declared frame of the carrier to hang from (or `attach_to:` a body)",
+                    args.owner.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
+        if cfg.motion.is_some_and(|m| m != Motion::Static) && cfg.attach_to.is_none() {
+            errs.push(ConfigError::new("motion", "a mount nested under a carrier is welded to it: only `motion: static`"));
+        }
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+    }
+    construct::<SpawnSensorConfig, SpawnSensor>(value, args, SpawnSensor::new)
+}
+
+/// The registry entry.
+pub fn descriptor() -> PluginDescriptor {
+    PluginDescriptor {
+        name: "spawn_sensor",
+        summary: "Attach a sensor device model at a mount (on its carrier's frame, a body, or the world) and bring its manifest's capture plugin.",
+        flags: PluginFlags { provides_entity: true, ..Default::default() },
+        expansion_keys: EXPANSION_KEYS,
+        schema: crate::plugin::schema_of::<SpawnSensorConfig>,
+        create,
+        expand: Some(expand),
+    }
+}
+
+fn cfg_str<'a>(m: &'a Mapping, key: &str) -> Option<&'a str> {
+    m.get(key).and_then(Value::as_str)
+}
+
+/// The `{parent_frame}` value of a mount: its `parent_frame`, else `attach_to`, else `world`.
+fn parent_frame_name(parent_frame: Option<&str>, attach_to: Option<&str>) -> String {
+    parent_frame.or(attach_to).unwrap_or("world").to_string()
+}
+
+fn fill_components(list: &mut [Component], vars: &[(&str, Option<&str>)], model: &str) -> Result<(), String> {
+    for c in list {
+        let mut v = Value::Mapping(std::mem::take(&mut c.config));
+        let r = fill_placeholders_value(&mut v, vars);
+        if let Value::Mapping(m) = v {
+            c.config = m;
+        }
+        r.map_err(|e| placeholder_error(&e, model, &format!("component `{}`", c.label())))?;
+        fill_components(&mut c.components, vars, model)?;
+    }
+    Ok(())
+}
+
+fn placeholder_error(e: &str, model: &str, what: &str) -> String {
+    if e.contains("`{frame_id}` has no value") {
+        format!(
+            "frame_id: the manifest of `{model}` uses {{frame_id}} ({what}) but neither this mount nor the manifest names one; set `frame_id:` on the mount"
+        )
+    } else {
+        format!("manifest of `{model}`, {what}: {e}")
+    }
+}
+
+/// Manifest expansion of a mount: the device manifest's components with `{frame_id}` (the
+/// mount's `frame_id`, else the manifest's) and `{parent_frame}` (the mount's `parent_frame`,
+/// else `attach_to`, else `world`) filled into every string. Any other placeholder is refused,
+/// and so is `{frame_id}` when neither names one.
+pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
+    if args.config.get("default_plugins").and_then(Value::as_bool) == Some(false) {
+        return Ok(None);
+    }
+    let Some(model) = cfg_str(args.config, "model") else {
+        return Ok(None); // validation reports the missing model
+    };
+    let asset = resolve_model(model, args.base_dir)?;
+    let manifest = load_manifest(&asset)?;
+    let frame_id = cfg_str(args.config, "frame_id").map(str::to_string).or(manifest.frame_id.clone());
+    let parent = parent_frame_name(cfg_str(args.config, "parent_frame"), cfg_str(args.config, "attach_to"));
+    let vars = [("frame_id", frame_id.as_deref()), ("parent_frame", Some(parent.as_str()))];
+    let mut components = manifest.components;
+    fill_components(&mut components, &vars, model)?;
+    Ok(Some(Expansion { model_path: asset.path, components }))
+}
+
+/// The `spawn_sensor` plugin.
+pub struct SpawnSensor {
+    cfg: SpawnSensorConfig,
+    address: String,
+    label: String,
+    owner: Option<String>,
+    base_dir: PathBuf,
+    // resolved in build
+    prefix: String,
+    namespace: String,
+    /// Compiled name of the parent frame (body or site), `None` = the world.
+    parent_compiled: Option<String>,
+    /// TF name of the parent frame (unprefixed).
+    parent_tf: String,
+    welded: bool,
+    root: String,
+    frames: Vec<PlacedFrame>,
+    tf: StaticTfPublisher,
+}
+
+impl SpawnSensor {
+    /// Construct from config.
+    pub fn new(cfg: SpawnSensorConfig, args: &PluginArgs) -> Self {
+        SpawnSensor {
+            cfg,
+            address: args.address.clone(),
+            label: args.label.clone(),
+            owner: args.owner.clone(),
+            base_dir: args.base_dir.clone(),
+            prefix: String::new(),
+            namespace: String::new(),
+            parent_compiled: None,
+            parent_tf: "world".into(),
+            welded: true,
+            root: String::new(),
+            frames: Vec::new(),
+            tf: StaticTfPublisher::default(),
+        }
+    }
+}
+
+impl Plugin for SpawnSensor {
+    fn hooks(&self) -> Hooks {
+        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::POST_STEP
+    }
+
+    fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
+        let cfg = self.cfg.clone();
+        let carrier = match &self.owner {
+            Some(owner) => Some(b.ctx.entities.resolve_owner(Some(owner)).cloned().ok_or_else(|| {
+                format!("spawn_sensor is nested under `{owner}`, which registers no entity; nest it under a spawn_robot (or another spawn), or declare it at the top level")
+            })?),
+            None => None,
+        };
+        let attach_prefix = cfg.attach_prefix.clone().or_else(|| carrier.as_ref().map(|c| c.prefix.clone())).unwrap_or_default();
+        self.prefix = cfg.prefix.clone().unwrap_or_else(|| device_prefix(&attach_prefix, &self.label));
+        self.namespace = cfg
+            .namespace
+            .clone()
+            .or_else(|| carrier.as_ref().map(|c| c.namespace.clone()))
+            .unwrap_or_default()
+            .trim_matches('/')
+            .to_string();
+
+        let mut m = load_model(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
+        let frame_id = cfg.frame_id.clone().or(m.manifest.frame_id.clone());
+
+        // Two mounts on one carrier with the same frame_id share its namespace: refused.
+        if let (Some(c), Some(fid)) = (&carrier, &frame_id) {
+            if let Some(other) = b.ctx.entities.all().iter().find(|e| {
+                e.kind == EntityKind::Sensor && e.meta.get("carrier") == Some(&c.name) && e.meta.get("frame_id") == Some(fid)
+            }) {
+                return Err(format!(
+                    "frame_id: `{fid}` is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `frame_id:`",
+                    other.name, c.name
+                ));
+            }
+        }
+
+        // The device's frames, placeholders filled.
+        let parent_tf = parent_frame_name(cfg.parent_frame.as_deref(), cfg.attach_to.as_deref());
+        let vars = [("frame_id", frame_id.as_deref()), ("parent_frame", Some(parent_tf.as_str()))];
+        let mut frames: Vec<FrameSpec> = Vec::new();
+        for (i, f) in m.manifest.frames.iter().enumerate() {
+            let fill = |s: &str| fill_placeholders(s, &vars).map_err(|e| placeholder_error(&e, &cfg.model, &format!("frames[{i}]")));
+            frames.push(FrameSpec { name: fill(&f.name)?, parent: fill(&f.parent)?, pos: f.pos, rpy: f.rpy });
+        }
+        let mut sites = FrameSites::new();
+        sites.add(&mut m.spec, &frames, "model manifest frames").map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+        self.frames = sites.frames();
+
+        // Where it hangs.
+        let mount = Pose { pos: cfg.pos, quat: crate::mjcf::quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]) };
+        let (parent_body, pose, parent_compiled) = if let Some(pf) = &cfg.parent_frame {
+            let name = format!("{attach_prefix}{pf}");
+            if spec.body(&name).is_some() {
+                (Some(name.clone()), mount, Some(name))
+            } else if let Some((body, site_pose)) = find_site(spec, &name) {
+                (Some(body), compose(&site_pose, &mount), Some(name))
+            } else {
+                let bodies: Vec<String> = body_names(spec)
+                    .into_iter()
+                    .filter(|n| n.starts_with(&attach_prefix))
+                    .map(|n| n[attach_prefix.len()..].to_string())
+                    .collect();
+                let frames = carrier.as_ref().and_then(|c| c.meta.get("frames").cloned()).unwrap_or_default();
+                return Err(format!(
+                    "parent_frame: `{pf}` (`{name}`) is neither a body nor a declared frame of the carrier{}; bodies: {}; frames: {}",
+                    carrier.as_ref().map(|c| format!(" `{}`", c.name)).unwrap_or_default(),
+                    if bodies.is_empty() { "(none)".into() } else { bodies.join(", ") },
+                    if frames.is_empty() { "(none)".into() } else { frames.replace(',', ", ") }
+                ));
+            }
+        } else if let Some(at) = &cfg.attach_to {
+            let name = format!("{attach_prefix}{at}");
+            if spec.body(&name).is_none() {
+                let bodies: Vec<String> = body_names(spec).into_iter().filter(|n| n.starts_with(&attach_prefix)).collect();
+                return Err(format!(
+                    "attach_to: no body `{name}` (attach_prefix `{attach_prefix}` + `{at}`) has been spawned before this mount; bodies: {}",
+                    if bodies.is_empty() { "(none)".into() } else { bodies.join(", ") }
+                ));
+            }
+            (Some(name.clone()), mount, Some(name))
+        } else {
+            (None, mount, None)
+        };
+        self.parent_compiled = parent_compiled;
+        self.parent_tf = parent_tf;
+
+        // Motion (only for a mount in the world).
+        let motion = if parent_body.is_none() { cfg.motion.unwrap_or_default() } else { Motion::Static };
+        let mut free_joint = None;
+        let weld_reason = match motion {
+            Motion::Static if parent_body.is_some() => Some(format!("mounted on `{}` (welded to its carrier)", parent_body.as_deref().unwrap_or_default())),
+            Motion::Static => Some("motion: static (welded to the world)".to_string()),
+            Motion::Driven => {
+                m.spec.body_mut(&m.root).expect("root").set_mocap(true);
+                None
+            }
+            Motion::Physics => {
+                let jname = format!("{}_free", m.root);
+                m.spec.body_mut(&m.root).expect("root").add_free_joint().with_name(&jname);
+                free_joint = Some(format!("{}{jname}", self.prefix));
+                None
+            }
+        };
+        self.welded = motion == Motion::Static;
+
+        if spec.body(&format!("{}{}", self.prefix, m.root)).is_some() {
+            return Err(format!(
+                "prefix: the world already has a body `{}{}`; give this mount a distinct `prefix:` (or `name:`)",
+                self.prefix, m.root
+            ));
+        }
+        crate::mjcf::attach(spec, parent_body.as_deref(), &mut m.spec, pose.pos, pose.quat, &self.prefix)
+            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+
+        let mut ent = Entity::new(&self.address, EntityKind::Sensor, &format!("{}{}", self.prefix, m.root));
+        ent.prefix = self.prefix.clone();
+        ent.namespace = self.namespace.clone();
+        ent.model = cfg.model.clone();
+        ent.free_joint = free_joint;
+        ent.weld_reason = weld_reason;
+        ent.initial_pose = pose;
+        if let Some(c) = &carrier {
+            ent.meta.insert("carrier".into(), c.name.clone());
+        }
+        if let Some(f) = &frame_id {
+            ent.meta.insert("frame_id".into(), f.clone());
+        }
+        ent.meta.insert("parent_frame".into(), self.parent_tf.clone());
+        ent.meta.insert("attach_prefix".into(), attach_prefix);
+        ent.meta.insert("motion".into(), motion.as_str().into());
+        ent.meta.insert("model_path".into(), m.asset.path.display().to_string());
+        b.ctx.entities.add(ent)?;
+        self.root = m.root;
+        Ok(())
+    }
+
+    fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        let model = ctx.model();
+        let lookup = |n: &str| FrameRef::lookup(model, n).ok_or_else(|| format!("frame `{n}` missing after compile"));
+        let mut out = Vec::new();
+        for (i, f) in self.frames.iter().enumerate() {
+            let child = lookup(&format!("{}{}", self.prefix, f.name))?;
+            if i == 0 {
+                // parent_frame -> first frame: only for a welded mount, whose pose that is.
+                if self.welded {
+                    let parent = match &self.parent_compiled {
+                        Some(n) => lookup(n)?,
+                        None => FrameRef::Body(0),
+                    };
+                    out.push(static_transform(model, parent, child, &self.parent_tf, &f.name)?);
+                }
+            } else if f.parent_is_frame {
+                out.push(static_transform(model, lookup(&format!("{}{}", self.prefix, f.parent))?, child, &f.parent, &f.name)?);
+            } else {
+                let first = &self.frames[0].name;
+                out.push(static_transform(model, lookup(&format!("{}{first}", self.prefix))?, child, first, &f.name)?);
+            }
+        }
+        let ns = self.namespace.clone();
+        self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, out);
+        Ok(())
+    }
+
+    fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        self.tf.publish(ctx);
+        Ok(())
+    }
+
+    fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        if ctx.tick == 1 {
+            self.tf.publish(ctx);
+        }
+        Ok(())
+    }
+}
