@@ -516,7 +516,9 @@ def test_arm_with_gripper(res, friction, arm="ur5e", gripper="parallel_gripper")
     gcfg = component(load_manifest(gripper), "arm_controller")
     arm_spec = mujoco.MjSpec.from_file(str(MODELS / arm / f"{arm}.xml"))
     grip_spec = mujoco.MjSpec.from_file(str(MODELS / gripper / f"{gripper}.xml"))
-    arm_spec.site("attachment_site").attach_body(grip_spec.worldbody.first_body(), "", "")
+    # spawn_arm's end_effector prefix defaults to ""; a non-empty one here only keeps MuJoCo from
+    # logging its empty-prefix warning to MUJOCO_LOG.TXT
+    arm_spec.site("attachment_site").attach_body(grip_spec.worldbody.first_body(), "ee_", "")
     scene = mujoco.MjSpec()
     scene.option.timestep = DT
     floor = scene.worldbody.add_geom()
@@ -534,9 +536,9 @@ def test_arm_with_gripper(res, friction, arm="ur5e", gripper="parallel_gripper")
         data.qpos[model.jnt_qposadr[jid]] = q
         data.ctrl[aid] = q
     mujoco.mj_forward(model, data)
-    sid = name2id(model, mujoco.mjtObj.mjOBJ_SITE, "pinch")
-    gid = name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, gcfg["gripper_actuator"])
-    jid = name2id(model, mujoco.mjtObj.mjOBJ_JOINT, gcfg["gripper_joint"])
+    sid = name2id(model, mujoco.mjtObj.mjOBJ_SITE, "ee_pinch")
+    gid = name2id(model, mujoco.mjtObj.mjOBJ_ACTUATOR, "ee_" + gcfg["gripper_actuator"])
+    jid = name2id(model, mujoco.mjtObj.mjOBJ_JOINT, "ee_" + gcfg["gripper_joint"])
     p0 = data.site_xpos[sid].copy()
     data.ctrl[gid] = model.actuator_ctrlrange[gid][1]          # close on nothing
     step_for(model, data, 2.0)
