@@ -12,6 +12,7 @@ pub mod plugin;
 pub mod plugins;
 pub mod raycast;
 pub mod runner;
+pub mod sensor_fault;
 pub mod spawn;
 pub mod world;
 

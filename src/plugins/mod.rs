@@ -21,6 +21,8 @@ pub fn registry() -> &'static [PluginDescriptor] {
         )];
         v.push(plugin_descriptor!("spawn_robot", "Attach a robot model at a spawn pose, build its vendor frames, register the robot entity and bring its manifest's plugins.", mobile::spawn_robot::SpawnRobotConfig, mobile::spawn_robot::SpawnRobot, PluginFlags { provides_entity: true, ..Default::default() }, mobile::spawn_robot::EXPANSION_KEYS, Some(crate::world::expand::expand_manifest)));
         v.push(sensors::spawn_sensor::descriptor());
+        v.push(plugin_descriptor!("lidar", "2D lidar by batched ray casting (REP 117 specials, seeded range noise, dropout, static mount TF).", sensors::lidar::LidarConfig, sensors::lidar::Lidar, PluginFlags::default()));
+        v.push(sensors::imu::descriptor());
         v
     })
 }

@@ -1,3 +1,5 @@
 //! roqsim_sensors: sensor devices and their capture plugins.
 
 pub mod spawn_sensor;
+pub mod imu;
+pub mod lidar;

@@ -1,0 +1,878 @@
+//! `lidar`: a 2D laser scanner by batched ray casting through the one raycast seam
+//! ([`crate::raycast::RayBatch::cast`], no GL) — seed 001 "lidar" (+ lidar_common), seed 000 §9.1.
+//!
+//! Geometry. Rays are cast from a site, in the site's xy plane (the scan plane), ray `i` at
+//! bearing `angle_min + i * angle_increment` counter-clockwise from the site's +x, with
+//! `angle_increment = (angle_max - angle_min) / (rays - 1)`: the first ray at `angle_min`, the last
+//! exactly at `angle_max` (the layout every 2D scanner driver publishes). The directions are
+//! rotated by the site's world orientation on every scan, so a scanner on a moving or tilting
+//! body scans in its own plane. Static geoms (walls) are included; the geoms of `exclude_body`
+//! (the device's own housing) and of absent entities (the seam's default mask) are not.
+//!
+//! What a ray publishes (REP 117 unless the device says otherwise): a hit nearer than
+//! `detection_min` is `too_close` (-inf), no hit within `detection_max` is `no_return` (+inf), a
+//! hit in between is its distance. Noise (`range_stddev`, `range_stddev_relative`) is drawn on the
+//! true distance of measured and raw too-close returns, floored at 0 and quantised to
+//! `range_resolution`; it never re-classifies a ray. `dropout_percent` turns that share of rays per
+//! scan into `no_return`. Draws come from `ctx.rng_for("lidar:<address>")`.
+//!
+//! Endpoints: `scan` (out, `sensor_msgs/msg/LaserScan`, QoS `sensor_data`) at `rate_hz` snapped
+//! to the physics grid, and — with `emit_static_tf` — `tf_static` (a `Transforms` payload with the
+//! `tf: static` hint) carrying `tf_parent -> frame_id` measured from the compiled model, published
+//! at every reset. Blackboard: `lidar:<address>` holds a [`LidarReader`] of the latest scan.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::f64::consts::TAU;
+use std::rc::Rc;
+
+use mujoco_rs::prelude::*;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::context::payload::{LaserScan, Transform};
+use crate::context::{Endpoint, EndpointId, Entity, Payload, SimContext};
+use crate::engine::rates::snap_rate;
+use crate::error::{ConfigError, HookResult};
+use crate::plugin::{Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::raycast::RayBatch;
+use crate::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
+
+/// Keys a lidar's `fault:` block may write: the ones read on every scan (seed 001 "Only keys the
+/// sensor reads per frame may be written", plus `too_close`/`no_return`, which are substituted per
+/// ray per scan). Everything else is refused by name, with the reason.
+pub const FAULT_ALLOWLIST: FaultAllowlist = FaultAllowlist {
+    sensor: "lidar",
+    per_frame: &[
+        "range_stddev",
+        "range_stddev_relative",
+        "range_stddev_relative_from",
+        "range_resolution",
+        "dropout_percent",
+        "too_close",
+        "no_return",
+        "detection_min",
+        "detection_max",
+        "range_min",
+        "max_range",
+        "rate_hz",
+    ],
+    refused: &[
+        ("rays", Refusal::Layout("it sets a LaserScan's length")),
+        ("angle_min", Refusal::Layout("it sets the bearing a LaserScan's indices mean")),
+        ("angle_max", Refusal::Layout("it sets the bearing a LaserScan's indices mean")),
+        ("site", Refusal::ConfiguredOnce),
+        ("frame_id", Refusal::ConfiguredOnce),
+        ("exclude_body", Refusal::ConfiguredOnce),
+        ("namespace", Refusal::ConfiguredOnce),
+        ("emit_static_tf", Refusal::ConfiguredOnce),
+        ("tf_parent", Refusal::ConfiguredOnce),
+        ("lazy", Refusal::ConfiguredOnce),
+        ("topics", Refusal::ConfiguredOnce),
+    ],
+};
+
+/// A published range value for a special case: a number (`-.inf`, `.nan`, `0.004`) or a word
+/// (`-inf`, `+inf`, `inf`, `nan`, and for `too_close` also `raw` = the true distance).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RangeValue {
+    /// A number published as is (m), including YAML `.inf`, `-.inf`, `.nan`.
+    Number(f64),
+    /// `-inf`, `+inf`, `inf`, `nan`, or `raw` (too_close only).
+    Word(String),
+}
+
+impl RangeValue {
+    fn word(s: &str) -> Self {
+        RangeValue::Word(s.to_string())
+    }
+
+    /// Resolve to a published value; `raw` only where `allow_raw`.
+    fn resolve(&self, allow_raw: bool) -> Result<Special, String> {
+        match self {
+            RangeValue::Number(x) => Ok(Special::Value(*x as f32)),
+            RangeValue::Word(w) => match w.trim().to_ascii_lowercase().as_str() {
+                "-inf" | "-.inf" => Ok(Special::Value(f32::NEG_INFINITY)),
+                "+inf" | "inf" | ".inf" | "+.inf" => Ok(Special::Value(f32::INFINITY)),
+                "nan" | ".nan" => Ok(Special::Value(f32::NAN)),
+                "raw" if allow_raw => Ok(Special::Raw),
+                other => {
+                    let n: Result<f64, _> = other.parse();
+                    match n {
+                        Ok(x) => Ok(Special::Value(x as f32)),
+                        Err(_) if allow_raw => Err(format!("`{w}` is not a range value: use -inf, +inf, nan, raw (the true distance) or a number (m)")),
+                        Err(_) => Err(format!("`{w}` is not a range value: use +inf, nan or a number (m)")),
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// A resolved special range: a constant, or the (noisy) true distance.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Special {
+    /// Publish this value (no noise).
+    Value(f32),
+    /// Publish the measured distance with noise (too_close only).
+    Raw,
+}
+
+fn default_rays() -> u32 {
+    360
+}
+fn default_rate() -> f64 {
+    10.0
+}
+fn default_range_min() -> f64 {
+    0.164
+}
+fn default_max_range() -> f64 {
+    20.0
+}
+fn default_true() -> bool {
+    true
+}
+fn default_too_close() -> RangeValue {
+    RangeValue::word("-inf")
+}
+fn default_no_return() -> RangeValue {
+    RangeValue::word("+inf")
+}
+
+/// Config of `lidar` (seed 001 "lidar" and lidar_common). Names (`site`, `exclude_body`,
+/// `tf_parent`) are the model's own, unprefixed: they resolve under the prefix of the entity the
+/// entry is nested under (none at the top of a document).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LidarConfig {
+    /// Transport scope of the endpoints. Default: the owning entity's namespace ("" at top level).
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// REQUIRED: the site the rays are cast from; its xy plane is the scan plane, its +x bearing 0.
+    #[serde(default)]
+    pub site: Option<String>,
+    /// Frame the scan is stamped in. Default: the site's name.
+    #[serde(default)]
+    pub frame_id: Option<String>,
+    /// Scan rate (Hz), snapped to the physics grid (10 Hz at 0.002 s = every 50 steps). Default 10.
+    #[serde(default = "default_rate")]
+    pub rate_hz: f64,
+    /// Body whose geoms the rays ignore: the scanner's own housing (default: none — any other
+    /// robot geometry in the scan plane is a real return).
+    #[serde(default)]
+    pub exclude_body: Option<String>,
+    /// Percentage of rays (per ray, per scan) dropped to `no_return`, 0..100. Default 0.
+    #[serde(default)]
+    pub dropout_percent: f64,
+    /// Publish the static mount transform `tf_parent -> frame_id`. Default true; a device mounted
+    /// by spawn_sensor sets false (the mount publishes the chain).
+    #[serde(default = "default_true")]
+    pub emit_static_tf: bool,
+    /// Parent frame of the static transform: a body (or site) of the entity. Default: the root
+    /// body of the carrying entity, else the resolved `exclude_body`, else `world`.
+    #[serde(default)]
+    pub tf_parent: Option<String>,
+    /// Skip scanning while the transport reports no subscriber. Default false.
+    #[serde(default)]
+    pub lazy: bool,
+    /// Topic renames by endpoint role: `{scan: scan2}` (relative, inside the namespace) or
+    /// `{scan: /front/scan}` (absolute, hardwired).
+    #[serde(default)]
+    pub topics: BTreeMap<String, String>,
+    /// Number of rays (≥ 2). Default 360.
+    #[serde(default = "default_rays")]
+    pub rays: u32,
+    /// Bearing of the first ray (rad). Default 0.
+    #[serde(default)]
+    pub angle_min: f64,
+    /// Bearing of the last ray (rad), inclusive. Default: `angle_min + 2π (rays − 1) / rays`, a
+    /// full turn with no bearing published twice.
+    #[serde(default)]
+    pub angle_max: Option<f64>,
+    /// Header `range_min` (m). Default 0.164.
+    #[serde(default = "default_range_min")]
+    pub range_min: f64,
+    /// Header `range_max` (m). Default 20.
+    #[serde(default = "default_max_range")]
+    pub max_range: f64,
+    /// Nearest distance measured (m); a nearer hit is `too_close`. Default: `range_min`.
+    #[serde(default)]
+    pub detection_min: Option<f64>,
+    /// Farthest distance measured (m); nothing within it is `no_return`. Default: `max_range`.
+    #[serde(default)]
+    pub detection_max: Option<f64>,
+    /// Published for a too-close hit: `-inf` (default, REP 117), `+inf`, `nan`, `raw` (the true
+    /// distance, with noise) or a number (m).
+    #[serde(default = "default_too_close")]
+    pub too_close: RangeValue,
+    /// Published where nothing is measured: `+inf` (default, REP 117), `nan` or a number (m).
+    #[serde(default = "default_no_return")]
+    pub no_return: RangeValue,
+    /// Gaussian range sigma (m). Default 0.
+    #[serde(default)]
+    pub range_stddev: f64,
+    /// Sigma as a fraction of the true distance at and beyond `range_stddev_relative_from`
+    /// (0 = constant sigma). Default 0.
+    #[serde(default)]
+    pub range_stddev_relative: f64,
+    /// Distance (m) from which the relative sigma applies; nearer, the sigma is `range_stddev`.
+    #[serde(default)]
+    pub range_stddev_relative_from: f64,
+    /// Quantisation step of a published distance (m), applied after flooring at 0; 0 = continuous.
+    #[serde(default)]
+    pub range_resolution: f64,
+    /// Optional: the per-frame values this lidar takes while degraded (switched by a scenario; see
+    /// [`crate::sensor_fault`]). Only per-frame keys are accepted.
+    #[serde(default)]
+    pub fault: Option<FaultBlock>,
+}
+
+/// The fault block, typed: every per-frame key, all optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LidarFault {
+    range_stddev: Option<f64>,
+    range_stddev_relative: Option<f64>,
+    range_stddev_relative_from: Option<f64>,
+    range_resolution: Option<f64>,
+    dropout_percent: Option<f64>,
+    too_close: Option<RangeValue>,
+    no_return: Option<RangeValue>,
+    detection_min: Option<f64>,
+    detection_max: Option<f64>,
+    range_min: Option<f64>,
+    max_range: Option<f64>,
+    rate_hz: Option<f64>,
+}
+
+/// The values a scan reads every frame, resolved and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanParams {
+    /// Header range_min (m).
+    pub range_min: f64,
+    /// Header range_max (m).
+    pub max_range: f64,
+    /// Nearest measured distance (m).
+    pub detection_min: f64,
+    /// Farthest measured distance (m).
+    pub detection_max: f64,
+    /// Too-close value.
+    pub too_close: Special,
+    /// No-return value.
+    pub no_return: f32,
+    /// Constant sigma (m).
+    pub range_stddev: f64,
+    /// Relative sigma (fraction of distance).
+    pub range_stddev_relative: f64,
+    /// Where the relative sigma starts (m).
+    pub range_stddev_relative_from: f64,
+    /// Quantisation step (m).
+    pub range_resolution: f64,
+    /// Dropout probability per ray (0..1).
+    pub dropout: f64,
+    /// Scan rate (Hz, requested).
+    pub rate_hz: f64,
+}
+
+impl ScanParams {
+    /// True when a scan draws random numbers.
+    pub fn draws(&self) -> bool {
+        self.dropout > 0.0 || self.range_stddev > 0.0 || self.range_stddev_relative > 0.0
+    }
+
+    /// Sigma (m) at true distance `d` (m).
+    pub fn sigma_at(&self, d: f64) -> f64 {
+        if self.range_stddev_relative > 0.0 && d >= self.range_stddev_relative_from {
+            self.range_stddev_relative * d
+        } else {
+            self.range_stddev
+        }
+    }
+
+    /// A noisy distance: `d + N(0, sigma(d))`, floored at 0, quantised to the resolution.
+    fn noisy(&self, d: f64, rng: Option<&mut crate::context::SimRng>) -> f32 {
+        let mut r = d;
+        if let Some(rng) = rng {
+            r += rng.normal(self.sigma_at(d));
+        }
+        r = r.max(0.0);
+        if self.range_resolution > 0.0 {
+            r = (r / self.range_resolution).round() * self.range_resolution;
+        }
+        r as f32
+    }
+}
+
+fn finite_nonneg(e: &mut Vec<ConfigError>, key: &str, v: f64, unit: &str) {
+    if !(v.is_finite() && v >= 0.0) {
+        e.push(ConfigError::new(key, format!("must be a finite number >= 0 ({unit}), got {v}")));
+    }
+}
+
+impl LidarConfig {
+    /// The bearing of the last ray (rad): `angle_max`, else a full turn with no repeated bearing.
+    pub fn angle_max(&self) -> f64 {
+        self.angle_max.unwrap_or(self.angle_min + TAU * (self.rays.max(1) as f64 - 1.0) / self.rays.max(1) as f64)
+    }
+
+    /// Angle between rays (rad).
+    pub fn angle_increment(&self) -> f64 {
+        (self.angle_max() - self.angle_min) / (self.rays as f64 - 1.0)
+    }
+
+    /// Resolve and check the per-frame values.
+    pub fn params(&self) -> Result<ScanParams, Vec<ConfigError>> {
+        let mut e = Vec::new();
+        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
+            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
+        }
+        if !(self.dropout_percent.is_finite() && (0.0..=100.0).contains(&self.dropout_percent)) {
+            e.push(ConfigError::new("dropout_percent", format!("must be within 0..100 (% of rays per scan), got {}", self.dropout_percent)));
+        }
+        finite_nonneg(&mut e, "range_min", self.range_min, "m");
+        if !(self.max_range.is_finite() && self.max_range > 0.0) {
+            e.push(ConfigError::new("max_range", format!("must be > 0 (m), got {}", self.max_range)));
+        } else if self.range_min.is_finite() && self.range_min >= self.max_range {
+            e.push(ConfigError::new(
+                "range_min",
+                format!("range_min ({}) must be below max_range ({}): they are the header's limits (m)", self.range_min, self.max_range),
+            ));
+        }
+        let dmin = self.detection_min.unwrap_or(self.range_min);
+        let dmax = self.detection_max.unwrap_or(self.max_range);
+        if self.detection_min.is_some() {
+            finite_nonneg(&mut e, "detection_min", dmin, "m");
+        }
+        if self.detection_max.is_some() && !(dmax.is_finite() && dmax > 0.0) {
+            e.push(ConfigError::new("detection_max", format!("must be > 0 (m), got {dmax}")));
+        }
+        if dmin > dmax {
+            let key = if self.detection_min.is_some() { "detection_min" } else { "detection_max" };
+            e.push(ConfigError::new(
+                key,
+                format!(
+                    "detection_min ({dmin}) > detection_max ({dmax}): no distance could be measured; detection_min defaults to range_min and detection_max to max_range"
+                ),
+            ));
+        }
+        finite_nonneg(&mut e, "range_stddev", self.range_stddev, "m");
+        finite_nonneg(&mut e, "range_stddev_relative", self.range_stddev_relative, "fraction of the distance");
+        finite_nonneg(&mut e, "range_stddev_relative_from", self.range_stddev_relative_from, "m");
+        finite_nonneg(&mut e, "range_resolution", self.range_resolution, "m");
+        let too_close = self.too_close.resolve(true).map_err(|m| e.push(ConfigError::new("too_close", m))).ok();
+        let no_return = match self.no_return.resolve(false) {
+            Ok(Special::Value(v)) => Some(v),
+            Ok(Special::Raw) => None,
+            Err(m) => {
+                e.push(ConfigError::new("no_return", m));
+                None
+            }
+        };
+        if !e.is_empty() {
+            return Err(e);
+        }
+        Ok(ScanParams {
+            range_min: self.range_min,
+            max_range: self.max_range,
+            detection_min: dmin,
+            detection_max: dmax,
+            too_close: too_close.unwrap_or(Special::Value(f32::NEG_INFINITY)),
+            no_return: no_return.unwrap_or(f32::INFINITY),
+            range_stddev: self.range_stddev,
+            range_stddev_relative: self.range_stddev_relative,
+            range_stddev_relative_from: self.range_stddev_relative_from,
+            range_resolution: self.range_resolution,
+            dropout: self.dropout_percent / 100.0,
+            rate_hz: self.rate_hz,
+        })
+    }
+
+    /// The config with the fault block's values written over it (`None` without a block).
+    fn degraded(&self) -> Result<Option<LidarConfig>, Vec<ConfigError>> {
+        let Some(block) = &self.fault else { return Ok(None) };
+        let f: LidarFault = sensor_fault::parse(block, &FAULT_ALLOWLIST)?;
+        let mut c = self.clone();
+        c.fault = None;
+        macro_rules! over {
+            ($($k:ident),*) => {$(
+                if let Some(v) = f.$k.clone() { c.$k = v; }
+            )*};
+        }
+        over!(range_stddev, range_stddev_relative, range_stddev_relative_from, range_resolution, dropout_percent, too_close, no_return, range_min, max_range, rate_hz);
+        if f.detection_min.is_some() {
+            c.detection_min = f.detection_min;
+        }
+        if f.detection_max.is_some() {
+            c.detection_max = f.detection_max;
+        }
+        Ok(Some(c))
+    }
+
+    /// The degraded per-frame values, checked (errors at `fault.<key>`).
+    pub fn fault_params(&self) -> Result<Option<ScanParams>, Vec<ConfigError>> {
+        match self.degraded()? {
+            None => Ok(None),
+            Some(c) => c
+                .params()
+                .map(Some)
+                .map_err(|es| es.into_iter().map(|x| ConfigError::new(sensor_fault::prefix_path(&x.path), format!("in the fault block: {}", x.message))).collect()),
+        }
+    }
+}
+
+impl ValidateConfig for LidarConfig {
+    fn validate(&self) -> Vec<ConfigError> {
+        let mut e = Vec::new();
+        match &self.site {
+            None => e.push(ConfigError::new("site", "required: the site the rays are cast from (its xy plane is the scan plane, +x is bearing 0)")),
+            Some(s) if s.trim().is_empty() => e.push(ConfigError::new("site", "must name a site of the model")),
+            _ => {}
+        }
+        if self.rays < 2 {
+            e.push(ConfigError::new(
+                "rays",
+                format!("must be >= 2, got {}: the layout puts the first ray at angle_min and the last at angle_max", self.rays),
+            ));
+        }
+        if !self.angle_min.is_finite() {
+            e.push(ConfigError::new("angle_min", format!("must be finite (rad), got {}", self.angle_min)));
+        }
+        if let Some(a) = self.angle_max {
+            if !a.is_finite() {
+                e.push(ConfigError::new("angle_max", format!("must be finite (rad), got {a}")));
+            } else if a <= self.angle_min {
+                e.push(ConfigError::new(
+                    "angle_max",
+                    format!("angle_max ({a}) must be greater than angle_min ({}): rays run counter-clockwise from angle_min to angle_max inclusive", self.angle_min),
+                ));
+            } else if a - self.angle_min > TAU + 1e-9 {
+                e.push(ConfigError::new(
+                    "angle_max",
+                    format!("angle_max - angle_min = {} rad spans more than a full turn (2π); bearings would repeat", a - self.angle_min),
+                ));
+            }
+        }
+        if let Some(f) = &self.frame_id {
+            if f.trim().is_empty() {
+                e.push(ConfigError::new("frame_id", "must not be empty (omit it to use the site's name)"));
+            }
+        }
+        for (k, v) in &self.topics {
+            if k != "scan" {
+                e.push(ConfigError::new(format!("topics.{k}"), "unknown endpoint role; a lidar has one: `scan`"));
+            } else if v.trim().is_empty() || v.trim() == "/" {
+                e.push(ConfigError::new("topics.scan", "must be a topic name (relative renames inside the namespace, absolute `/x` hardwires)"));
+            }
+        }
+        if let Err(es) = self.params() {
+            e.extend(es);
+        } else if let Err(es) = self.fault_params() {
+            e.extend(es);
+        }
+        e
+    }
+}
+
+/// In-process access to a lidar's latest scan (blackboard `lidar:<address>`).
+#[derive(Debug, Clone, Default)]
+pub struct LidarReader {
+    latest: Rc<RefCell<Option<LaserScan>>>,
+}
+
+impl LidarReader {
+    /// The latest scan (a copy), if one was taken since the last reset.
+    pub fn latest(&self) -> Option<LaserScan> {
+        self.latest.borrow().clone()
+    }
+    /// Run `f` on the latest scan without copying it.
+    pub fn with<R>(&self, f: impl FnOnce(Option<&LaserScan>) -> R) -> R {
+        f(self.latest.borrow().as_ref())
+    }
+}
+
+/// Blackboard key of a lidar's reader.
+pub fn reader_key(address: &str) -> String {
+    format!("lidar:{address}")
+}
+
+/// The `lidar` plugin.
+pub struct Lidar {
+    cfg: LidarConfig,
+    address: String,
+    owner: Option<String>,
+    nominal: ScanParams,
+    degraded: Option<ScanParams>,
+    /// Degraded gate spacing (steps) when the fault changes the rate.
+    degraded_every: Option<u64>,
+    fault: FaultSwitch,
+    rng_name: String,
+    // resolved at configure
+    site_id: usize,
+    exclude_id: Option<usize>,
+    frame_id: String,
+    cos_sin: Vec<(f64, f64)>,
+    batch: RayBatch,
+    scan_ep: EndpointId,
+    tf_ep: Option<EndpointId>,
+    tf: Option<Transform>,
+    scan_time: f32,
+    reader: LidarReader,
+}
+
+impl Lidar {
+    /// Construct from a validated config.
+    pub fn new(cfg: LidarConfig, args: &PluginArgs) -> Self {
+        let nominal = cfg.params().expect("validated");
+        let degraded = cfg.fault_params().expect("validated");
+        let n = cfg.rays as usize;
+        Lidar {
+            address: args.address.clone(),
+            owner: args.owner.clone(),
+            nominal,
+            degraded,
+            degraded_every: None,
+            fault: FaultSwitch::default(),
+            rng_name: format!("lidar:{}", args.address),
+            site_id: 0,
+            exclude_id: None,
+            frame_id: String::new(),
+            cos_sin: Vec::new(),
+            batch: RayBatch::new(n),
+            scan_ep: 0,
+            tf_ep: None,
+            tf: None,
+            scan_time: 0.0,
+            reader: LidarReader::default(),
+            cfg,
+        }
+    }
+
+    /// The per-frame values in force (degraded while the fault switch is on).
+    pub fn active(&self) -> &ScanParams {
+        match (&self.degraded, self.fault.is_on()) {
+            (Some(d), true) => d,
+            _ => &self.nominal,
+        }
+    }
+
+    fn due(&self, ctx: &SimContext) -> bool {
+        match (self.degraded_every, self.fault.is_on()) {
+            (Some(k), true) => {
+                let ep = ctx.interface.get(self.scan_ep);
+                !(ep.lazy && ep.has_subscribers == Some(false)) && ctx.tick % k == 0
+            }
+            _ => ctx.interface.is_due(self.scan_ep, ctx.tick),
+        }
+    }
+
+    /// Cast one scan now and return it (also what post_step publishes on due steps).
+    pub fn scan(&mut self, ctx: &mut SimContext) -> Result<LaserScan, String> {
+        let p = self.active().clone();
+        let (origin, m) = {
+            let d = ctx.data();
+            (d.site_xpos()[self.site_id], d.site_xmat()[self.site_id])
+        };
+        for (i, &(c, s)) in self.cos_sin.iter().enumerate() {
+            // site-frame direction (c, s, 0) rotated to the world by the row-major site_xmat
+            self.batch.dirs[3 * i] = m[0] * c + m[1] * s;
+            self.batch.dirs[3 * i + 1] = m[3] * c + m[4] * s;
+            self.batch.dirs[3 * i + 2] = m[6] * c + m[7] * s;
+        }
+        self.batch.cast(ctx.data_mut(), origin, self.exclude_id, None, true, p.detection_max);
+        let mut rng = if p.draws() { Some(ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?) } else { None };
+        let n = self.batch.len();
+        let mut ranges = Vec::with_capacity(n);
+        for i in 0..n {
+            if p.dropout > 0.0 {
+                if let Some(r) = rng.as_mut() {
+                    if r.uniform() < p.dropout {
+                        ranges.push(p.no_return);
+                        continue;
+                    }
+                }
+            }
+            let d = self.batch.dist[i];
+            let v = if d < 0.0 || d > p.detection_max {
+                p.no_return
+            } else if d < p.detection_min {
+                match p.too_close {
+                    Special::Value(v) => v,
+                    Special::Raw => p.noisy(d, rng.as_mut()),
+                }
+            } else {
+                p.noisy(d, rng.as_mut())
+            };
+            ranges.push(v);
+        }
+        let scan_time = match (self.degraded_every, self.fault.is_on()) {
+            (Some(k), true) => (k as f64 * ctx.dt) as f32,
+            _ => self.scan_time,
+        };
+        Ok(LaserScan {
+            stamp: ctx.sim_time(),
+            frame_id: self.frame_id.clone(),
+            angle_min: self.cfg.angle_min as f32,
+            angle_max: self.cfg.angle_max() as f32,
+            angle_increment: self.cfg.angle_increment() as f32,
+            time_increment: 0.0,
+            scan_time,
+            range_min: p.range_min as f32,
+            range_max: p.max_range as f32,
+            ranges,
+            intensities: Vec::new(),
+        })
+    }
+
+    /// Geom ids the last scan hit (-1 = none), ray by ray: for tests and diagnostics.
+    pub fn last_hit_geoms(&self) -> &[i32] {
+        &self.batch.geom
+    }
+}
+
+impl Plugin for Lidar {
+    fn hooks(&self) -> Hooks {
+        Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::POST_STEP
+    }
+
+    fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        let ent = ctx.entities.resolve_owner(self.owner.as_deref()).cloned();
+        let prefix = ent.as_ref().map(|e| e.prefix.clone()).unwrap_or_default();
+        let site = self.cfg.site.clone().unwrap_or_default();
+        self.site_id = resolve_name(ctx.model(), MjtObjBase::mjOBJ_SITE, "site", &site, &prefix, ent.as_ref())?;
+        if let Some(b) = &self.cfg.exclude_body {
+            self.exclude_id = Some(resolve_name(ctx.model(), MjtObjBase::mjOBJ_BODY, "exclude_body", b, &prefix, ent.as_ref())?);
+        }
+        self.frame_id = self.cfg.frame_id.clone().unwrap_or_else(|| site.clone());
+
+        let inc = self.cfg.angle_increment();
+        self.cos_sin = (0..self.cfg.rays).map(|i| (self.cfg.angle_min + inc * i as f64).sin_cos()).map(|(s, c)| (c, s)).collect();
+
+        let ns = self.cfg.namespace.clone().or_else(|| ent.as_ref().map(|e| e.namespace.clone())).unwrap_or_default();
+        let owner = ent.as_ref().map(|e| e.name.as_str()).or(self.owner.as_deref());
+        let mut ep = Endpoint::out("scan")
+            .owner(owner)
+            .namespace(&ns)
+            .frame_prefix(&frame_prefix(&ns))
+            .rate(self.nominal.rate_hz)
+            .lazy(self.cfg.lazy)
+            .hint("ros2", "type", "sensor_msgs/msg/LaserScan")
+            .hint("ros2", "qos", "sensor_data")
+            .hint("ros2", "frame_id", self.frame_id.clone());
+        if let Some(t) = self.cfg.topics.get("scan") {
+            ep = ep.hint("ros2", "topic", t.clone());
+        }
+        self.scan_ep = ctx.interface.add(ep);
+        let snapped = ctx.interface.get(self.scan_ep).snapped.expect("rate set");
+        self.scan_time = (snapped.every_steps as f64 * ctx.dt) as f32;
+        if let Some(d) = &self.degraded {
+            if d.rate_hz != self.nominal.rate_hz {
+                self.degraded_every = Some(snap_rate(d.rate_hz, ctx.interface.physics_hz()).every_steps);
+            }
+        }
+
+        if self.cfg.emit_static_tf {
+            let (parent_name, parent) = match &self.cfg.tf_parent {
+                Some(p) => (p.clone(), FrameRef::resolve(ctx.model(), "tf_parent", p, &prefix, ent.as_ref())?),
+                None => match (&ent, self.exclude_id) {
+                    (Some(e), _) => {
+                        let id = ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).ok_or_else(|| {
+                            format!("tf_parent: the root body `{}` of entity `{}` is not in the compiled model", e.body, e.name)
+                        })?;
+                        (unprefixed(&e.body, &e.prefix), FrameRef::Body(id))
+                    }
+                    (None, Some(b)) => (self.cfg.exclude_body.clone().unwrap_or_default(), FrameRef::Body(b)),
+                    (None, None) => ("world".to_string(), FrameRef::Body(0)),
+                },
+            };
+            let tf = relative_transform(ctx.model(), parent, FrameRef::Site(self.site_id), &parent_name, &self.frame_id);
+            self.tf = Some(tf);
+            let ep = Endpoint::out("tf_static")
+                .owner(owner)
+                .namespace(&ns)
+                .frame_prefix(&frame_prefix(&ns))
+                .hint("ros2", "tf", "static");
+            self.tf_ep = Some(ctx.interface.add(ep));
+        }
+
+        if self.degraded.is_some() {
+            ctx.blackboard.set(sensor_fault::switch_key(&self.address), self.fault.clone());
+        }
+        ctx.blackboard.set(reader_key(&self.address), self.reader.clone());
+        Ok(())
+    }
+
+    fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        // A fault does not survive reset (seed 001): the next trial starts nominal.
+        self.fault.set(false);
+        *self.reader.latest.borrow_mut() = None;
+        if let (Some(id), Some(tf)) = (self.tf_ep, &self.tf) {
+            ctx.interface.publish(id, ctx.tick, Payload::Transforms(vec![tf.clone()]));
+        }
+        Ok(())
+    }
+
+    fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        if !self.due(ctx) {
+            return Ok(());
+        }
+        let scan = self.scan(ctx)?;
+        *self.reader.latest.borrow_mut() = Some(scan.clone());
+        ctx.interface.publish(self.scan_ep, ctx.tick, Payload::LaserScan(scan));
+        Ok(())
+    }
+}
+
+// ------------------------------------------------------------------ shared with the other sensors
+
+/// The frame prefix a transport applies to frame ids of endpoints in namespace `ns`
+/// (`robot1` → `robot1/`; none at the top level).
+pub fn frame_prefix(ns: &str) -> String {
+    let ns = ns.trim_matches('/');
+    if ns.is_empty() {
+        String::new()
+    } else {
+        format!("{ns}/")
+    }
+}
+
+/// `name` without the entity prefix (frame ids are unprefixed).
+pub fn unprefixed(name: &str, prefix: &str) -> String {
+    name.strip_prefix(prefix).unwrap_or(name).to_string()
+}
+
+fn obj_word(t: MjtObjBase) -> &'static str {
+    match t {
+        MjtObjBase::mjOBJ_SITE => "site",
+        MjtObjBase::mjOBJ_BODY => "body",
+        _ => "object",
+    }
+}
+
+fn obj_count(m: &MjModel, t: MjtObjBase) -> usize {
+    match t {
+        MjtObjBase::mjOBJ_SITE => m.ffi().nsite as usize,
+        MjtObjBase::mjOBJ_BODY => m.ffi().nbody as usize,
+        _ => 0,
+    }
+}
+
+/// Names of every object of type `t` under `prefix` (stripped), for error messages.
+pub fn names_under(m: &MjModel, t: MjtObjBase, prefix: &str) -> Vec<String> {
+    (0..obj_count(m, t))
+        .filter_map(|i| m.id_to_name(t, i))
+        .filter(|n| !n.is_empty() && n.starts_with(prefix))
+        .map(|n| n[prefix.len()..].to_string())
+        .collect()
+}
+
+/// Resolve `name` (unprefixed, as the model names it) under the entity's `prefix` to an id, or an
+/// error naming the key, what was looked for and what exists.
+pub fn resolve_name(m: &MjModel, t: MjtObjBase, key: &str, name: &str, prefix: &str, ent: Option<&Entity>) -> Result<usize, String> {
+    let full = format!("{prefix}{name}");
+    if let Some(id) = m.name_to_id(t, &full) {
+        return Ok(id);
+    }
+    let word = obj_word(t);
+    let mut have = names_under(m, t, prefix);
+    if t == MjtObjBase::mjOBJ_BODY {
+        have.retain(|n| n != "world");
+    }
+    let shown = if have.len() > 40 { format!("{}, ... ({} in all)", have[..40].join(", "), have.len()) } else { have.join(", ") };
+    let whose = match ent {
+        Some(e) => format!("entity `{}` (prefix `{}`)", e.name, e.prefix),
+        None => "the model".to_string(),
+    };
+    let looked = if prefix.is_empty() { String::new() } else { format!(" (looked for `{full}`)") };
+    Err(format!("{key}: no {word} `{name}` in {whose}{looked}; its {word}s: [{shown}]"))
+}
+
+/// A frame in the compiled model: a body or a site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameRef {
+    /// Body id (0 = world).
+    Body(usize),
+    /// Site id.
+    Site(usize),
+}
+
+impl FrameRef {
+    /// A body of that name under `prefix`, else a site; `world` is the world body.
+    pub fn resolve(m: &MjModel, key: &str, name: &str, prefix: &str, ent: Option<&Entity>) -> Result<FrameRef, String> {
+        if name == "world" {
+            return Ok(FrameRef::Body(0));
+        }
+        let full = format!("{prefix}{name}");
+        if let Some(id) = m.name_to_id(MjtObjBase::mjOBJ_BODY, &full) {
+            return Ok(FrameRef::Body(id));
+        }
+        if let Some(id) = m.name_to_id(MjtObjBase::mjOBJ_SITE, &full) {
+            return Ok(FrameRef::Site(id));
+        }
+        resolve_name(m, MjtObjBase::mjOBJ_BODY, key, name, prefix, ent).map(FrameRef::Body)
+    }
+}
+
+/// Quaternion product `a ⊗ b` ([w, x, y, z]).
+pub fn quat_mul(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
+    [
+        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+    ]
+}
+
+/// Conjugate (the inverse of a unit quaternion).
+pub fn quat_conj(q: &[f64; 4]) -> [f64; 4] {
+    [q[0], -q[1], -q[2], -q[3]]
+}
+
+/// Normalise a quaternion.
+pub fn quat_normalize(q: &[f64; 4]) -> [f64; 4] {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    if n == 0.0 {
+        [1.0, 0.0, 0.0, 0.0]
+    } else {
+        [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+    }
+}
+
+/// World pose (position m, quaternion [w, x, y, z]) of a frame at the model's reference
+/// configuration (`qpos0`), composed from `body_pos`/`body_quat` (and `site_pos`/`site_quat`).
+pub fn model_pose(m: &MjModel, f: FrameRef) -> ([f64; 3], [f64; 4]) {
+    let body_pose = |mut b: usize| {
+        let mut chain = Vec::new();
+        while b != 0 {
+            chain.push(b);
+            b = m.body_parentid()[b] as usize;
+        }
+        let (mut p, mut q) = ([0.0; 3], [1.0, 0.0, 0.0, 0.0]);
+        for &b in chain.iter().rev() {
+            let d = crate::mjcf::quat_rotate(&q, &m.body_pos()[b]);
+            p = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
+            q = quat_normalize(&quat_mul(&q, &m.body_quat()[b]));
+        }
+        (p, q)
+    };
+    match f {
+        FrameRef::Body(b) => body_pose(b),
+        FrameRef::Site(s) => {
+            let (p, q) = body_pose(m.site_bodyid()[s] as usize);
+            let d = crate::mjcf::quat_rotate(&q, &m.site_pos()[s]);
+            ([p[0] + d[0], p[1] + d[1], p[2] + d[2]], quat_normalize(&quat_mul(&q, &m.site_quat()[s])))
+        }
+    }
+}
+
+/// The transform `parent -> child` measured from the compiled model (reference configuration),
+/// with the given (unprefixed) frame names.
+pub fn relative_transform(m: &MjModel, parent: FrameRef, child: FrameRef, parent_name: &str, child_name: &str) -> Transform {
+    let (pp, pq) = model_pose(m, parent);
+    let (cp, cq) = model_pose(m, child);
+    let inv = quat_conj(&pq);
+    let t = crate::mjcf::quat_rotate(&inv, &[cp[0] - pp[0], cp[1] - pp[1], cp[2] - pp[2]]);
+    let r = quat_normalize(&quat_mul(&inv, &cq));
+    Transform { parent: parent_name.to_string(), child: child_name.to_string(), translation: t, rotation: crate::mjcf::wxyz_to_xyzw(&r) }
+}
