@@ -86,6 +86,7 @@ pub struct SimContext {
     pub run: RunInfo,
     seed: Option<u64>,
     stop: Option<String>,
+    fatal: Option<String>,
     tx: Sender<Command>,
     rx: Receiver<Command>,
     snapshot: Arc<ArcSwap<Snapshot>>,
@@ -107,6 +108,7 @@ impl SimContext {
             run,
             seed,
             stop: None,
+            fatal: None,
             tx,
             rx,
             snapshot: Arc::new(ArcSwap::from_pointee(Snapshot::default())),
@@ -177,6 +179,20 @@ impl SimContext {
     /// The stop reason, if a stop was requested.
     pub fn stop_requested(&self) -> Option<&str> {
         self.stop.as_deref()
+    }
+
+    /// End the run with an error (the first reason wins): the next `Engine::step` returns
+    /// `SimError::Other(reason)`. For conditions that make the run meaningless — a peer of
+    /// another message type on one of our topics, say. Callable from a posted command.
+    pub fn fail(&mut self, reason: impl Into<String>) {
+        if self.fatal.is_none() {
+            self.fatal = Some(reason.into());
+        }
+    }
+
+    /// The failure reason, if [`SimContext::fail`] was called.
+    pub fn failure(&self) -> Option<&str> {
+        self.fatal.as_deref()
     }
 
     /// Clear a stop request (a driver that keeps stepping).

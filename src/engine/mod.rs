@@ -209,6 +209,9 @@ impl Engine {
     /// One physics step: drain → pre_step(all) → mj_step → post_step(all) → snapshot.
     pub fn step(&mut self) -> Result<(), SimError> {
         self.ctx.drain_commands();
+        if let Some(f) = self.ctx.failure() {
+            return Err(SimError::Other(f.to_string()));
+        }
         for &i in &self.pre_idx {
             let s = &mut self.slots[i];
             if self.profile {
