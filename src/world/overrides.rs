@@ -134,6 +134,12 @@ fn apply_components(list: &mut [Component], segs: &[String], value: &Value, late
         }
         _ => {}
     }
+    // Pass 1: a nested path whose head is neither a component nor an existing config key may
+    // name a component a manifest has yet to contribute (`robot.rplidar.lidar.rays`): defer it
+    // to pass 2 rather than creating `rplidar:` inside the robot's config.
+    if late.is_none() && rest.len() > 1 && !c.config.contains_key(rest[0].as_str()) {
+        return Hit::NoMatch;
+    }
     if let Some(keys) = late {
         if c.origin == Origin::Manifest && c.expanded && keys(&c.plugin).contains(&rest[0].as_str()) {
             return Hit::Refused(format!(
