@@ -84,6 +84,8 @@ pub struct SimContext {
     pub interface: Interface,
     /// Run-level facts.
     pub run: RunInfo,
+    /// Saved model values for making entities absent and present again (`crate::presence`).
+    pub presence: crate::presence::PresenceTable,
     seed: Option<u64>,
     stop: Option<String>,
     fatal: Option<String>,
@@ -106,6 +108,7 @@ impl SimContext {
             entities: EntityRegistry::default(),
             interface: Interface::new(1.0 / dt),
             run,
+            presence: Default::default(),
             seed,
             stop: None,
             fatal: None,

@@ -117,6 +117,9 @@ impl Engine {
         load_report.push(("build".into(), t0.elapsed().as_secs_f64()));
 
         apply_sim_options(&mut spec, &sim, timestep);
+        if !ctx.entities.all().is_empty() {
+            crate::presence::arm_gravcomp(&mut spec);
+        }
 
         // compile
         let t0 = Instant::now();
@@ -137,6 +140,7 @@ impl Engine {
             s.timing[CONFIGURE].0 += t.elapsed().as_nanos();
             s.timing[CONFIGURE].1 += 1;
         }
+        crate::presence::capture(&mut ctx).map_err(SimError::Other)?;
         load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
         for note in ctx.interface.notes.drain(..) {
             match note {
@@ -189,9 +193,9 @@ impl Engine {
         self.resets += 1;
         self.ctx.tick = 0;
         self.ctx.interface.clear();
-        let d = self.ctx.data_mut();
-        d.reset();
-        d.forward();
+        self.ctx.data_mut().reset();
+        crate::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
+        self.ctx.data_mut().forward();
         for &i in &self.reset_idx {
             let s = &mut self.slots[i];
             let t = self.profile.then(Instant::now);

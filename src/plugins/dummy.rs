@@ -8,7 +8,7 @@ use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::SimContext;
+use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
 
@@ -32,6 +32,13 @@ pub struct DummyConfig {
     /// Request the end of the run (`ctx.request_stop`) once sim time reaches this (s).
     #[serde(default)]
     pub stop_at_s: Option<f64>,
+    /// Register the box as an entity (named by this entry's address) that starts present or absent.
+    #[serde(default = "default_true")]
+    pub present: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_size() -> f64 {
@@ -100,6 +107,10 @@ impl Plugin for Dummy {
         let body = spec.world_body_mut().add_body().with_name(&self.body).with_pos([-2.0 + 0.5 * k, -2.0, 0.5]);
         body.add_free_joint();
         body.add_geom().with_type(MjtGeomBase::mjGEOM_BOX).with_size([self.cfg.size; 3]).with_rgba([0.8, 0.3, 0.2, 1.0]);
+        let mut e = Entity::new(&self.address, EntityKind::Object, &self.body);
+        e.declared_present = self.cfg.present;
+        e.present = self.cfg.present;
+        b.ctx.entities.add(e)?;
         Ok(())
     }
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
