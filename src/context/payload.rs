@@ -177,6 +177,119 @@ pub struct Wrench {
     pub torque: [f64; 3],
 }
 
+/// One point of a joint trajectory (trajectory_msgs/JointTrajectoryPoint shape).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TrajectoryPoint {
+    /// Positions (rad or m), one per joint name; may be empty.
+    pub positions: Vec<f64>,
+    /// Velocities (rad/s or m/s); may be empty.
+    pub velocities: Vec<f64>,
+    /// Accelerations; may be empty.
+    pub accelerations: Vec<f64>,
+    /// Efforts; may be empty.
+    pub effort: Vec<f64>,
+    /// Time from the trajectory start (s).
+    pub time_from_start: f64,
+}
+
+/// Per-joint tolerance (control_msgs/JointTolerance shape); 0 = use the default, -1 = none.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JointTolerance {
+    /// Joint name.
+    pub name: String,
+    /// Position tolerance (rad or m).
+    pub position: f64,
+    /// Velocity tolerance.
+    pub velocity: f64,
+    /// Acceleration tolerance.
+    pub acceleration: f64,
+}
+
+/// A FollowJointTrajectory goal (control_msgs/action/FollowJointTrajectory shape, joint part).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TrajectoryGoal {
+    /// Joint names, in the order of every point's arrays.
+    pub joint_names: Vec<String>,
+    /// Points in time order.
+    pub points: Vec<TrajectoryPoint>,
+    /// Path tolerances.
+    pub path_tolerance: Vec<JointTolerance>,
+    /// Goal tolerances (graded on where the joints ended).
+    pub goal_tolerance: Vec<JointTolerance>,
+    /// Extra time allowed after the last point (s).
+    pub goal_time_tolerance: f64,
+}
+
+/// A GripperCommand goal (control_msgs/GripperCommand shape).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct GripperGoal {
+    /// Target position (m of opening, or the joint's unit).
+    pub position: f64,
+    /// Maximum effort (N); 0 = no limit beyond the actuator's.
+    pub max_effort: f64,
+}
+
+/// The outcome of an action goal, as the producer grades it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActionOutcome {
+    /// `Succeeded`, `Aborted` or `Canceled`.
+    pub status: GoalStatus,
+    /// Result code (control_msgs conventions: FollowJointTrajectory SUCCESSFUL = 0,
+    /// GOAL_TOLERANCE_VIOLATED = -5, ...).
+    pub error_code: i32,
+    /// Human-readable reason.
+    pub error_string: String,
+    /// Result payload (e.g. the gripper's final position/effort/stalled/reached as a Payload).
+    pub result: Option<Box<Payload>>,
+}
+
+/// Terminal status of a goal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoalStatus {
+    /// Done as asked.
+    Succeeded,
+    /// Ended early by the producer (e.g. tolerance violated).
+    Aborted,
+    /// Ended early by the caller.
+    Canceled,
+}
+
+/// A service call delivered to an `in` endpoint with a `service` hint: the consumer answers on
+/// `reply` (from any hook, possibly steps later). Transport-neutral: a crossbeam channel.
+#[derive(Debug, Clone)]
+pub struct ServiceCall {
+    /// The request.
+    pub request: Box<Payload>,
+    /// Where the answer goes.
+    pub reply: crossbeam_channel::Sender<Payload>,
+}
+
+/// An action goal delivered to an `in` endpoint with an `action` hint.
+#[derive(Debug, Clone)]
+pub struct ActionCall {
+    /// The goal.
+    pub goal: Box<Payload>,
+    /// Feedback stream (send as often as useful).
+    pub feedback: crossbeam_channel::Sender<Payload>,
+    /// The outcome, sent once.
+    pub outcome: crossbeam_channel::Sender<ActionOutcome>,
+    /// Set by the transport when the caller cancels; the consumer then holds the measured state
+    /// and answers `Canceled`.
+    pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl PartialEq for ServiceCall {
+    fn eq(&self, o: &Self) -> bool {
+        self.request == o.request
+    }
+}
+
+impl PartialEq for ActionCall {
+    fn eq(&self, o: &Self) -> bool {
+        self.goal == o.goal
+    }
+}
+
 /// Anything an endpoint carries.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Payload {
@@ -204,6 +317,22 @@ pub enum Payload {
     Bool(bool),
     /// std_msgs/String.
     String(String),
+    /// A joint trajectory goal.
+    Trajectory(TrajectoryGoal),
+    /// A gripper goal.
+    Gripper(GripperGoal),
+    /// A trajectory feedback sample: (joint names, desired, actual positions).
+    TrajectoryFeedback { joint_names: Vec<String>, desired: Vec<f64>, actual: Vec<f64> },
+    /// A gripper result: position, effort, stalled, reached_goal.
+    GripperResult { position: f64, effort: f64, stalled: bool, reached_goal: bool },
+    /// A service call (request + reply channel).
+    Call(ServiceCall),
+    /// An action goal (goal + feedback/outcome channels + cancel flag).
+    Goal(ActionCall),
+    /// Empty request/response (std_srvs/Trigger request, std_srvs/Empty).
+    Empty,
+    /// A success flag with a message (std_srvs/Trigger and SetBool responses).
+    Ack { success: bool, message: String },
 }
 
 impl Payload {
@@ -222,6 +351,14 @@ impl Payload {
             Payload::Float64(_) => "Float64",
             Payload::Bool(_) => "Bool",
             Payload::String(_) => "String",
+            Payload::Trajectory(_) => "Trajectory",
+            Payload::Gripper(_) => "Gripper",
+            Payload::TrajectoryFeedback { .. } => "TrajectoryFeedback",
+            Payload::GripperResult { .. } => "GripperResult",
+            Payload::Call(_) => "Call",
+            Payload::Goal(_) => "Goal",
+            Payload::Empty => "Empty",
+            Payload::Ack { .. } => "Ack",
         }
     }
 }
