@@ -1,7 +1,9 @@
 //! The built-in plugin registry: short name → descriptor (constructor, schema, flags).
 
+pub mod core;
 pub mod dummy;
 pub mod mobile;
+pub mod scene;
 pub mod sensors;
 
 use crate::plugin::{PluginDescriptor, PluginFlags};
@@ -21,8 +23,19 @@ pub fn registry() -> &'static [PluginDescriptor] {
         )];
         v.push(plugin_descriptor!("spawn_robot", "Attach a robot model at a spawn pose, build its vendor frames, register the robot entity and bring its manifest's plugins.", mobile::spawn_robot::SpawnRobotConfig, mobile::spawn_robot::SpawnRobot, PluginFlags { provides_entity: true, ..Default::default() }, mobile::spawn_robot::EXPANSION_KEYS, Some(crate::world::expand::expand_manifest)));
         v.push(sensors::spawn_sensor::descriptor());
+        v.push(plugin_descriptor!("box", "A parametric box obstacle (full extents; on the floor unless z is given; static | driven | physics).", scene::box_prop::BoxConfig, scene::box_prop::BoxProp, PluginFlags { provides_entity: true, ..Default::default() }));
+        v.push(scene::boxes::descriptor());
+        v.push(plugin_descriptor!("cylinder", "A parametric upright cylinder obstacle (radius, full height; static | driven | physics; mass).", scene::cylinder::CylinderConfig, scene::cylinder::CylinderProp, PluginFlags { provides_entity: true, ..Default::default() }));
+        v.push(scene::cylinder::cylinders_descriptor());
+        v.push(plugin_descriptor!("spawn_model", "Place a model as a prop at a pose (static | driven | physics; scale, mass, friction, publish_tf).", scene::spawn_model::SpawnModelConfig, scene::spawn_model::SpawnModel, PluginFlags { provides_entity: true, ..Default::default() }));
+        v.push(scene::floorplan::descriptor());
         v.push(plugin_descriptor!("lidar", "2D lidar by batched ray casting (REP 117 specials, seeded range noise, dropout, static mount TF).", sensors::lidar::LidarConfig, sensors::lidar::Lidar, PluginFlags::default()));
         v.push(sensors::imu::descriptor());
+        v.push(mobile::diff_drive::descriptor());
+        v.push(mobile::omni_drive::descriptor());
+        v.push(mobile::ackermann_drive::descriptor());
+        v.push(core::joint_state_publisher::descriptor());
+        v.push(sensors::ground_truth_pose::descriptor());
         v
     })
 }

@@ -1,0 +1,362 @@
+//! Core plugins (seed 001 "Core (roqsim)") and the helpers every entity-owned plugin shares:
+//! the `requires_owner` refusal, resolving the owning entity, endpoint scoping (namespace, frame
+//! prefix, `topics:` hints) and resolving the entity's actuators, joints, bodies and sites by
+//! their unprefixed model names.
+
+pub mod joint_state_publisher;
+
+use std::collections::BTreeMap;
+
+use mujoco_rs::mujoco_c::mjtTrn;
+use mujoco_rs::prelude::*;
+
+use crate::context::{Endpoint, Entity, SimContext};
+use crate::error::ConfigError;
+use crate::plugin::PluginArgs;
+
+/// The load-time `requires_owner` refusal: `plugin` reads the entity it is nested under, so at the
+/// top of a document (no owner) it is refused with a message saying where it goes.
+pub fn require_owner(plugin: &str, args: &PluginArgs) -> Result<(), ConfigError> {
+    if args.owner.is_some() {
+        return Ok(());
+    }
+    Err(ConfigError::new(
+        "",
+        format!(
+            "`{plugin}` belongs to a robot and must be nested under it (requires_owner): move this entry into the \
+             `components:` of the spawn entry of the robot it serves, e.g. `- spawn_robot: {{model: turtlebot4}}` / \
+             `  name: robot` / `  components: [{{{plugin}: {{...}}}}]`; ownership is position, there is no key naming the robot"
+        ),
+    ))
+}
+
+/// The entity a plugin nested at `owner` belongs to (walking up the address), cloned.
+pub fn owner_entity(ctx: &SimContext, plugin: &str, owner: Option<&str>) -> Result<Entity, String> {
+    let Some(o) = owner else {
+        return Err(format!("`{plugin}` must be nested under a robot's spawn entry (requires_owner)"));
+    };
+    ctx.entities.resolve_owner(Some(o)).cloned().ok_or_else(|| {
+        format!(
+            "`{plugin}` is nested under `{o}`, but no entity is registered at or above that address (entities: [{}]); \
+             nest it in the `components:` of a spawn entry (spawn_robot, spawn_arm, ...)",
+            ctx.entities.names().join(", ")
+        )
+    })
+}
+
+/// Transport scope of an entity-owned plugin's endpoints.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scope {
+    /// Owning entity name (the endpoint owner).
+    pub owner: String,
+    /// Namespace: the plugin's `namespace:` when set, else the entity's.
+    pub namespace: String,
+    /// Frame prefix: `<namespace>/` when the namespace is non-empty.
+    pub frame_prefix: String,
+}
+
+impl Scope {
+    /// Scope for `entity`, with an optional `namespace:` override.
+    pub fn new(entity: &Entity, namespace: Option<&str>) -> Scope {
+        let ns = namespace.unwrap_or(&entity.namespace).trim_matches('/').to_string();
+        let frame_prefix = if ns.is_empty() { String::new() } else { format!("{ns}/") };
+        Scope { owner: entity.name.clone(), namespace: ns, frame_prefix }
+    }
+
+    /// Apply the scope and the `topics:` override for this endpoint's role to `ep`:
+    /// owner, namespace, frame prefix, and the `("ros2", "topic", ..)` hint when `topics` names it.
+    pub fn apply(&self, ep: Endpoint, topics: &BTreeMap<String, String>) -> Endpoint {
+        let topic = topics.get(&ep.name).cloned();
+        let mut ep = ep.owner(Some(&self.owner)).namespace(&self.namespace).frame_prefix(&self.frame_prefix);
+        if let Some(t) = topic {
+            ep = ep.hint("ros2", "topic", t);
+        }
+        ep
+    }
+}
+
+/// Validate a `topics:` map against the endpoint roles a plugin has: an unknown role or an empty
+/// topic is refused, naming the roles.
+pub fn check_topics(topics: &BTreeMap<String, String>, roles: &[&str]) -> Vec<ConfigError> {
+    let mut e = Vec::new();
+    for (k, v) in topics {
+        if !roles.contains(&k.as_str()) {
+            e.push(ConfigError::new(format!("topics.{k}"), format!("no endpoint role `{k}` here; the roles are: {}", roles.join(", "))));
+        } else if v.trim().is_empty() || v.trim() == "/" {
+            e.push(ConfigError::new(
+                format!("topics.{k}"),
+                "empty topic: give a relative name (renamed inside the namespace) or an absolute `/name` (hardwired)",
+            ));
+        }
+    }
+    e
+}
+
+/// `name` with the entity prefix removed (names in payloads are the model's own).
+pub fn unprefixed<'a>(name: &'a str, prefix: &str) -> &'a str {
+    name.strip_prefix(prefix).unwrap_or(name)
+}
+
+/// Id of the entity's root body (its registered `body`).
+pub fn entity_body(model: &MjModel, entity: &Entity) -> Result<usize, String> {
+    model.name_to_id(MjtObjBase::mjOBJ_BODY, &entity.body).ok_or_else(|| {
+        format!("entity `{}` names root body `{}`, which is not in the compiled model", entity.name, entity.body)
+    })
+}
+
+/// True when `body` is `root` or one of its descendants.
+pub fn in_subtree(model: &MjModel, mut body: usize, root: usize) -> bool {
+    let parent = model.body_parentid();
+    loop {
+        if body == root {
+            return true;
+        }
+        if body == 0 {
+            return false;
+        }
+        body = parent[body] as usize;
+    }
+}
+
+fn names_where(model: &MjModel, obj: MjtObjBase, n: usize, prefix: &str, keep: impl Fn(usize) -> bool) -> Vec<String> {
+    (0..n)
+        .filter(|&i| keep(i))
+        .filter_map(|i| model.id_to_name(obj, i).map(|s| unprefixed(s, prefix).to_string()))
+        .collect()
+}
+
+/// Joint an actuator drives, when its transmission is a joint.
+pub fn actuator_joint(model: &MjModel, act: usize) -> Option<usize> {
+    let t = model.actuator_trntype()[act];
+    (t == mjtTrn::mjTRN_JOINT || t == mjtTrn::mjTRN_JOINTINPARENT).then(|| model.actuator_trnid()[act][0] as usize)
+}
+
+/// Actuators of the entity (transmission on a joint of its subtree), unprefixed names.
+pub fn entity_actuators(model: &MjModel, entity: &Entity) -> Vec<String> {
+    let Ok(root) = entity_body(model, entity) else { return Vec::new() };
+    let nu = model.ffi().nu as usize;
+    names_where(model, MjtObjBase::mjOBJ_ACTUATOR, nu, &entity.prefix, |a| {
+        actuator_joint(model, a).is_some_and(|j| in_subtree(model, model.jnt_bodyid()[j] as usize, root))
+            || model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a).is_some_and(|n| !entity.prefix.is_empty() && n.starts_with(&entity.prefix))
+    })
+}
+
+/// Joints of the entity (on bodies of its subtree), unprefixed names.
+pub fn entity_joints(model: &MjModel, entity: &Entity) -> Vec<String> {
+    let Ok(root) = entity_body(model, entity) else { return Vec::new() };
+    let nj = model.ffi().njnt as usize;
+    names_where(model, MjtObjBase::mjOBJ_JOINT, nj, &entity.prefix, |j| in_subtree(model, model.jnt_bodyid()[j] as usize, root))
+}
+
+/// Resolve an actuator the config names by its model name (`key` is the config key, for the
+/// message). A joint name given instead is refused naming the actuator that drives it; an unknown
+/// name is refused listing the entity's actuators.
+pub fn resolve_actuator(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+    let full = format!("{}{name}", entity.prefix);
+    if let Some(a) = model.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, &full) {
+        return Ok(a);
+    }
+    if let Some(j) = model.name_to_id(MjtObjBase::mjOBJ_JOINT, &full) {
+        let nu = model.ffi().nu as usize;
+        let drivers: Vec<String> = (0..nu)
+            .filter(|&a| actuator_joint(model, a) == Some(j))
+            .filter_map(|a| model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a).map(|s| unprefixed(s, &entity.prefix).to_string()))
+            .collect();
+        return Err(if drivers.is_empty() {
+            format!("{key}: `{name}` is a joint of `{}`, not an actuator, and no actuator drives it; its actuators are [{}]", entity.name, entity_actuators(model, entity).join(", "))
+        } else {
+            format!(
+                "{key}: `{name}` is a joint, not an actuator; the actuator driving it is `{}` (write `{key}: {}`)",
+                drivers.join("`, `"),
+                drivers[0]
+            )
+        });
+    }
+    Err(format!(
+        "{key}: entity `{}` has no actuator `{name}` (looked up as `{full}`); its actuators are [{}]",
+        entity.name,
+        entity_actuators(model, entity).join(", ")
+    ))
+}
+
+/// Resolve a joint of the entity by its model name; an unknown name (or one on another entity) is
+/// refused listing the entity's joints; an actuator name given instead names its joint.
+pub fn resolve_joint(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+    let full = format!("{}{name}", entity.prefix);
+    if let Some(j) = model.name_to_id(MjtObjBase::mjOBJ_JOINT, &full) {
+        let root = entity_body(model, entity)?;
+        if in_subtree(model, model.jnt_bodyid()[j] as usize, root) {
+            return Ok(j);
+        }
+    }
+    if let Some(a) = model.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, &full) {
+        if let Some(j) = actuator_joint(model, a) {
+            let jn = model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("?");
+            return Err(format!("{key}: `{name}` is an actuator, not a joint; the joint it drives is `{}`", unprefixed(jn, &entity.prefix)));
+        }
+    }
+    Err(format!(
+        "{key}: entity `{}` has no joint `{name}` (looked up as `{full}`); its joints are [{}]",
+        entity.name,
+        entity_joints(model, entity).join(", ")
+    ))
+}
+
+/// Resolve a body of the entity by its model name (an empty name = the entity's root body).
+pub fn resolve_body(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+    let root = entity_body(model, entity)?;
+    if name.is_empty() {
+        return Ok(root);
+    }
+    let full = format!("{}{name}", entity.prefix);
+    if let Some(b) = model.name_to_id(MjtObjBase::mjOBJ_BODY, &full) {
+        if in_subtree(model, b, root) {
+            return Ok(b);
+        }
+    }
+    let nb = model.ffi().nbody as usize;
+    let bodies = names_where(model, MjtObjBase::mjOBJ_BODY, nb, &entity.prefix, |b| b != 0 && in_subtree(model, b, root));
+    Err(format!("{key}: entity `{}` has no body `{name}` (looked up as `{full}`); its bodies are [{}]", entity.name, bodies.join(", ")))
+}
+
+/// Resolve a site of the entity by its model name.
+pub fn resolve_site(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+    let root = entity_body(model, entity)?;
+    let full = format!("{}{name}", entity.prefix);
+    if let Some(s) = model.name_to_id(MjtObjBase::mjOBJ_SITE, &full) {
+        if in_subtree(model, model.site_bodyid()[s] as usize, root) {
+            return Ok(s);
+        }
+    }
+    let ns = model.ffi().nsite as usize;
+    let sites = names_where(model, MjtObjBase::mjOBJ_SITE, ns, &entity.prefix, |s| in_subtree(model, model.site_bodyid()[s] as usize, root));
+    Err(format!("{key}: entity `{}` has no site `{name}` (looked up as `{full}`); its sites are [{}]", entity.name, sites.join(", ")))
+}
+
+/// Clamp a control value to the actuator's `ctrlrange` when it is control-limited.
+pub fn clamp_ctrl(model: &MjModel, act: usize, value: f64) -> f64 {
+    if model.actuator_ctrllimited()[act] {
+        let [lo, hi] = model.actuator_ctrlrange()[act];
+        value.clamp(lo, hi)
+    } else {
+        value
+    }
+}
+
+/// Refuse a second base controller on one entity (two controllers writing one robot's actuators
+/// is a config with no visible effect but a fight): the blackboard key `robot:<entity>` is taken.
+pub fn claim_robot_key(ctx: &SimContext, plugin: &str, entity: &Entity) -> Result<String, String> {
+    let key = crate::robot::robot_key(&entity.name);
+    if let Ok(h) = ctx.blackboard.get::<crate::robot::RobotHandle>(&key) {
+        return Err(format!(
+            "entity `{}` already has a base controller (`{}` serves `{key}`); `{plugin}` would drive the same robot. \
+             Keep one: override the manifest's entry by giving yours the same label, or disable one with `enabled: false`",
+            entity.name,
+            h.controller()
+        ));
+    }
+    Ok(key)
+}
+
+/// One hinge or slide joint a joint_states message carries: its id, addresses and published name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointRef {
+    /// Joint id.
+    pub id: usize,
+    /// Name in the message: the model's own, without the spawn prefix.
+    pub name: String,
+    /// qpos address.
+    pub qpos: usize,
+    /// qvel (dof) address.
+    pub dof: usize,
+}
+
+impl JointRef {
+    /// Describe joint `id` of `entity`.
+    pub fn new(model: &MjModel, entity: &Entity, id: usize) -> JointRef {
+        let name = model.id_to_name(MjtObjBase::mjOBJ_JOINT, id).map(|s| unprefixed(s, &entity.prefix).to_string()).unwrap_or_default();
+        JointRef { id, name, qpos: model.jnt_qposadr()[id] as usize, dof: model.jnt_dofadr()[id] as usize }
+    }
+}
+
+/// A `JointState` payload of `joints` at the current sim time: positions (rad | m), velocities
+/// (rad/s | m/s) and the actuator effort on each dof (`qfrc_actuator`, N·m | N).
+pub fn joint_state(ctx: &SimContext, joints: &[JointRef]) -> crate::context::payload::JointState {
+    let d = ctx.data();
+    let (qpos, qvel, qfrc) = (d.qpos(), d.qvel(), d.qfrc_actuator());
+    crate::context::payload::JointState {
+        stamp: d.time(),
+        name: joints.iter().map(|j| j.name.clone()).collect(),
+        position: joints.iter().map(|j| qpos[j.qpos]).collect(),
+        velocity: joints.iter().map(|j| qvel[j.dof]).collect(),
+        effort: joints.iter().map(|j| qfrc[j.dof]).collect(),
+    }
+}
+
+/// True when actuator `act` is a velocity servo (`<velocity>`: force = kv·(ctrl − qvel), i.e.
+/// gain kv, bias [0, 0, −kv]): its ctrl is a joint velocity (rad/s | m/s).
+pub fn is_velocity_servo(model: &MjModel, act: usize) -> bool {
+    let g = model.actuator_gainprm()[act][0];
+    let b = model.actuator_biasprm()[act];
+    b[0] == 0.0 && b[1] == 0.0 && b[2] < 0.0 && (g + b[2]).abs() <= 1e-9 * g.abs().max(1.0)
+}
+
+/// True when actuator `act` is a position servo (`<position>`: force = kp·(ctrl − qpos) − kv·qvel,
+/// i.e. gain kp, bias [0, −kp, −kv]): its ctrl is a joint position (rad | m).
+pub fn is_position_servo(model: &MjModel, act: usize) -> bool {
+    let g = model.actuator_gainprm()[act][0];
+    let b = model.actuator_biasprm()[act];
+    b[0] == 0.0 && b[1] < 0.0 && (g + b[1]).abs() <= 1e-9 * g.abs().max(1.0)
+}
+
+/// Resolve `name` as an actuator of the entity that must be a velocity servo (ctrl in rad/s or m/s).
+pub fn resolve_velocity_actuator(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+    let id = resolve_actuator(model, entity, key, name)?;
+    if !is_velocity_servo(model, id) {
+        return Err(format!(
+            "{key}: `{name}` is not a velocity servo (gain kv, bias −kv·qvel), so a speed written to its ctrl would not \
+             mean one; give the joint's <velocity> actuator"
+        ));
+    }
+    Ok(id)
+}
+
+/// Resolve `name` as an actuator of the entity that must be a position servo (ctrl in rad or m).
+pub fn resolve_position_actuator(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+    let id = resolve_actuator(model, entity, key, name)?;
+    if !is_position_servo(model, id) {
+        return Err(format!(
+            "{key}: `{name}` is not a position servo (gain kp, bias −kp·qpos − kv·qvel), so an angle written to its ctrl \
+             would not mean one; give the joint's <position> actuator"
+        ));
+    }
+    Ok(id)
+}
+
+/// Hamilton product of quaternions `[w, x, y, z]`.
+pub fn quat_mul(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
+    [
+        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+    ]
+}
+
+/// Pose `(pos, quat [w, x, y, z])` of `body` in the frame of its ancestor `ancestor`, from the
+/// model's rest configuration (`body_pos` / `body_quat`; joints at qpos0). Usable in `configure`
+/// before any `mj_forward`.
+pub fn rest_pose_in(model: &MjModel, body: usize, ancestor: usize) -> ([f64; 3], [f64; 4]) {
+    let (bpos, bquat, parent) = (model.body_pos(), model.body_quat(), model.body_parentid());
+    let mut p = [0.0; 3];
+    let mut q = [1.0, 0.0, 0.0, 0.0];
+    let mut b = body;
+    while b != ancestor && b != 0 {
+        // child-in-b → child-in-parent(b)
+        let r = crate::mjcf::quat_rotate(&bquat[b], &p);
+        p = [bpos[b][0] + r[0], bpos[b][1] + r[1], bpos[b][2] + r[2]];
+        q = quat_mul(&bquat[b], &q);
+        b = parent[b] as usize;
+    }
+    (p, q)
+}

@@ -1,0 +1,521 @@
+//! `diff_drive`: differential-drive (and skid-steer) kinematics + wheel-encoder odometry
+//! (seed 001 roqsim_mobile "diff_drive"; "Bases: three geometries, one interface").
+//!
+//! A component of the entry that spawns the base (ownership is position). Each step it takes the
+//! newest command (the `cmd_vel` endpoint, the `robot:<name>` handle, or `test_cmd`), clamps it to
+//! the base's limits, splits it into left/right wheel speeds (the yaw term inflated by
+//! `slip_factor`), ramps each wheel by `wheel_accel_limit` and writes the wheel velocity servos
+//! (ctrl = wheel angular velocity, rad/s). After the step it integrates the MEASURED wheel
+//! velocities into odometry (`odom` → `odom_child_frame`), optionally corrupted by `odom_noise`,
+//! and publishes it (with the TF) and the wheel joint states at `odom_rate_hz`.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::context::payload::{Odometry, Payload};
+use crate::context::{Endpoint, EndpointId, SimContext};
+use crate::error::{ConfigError, HookResult};
+use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugins::core::{self as common, JointRef, Scope};
+use crate::robot::{ramp, yaw_quat_xyzw, Odom2d, OdomState, RobotHandle};
+
+/// Endpoint roles of `diff_drive` (keys of its `topics:` map).
+pub const ROLES: [&str; 3] = ["cmd_vel", "odom", "joint_states"];
+
+/// `odom_noise`: wheel-odometry error applied to the velocities read off the wheels, before they
+/// are integrated (so the pose drifts rather than jitters). Draws come from
+/// `ctx.rng_for(<address>)`, once per physics step.
+#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OdomNoise {
+    /// White noise on the reported linear velocity (m/s, 1σ, per physics step). Default 0.
+    #[serde(default)]
+    pub linear_stddev: f64,
+    /// White noise on the reported yaw rate (rad/s, 1σ, per physics step). Default 0.
+    #[serde(default)]
+    pub angular_stddev: f64,
+    /// Multiplicative bias on the linear velocity (1.01 = a wheel radius stated 1 % small). Default 1.
+    #[serde(default = "one")]
+    pub linear_scale: f64,
+    /// Multiplicative bias on the yaw rate (an effective-track error). Default 1.
+    #[serde(default = "one")]
+    pub angular_scale: f64,
+}
+
+impl OdomNoise {
+    fn validate(&self, e: &mut Vec<ConfigError>) {
+        for (k, v) in [("linear_stddev", self.linear_stddev), ("angular_stddev", self.angular_stddev)] {
+            if !(v >= 0.0 && v.is_finite()) {
+                e.push(ConfigError::new(format!("odom_noise.{k}"), format!("must be >= 0 (a standard deviation), got {v}")));
+            }
+        }
+        for (k, v) in [("linear_scale", self.linear_scale), ("angular_scale", self.angular_scale)] {
+            if !(v > 0.0 && v.is_finite()) {
+                e.push(ConfigError::new(format!("odom_noise.{k}"), format!("must be > 0 (a multiplicative bias; 1 = none), got {v}")));
+            }
+        }
+    }
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn d_radius() -> f64 {
+    0.03575
+}
+fn d_sep() -> f64 {
+    0.233
+}
+fn d_vmax() -> f64 {
+    0.31
+}
+fn d_wmax() -> f64 {
+    1.90
+}
+fn d_accel() -> f64 {
+    0.9
+}
+fn d_rate() -> f64 {
+    50.0
+}
+fn d_child() -> String {
+    "base_link".into()
+}
+fn d_true() -> bool {
+    true
+}
+
+/// Config of `diff_drive`. Defaults are the TurtleBot 4 / Create 3 values of seed 001.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffDriveConfig {
+    /// Transport scope of the endpoints; default: the owning entity's namespace.
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// Wheel radius (m). Default 0.03575 (Create 3).
+    #[serde(default = "d_radius")]
+    pub wheel_radius: f64,
+    /// Distance between the left and right wheel contact lines (m); the track width of a
+    /// skid-steer. Default 0.233 (Create 3).
+    #[serde(default = "d_sep")]
+    pub wheel_separation: f64,
+    /// Commanded forward speed limit (m/s). Default 0.31 (Create 3 safe mode).
+    #[serde(default = "d_vmax")]
+    pub max_linear_vel: f64,
+    /// Commanded yaw-rate limit (rad/s). Default 1.90.
+    #[serde(default = "d_wmax")]
+    pub max_angular_vel: f64,
+    /// Per-wheel acceleration limit on the wheel's linear speed (m/s²); ramps every command,
+    /// including the watchdog's stop. 0 = instant. Default 0.9 (Create 3 default and maximum).
+    #[serde(default = "d_accel")]
+    pub wheel_accel_limit: f64,
+    /// Skid-steer ICR slip compensation: multiplies the yaw term of the wheel command and is
+    /// divided back out of odometry. 1 = ideal differential drive (default). A per-robot
+    /// calibration (achieved vs commanded yaw rate).
+    #[serde(default = "one")]
+    pub slip_factor: f64,
+    /// Left wheel velocity actuator (model name, without the spawn prefix).
+    #[serde(default)]
+    pub left_actuator: Option<String>,
+    /// Right wheel velocity actuator.
+    #[serde(default)]
+    pub right_actuator: Option<String>,
+    /// Left wheel joint (its measured velocity is the encoder).
+    #[serde(default)]
+    pub left_joint: Option<String>,
+    /// Right wheel joint.
+    #[serde(default)]
+    pub right_joint: Option<String>,
+    /// Skid-steer: every left wheel's velocity actuator (instead of `left_actuator`).
+    #[serde(default)]
+    pub left_actuators: Option<Vec<String>>,
+    /// Skid-steer: every right wheel's velocity actuator.
+    #[serde(default)]
+    pub right_actuators: Option<Vec<String>>,
+    /// Skid-steer: every left wheel joint, same order as `left_actuators` (odometry averages them).
+    #[serde(default)]
+    pub left_joints: Option<Vec<String>>,
+    /// Skid-steer: every right wheel joint.
+    #[serde(default)]
+    pub right_joints: Option<Vec<String>>,
+    /// Frame the odometry (and its `odom` → child TF) points at: the ROOT of the robot's URDF.
+    /// Default `base_link`.
+    #[serde(default = "d_child")]
+    pub odom_child_frame: String,
+    /// Publish rate of `odom` (with its TF) and `joint_states` (Hz). Default 50.
+    #[serde(default = "d_rate")]
+    pub odom_rate_hz: f64,
+    /// The stack publishes `geometry_msgs/TwistStamped` instead of `Twist`. Default false.
+    #[serde(default)]
+    pub stamped_cmd_vel: bool,
+    /// Command watchdog (s): with > 0, the base stops (through the acceleration ramp) when no
+    /// command arrived for this long. 0 (default) holds the last command.
+    #[serde(default)]
+    pub cmd_vel_timeout: f64,
+    /// Publish the wheel joints on `joint_states`; false when a joint_state_publisher covers the
+    /// whole robot. Default true.
+    #[serde(default = "d_true")]
+    pub publish_joint_states: bool,
+    /// Optional `[v (m/s), w (rad/s)]` applied every tick (standalone demo).
+    #[serde(default)]
+    pub test_cmd: Option<[f64; 2]>,
+    /// Optional odometry error; omitted = exact odometry, nothing drawn.
+    #[serde(default)]
+    pub odom_noise: Option<OdomNoise>,
+    /// Topic per endpoint role (`cmd_vel`, `odom`, `joint_states`): absolute hardwires, relative
+    /// renames inside the namespace.
+    #[serde(default)]
+    pub topics: BTreeMap<String, String>,
+}
+
+/// Check a singular-or-list pair (`left_actuator` / `left_actuators`): exactly one form.
+fn one_form(e: &mut Vec<ConfigError>, single_key: &str, single: &Option<String>, list_key: &str, list: &Option<Vec<String>>, what: &str) -> Option<Vec<String>> {
+    match (single, list) {
+        (Some(_), Some(_)) => {
+            e.push(ConfigError::new(
+                list_key,
+                format!("both `{single_key}` and `{list_key}` are given: use `{single_key}` for one wheel per side, or `{list_key}` for a skid-steer's wheels, not both"),
+            ));
+            None
+        }
+        (None, None) => {
+            e.push(ConfigError::new(
+                single_key,
+                format!("missing: name the {what} with `{single_key}` (one wheel per side) or list them with `{list_key}` (skid-steer)"),
+            ));
+            None
+        }
+        (Some(s), None) => {
+            if s.trim().is_empty() {
+                e.push(ConfigError::new(single_key, format!("empty name: give the {what}")));
+            }
+            Some(vec![s.clone()])
+        }
+        (None, Some(l)) => {
+            if l.is_empty() {
+                e.push(ConfigError::new(list_key, format!("empty list: give at least one {what}")));
+                return None;
+            }
+            Some(l.clone())
+        }
+    }
+}
+
+impl DiffDriveConfig {
+    /// The per-side actuator and joint name lists (validated).
+    fn sides(&self, e: &mut Vec<ConfigError>) -> Option<[(Vec<String>, Vec<String>); 2]> {
+        let la = one_form(e, "left_actuator", &self.left_actuator, "left_actuators", &self.left_actuators, "left wheel velocity actuator(s)");
+        let ra = one_form(e, "right_actuator", &self.right_actuator, "right_actuators", &self.right_actuators, "right wheel velocity actuator(s)");
+        let lj = one_form(e, "left_joint", &self.left_joint, "left_joints", &self.left_joints, "left wheel joint(s)");
+        let rj = one_form(e, "right_joint", &self.right_joint, "right_joints", &self.right_joints, "right wheel joint(s)");
+        let (la, ra, lj, rj) = (la?, ra?, lj?, rj?);
+        for (side, a, j, ka, kj) in [("left", &la, &lj, "left_actuators", "left_joints"), ("right", &ra, &rj, "right_actuators", "right_joints")] {
+            if a.len() != j.len() {
+                e.push(ConfigError::new(
+                    kj,
+                    format!("{} {side} joint(s) for {} {side} actuator(s) (`{ka}`): list every {side} wheel's joint, same order", j.len(), a.len()),
+                ));
+            }
+        }
+        Some([(la, lj), (ra, rj)])
+    }
+}
+
+impl ValidateConfig for DiffDriveConfig {
+    fn validate(&self) -> Vec<ConfigError> {
+        let mut e = Vec::new();
+        for (k, v) in [
+            ("wheel_radius", self.wheel_radius),
+            ("wheel_separation", self.wheel_separation),
+            ("max_linear_vel", self.max_linear_vel),
+            ("max_angular_vel", self.max_angular_vel),
+            ("odom_rate_hz", self.odom_rate_hz),
+            ("slip_factor", self.slip_factor),
+        ] {
+            if !(v > 0.0 && v.is_finite()) {
+                e.push(ConfigError::new(k, format!("must be > 0, got {v}")));
+            }
+        }
+        for (k, v) in [("wheel_accel_limit", self.wheel_accel_limit), ("cmd_vel_timeout", self.cmd_vel_timeout)] {
+            if !(v >= 0.0 && v.is_finite()) {
+                e.push(ConfigError::new(k, format!("must be >= 0 (0 = off), got {v}")));
+            }
+        }
+        if let Some(t) = self.test_cmd {
+            if t.iter().any(|x| !x.is_finite()) {
+                e.push(ConfigError::new("test_cmd", "must be two finite numbers [v (m/s), w (rad/s)]"));
+            }
+        }
+        if self.odom_child_frame.trim().is_empty() {
+            e.push(ConfigError::new("odom_child_frame", "empty: name the root link of the robot's URDF (e.g. base_link)"));
+        }
+        if let Some(n) = &self.odom_noise {
+            n.validate(&mut e);
+        }
+        self.sides(&mut e);
+        e.extend(common::check_topics(&self.topics, &ROLES));
+        e
+    }
+}
+
+/// One side's wheels, resolved.
+#[derive(Debug, Clone, Default)]
+struct Side {
+    actuators: Vec<usize>,
+    joints: Vec<JointRef>,
+}
+
+/// A body command: forward speed (m/s) and yaw rate (rad/s).
+#[derive(Debug, Clone, Copy)]
+struct Cmd {
+    v: f64,
+    w: f64,
+}
+
+/// The `diff_drive` plugin.
+pub struct DiffDrive {
+    cfg: DiffDriveConfig,
+    address: String,
+    owner: Option<String>,
+    sides: [Side; 2],
+    cmd_id: EndpointId,
+    odom_id: EndpointId,
+    js_id: Option<EndpointId>,
+    handle: Option<RobotHandle>,
+    /// Held command and the sim time (s) it arrived.
+    cmd: Option<(Cmd, f64)>,
+    /// Ramped wheel linear speeds (m/s), left and right.
+    wheel: [f64; 2],
+    odom: Odom2d,
+    last: OdomState,
+}
+
+impl DiffDrive {
+    /// Construct from config.
+    pub fn new(cfg: DiffDriveConfig, args: &PluginArgs) -> Self {
+        DiffDrive {
+            cfg,
+            address: args.address.clone(),
+            owner: args.owner.clone(),
+            sides: Default::default(),
+            cmd_id: 0,
+            odom_id: 0,
+            js_id: None,
+            handle: None,
+            cmd: None,
+            wheel: [0.0; 2],
+            odom: Odom2d::default(),
+            last: OdomState::default(),
+        }
+    }
+
+    /// The odometry integrated so far (odom frame; noise included when configured).
+    pub fn odometry(&self) -> OdomState {
+        self.last
+    }
+
+    fn take_commands(&mut self, ctx: &mut SimContext) -> HookResult {
+        let now = ctx.sim_time();
+        for p in ctx.interface.drain(self.cmd_id) {
+            match p {
+                Payload::Twist(t) => self.cmd = Some((Cmd { v: t.linear[0], w: t.angular[2] }, now)),
+                other => return Err(format!("cmd_vel received a {} payload; it takes a Twist", other.kind())),
+            }
+        }
+        if let Some([vx, _vy, wz]) = self.handle.as_ref().and_then(RobotHandle::take_command) {
+            self.cmd = Some((Cmd { v: vx, w: wz }, now));
+        }
+        if let Some([v, w]) = self.cfg.test_cmd {
+            self.cmd = Some((Cmd { v, w }, now));
+        }
+        Ok(())
+    }
+}
+
+/// Wheel-ctrl arithmetic: body command (v, w) → left/right wheel linear speeds (m/s).
+pub fn wheel_speeds(v: f64, w: f64, separation: f64, slip_factor: f64) -> [f64; 2] {
+    let d = w * slip_factor * separation / 2.0;
+    [v - d, v + d]
+}
+
+/// The `diff_drive` descriptor (refused at the top of a document: `requires_owner`).
+pub fn descriptor() -> PluginDescriptor {
+    PluginDescriptor {
+        name: "diff_drive",
+        summary: "Differential-drive / skid-steer kinematics + wheel-encoder odometry (cmd_vel in; odom with TF, joint_states out).",
+        flags: PluginFlags::default(),
+        expansion_keys: &[],
+        schema: schema_of::<DiffDriveConfig>,
+        create: |v, a| {
+            common::require_owner("diff_drive", a).map_err(|e| vec![e])?;
+            construct::<DiffDriveConfig, DiffDrive>(v, a, DiffDrive::new)
+        },
+        expand: None,
+    }
+}
+
+impl Plugin for DiffDrive {
+    fn hooks(&self) -> Hooks {
+        Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::PRE_STEP | Hooks::POST_STEP
+    }
+
+    fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        let entity = common::owner_entity(ctx, "diff_drive", self.owner.as_deref())?;
+        let mut errs = Vec::new();
+        let sides = self.cfg.sides(&mut errs).ok_or_else(|| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+        let single = self.cfg.left_actuators.is_none();
+        let model = ctx.model();
+        for (i, (acts, joints)) in sides.iter().enumerate() {
+            let side = if i == 0 { "left" } else { "right" };
+            let mut s = Side::default();
+            for (k, a) in acts.iter().enumerate() {
+                let key = if single { format!("{side}_actuator") } else { format!("{side}_actuators[{k}]") };
+                let id = common::resolve_velocity_actuator(model, &entity, &key, a)?;
+                s.actuators.push(id);
+            }
+            for (k, j) in joints.iter().enumerate() {
+                let key = if single { format!("{side}_joint") } else { format!("{side}_joints[{k}]") };
+                let id = common::resolve_joint(model, &entity, &key, j)?;
+                s.joints.push(JointRef::new(model, &entity, id));
+            }
+            self.sides[i] = s;
+        }
+
+        let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
+        let topics = &self.cfg.topics;
+        let cmd_type = if self.cfg.stamped_cmd_vel { "geometry_msgs/msg/TwistStamped" } else { "geometry_msgs/msg/Twist" };
+        self.cmd_id = ctx.interface.add(scope.apply(
+            Endpoint::input("cmd_vel").hint("ros2", "type", cmd_type).hint("ros2", "qos", "reliable"),
+            topics,
+        ));
+        self.odom_id = ctx.interface.add(scope.apply(
+            Endpoint::out("odom").rate(self.cfg.odom_rate_hz).hint("ros2", "type", "nav_msgs/msg/Odometry").hint("ros2", "qos", "reliable"),
+            topics,
+        ));
+        if self.cfg.publish_joint_states {
+            self.js_id = Some(ctx.interface.add(scope.apply(
+                Endpoint::out("joint_states")
+                    .rate(self.cfg.odom_rate_hz)
+                    .hint("ros2", "type", "sensor_msgs/msg/JointState")
+                    .hint("ros2", "qos", "reliable"),
+                topics,
+            )));
+        }
+        let key = common::claim_robot_key(ctx, "diff_drive", &entity)?;
+        let h = RobotHandle::new(&entity.name, "diff_drive");
+        ctx.blackboard.set(key, h.clone());
+        self.handle = Some(h);
+        Ok(())
+    }
+
+    fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        self.cmd = None;
+        self.wheel = [0.0; 2];
+        self.odom = Odom2d::default();
+        self.last = OdomState { stamp: ctx.sim_time(), ..Default::default() };
+        if let Some(h) = &self.handle {
+            h.reset();
+        }
+        let ctrl = ctx.data_mut().ctrl_mut();
+        for s in &self.sides {
+            for &a in &s.actuators {
+                ctrl[a] = 0.0;
+            }
+        }
+        Ok(())
+    }
+
+    fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        self.take_commands(ctx)?;
+        let now = ctx.sim_time();
+        let c = &self.cfg;
+        let (v, w) = match self.cmd {
+            Some((cmd, t0)) if c.cmd_vel_timeout <= 0.0 || now - t0 <= c.cmd_vel_timeout + 1e-9 => (cmd.v, cmd.w),
+            _ => (0.0, 0.0), // no command yet, or the watchdog fired: stop (through the ramp)
+        };
+        let v = v.clamp(-c.max_linear_vel, c.max_linear_vel);
+        let w = w.clamp(-c.max_angular_vel, c.max_angular_vel);
+        let target = wheel_speeds(v, w, c.wheel_separation, c.slip_factor);
+        let dv = c.wheel_accel_limit * ctx.dt;
+        for i in 0..2 {
+            self.wheel[i] = ramp(self.wheel[i], target[i], dv);
+        }
+        let radius = c.wheel_radius;
+        let wheel = self.wheel;
+        let acts: Vec<(usize, f64)> =
+            self.sides.iter().enumerate().flat_map(|(i, s)| s.actuators.iter().map(move |&a| (a, wheel[i] / radius))).collect();
+        let clamped: Vec<(usize, f64)> = acts.iter().map(|&(a, u)| (a, common::clamp_ctrl(ctx.model(), a, u))).collect();
+        let ctrl = ctx.data_mut().ctrl_mut();
+        for (a, u) in clamped {
+            ctrl[a] = u;
+        }
+        Ok(())
+    }
+
+    fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        let c = &self.cfg;
+        let (vl, vr) = {
+            let qvel = ctx.data().qvel();
+            let avg = |s: &Side| s.joints.iter().map(|j| qvel[j.dof]).sum::<f64>() / s.joints.len() as f64;
+            (avg(&self.sides[0]) * c.wheel_radius, avg(&self.sides[1]) * c.wheel_radius)
+        };
+        let mut v = (vr + vl) / 2.0;
+        let mut w = (vr - vl) / c.wheel_separation / c.slip_factor;
+        if let Some(n) = &c.odom_noise {
+            let mut rng = ctx.rng_for(&self.address).map_err(|e| e.to_string())?;
+            v = v * n.linear_scale + rng.normal(n.linear_stddev);
+            w = w * n.angular_scale + rng.normal(n.angular_stddev);
+        }
+        self.odom.integrate(v, 0.0, w, ctx.dt);
+        let stamp = ctx.sim_time();
+        self.last = OdomState { stamp, x: self.odom.x, y: self.odom.y, yaw: self.odom.yaw, vx: v, vy: 0.0, wz: w };
+        if let Some(h) = &self.handle {
+            h.set_odom(self.last);
+        }
+        let tick = ctx.tick;
+        if ctx.interface.is_due(self.odom_id, tick) {
+            let mut twist_covariance = [0.0; 36];
+            if let Some(n) = &c.odom_noise {
+                twist_covariance[0] = n.linear_stddev * n.linear_stddev;
+                twist_covariance[35] = n.angular_stddev * n.angular_stddev;
+            }
+            let msg = Odometry {
+                stamp,
+                frame_id: "odom".into(),
+                child_frame_id: c.odom_child_frame.clone(),
+                position: [self.odom.x, self.odom.y, 0.0],
+                orientation: yaw_quat_xyzw(self.odom.yaw),
+                linear: [v, 0.0, 0.0],
+                angular: [0.0, 0.0, w],
+                twist_covariance,
+                publish_tf: true,
+                ..Default::default()
+            };
+            ctx.interface.publish(self.odom_id, tick, Payload::Odometry(msg));
+        }
+        if let Some(js) = self.js_id {
+            if ctx.interface.is_due(js, tick) {
+                let joints: Vec<JointRef> = self.sides.iter().flat_map(|s| s.joints.iter().cloned()).collect();
+                let msg = common::joint_state(ctx, &joints);
+                ctx.interface.publish(js, tick, Payload::JointState(msg));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wheel_split_and_inverse() {
+        let [l, r] = wheel_speeds(0.2, 1.0, 0.233, 1.0);
+        assert!((l - (0.2 - 0.1165)).abs() < 1e-12 && (r - (0.2 + 0.1165)).abs() < 1e-12);
+        // slip inflates the yaw term; odometry divides it back out.
+        let [l, r] = wheel_speeds(0.0, 0.5, 0.5708, 3.86);
+        assert!(((r - l) / 0.5708 / 3.86 - 0.5).abs() < 1e-12);
+    }
+}
