@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::context::RunState;
 use crate::engine::pacing::Pacer;
 use crate::engine::Engine;
 use crate::error::SimError;
@@ -71,7 +72,32 @@ pub fn run(
     let mut steps: u64 = 0;
     let reason;
     'outer: loop {
-        let n = pacer.due_steps();
+        // Commands first, so a pause/quit/reset posted since the last step takes effect now.
+        engine.ctx.drain_commands();
+        if let Some(scope) = engine.ctx.control.reset.take() {
+            engine.reset_scoped(scope)?;
+            pacer.resync();
+        }
+        match engine.ctx.control.state {
+            RunState::Quitting => {
+                reason = "quit requested".to_string();
+                break;
+            }
+            RunState::Paused | RunState::Stopped if engine.ctx.control.pending_steps == 0 => {
+                // Pause freezes; it does not de-energize: no step, targets held, transport alive.
+                engine.idle()?;
+                std::thread::sleep(Duration::from_millis(10));
+                pacer.resync();
+                if stop() {
+                    reason = "interrupted".to_string();
+                    break;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let stepping_paused = engine.ctx.control.state != RunState::Playing;
+        let n = if stepping_paused { 1 } else { pacer.due_steps() };
         for _ in 0..n {
             if let Some(m) = max_steps {
                 if steps >= m {
@@ -81,6 +107,9 @@ pub fn run(
             }
             engine.step()?;
             steps += 1;
+            if stepping_paused {
+                engine.ctx.control.pending_steps = engine.ctx.control.pending_steps.saturating_sub(1);
+            }
             if let Some(r) = engine.ctx.stop_requested() {
                 reason = format!("stop requested: {r}");
                 break 'outer;

@@ -5,6 +5,7 @@
 //! read, the run's seed and episode (for [`SimContext::rng_for`]) and the stop request.
 
 pub mod blackboard;
+pub mod control;
 pub mod entities;
 pub mod interface;
 pub mod payload;
@@ -18,6 +19,7 @@ use crossbeam_channel::{Receiver, Sender};
 use mujoco_rs::prelude::{MjData, MjModel};
 
 pub use blackboard::Blackboard;
+pub use control::{ResetScope, RunControl, RunState};
 pub use entities::{Entity, EntityKind, EntityRegistry, Pose};
 pub use interface::{Direction, Endpoint, EndpointId, Interface};
 pub use payload::Payload;
@@ -86,6 +88,12 @@ pub struct SimContext {
     pub run: RunInfo,
     /// Saved model values for making entities absent and present again (`crate::presence`).
     pub presence: crate::presence::PresenceTable,
+    /// Play / pause / step / reset requests the driver honours between steps.
+    pub control: RunControl,
+    /// Time offset (s) added to MuJoCo's time so a state-only reset keeps sim time monotonic.
+    pub time_offset: f64,
+    /// True while the driver is idling in pause (transport plugins' post_step runs then).
+    pub paused: bool,
     seed: Option<u64>,
     stop: Option<String>,
     fatal: Option<String>,
@@ -109,6 +117,9 @@ impl SimContext {
             interface: Interface::new(1.0 / dt),
             run,
             presence: Default::default(),
+            control: RunControl::default(),
+            time_offset: 0.0,
+            paused: false,
             seed,
             stop: None,
             fatal: None,
@@ -144,9 +155,10 @@ impl SimContext {
         self.data().model()
     }
 
-    /// Simulation time (s).
+    /// Simulation time (s): MuJoCo's `data.time` plus the offset a state-only reset keeps, so it
+    /// is monotonic across such resets. Stamps and /clock use it.
     pub fn sim_time(&self) -> f64 {
-        self.data.as_ref().map(|d| d.time()).unwrap_or(0.0)
+        self.data.as_ref().map(|d| d.time()).unwrap_or(0.0) + self.time_offset
     }
 
     /// The run's seed, if resolved.

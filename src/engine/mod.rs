@@ -42,6 +42,7 @@ pub struct EngineOptions {
 }
 
 struct Slot {
+    transport: bool,
     address: String,
     plugin_ref: String,
     hooks: Hooks,
@@ -102,7 +103,7 @@ impl Engine {
         let mut slots: Vec<Slot> = components
             .iter()
             .zip(plugins)
-            .map(|(c, p)| Slot { address: c.args.address.clone(), plugin_ref: c.plugin.clone(), hooks: p.hooks(), plugin: p, timing: [(0, 0); 6] })
+            .map(|(c, p)| Slot { transport: c.descriptor.flags.transport_only, address: c.args.address.clone(), plugin_ref: c.plugin.clone(), hooks: p.hooks(), plugin: p, timing: [(0, 0); 6] })
             .collect();
 
         // build
@@ -207,6 +208,41 @@ impl Engine {
         }
         self.ctx.data_mut().forward();
         self.ctx.publish_snapshot();
+        Ok(())
+    }
+
+    /// Reset honouring a scope: `time: false` keeps sim time running on (monotonic /clock, same
+    /// episode) while the physics state is reset; `time: true` is [`Engine::reset`].
+    pub fn reset_scoped(&mut self, scope: crate::context::ResetScope) -> Result<(), SimError> {
+        if scope.time {
+            self.ctx.time_offset = 0.0;
+            return self.reset();
+        }
+        let now = self.ctx.sim_time();
+        let episode = self.ctx.episode;
+        let tick = self.ctx.tick;
+        self.reset()?;
+        self.ctx.episode = episode;
+        self.ctx.tick = tick;
+        self.ctx.time_offset = now;
+        Ok(())
+    }
+
+    /// While paused: drain commands and let transport plugins publish (their post_step runs with
+    /// `ctx.paused == true`); no physics step, sim time stands still.
+    pub fn idle(&mut self) -> Result<(), SimError> {
+        self.ctx.drain_commands();
+        if let Some(f) = self.ctx.failure() {
+            return Err(SimError::Other(f.to_string()));
+        }
+        self.ctx.paused = true;
+        for &i in &self.post_idx {
+            let s = &mut self.slots[i];
+            if s.transport {
+                s.plugin.post_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "post_step", m))?;
+            }
+        }
+        self.ctx.paused = false;
         Ok(())
     }
 
