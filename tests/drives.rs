@@ -350,7 +350,7 @@ components:
     components:
       - joint_state_publisher: {rate_hz: 62}
         name: all_joints
-      - joint_state_publisher: {joints: [rear_right_joint, left_steer_joint], topics: {joint_states: /subset}}
+      - joint_state_publisher: {joints: [rear_right_joint, left_steer_joint], namespace: diag, topics: {joint_states: /subset}}
         name: subset
   - spawn_robot: {model: turtlebot4, prefix: tb_, pose: {position: {x: 2.0}}}
     name: tb
@@ -364,6 +364,8 @@ components:
     let every = e.ctx.interface.get(js[1]).snapped.unwrap();
     assert_eq!(every.every_steps, 8, "62 Hz snaps to every 8 steps of 0.002 s");
     assert_eq!(e.ctx.interface.get(js[2]).get_hint("ros2", "topic"), Some("/subset"));
+    assert_eq!((e.ctx.interface.get(js[2]).namespace.as_str(), e.ctx.interface.get(js[2]).frame_prefix.as_str()), ("diag", "diag/"));
+    assert_eq!(e.ctx.interface.get(js[1]).namespace, "", "no namespace on the car: global");
     e.step_n(40).unwrap();
     let get = |i: usize| match e.ctx.interface.get(i).latest() {
         Some((Payload::JointState(j), _)) => j.clone(),
@@ -628,6 +630,14 @@ components:
     let o = pt.orientation;
     assert!((roqsim::mjcf::yaw_of(&[o[3], o[0], o[1], o[2]]) - yaw).abs() < 1e-9);
     assert!((pt.stamp - 1.5).abs() < 1e-9);
+    // World-frame twist of base_link = the free joint's (linear world-frame, angular body-frame ≈
+    // world z on the flat floor); the kinematics are from the start of the step, qvel from its end.
+    let m = e.ctx.model();
+    let dof = m.jnt_dofadr()[m.name_to_id(MjtObjBase::mjOBJ_JOINT, "r1_base_free").unwrap()] as usize;
+    let qv = &e.ctx.data().qvel()[dof..dof + 6];
+    println!("gt twist {:?} {:?}; qvel {qv:?}", pt.linear, pt.angular);
+    assert!((pt.linear[0] - qv[0]).abs() < 1e-3 && (pt.linear[1] - qv[1]).abs() < 1e-3 && (pt.angular[2] - qv[5]).abs() < 1e-3);
+    assert!((pt.linear[0].hypot(pt.linear[1]) - 0.2).abs() < 0.01, "speed {:?}", pt.linear);
     // Ground truth moves with the robot from its spawn pose (not the odom frame's origin).
     assert!((x - 1.0).hypot(y - 2.0) > 0.2, "robot at ({x}, {y})");
     // Base-relative IMU site: the model's fixed offset, whatever the robot does.
@@ -841,4 +851,87 @@ fn refusal_joint_state_publisher_and_ground_truth() {
 ",
     );
     assert_has(&t, &["site: entity `robot` has no site `lidar`", "its sites are [imu, lidar_mount"]);
+}
+
+// ------------------------------------------------------------------------------------------
+// omni_drive: swerve (no bundled swerve model: a minimal one written here)
+// ------------------------------------------------------------------------------------------
+
+fn swerve_mjcf() -> String {
+    let mut modules = String::new();
+    let mut acts = String::new();
+    for (n, x, y) in [("fl", 0.2, 0.15), ("fr", 0.2, -0.15), ("rl", -0.2, 0.15), ("rr", -0.2, -0.15)] {
+        modules += &format!(
+            r#"<body name="{n}_module" pos="{x} {y} 0"><joint name="{n}_steer_joint" axis="0 0 1" damping="0.05" armature="0.01"/>
+                 <geom type="sphere" size="0.02" mass="0.3" contype="0" conaffinity="0"/>
+                 <body name="{n}_wheel"><joint name="{n}_joint" axis="0 1 0" damping="0.001"/>
+                   <geom type="cylinder" size="0.05 0.02" zaxis="0 1 0" mass="0.3" condim="1" priority="1" friction="0 0 0"/></body></body>"#
+        );
+        acts += &format!(
+            r#"<position name="{n}_steer_motor" joint="{n}_steer_joint" kp="20" kv="1"/><velocity name="{n}_motor" joint="{n}_joint" kv="0.2"/>"#
+        );
+    }
+    format!(
+        r#"<mujoco model="swerve"><worldbody><body name="base_link" pos="0 0 0.05"><freejoint name="base_free"/>
+             <geom type="box" size="0.25 0.2 0.03" pos="0 0 0.06" mass="10"/>{modules}</body></worldbody>
+           <actuator><velocity name="base_vx" joint="base_free" gear="1 0 0 0 0 0" kv="200"/>
+             <velocity name="base_vy" joint="base_free" gear="0 1 0 0 0 0" kv="200"/>
+             <velocity name="base_wz" joint="base_free" gear="0 0 0 0 0 1" kv="20"/>{acts}</actuator></mujoco>"#
+    )
+}
+
+#[test]
+fn swerve_steers_modules_along_their_contact_velocity() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("swerve.xml");
+    std::fs::write(&path, swerve_mjcf()).unwrap();
+    let world = |cmd: &str| {
+        format!(
+            "sim: {{timestep: 0.002}}
+components:
+  - spawn_robot: {{model: {}}}
+    name: sw
+    components:
+      - omni_drive:
+          wheel_radius: 0.05
+          wheels: [fl, fr, rl, rr]
+          steer_joints: [fl_steer_joint, fr_steer_joint, rl_steer_joint, rr_steer_joint]
+          steer_actuators: [fl_steer_motor, fr_steer_motor, rl_steer_motor, rr_steer_motor]
+          test_cmd: {cmd}
+",
+            path.display()
+        )
+    };
+    let read = |e: &Engine| match e.ctx.interface.get(endpoint(e, "joint_states")).latest() {
+        Some((Payload::JointState(j), _)) => j.clone(),
+        other => panic!("{other:?}"),
+    };
+    // Strafe left: every module steers to ±π/2 (the nearer of the two from 0 is +π/2) and rolls.
+    let mut e = engine(&world("[0.0, 0.3, 0.0]"));
+    e.step_n(1000).unwrap();
+    let js = read(&e);
+    assert_eq!(js.name[..4], ["fl_joint", "fr_joint", "rl_joint", "rr_joint"]);
+    assert_eq!(js.name[4..], ["fl_steer_joint", "fr_steer_joint", "rl_steer_joint", "rr_steer_joint"]);
+    println!("swerve strafe: steer {:?}, roll {:?}", &js.position[4..], &js.velocity[..4]);
+    for k in 0..4 {
+        assert!((js.position[4 + k] - std::f64::consts::FRAC_PI_2).abs() < 0.02, "steer {k}: {}", js.position[4 + k]);
+        assert!((js.velocity[k] - 0.3 / 0.05).abs() < 0.3, "roll {k}: {}", js.velocity[k]);
+    }
+    let p = qpose(&e, "base_free");
+    // 0.3 m/s for 2 s less the 1 m/s² ramp (0.045 m) and the planar servo lag (~0.017 m).
+    assert!(p.0.abs() < 0.01 && (p.1 - 0.538).abs() < 0.015, "base at {p:?}");
+    // Turn in place: each module tangent to its circle, (fl) at atan2(0.2, -0.15)-ish → nearer branch.
+    let mut e = engine(&world("[0.0, 0.0, 1.0]"));
+    e.step_n(500).unwrap();
+    let js = read(&e);
+    println!("swerve turn: steer {:?}, roll {:?}", &js.position[4..], &js.velocity[..4]);
+    for (k, (x, y)) in [(0.2f64, 0.15f64), (0.2, -0.15), (-0.2, 0.15), (-0.2, -0.15)].into_iter().enumerate() {
+        // Contact velocity w × r = (−y, x); the steer angle is its heading or that plus π, within ±π/2.
+        let heading = x.atan2(-y);
+        let a = js.position[4 + k];
+        let d = (a - heading).rem_euclid(std::f64::consts::PI);
+        assert!(d < 0.02 || d > std::f64::consts::PI - 0.02, "module {k} steer {a} vs heading {heading}");
+        assert!(a.abs() <= std::f64::consts::FRAC_PI_2 + 0.02, "module {k} slewed past the nearer branch: {a}");
+        assert!((js.velocity[k].abs() - 0.25 / 0.05).abs() < 0.3, "roll {k}: {}", js.velocity[k]);
+    }
 }

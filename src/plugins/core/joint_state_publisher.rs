@@ -31,7 +31,7 @@ fn d_rate() -> f64 {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JointStatePublisherConfig {
-    /// Transport scope of the endpoint; default: the owning entity's namespace.
+    /// Transport scope of the endpoint; default (omitted or empty): the owning entity's namespace.
     #[serde(default)]
     pub namespace: Option<String>,
     /// Joint names to publish (the model's own, before any spawn prefix), in this order;

@@ -56,9 +56,10 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// Scope for `entity`, with an optional `namespace:` override.
+    /// Scope for `entity`, with an optional `namespace:` override (empty = inherit the entity's,
+    /// as the seed's `namespace: ""` default reads).
     pub fn new(entity: &Entity, namespace: Option<&str>) -> Scope {
-        let ns = namespace.unwrap_or(&entity.namespace).trim_matches('/').to_string();
+        let ns = namespace.filter(|s| !s.trim_matches('/').is_empty()).unwrap_or(&entity.namespace).trim_matches('/').to_string();
         let frame_prefix = if ns.is_empty() { String::new() } else { format!("{ns}/") };
         Scope { owner: entity.name.clone(), namespace: ns, frame_prefix }
     }
@@ -285,7 +286,7 @@ pub fn joint_state(ctx: &SimContext, joints: &[JointRef]) -> crate::context::pay
     let d = ctx.data();
     let (qpos, qvel, qfrc) = (d.qpos(), d.qvel(), d.qfrc_actuator());
     crate::context::payload::JointState {
-        stamp: d.time(),
+        stamp: ctx.sim_time(),
         name: joints.iter().map(|j| j.name.clone()).collect(),
         position: joints.iter().map(|j| qpos[j.qpos]).collect(),
         velocity: joints.iter().map(|j| qvel[j.dof]).collect(),

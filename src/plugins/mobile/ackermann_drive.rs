@@ -60,7 +60,7 @@ fn d_rate() -> f64 {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AckermannDriveConfig {
-    /// Transport scope of the endpoints; default: the owning entity's namespace.
+    /// Transport scope of the endpoints; default (omitted or empty): the owning entity's namespace.
     #[serde(default)]
     pub namespace: Option<String>,
     /// Driven wheel radius (m). Default 0.05.

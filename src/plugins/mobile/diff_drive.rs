@@ -91,7 +91,7 @@ fn d_true() -> bool {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffDriveConfig {
-    /// Transport scope of the endpoints; default: the owning entity's namespace.
+    /// Transport scope of the endpoints; default (omitted or empty): the owning entity's namespace.
     #[serde(default)]
     pub namespace: Option<String>,
     /// Wheel radius (m). Default 0.03575 (Create 3).

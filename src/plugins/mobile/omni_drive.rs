@@ -76,7 +76,7 @@ fn d_true() -> bool {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OmniDriveConfig {
-    /// Transport scope of the endpoints; default: the owning entity's namespace.
+    /// Transport scope of the endpoints; default (omitted or empty): the owning entity's namespace.
     #[serde(default)]
     pub namespace: Option<String>,
     /// The base's free joint (model name). Default `base_free`.

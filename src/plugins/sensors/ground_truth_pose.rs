@@ -176,7 +176,7 @@ impl GroundTruthPose {
             w = quat_rotate(&inv, &[w[0] - bw[0], w[1] - bw[1], w[2] - bw[2]]);
         }
         PoseTwist {
-            stamp: d.time(),
+            stamp: ctx.sim_time(),
             frame_id: self.frame_id.clone(),
             child_frame_id: self.child.clone(),
             position: p,
