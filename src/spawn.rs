@@ -524,7 +524,8 @@ impl FrameSites {
     /// Add each frame as a site on its parent's body, in order. A parent that is itself an
     /// earlier frame puts the site on that frame's body with the composed pose. `key` names the
     /// list in messages (`frames`). Refused: a parent that is neither a body nor an earlier frame
-    /// (the message lists both), a name that collides with a body or site, a duplicate.
+    /// (the message lists both), a name that collides with a body, or with a site at another pose
+    /// (a site of that name at the same pose is reused), a duplicate.
     pub fn add(&mut self, spec: &mut MjSpec, frames: &[FrameSpec], key: &str) -> Result<(), String> {
         for (i, f) in frames.iter().enumerate() {
             if f.name.is_empty() {
@@ -533,12 +534,13 @@ impl FrameSites {
             if self.placed.iter().any(|(p, _)| p.name == f.name) {
                 return Err(format!("{key}[{i}]: frame `{}` is declared twice", f.name));
             }
-            if spec.body(&f.name).is_some() || find_site(spec, &f.name).is_some() {
+            if spec.body(&f.name).is_some() {
                 return Err(format!(
-                    "{key}[{i}]: frame `{}` collides with a body or site of the model of the same name; name the frame differently",
+                    "{key}[{i}]: frame `{}` collides with a body of the model of the same name; name the frame differently",
                     f.name
                 ));
             }
+            let existing_site = find_site(spec, &f.name);
             let local = Pose { pos: f.pos, quat: quat_from_rpy(f.rpy[0], f.rpy[1], f.rpy[2]) };
             let (body, pose, parent_is_frame) = if let Some((pf, ppose)) = self.placed.iter().find(|(p, _)| p.name == f.parent) {
                 (pf.body.clone(), compose(ppose, &local), true)
@@ -558,6 +560,21 @@ impl FrameSites {
                     if so_far.is_empty() { "(none)".to_string() } else { so_far.join(", ") }
                 ));
             };
+            if let Some((sbody, spose)) = existing_site {
+                // The model already has this site (a device whose scan site IS its default
+                // frame): reuse it when it is the same frame, refuse when it is not.
+                let same = sbody == body
+                    && (0..3).all(|k| (spose.pos[k] - pose.pos[k]).abs() < 1e-9)
+                    && (quat_mul(&quat_conj(&spose.quat), &pose.quat)[0].abs() - 1.0).abs() < 1e-9;
+                if !same {
+                    return Err(format!(
+                        "{key}[{i}]: frame `{}` collides with a site of the model of the same name at a different pose; name the frame differently",
+                        f.name
+                    ));
+                }
+                self.placed.push((PlacedFrame { name: f.name.clone(), parent: f.parent.clone(), parent_is_frame, body }, pose));
+                continue;
+            }
             let b = spec.body_mut(&body).expect("resolved body exists");
             b.add_site()
                 .with_name(&f.name)

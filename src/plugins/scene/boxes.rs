@@ -1,0 +1,139 @@
+//! `boxes`: many parametric boxes from one config value (seed 001 roqsim_assets `boxes`), and
+//! the population parsing shared with `cylinders`.
+//!
+//! Each instance accepts every key `box` does, plus an optional `name:` naming its entity
+//! (default `<address>_<i>`, i counting from 0). Each instance registers its own entity.
+
+use mujoco_rs::prelude::*;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_norway::Value;
+
+use crate::error::{ConfigError, HookResult};
+use crate::plugin::{schema_of, typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugins::scene::box_prop::{build_primitive, BoxConfig, PrimitiveShape, PrimitiveSpec};
+use crate::spawn::body_name_for;
+
+/// Config of a population plugin (`boxes`, `cylinders`).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PopulationConfig {
+    /// The instances: each a mapping with every key of the single-prop plugin, plus an optional
+    /// `name:` for its entity (default `<address>_<i>`). REQUIRED, at least one.
+    #[schemars(with = "Vec<serde_json::Value>")]
+    pub instances: Vec<Value>,
+}
+
+/// Parse `instances:` into typed configs, every problem named by its path
+/// (`instances[2].size`). Returns `(entity name, config)` pairs.
+pub fn parse_instances<C: DeserializeOwned + ValidateConfig>(value: &Value, address: &str) -> Result<Vec<(String, C)>, Vec<ConfigError>> {
+    let pop: PopulationConfig = typed_config(value)?;
+    if pop.instances.is_empty() {
+        return Err(vec![ConfigError::new("instances", "is empty; list at least one instance")]);
+    }
+    let mut out = Vec::new();
+    let mut errs = Vec::new();
+    for (i, inst) in pop.instances.iter().enumerate() {
+        let at = format!("instances[{i}]");
+        let Value::Mapping(m) = inst else {
+            errs.push(ConfigError::new(&at, "each instance is a mapping of the single prop's keys"));
+            continue;
+        };
+        let mut m = m.clone();
+        let name = match m.remove("name") {
+            None => format!("{address}_{i}"),
+            Some(Value::String(s)) if !s.is_empty() && !s.contains('.') => s,
+            Some(other) => {
+                errs.push(ConfigError::new(format!("{at}.name"), format!("must be a non-empty string without dots, got {other:?}")));
+                continue;
+            }
+        };
+        if out.iter().any(|(n, _): &(String, C)| *n == name) {
+            errs.push(ConfigError::new(format!("{at}.name"), format!("`{name}` names two instances; names must be distinct")));
+            continue;
+        }
+        match typed_config::<C>(&Value::Mapping(m)) {
+            Ok(c) => {
+                let v = c.validate();
+                if v.is_empty() {
+                    out.push((name, c));
+                } else {
+                    errs.extend(v.into_iter().map(|e| ConfigError::new(join(&at, &e.path), e.message)));
+                }
+            }
+            Err(es) => errs.extend(es.into_iter().map(|e| ConfigError::new(join(&at, &e.path), e.message))),
+        }
+    }
+    if errs.is_empty() {
+        Ok(out)
+    } else {
+        Err(errs)
+    }
+}
+
+fn join(at: &str, path: &str) -> String {
+    if path.is_empty() {
+        at.to_string()
+    } else {
+        format!("{at}.{path}")
+    }
+}
+
+/// A plugin building a list of primitive props.
+pub struct Population {
+    props: Vec<PrimitiveSpec>,
+}
+
+impl Population {
+    /// A population of already-resolved props.
+    pub fn from_specs(props: Vec<PrimitiveSpec>) -> Self {
+        Population { props }
+    }
+}
+
+impl Plugin for Population {
+    fn hooks(&self) -> Hooks {
+        Hooks::BUILD
+    }
+    fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
+        for p in &self.props {
+            build_primitive(spec, b.ctx, p).map_err(|e| format!("instance `{}`: {e}", p.entity))?;
+        }
+        Ok(())
+    }
+}
+
+fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
+    let list = parse_instances::<BoxConfig>(value, &args.address)?;
+    let props = list
+        .into_iter()
+        .map(|(name, c)| PrimitiveSpec {
+            body: body_name_for(&c.prefix, &name),
+            entity: name,
+            prefix: c.prefix,
+            shape: PrimitiveShape::Box(c.size),
+            pose: c.pose,
+            color: c.color,
+            collide: c.collide,
+            friction: c.friction,
+            motion: c.motion,
+            mass: c.mass,
+            present: c.present,
+        })
+        .collect();
+    Ok(Box::new(Population { props }))
+}
+
+/// The registry entry of `boxes`.
+pub fn descriptor() -> PluginDescriptor {
+    PluginDescriptor {
+        name: "boxes",
+        summary: "Many parametric boxes from one config value (each instance takes every `box` key, plus `name:`).",
+        flags: PluginFlags { provides_entity: true, ..Default::default() },
+        expansion_keys: &[],
+        schema: schema_of::<PopulationConfig>,
+        create,
+        expand: None,
+    }
+}
