@@ -234,6 +234,13 @@ pub fn resolve_site(model: &MjModel, entity: &Entity, key: &str, name: &str) -> 
     Err(format!("{key}: entity `{}` has no site `{name}` (looked up as `{full}`); its sites are [{}]", entity.name, sites.join(", ")))
 }
 
+/// Every actuator's control range (`[-inf, inf]` when not control-limited), read once in
+/// `configure` so a per-step clamp needs no model access.
+pub fn ctrl_limits(model: &MjModel) -> Vec<[f64; 2]> {
+    let nu = model.ffi().nu as usize;
+    (0..nu).map(|a| if model.actuator_ctrllimited()[a] { model.actuator_ctrlrange()[a] } else { [f64::NEG_INFINITY, f64::INFINITY] }).collect()
+}
+
 /// Clamp a control value to the actuator's `ctrlrange` when it is control-limited.
 pub fn clamp_ctrl(model: &MjModel, act: usize, value: f64) -> f64 {
     if model.actuator_ctrllimited()[act] {

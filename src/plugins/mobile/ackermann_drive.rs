@@ -224,6 +224,8 @@ pub struct AckermannDrive {
     odom_id: EndpointId,
     js_id: EndpointId,
     handle: Option<RobotHandle>,
+    /// Control range of every actuator (ctrl is clamped to it).
+    limits: Vec<[f64; 2]>,
     /// Commanded speed (m/s) and centre angle (rad); optional per-command slew/accel limits.
     target_speed: f64,
     target_angle: f64,
@@ -251,6 +253,7 @@ impl AckermannDrive {
             odom_id: 0,
             js_id: 0,
             handle: None,
+            limits: Vec::new(),
             target_speed: 0.0,
             target_angle: 0.0,
             msg_steer_rate: 0.0,
@@ -297,6 +300,7 @@ impl Plugin for AckermannDrive {
         let entity = common::owner_entity(ctx, "ackermann_drive", self.owner.as_deref())?;
         let c = &self.cfg;
         let model = ctx.model();
+        self.limits = common::ctrl_limits(model);
         let base = common::resolve_body(model, &entity, "base_body", &c.base_body)?;
         let names = |v: &Option<Vec<String>>| v.clone().unwrap_or_default();
         let (sa, sj, da, dj) = (names(&c.steer_actuators), names(&c.steer_joints), names(&c.drive_actuators), names(&c.drive_joints));
@@ -428,13 +432,12 @@ impl Plugin for AckermannDrive {
         let kappa = self.angle.tan() / c.wheelbase;
         let drive = drive_split(self.speed, kappa, c.track);
         let r = c.wheel_radius;
-        let writes: Vec<(usize, f64)> = (0..2)
-            .flat_map(|i| [(self.steer_acts[i], steer[i]), (self.drive_acts[i], drive[i] / r)])
-            .map(|(a, u)| (a, common::clamp_ctrl(ctx.model(), a, u)))
-            .collect();
+        let lim = &self.limits;
         let ctrl = ctx.data_mut().ctrl_mut();
-        for (a, u) in writes {
-            ctrl[a] = u;
+        for i in 0..2 {
+            let (s, d) = (self.steer_acts[i], self.drive_acts[i]);
+            ctrl[s] = steer[i].clamp(lim[s][0], lim[s][1]);
+            ctrl[d] = (drive[i] / r).clamp(lim[d][0], lim[d][1]);
         }
         Ok(())
     }
@@ -472,7 +475,7 @@ impl Plugin for AckermannDrive {
             ctx.interface.publish(self.odom_id, tick, Payload::Odometry(msg));
         }
         if ctx.interface.is_due(self.js_id, tick) {
-            let joints: Vec<JointRef> = self.drive_joints.iter().chain(self.steer_joints.iter()).cloned().collect();
+            let joints = [&self.drive_joints[..], &self.steer_joints[..]].concat();
             let msg = common::joint_state(ctx, &joints);
             ctx.interface.publish(self.js_id, tick, Payload::JointState(msg));
         }

@@ -283,7 +283,11 @@ pub struct DiffDrive {
     cmd_id: EndpointId,
     odom_id: EndpointId,
     js_id: Option<EndpointId>,
+    /// Joints `joint_states` carries (every wheel, left then right).
+    js_joints: Vec<JointRef>,
     handle: Option<RobotHandle>,
+    /// Control range of every actuator (ctrl is clamped to it).
+    limits: Vec<[f64; 2]>,
     /// Held command and the sim time (s) it arrived.
     cmd: Option<(Cmd, f64)>,
     /// Ramped wheel linear speeds (m/s), left and right.
@@ -303,7 +307,9 @@ impl DiffDrive {
             cmd_id: 0,
             odom_id: 0,
             js_id: None,
+            js_joints: Vec::new(),
             handle: None,
+            limits: Vec::new(),
             cmd: None,
             wheel: [0.0; 2],
             odom: Odom2d::default(),
@@ -367,6 +373,7 @@ impl Plugin for DiffDrive {
         let sides = self.cfg.sides(&mut errs).ok_or_else(|| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
         let single = self.cfg.left_actuators.is_none();
         let model = ctx.model();
+        self.limits = common::ctrl_limits(model);
         for (i, (acts, joints)) in sides.iter().enumerate() {
             let side = if i == 0 { "left" } else { "right" };
             let mut s = Side::default();
@@ -383,6 +390,7 @@ impl Plugin for DiffDrive {
             self.sides[i] = s;
         }
 
+        self.js_joints = self.sides.iter().flat_map(|s| s.joints.iter().cloned()).collect();
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
         let topics = &self.cfg.topics;
         let cmd_type = if self.cfg.stamped_cmd_vel { "geometry_msgs/msg/TwistStamped" } else { "geometry_msgs/msg/Twist" };
@@ -443,13 +451,12 @@ impl Plugin for DiffDrive {
             self.wheel[i] = ramp(self.wheel[i], target[i], dv);
         }
         let radius = c.wheel_radius;
-        let wheel = self.wheel;
-        let acts: Vec<(usize, f64)> =
-            self.sides.iter().enumerate().flat_map(|(i, s)| s.actuators.iter().map(move |&a| (a, wheel[i] / radius))).collect();
-        let clamped: Vec<(usize, f64)> = acts.iter().map(|&(a, u)| (a, common::clamp_ctrl(ctx.model(), a, u))).collect();
         let ctrl = ctx.data_mut().ctrl_mut();
-        for (a, u) in clamped {
-            ctrl[a] = u;
+        for (i, s) in self.sides.iter().enumerate() {
+            for &a in &s.actuators {
+                let [lo, hi] = self.limits[a];
+                ctrl[a] = (self.wheel[i] / radius).clamp(lo, hi);
+            }
         }
         Ok(())
     }
@@ -497,8 +504,7 @@ impl Plugin for DiffDrive {
         }
         if let Some(js) = self.js_id {
             if ctx.interface.is_due(js, tick) {
-                let joints: Vec<JointRef> = self.sides.iter().flat_map(|s| s.joints.iter().cloned()).collect();
-                let msg = common::joint_state(ctx, &joints);
+                let msg = common::joint_state(ctx, &self.js_joints);
                 ctx.interface.publish(js, tick, Payload::JointState(msg));
             }
         }

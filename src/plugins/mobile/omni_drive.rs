@@ -318,7 +318,13 @@ pub struct OmniDrive {
     cmd_id: EndpointId,
     odom_id: EndpointId,
     js_id: Option<EndpointId>,
+    /// Joints `joint_states` carries (wheels, then steer joints).
+    js_joints: Vec<JointRef>,
     handle: Option<RobotHandle>,
+    /// Control range of every actuator (ctrl is clamped to it).
+    limits: Vec<[f64; 2]>,
+    /// Scratch: the steer joints' current angles (swerve), reused every step.
+    steer_now: Vec<f64>,
     cmd: Option<([f64; 3], f64)>,
     /// Ramped body twist (vx, vy, wz).
     twist: [f64; 3],
@@ -339,7 +345,10 @@ impl OmniDrive {
             cmd_id: 0,
             odom_id: 0,
             js_id: None,
+            js_joints: Vec::new(),
             handle: None,
+            limits: Vec::new(),
+            steer_now: Vec::new(),
             cmd: None,
             twist: [0.0; 3],
             odom: Odom2d::default(),
@@ -378,6 +387,7 @@ impl Plugin for OmniDrive {
         let entity = common::owner_entity(ctx, "omni_drive", self.owner.as_deref())?;
         let c = &self.cfg;
         let model = ctx.model();
+        self.limits = common::ctrl_limits(model);
         let bj = common::resolve_joint(model, &entity, "base_joint", &c.base_joint)?;
         if model.jnt_type()[bj] != mjtJoint::mjJNT_FREE {
             return Err(format!("base_joint: `{}` is not a free joint; omni_drive drives the base's free joint", c.base_joint));
@@ -426,6 +436,8 @@ impl Plugin for OmniDrive {
             self.wheels.push(Wheel { joint: JointRef::new(model, &entity, j), actuator: a, sign, steer });
         }
 
+        self.js_joints = self.wheels.iter().map(|w| w.joint.clone()).collect();
+        self.js_joints.extend(self.wheels.iter().filter_map(|w| w.steer.as_ref().map(|(j, _, _)| j.clone())));
         let scope = Scope::new(&entity, c.namespace.as_deref());
         let topics = &c.topics;
         let cmd_type = if c.stamped_cmd_vel { "geometry_msgs/msg/TwistStamped" } else { "geometry_msgs/msg/Twist" };
@@ -498,28 +510,30 @@ impl Plugin for OmniDrive {
         let [vx, vy, wz] = self.twist;
         let yaw = self.base_yaw(ctx);
         let [wx, wy] = body_to_world(vx, vy, yaw);
-        let mut writes: Vec<(usize, f64)> = vec![(self.acts[0], wx), (self.acts[1], wy), (self.acts[2], wz)];
         let r = c.wheel_radius;
-        if !self.wheels.is_empty() {
-            if c.swerve() {
-                let qpos = ctx.data().qpos();
-                for w in &self.wheels {
-                    let (sj, sa, p) = w.steer.as_ref().expect("swerve wheel has a steer joint");
-                    let (target, roll) = swerve_target(vx - wz * p[1], vy + wz * p[0], qpos[sj.qpos]);
-                    writes.push((*sa, target));
-                    writes.push((w.actuator, w.sign * roll / r));
-                }
-            } else {
-                let speeds = mecanum_ik(vx, vy, wz, c.axis_separation / 2.0, c.wheel_separation / 2.0);
-                for (w, v) in self.wheels.iter().zip(speeds) {
-                    writes.push((w.actuator, w.sign * v / r));
-                }
-            }
+        self.steer_now.clear();
+        if c.swerve() {
+            let qpos = ctx.data().qpos();
+            self.steer_now.extend(self.wheels.iter().map(|w| w.steer.as_ref().map(|(sj, _, _)| qpos[sj.qpos]).unwrap_or(0.0)));
         }
-        let writes: Vec<(usize, f64)> = writes.into_iter().map(|(a, u)| (a, common::clamp_ctrl(ctx.model(), a, u))).collect();
+        let lim = &self.limits;
         let ctrl = ctx.data_mut().ctrl_mut();
-        for (a, u) in writes {
-            ctrl[a] = u;
+        let mut put = |a: usize, u: f64| ctrl[a] = u.clamp(lim[a][0], lim[a][1]);
+        put(self.acts[0], wx);
+        put(self.acts[1], wy);
+        put(self.acts[2], wz);
+        if c.swerve() {
+            for (k, w) in self.wheels.iter().enumerate() {
+                let (_, sa, p) = w.steer.as_ref().expect("swerve wheel has a steer joint");
+                let (target, roll) = swerve_target(vx - wz * p[1], vy + wz * p[0], self.steer_now[k]);
+                put(*sa, target);
+                put(w.actuator, w.sign * roll / r);
+            }
+        } else if !self.wheels.is_empty() {
+            let speeds = mecanum_ik(vx, vy, wz, c.axis_separation / 2.0, c.wheel_separation / 2.0);
+            for (w, v) in self.wheels.iter().zip(speeds) {
+                put(w.actuator, w.sign * v / r);
+            }
         }
         Ok(())
     }
@@ -553,9 +567,7 @@ impl Plugin for OmniDrive {
         }
         if let Some(js) = self.js_id {
             if ctx.interface.is_due(js, tick) {
-                let mut joints: Vec<JointRef> = self.wheels.iter().map(|w| w.joint.clone()).collect();
-                joints.extend(self.wheels.iter().filter_map(|w| w.steer.as_ref().map(|(j, _, _)| j.clone())));
-                let msg = common::joint_state(ctx, &joints);
+                let msg = common::joint_state(ctx, &self.js_joints);
                 ctx.interface.publish(js, tick, Payload::JointState(msg));
             }
         }
