@@ -935,3 +935,26 @@ components:
         assert!((js.velocity[k].abs() - 0.25 / 0.05).abs() < 0.3, "roll {k}: {}", js.velocity[k]);
     }
 }
+
+#[test]
+fn absent_robot_is_not_driven_until_present() {
+    let mut e = engine(
+        "sim: {timestep: 0.002}
+components:
+  - spawn_robot: {model: omni_base, present: false, pose: {position: {x: 1.0}}}
+    name: robot
+    components:
+      - omni_drive: {test_cmd: [0.5, 0.0, 0.0]}
+",
+    );
+    let p0 = qpose(&e, "base_free");
+    e.step_n(500).unwrap();
+    let p1 = qpose(&e, "base_free");
+    println!("absent omni: {p0:?} -> {p1:?}");
+    assert!((p1.0 - p0.0).hypot(p1.1 - p0.1) < 1e-3, "an absent base was driven from {p0:?} to {p1:?}");
+    roqsim::presence::set_present(&mut e.ctx, "robot", true).unwrap();
+    e.step_n(500).unwrap();
+    let p2 = qpose(&e, "base_free");
+    println!("present omni: {p2:?}");
+    assert!(p2.0 - p1.0 > 0.3, "present again, the base did not drive: {p2:?}");
+}

@@ -234,6 +234,14 @@ pub fn resolve_site(model: &MjModel, entity: &Entity, key: &str, name: &str) -> 
     Err(format!("{key}: entity `{}` has no site `{name}` (looked up as `{full}`); its sites are [{}]", entity.name, sites.join(", ")))
 }
 
+/// Whether entity `name` is present (an unknown name reads as present). An absent entity is
+/// frozen and contact-free (`crate::presence`); a controller then must not drive it — an omni
+/// base's planar actuators would push a frozen, floating base away — and holds its actuators at
+/// rest instead.
+pub fn entity_present(ctx: &SimContext, name: &str) -> bool {
+    ctx.entities.get(name).is_none_or(|e| e.present)
+}
+
 /// Every actuator's control range (`[-inf, inf]` when not control-limited), read once in
 /// `configure` so a per-step clamp needs no model access.
 pub fn ctrl_limits(model: &MjModel) -> Vec<[f64; 2]> {

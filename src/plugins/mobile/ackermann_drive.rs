@@ -215,6 +215,8 @@ pub fn drive_split(v: f64, kappa: f64, track: f64) -> [f64; 2] {
 pub struct AckermannDrive {
     cfg: AckermannDriveConfig,
     owner: Option<String>,
+    /// Owning entity's name (resolved at configure).
+    entity: String,
     steer_acts: [usize; 2],
     steer_joints: Vec<JointRef>,
     drive_acts: [usize; 2],
@@ -244,6 +246,7 @@ impl AckermannDrive {
         AckermannDrive {
             cfg,
             owner: args.owner.clone(),
+            entity: String::new(),
             steer_acts: [0; 2],
             steer_joints: Vec::new(),
             drive_acts: [0; 2],
@@ -298,6 +301,7 @@ impl Plugin for AckermannDrive {
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let entity = common::owner_entity(ctx, "ackermann_drive", self.owner.as_deref())?;
+        self.entity = entity.name.clone();
         let c = &self.cfg;
         let model = ctx.model();
         self.limits = common::ctrl_limits(model);
@@ -416,6 +420,16 @@ impl Plugin for AckermannDrive {
         }
         if let Some([v, w]) = self.cfg.test_cmd {
             self.twist_command(v, w);
+        }
+        if !common::entity_present(ctx, &self.entity) {
+            // Absent: stop the drive; the rack holds the angle it has.
+            self.target_speed = 0.0;
+            self.speed = 0.0;
+            let ctrl = ctx.data_mut().ctrl_mut();
+            for a in self.drive_acts {
+                ctrl[a] = 0.0;
+            }
+            return Ok(());
         }
         let c = &self.cfg;
         let target_v = self.target_speed.clamp(-c.max_linear_vel, c.max_linear_vel);

@@ -279,6 +279,8 @@ pub struct DiffDrive {
     cfg: DiffDriveConfig,
     address: String,
     owner: Option<String>,
+    /// Owning entity's name (resolved at configure).
+    entity: String,
     sides: [Side; 2],
     cmd_id: EndpointId,
     odom_id: EndpointId,
@@ -303,6 +305,7 @@ impl DiffDrive {
             cfg,
             address: args.address.clone(),
             owner: args.owner.clone(),
+            entity: String::new(),
             sides: Default::default(),
             cmd_id: 0,
             odom_id: 0,
@@ -369,6 +372,7 @@ impl Plugin for DiffDrive {
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let entity = common::owner_entity(ctx, "diff_drive", self.owner.as_deref())?;
+        self.entity = entity.name.clone();
         let mut errs = Vec::new();
         let sides = self.cfg.sides(&mut errs).ok_or_else(|| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
         let single = self.cfg.left_actuators.is_none();
@@ -437,6 +441,18 @@ impl Plugin for DiffDrive {
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
         self.take_commands(ctx)?;
+        if !common::entity_present(ctx, &self.entity) {
+            // Absent: drop the command, brake the wheels (velocity servos at 0).
+            self.cmd = None;
+            self.wheel = [0.0; 2];
+            let ctrl = ctx.data_mut().ctrl_mut();
+            for s in &self.sides {
+                for &a in &s.actuators {
+                    ctrl[a] = 0.0;
+                }
+            }
+            return Ok(());
+        }
         let now = ctx.sim_time();
         let c = &self.cfg;
         let (v, w) = match self.cmd {

@@ -311,6 +311,8 @@ struct Wheel {
 pub struct OmniDrive {
     cfg: OmniDriveConfig,
     owner: Option<String>,
+    /// Owning entity's name (resolved at configure).
+    entity: String,
     base_qpos: usize,
     base_dof: usize,
     acts: [usize; 3],
@@ -338,6 +340,7 @@ impl OmniDrive {
         OmniDrive {
             cfg,
             owner: args.owner.clone(),
+            entity: String::new(),
             base_qpos: 0,
             base_dof: 0,
             acts: [0; 3],
@@ -385,6 +388,7 @@ impl Plugin for OmniDrive {
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let entity = common::owner_entity(ctx, "omni_drive", self.owner.as_deref())?;
+        self.entity = entity.name.clone();
         let c = &self.cfg;
         let model = ctx.model();
         self.limits = common::ctrl_limits(model);
@@ -498,6 +502,16 @@ impl Plugin for OmniDrive {
         }
         if let Some(t) = self.cfg.test_cmd {
             self.cmd = Some((t, now));
+        }
+        if !common::entity_present(ctx, &self.entity) {
+            // Absent: the planar drive would push the frozen, contact-free base away. Hold it.
+            self.cmd = None;
+            self.twist = [0.0; 3];
+            let ctrl = ctx.data_mut().ctrl_mut();
+            for a in self.acts.iter().copied().chain(self.wheels.iter().map(|w| w.actuator)) {
+                ctrl[a] = 0.0;
+            }
+            return Ok(());
         }
         let c = &self.cfg;
         let target = match self.cmd {
