@@ -290,6 +290,101 @@ impl PartialEq for ActionCall {
     }
 }
 
+/// What `contact_monitor` reports: did the watched entity touch something it should not
+/// (seed 001 core `contact_monitor`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactReport {
+    /// Sim time (s) of the report.
+    pub stamp: f64,
+    /// A qualifying contact exists this step (with `latch`: has existed since the reset).
+    pub in_contact: bool,
+    /// Sim time (s) of the first qualifying contact since the reset; -1.0 if none.
+    pub first_time: f64,
+    /// Qualifying contacts in the current step.
+    pub count: u32,
+    /// The watched entity's geom in the first contact ("" if none).
+    pub geom_a: String,
+    /// The other geom of the first contact ("" if none).
+    pub geom_b: String,
+}
+
+/// What `clearance_monitor` reports: how close the watched entity came to anything it could
+/// collide with (seed 001 core `clearance_monitor`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClearanceReport {
+    /// Sim time (s) of the report.
+    pub stamp: f64,
+    /// Distance (m) at the latest measurement; `distmax` when saturated. Negative = penetration.
+    pub current: f64,
+    /// Closest approach (m) since the reset.
+    pub minimum: f64,
+    /// Sim time (s) of the closest approach (-1.0 before any measurement).
+    pub at_time: f64,
+    /// Geom the closest approach was to ("" when nothing came within `distmax`).
+    pub geom: String,
+    /// True when nothing was within `distmax`: `current` then means "at least this far".
+    pub saturated: bool,
+}
+
+/// What `energy_monitor` reports: the actuators' energy bill, integrated at the physics rate
+/// (seed 001 core `energy_monitor`, "What a run cost").
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct EnergyReport {
+    /// Sim time (s) of the report.
+    pub stamp: f64,
+    /// Electrical energy drawn since the reset (J): driving power / efficiency + idle + resistive
+    /// (− regenerated, when `regenerative`).
+    pub energy_j: f64,
+    /// Mechanical work of the actuators while driving (J): the integral of the positive parts.
+    pub driving_j: f64,
+    /// Mechanical work done ON the actuators by the load (J, ≥ 0): the integral of the negative
+    /// parts' magnitude. Credited back only when `regenerative`.
+    pub driven_j: f64,
+    /// Integral of the summed absolute actuator torques/forces (N·m·s or N·s).
+    pub torque_integral_nms: f64,
+    /// Electrical power at the latest step (W).
+    pub power_w: f64,
+    /// Metered actuators, in report order (unprefixed names).
+    pub actuators: Vec<String>,
+    /// Per actuator: driving work (J).
+    pub actuator_driving_j: Vec<f64>,
+    /// Per actuator: driven work (J, ≥ 0).
+    pub actuator_driven_j: Vec<f64>,
+    /// State of charge 0..1; `None` when no `capacity_wh` was given (unknown, not full).
+    pub state_of_charge: Option<f64>,
+    /// Battery capacity (Wh); `None` when not modelled.
+    pub capacity_wh: Option<f64>,
+    /// Nominal voltage (V); `None` when unknown.
+    pub voltage: Option<f64>,
+    /// Current drawn (A) = power / voltage; `None` without a voltage.
+    pub current_a: Option<f64>,
+    /// Latched once the modelled charge reached zero.
+    pub depleted: bool,
+}
+
+/// What `upright_monitor` reports: is the body still in the plane it settled in (seed 001 core
+/// `upright_monitor`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UprightReport {
+    /// Sim time (s) of the report.
+    pub stamp: f64,
+    /// False once the body tilted past `max_tilt_deg` or left its settled height by more than
+    /// `max_rise_m` (latched with `latch`).
+    pub upright: bool,
+    /// True once `settle_s` has passed and the reference height was taken.
+    pub settled: bool,
+    /// Current tilt of the body's +z from world +z (deg).
+    pub tilt_deg: f64,
+    /// Current height minus the settled reference (m); 0 before settling.
+    pub rise_m: f64,
+    /// Reference height (m) taken at `settle_s` (NaN before).
+    pub reference_z: f64,
+    /// Sim time (s) the body was first judged fallen; -1.0 if never.
+    pub fallen_time: f64,
+    /// Why it fell ("" while upright): `tilt 41.2 deg > 30 deg` or `rise -0.15 m beyond 0.1 m`.
+    pub reason: String,
+}
+
 /// Anything an endpoint carries.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Payload {
@@ -333,6 +428,14 @@ pub enum Payload {
     Empty,
     /// A success flag with a message (std_srvs/Trigger and SetBool responses).
     Ack { success: bool, message: String },
+    /// A contact monitor's report.
+    ContactReport(ContactReport),
+    /// A clearance monitor's report.
+    ClearanceReport(ClearanceReport),
+    /// An energy monitor's report (sensor_msgs/BatteryState on the wire).
+    EnergyReport(EnergyReport),
+    /// An upright monitor's report.
+    UprightReport(UprightReport),
 }
 
 impl Payload {
@@ -359,6 +462,69 @@ impl Payload {
             Payload::Goal(_) => "Goal",
             Payload::Empty => "Empty",
             Payload::Ack { .. } => "Ack",
+            Payload::ContactReport(_) => "ContactReport",
+            Payload::ClearanceReport(_) => "ClearanceReport",
+            Payload::EnergyReport(_) => "EnergyReport",
+            Payload::UprightReport(_) => "UprightReport",
+        }
+    }
+
+    /// A primitive member of a monitor report, by name (what a `("ros2", "field", <member>)` hint
+    /// publishes): `in_contact`/`first_time`/`count`/`geom_a`/`geom_b` of a ContactReport,
+    /// `current`/`minimum`/`at_time`/`geom`/`saturated` of a ClearanceReport,
+    /// `energy_j`/`driving_j`/`driven_j`/`torque_integral_nms`/`power_w`/`state_of_charge`/`depleted`
+    /// of an EnergyReport, `upright`/`settled`/`tilt_deg`/`rise_m`/`fallen_time`/`reason` of an
+    /// UprightReport, and `success`/`message` of an Ack. `None` for anything else.
+    pub fn member(&self, name: &str) -> Option<Payload> {
+        let f = |x: f64| Some(Payload::Float64(x));
+        let b = |x: bool| Some(Payload::Bool(x));
+        let s = |x: &str| Some(Payload::String(x.to_string()));
+        match self {
+            Payload::ContactReport(r) => match name {
+                "stamp" => f(r.stamp),
+                "in_contact" => b(r.in_contact),
+                "first_time" => f(r.first_time),
+                "count" => f(r.count as f64),
+                "geom_a" => s(&r.geom_a),
+                "geom_b" => s(&r.geom_b),
+                _ => None,
+            },
+            Payload::ClearanceReport(r) => match name {
+                "stamp" => f(r.stamp),
+                "current" => f(r.current),
+                "minimum" => f(r.minimum),
+                "at_time" => f(r.at_time),
+                "geom" => s(&r.geom),
+                "saturated" => b(r.saturated),
+                _ => None,
+            },
+            Payload::EnergyReport(r) => match name {
+                "stamp" => f(r.stamp),
+                "energy_j" => f(r.energy_j),
+                "driving_j" => f(r.driving_j),
+                "driven_j" => f(r.driven_j),
+                "torque_integral_nms" => f(r.torque_integral_nms),
+                "power_w" => f(r.power_w),
+                "state_of_charge" => f(r.state_of_charge.unwrap_or(f64::NAN)),
+                "depleted" => b(r.depleted),
+                _ => None,
+            },
+            Payload::UprightReport(r) => match name {
+                "stamp" => f(r.stamp),
+                "upright" => b(r.upright),
+                "settled" => b(r.settled),
+                "tilt_deg" => f(r.tilt_deg),
+                "rise_m" => f(r.rise_m),
+                "fallen_time" => f(r.fallen_time),
+                "reason" => s(&r.reason),
+                _ => None,
+            },
+            Payload::Ack { success, message } => match name {
+                "success" => b(*success),
+                "message" => s(message),
+                _ => None,
+            },
+            _ => None,
         }
     }
 }
