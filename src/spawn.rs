@@ -456,13 +456,13 @@ pub fn apply_assets(spec: &mut MjSpec, asset: &ModelAsset) -> Result<(), String>
     };
     let mesh_dirs = dirs_for(&meshdir);
     for m in spec.mesh_iter_mut() {
-        if let Some(abs) = find(&m.file().to_string(), &mesh_dirs, "mesh")? {
+        if let Some(abs) = find(m.file(), &mesh_dirs, "mesh")? {
             m.set_file(&abs);
         }
     }
     let tex_dirs = dirs_for(&texturedir);
     for t in spec.texture_iter_mut() {
-        if let Some(abs) = find(&t.file().to_string(), &tex_dirs, "texture")? {
+        if let Some(abs) = find(t.file(), &tex_dirs, "texture")? {
             t.set_file(&abs);
         }
     }
@@ -726,7 +726,8 @@ impl StaticTfPublisher {
 /// placeholder has no value). Any placeholder not in `vars` is an error naming it; one whose
 /// value is `None` is an error too (the caller's message says how to set it).
 pub fn fill_placeholders(s: &str, vars: &[(&str, Option<&str>)]) -> Result<String, String> {
-    let re = regex::Regex::new(r"\{([^{}]*)\}").expect("static regex");
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r"\{([^{}]*)\}").expect("static regex"));
     let mut err = None;
     let out = re.replace_all(s, |c: &regex::Captures| {
         let name = &c[1];

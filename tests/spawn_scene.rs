@@ -165,6 +165,13 @@ fn two_robots_with_distinct_prefixes_and_the_registry() {
     let r2 = e.ctx.entities.get("tb2").unwrap();
     assert!(!r2.declared_present && !r2.present, "present: false is stored on the entity");
     let lidar = e.ctx.entities.get("tb2.rplidar").unwrap();
+    assert!(!lidar.declared_present, "a mounted device is absent with its carrier");
+    let m = e.ctx.model();
+    let housing = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "r2_rplidar_head").unwrap();
+    assert_eq!(m.geom_group()[housing] as usize, roqsim::raycast::ABSENT_GEOM_GROUP);
+    let housing1 = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "r1_rplidar_head").unwrap();
+    assert_eq!(m.geom_group()[housing1], 0);
+    assert_eq!(lidar.meta.get("pose_frame").map(String::as_str), Some("r2_base_link"));
     assert_eq!(lidar.kind, EntityKind::Sensor);
     assert_eq!(lidar.prefix, "r2_rplidar_", "prefix defaults to <attach_prefix><label>_");
     assert_eq!(lidar.namespace, "robot2", "namespace defaults to the carrier's");
@@ -774,4 +781,27 @@ fn floorplan_world_robot_faces_the_divider_two_metres_from_its_scanner() {
     let (d, g) = ray_x_excluding(&mut e, p, mount).unwrap();
     assert_eq!(g, "wall_4_0");
     assert!((d - 2.0).abs() < 0.002, "scanner to the divider: {d}");
+}
+
+#[test]
+fn mesh_refs_resolve_from_the_models_own_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = dir.path().join("tet");
+    std::fs::create_dir_all(m.join("meshes")).unwrap();
+    std::fs::write(m.join("meshes/tet.obj"), "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n").unwrap();
+    std::fs::write(
+        m.join("tet.xml"),
+        "<mujoco><compiler meshdir=\"meshes\"/><asset><mesh name=\"tet\" file=\"tet.obj\"/></asset><worldbody><body name=\"tet\"><geom type=\"mesh\" mesh=\"tet\"/></body></worldbody></mujoco>",
+    )
+    .unwrap();
+    let xml = m.join("tet.xml");
+    let loaded = roqsim::spawn::load_model(xml.to_str().unwrap(), &base()).unwrap();
+    let file = loaded.spec.mesh_iter().next().unwrap().file().to_string();
+    assert_eq!(Path::new(&file), m.join("meshes/tet.obj").canonicalize().unwrap_or(m.join("meshes/tet.obj")));
+    // The world lives elsewhere (worlds/): the prop still compiles, twice, under two prefixes.
+    let e = engine(&format!(
+        "{SIM}components:\n  - spawn_model: {{model: {0}, prefix: a_}}\n    name: a\n  - spawn_model: {{model: {0}, prefix: b_, pose: {{position: {{x: 1}}}}}}\n    name: b\n",
+        xml.display()
+    ));
+    assert_eq!(e.ctx.model().ffi().nmesh, 2);
 }

@@ -208,7 +208,7 @@ impl Plugin for SpawnModel {
             let compiled = probe.compile().map_err(|e| format!("model `{}`: {e}", cfg.model))?;
             let rid = compiled.name_to_id(MjtObjBase::mjOBJ_BODY, &m.root).expect("root body compiled");
             let current = compiled.body_mass()[rid];
-            if !(current > 0.0) {
+            if current <= 0.0 || !current.is_finite() {
                 return Err(format!(
                     "mass: the root body `{}` of `{}` has no mass to rescale (its geoms are massless, e.g. density=\"0\")",
                     m.root, cfg.model

@@ -370,7 +370,12 @@ impl Plugin for SpawnSensor {
         ent.initial_pose = pose;
         if let Some(c) = &carrier {
             ent.meta.insert("carrier".into(), c.name.clone());
+            // A device on a carrier is part of the carrier's body: it is absent when the carrier
+            // is (otherwise re-applying its own default presence would bring its housing back).
+            ent.declared_present = c.declared_present;
+            ent.present = c.declared_present;
         }
+        ent.meta.insert("pose_frame".into(), parent_body.clone().unwrap_or_else(|| "world".into()));
         if let Some(f) = &frame_id {
             ent.meta.insert("frame_id".into(), f.clone());
         }
