@@ -463,8 +463,8 @@ impl Plugin for DiffDrive {
         let w = w.clamp(-c.max_angular_vel, c.max_angular_vel);
         let target = wheel_speeds(v, w, c.wheel_separation, c.slip_factor);
         let dv = c.wheel_accel_limit * ctx.dt;
-        for i in 0..2 {
-            self.wheel[i] = ramp(self.wheel[i], target[i], dv);
+        for (w, t) in self.wheel.iter_mut().zip(target) {
+            *w = ramp(*w, t, dv);
         }
         let radius = c.wheel_radius;
         let ctrl = ctx.data_mut().ctrl_mut();
