@@ -805,3 +805,28 @@ fn mesh_refs_resolve_from_the_models_own_dir() {
     ));
     assert_eq!(e.ctx.model().ffi().nmesh, 2);
 }
+
+#[test]
+fn top_level_mount_attached_to_a_spawned_body_rides_it() {
+    let mut e = engine(&format!(
+        "{SIM}components:
+  - spawn_robot: {{model: turtlebot4, prefix: r1_, default_plugins: false, pose: {{position: {{x: 1.0}}, orientation: {{yaw: 1.5707963267948966}}}}}}
+    name: robot
+  - spawn_sensor: {{model: rplidar_a1, attach_to: base_link, attach_prefix: r1_, pos: [0.1, 0, 0.4], frame_id: mast_laser, default_plugins: false}}
+    name: mast
+"
+    ));
+    let ent = e.ctx.entities.get("mast").unwrap();
+    assert_eq!(ent.prefix, "r1_mast_");
+    assert_eq!(ent.weld_reason.as_deref(), Some("mounted on `r1_base_link` (welded to its carrier)"));
+    let t = tf_of(&e, "mast");
+    assert_eq!((t[0].parent.as_str(), t[0].child.as_str()), ("base_link", "mast_laser"));
+    e.step_n(100).unwrap();
+    let (p, _) = body_pose(&e, "r1_mast_mount");
+    // base at (1, 0, 0) turned +90°: the mount's +0.1 m x lands on world +y.
+    assert!(close(&p, &[1.0, 0.1, 0.4], 0.003), "{p:?}");
+    let msg = refusal(&format!(
+        "{SIM}components:\n  - spawn_sensor: {{model: rplidar_a1, attach_to: chassis, default_plugins: false}}\n    name: mast\n"
+    ));
+    assert_has(&msg, "attach_to: no body `chassis` (attach_prefix `` + `chassis`) has been spawned before this mount; bodies: (none)");
+}
