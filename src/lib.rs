@@ -13,6 +13,7 @@ pub mod plugins;
 pub mod presence;
 pub mod raycast;
 pub mod robot;
+pub mod ros;
 pub mod runner;
 pub mod sensor_fault;
 pub mod spawn;

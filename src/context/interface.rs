@@ -168,6 +168,16 @@ impl Interface {
         s
     }
 
+    /// Record a gated stream whose spacing the caller snapped itself (a bridge forwarding every
+    /// k-th publication of a producer, on the producer's own grid), announcing the move.
+    pub fn record_rate(&mut self, what: &str, s: SnappedRate) {
+        let note = snap_note(what, &s, self.physics_hz);
+        if note != SnapNote::Quiet {
+            self.notes.push(note);
+        }
+        self.extra_rates.push(RateRow { name: what.to_string(), requested_hz: s.requested_hz, realised_hz: s.realised_hz, every_steps: s.every_steps });
+    }
+
     /// Register an endpoint; its rate (if any) is snapped to the physics grid here.
     pub fn add(&mut self, mut ep: Endpoint) -> EndpointId {
         if let Some(hz) = ep.rate_hz {

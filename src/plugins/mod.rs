@@ -36,6 +36,8 @@ pub fn registry() -> &'static [PluginDescriptor] {
         v.push(mobile::ackermann_drive::descriptor());
         v.push(core::joint_state_publisher::descriptor());
         v.push(sensors::ground_truth_pose::descriptor());
+        #[cfg(feature = "ros")]
+        v.push(crate::ros::bridge::descriptor());
         v
     })
 }

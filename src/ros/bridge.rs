@@ -1,0 +1,583 @@
+//! `ros2_bridge`: every endpoint of the world on the ROS 2 graph, /clock, /tf, /tf_static,
+//! merged joint_states and the type-mismatch watchdog, from an r2r node inside the engine's
+//! process (seed 000 §7, §13; seed 001 "ROS 2 bridge (roqsim_ros_bridge)").
+//!
+//! * `configure` (physics thread): builds the [`plan`](crate::ros::plan), creates the node and
+//!   every publisher, subscription and server, binds the bridge's own gated streams (/clock,
+//!   merged joint_states, `rates:` overrides) to the physics grid, then moves the node into the
+//!   ROS thread.
+//! * ROS thread: `spin_once` + a local executor driving the subscription and server tasks; a
+//!   decoded message becomes a posted command that calls `ctx.interface.deliver(..)` on the
+//!   physics thread. Once a second it checks the graph for peers of another type
+//!   ([`graph`](crate::ros::graph)) and ends the run through `ctx.fail` when it finds one.
+//! * `post_step` (physics thread): forwards every endpoint publication it has not forwarded yet
+//!   (payload → preallocated message), adds odometry/transform payloads to one /tf message per
+//!   tick, accumulates static transforms into the latched /tf_static set, publishes merged
+//!   joint_states and /clock on their gates, and about once a second reports each out endpoint's
+//!   `has_subscribers` (a lazy endpoint is then not produced).
+//! * `shutdown`: publishes the final /clock if the gate skipped it, lingers `linger_s` when a
+//!   peer listens so the last messages arrive, stops and joins the ROS thread.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use r2r::geometry_msgs::msg::TransformStamped;
+use r2r::rosgraph_msgs::msg::Clock;
+use r2r::sensor_msgs::msg::JointState;
+use r2r::tf2_msgs::msg::TFMessage;
+
+use crate::context::payload::{self as pl, Payload};
+use crate::context::{EndpointId, SimContext};
+use crate::error::HookResult;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags};
+use crate::plugin_descriptor;
+use crate::ros::config::BridgeConfig;
+use crate::ros::convert::{self, Frames, Outbound, Sink, Task};
+use crate::ros::graph::{self, Side, Watched};
+use crate::ros::plan::{self, InKind, Qos, TfRoute};
+use crate::ros::{field, handlers};
+
+/// Wall period of the `has_subscribers` refresh and of the watchdog.
+const GRAPH_PERIOD: Duration = Duration::from_secs(1);
+/// How long one `spin_once` may block (bounds shutdown latency, not message latency: a wait
+/// returns as soon as something is ready).
+const SPIN_TIMEOUT: Duration = Duration::from_millis(10);
+
+/// The registry entry (`transport_only`: dropped by `--no-communication`).
+pub fn descriptor() -> PluginDescriptor {
+    plugin_descriptor!(
+        "ros2_bridge",
+        "ROS 2 transport (r2r): every endpoint on the graph, /clock from sim time, /tf + latched /tf_static, merged joint_states, type-mismatch watchdog.",
+        BridgeConfig,
+        Ros2Bridge,
+        PluginFlags { transport_only: true, ..Default::default() }
+    )
+}
+
+/// The bridge plugin.
+pub struct Ros2Bridge {
+    cfg: BridgeConfig,
+    address: String,
+    run: Option<Running>,
+}
+
+struct OutSlot {
+    id: EndpointId,
+    label: String,
+    topic: usize,
+    out: Box<dyn Outbound>,
+    frames: Frames,
+    field: Option<String>,
+    every: Option<u64>,
+    failed: bool,
+}
+
+struct TfSlot {
+    id: EndpointId,
+    route: TfRoute,
+    frames: Frames,
+}
+
+struct MergedSlot {
+    topic: usize,
+    members: Vec<EndpointId>,
+    latest: Vec<Option<pl::JointState>>,
+    publisher: r2r::Publisher<JointState>,
+    msg: JointState,
+    every: u64,
+    fresh: bool,
+}
+
+struct Running {
+    outs: Vec<OutSlot>,
+    tfs: Vec<TfSlot>,
+    merged: Vec<MergedSlot>,
+    /// Endpoint ids whose publications the bridge forwards (outs, tf, merged members).
+    tracked: Vec<EndpointId>,
+    /// Per endpoint: the publication tick last forwarded.
+    seen: Vec<Option<u64>>,
+    /// Per endpoint: published since the last forward (this tick's scratch).
+    fresh: Vec<bool>,
+    tf_pub: r2r::Publisher<TFMessage>,
+    tf_msg: TFMessage,
+    tf_topic: usize,
+    tf_static_pub: r2r::Publisher<TFMessage>,
+    tf_static_msg: TFMessage,
+    tf_static_topic: usize,
+    statics: BTreeMap<String, TransformStamped>,
+    clock: Option<(r2r::Publisher<Clock>, Clock, u64)>,
+    clock_topic: usize,
+    last_clock_ns: Option<i64>,
+    last_refresh: Option<Instant>,
+    topics: Vec<String>,
+    trace: Option<Vec<(u32, i64, i64)>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Ros2Bridge {
+    /// A bridge from its config.
+    pub fn new(cfg: BridgeConfig, args: &PluginArgs) -> Self {
+        Ros2Bridge { cfg, address: args.address.clone(), run: None }
+    }
+}
+
+fn payload_stamp(p: &Payload) -> Option<f64> {
+    match p {
+        Payload::Odometry(o) => Some(o.stamp),
+        Payload::LaserScan(o) => Some(o.stamp),
+        Payload::Imu(o) => Some(o.stamp),
+        Payload::JointState(o) => Some(o.stamp),
+        Payload::PoseTwist(o) => Some(o.stamp),
+        Payload::Wrench(o) => Some(o.stamp),
+        _ => None,
+    }
+}
+
+fn wall_ns() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as i64).unwrap_or(0)
+}
+
+fn same_transform(a: &TransformStamped, b: &TransformStamped) -> bool {
+    a.header.frame_id == b.header.frame_id && a.child_frame_id == b.child_frame_id && a.transform == b.transform
+}
+
+impl Plugin for Ros2Bridge {
+    fn hooks(&self) -> Hooks {
+        Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::POST_STEP | Hooks::SHUTDOWN
+    }
+
+    fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        let cfg = self.cfg.clone();
+        let plan = plan::build(&ctx.interface, &cfg).map_err(|e| e.join("\n  "))?;
+        for n in &plan.notes {
+            tracing::debug!("[{}] {n}", self.address);
+        }
+        for w in &plan.warnings {
+            tracing::warn!("[{}] {w}", self.address);
+        }
+        let rctx = r2r::Context::create().map_err(|e| {
+            format!("cannot start ROS 2 (rcl init failed: {e}); source scripts/env.sh (ROS libraries, RMW_IMPLEMENTATION, HOME) before running with --ros")
+        })?;
+        let mut node = r2r::Node::create(rctx, &cfg.node_name, "").map_err(|e| format!("cannot create the ROS node `{}`: {e}", cfg.node_name))?;
+        let physics_hz = ctx.interface.physics_hz();
+        let mut topics: Vec<String> = Vec::new();
+        let mut topic_idx = |t: &str| -> usize {
+            if let Some(i) = topics.iter().position(|x| x == t) {
+                i
+            } else {
+                topics.push(t.to_string());
+                topics.len() - 1
+            }
+        };
+        let mut watched = Vec::new();
+        let mut tracked = Vec::new();
+
+        let mut outs = Vec::new();
+        for o in &plan.outputs {
+            let out = convert::make_outbound(&mut node, &o.msg_type, &o.topic, o.qos).map_err(|e| format!("endpoint {}: {e}", o.label))?;
+            let every = o.rate_override.map(|hz| {
+                let producer = ctx.interface.get(o.id).snapped.map(|s| s.every_steps).unwrap_or(1);
+                let s = plan::snap_override(hz, physics_hz, producer);
+                ctx.interface.record_rate(&format!("ros2 {} (rates override of {})", o.topic, o.label), s);
+                s.every_steps
+            });
+            watched.push(Watched { topic: o.topic.clone(), msg_type: o.msg_type.clone(), side: Side::Publishes, endpoint: o.label.clone() });
+            tracked.push(o.id);
+            outs.push(OutSlot {
+                id: o.id,
+                label: o.label.clone(),
+                topic: topic_idx(&o.topic),
+                out,
+                frames: Frames { prefix: o.frame_prefix.clone(), hint: o.frame_id_hint.clone() },
+                field: o.field.clone(),
+                every,
+                failed: false,
+            });
+        }
+
+        let tf_pub = node
+            .create_publisher::<TFMessage>(&plan.tf_topic, convert::qos_profile(Qos::Tf))
+            .map_err(|e| format!("cannot create the TF publisher on {}: {e}", plan.tf_topic))?;
+        let tf_static_pub = node
+            .create_publisher::<TFMessage>(&plan.tf_static_topic, convert::qos_profile(Qos::TransientLocal))
+            .map_err(|e| format!("cannot create the static TF publisher on {}: {e}", plan.tf_static_topic))?;
+        for t in [&plan.tf_topic, &plan.tf_static_topic] {
+            watched.push(Watched { topic: t.clone(), msg_type: plan::TF_MESSAGE.into(), side: Side::Publishes, endpoint: "(bridge TF)".into() });
+        }
+        let tfs: Vec<TfSlot> =
+            plan.tf.iter().map(|t| TfSlot { id: t.id, route: t.route, frames: Frames { prefix: t.frame_prefix.clone(), hint: None } }).collect();
+        tracked.extend(tfs.iter().map(|t| t.id));
+
+        let mut merged = Vec::new();
+        for m in &plan.merged {
+            let publisher = node
+                .create_publisher::<JointState>(&m.topic, convert::qos_profile(Qos::Reliable))
+                .map_err(|e| format!("cannot create the merged joint_states publisher on {}: {e}", m.topic))?;
+            let s = ctx.interface.bind_rate(&format!("ros2 merged joint_states {}", m.topic), m.requested_hz);
+            watched.push(Watched { topic: m.topic.clone(), msg_type: plan::JOINT_STATE.into(), side: Side::Publishes, endpoint: "(merged joint_states)".into() });
+            tracked.extend(m.members.iter().copied());
+            merged.push(MergedSlot {
+                topic: topic_idx(&m.topic),
+                members: m.members.clone(),
+                latest: vec![None; m.members.len()],
+                publisher,
+                msg: JointState::default(),
+                every: s.every_steps,
+                fresh: false,
+            });
+            tracing::info!("[{}] merged joint_states on {} from {} endpoints", self.address, m.topic, m.members.len());
+        }
+
+        let clock = if cfg.publish_clock {
+            let publisher = node
+                .create_publisher::<Clock>("/clock", convert::qos_profile(Qos::Reliable))
+                .map_err(|e| format!("cannot create the /clock publisher: {e}"))?;
+            let s = ctx.interface.bind_rate("ros2 /clock", cfg.clock_rate_hz.unwrap_or(physics_hz));
+            watched.push(Watched { topic: "/clock".into(), msg_type: "rosgraph_msgs/msg/Clock".into(), side: Side::Publishes, endpoint: "(clock)".into() });
+            Some((publisher, Clock::default(), s.every_steps))
+        } else {
+            None
+        };
+
+        let commands = ctx.command_sender();
+        let mut tasks: Vec<Task> = Vec::new();
+        for i in &plan.inputs {
+            let id = i.id;
+            match &i.kind {
+                InKind::Topic { msg_type, qos } => {
+                    let cmds = commands.clone();
+                    let sink: Sink = Arc::new(move |p: Payload| {
+                        cmds.post(move |ctx: &mut SimContext| ctx.interface.deliver(id, p));
+                    });
+                    let fr = Frames { prefix: i.frame_prefix.clone(), hint: None };
+                    let task = convert::make_inbound(&mut node, msg_type, &i.name, *qos, fr, sink).map_err(|e| format!("endpoint {}: {e}", i.label))?;
+                    tasks.push(task);
+                    watched.push(Watched { topic: i.name.clone(), msg_type: msg_type.clone(), side: Side::Subscribes, endpoint: i.label.clone() });
+                }
+                InKind::Service { srv_type } => match handlers::service(srv_type) {
+                    Some(f) => tasks.push(f(handlers::ServeArgs { node: &mut node, name: &i.name, endpoint: id, commands: commands.clone() })?),
+                    None => tracing::warn!(
+                        "[{}] endpoint {}: no service handler for `{srv_type}` (handlers: {}); {} is not served",
+                        self.address,
+                        i.label,
+                        handlers::known(handlers::SERVICES),
+                        i.name
+                    ),
+                },
+                InKind::Action { action_type } => match handlers::action(action_type) {
+                    Some(f) => tasks.push(f(handlers::ServeArgs { node: &mut node, name: &i.name, endpoint: id, commands: commands.clone() })?),
+                    None => tracing::warn!(
+                        "[{}] endpoint {}: no action handler for `{action_type}` (handlers: {}); {} is not served",
+                        self.address,
+                        i.label,
+                        handlers::known(handlers::ACTIONS),
+                        i.name
+                    ),
+                },
+            }
+        }
+
+        let tf_topic = topic_idx(&plan.tf_topic);
+        let tf_static_topic = topic_idx(&plan.tf_static_topic);
+        let clock_topic = topic_idx("/clock");
+        tracked.sort_unstable();
+        tracked.dedup();
+        let n = ctx.interface.all().len();
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let stop = stop.clone();
+            let watch = cfg.type_check;
+            let address = self.address.clone();
+            std::thread::Builder::new()
+                .name("roqsim-ros".into())
+                .spawn(move || ros_thread(node, tasks, watched, watch, commands, stop, address))
+                .map_err(|e| format!("cannot start the ROS thread: {e}"))?
+        };
+        tracing::info!(
+            "[{}] ROS 2 node /{}: {} publishers, {} subscriptions/servers, TF on {} and {}{}",
+            self.address,
+            cfg.node_name,
+            outs.len() + merged.len(),
+            plan.inputs.len(),
+            plan.tf_topic,
+            plan.tf_static_topic,
+            if clock.is_some() { ", /clock" } else { "" }
+        );
+        self.run = Some(Running {
+            outs,
+            tfs,
+            merged,
+            tracked,
+            seen: vec![None; n],
+            fresh: vec![false; n],
+            tf_pub,
+            tf_msg: TFMessage::default(),
+            tf_topic,
+            tf_static_pub,
+            tf_static_msg: TFMessage::default(),
+            tf_static_topic,
+            statics: BTreeMap::new(),
+            clock,
+            clock_topic,
+            last_clock_ns: None,
+            last_refresh: None,
+            topics,
+            trace: cfg.latency_trace.as_ref().map(|_| Vec::new()),
+            stop,
+            thread: Some(thread),
+        });
+        Ok(())
+    }
+
+    fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        let Some(r) = self.run.as_mut() else { return Ok(()) };
+        r.seen.iter_mut().for_each(|s| *s = None);
+        r.merged.iter_mut().for_each(|m| m.latest.iter_mut().for_each(|l| *l = None));
+        // Forward what was published at tick 0 (static transforms) and the clock at 0.
+        r.forward(ctx)
+    }
+
+    fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        let Some(r) = self.run.as_mut() else { return Ok(()) };
+        r.forward(ctx)?;
+        if r.last_refresh.is_none_or(|t| t.elapsed() >= GRAPH_PERIOD) {
+            r.last_refresh = Some(Instant::now());
+            r.refresh_subscribers(ctx);
+        }
+        Ok(())
+    }
+
+    fn shutdown(&mut self, ctx: &mut SimContext) -> HookResult {
+        let Some(mut r) = self.run.take() else { return Ok(()) };
+        // The final sim time, if the clock gate skipped the last step.
+        let now = ctx.sim_time();
+        let mut listened = false;
+        if let Some((p, m, _)) = r.clock.as_mut() {
+            if r.last_clock_ns != Some(convert::nanos(now)) {
+                m.clock = convert::stamp(now);
+                let _ = p.publish(m);
+            }
+            listened |= p.get_inter_process_subscription_count().unwrap_or(0) > 0;
+        }
+        listened |= r.outs.iter().any(|o| o.out.subscribers() > 0) || r.tf_pub.get_inter_process_subscription_count().unwrap_or(0) > 0;
+        if listened && self.cfg.linger_s > 0.0 {
+            std::thread::sleep(Duration::from_secs_f64(self.cfg.linger_s));
+        }
+        r.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = r.thread.take() {
+            let _ = t.join();
+        }
+        if let (Some(path), Some(trace)) = (&self.cfg.latency_trace, &r.trace) {
+            let mut s = String::with_capacity(trace.len() * 40);
+            for (t, st, w) in trace {
+                s += &format!("{} {} {}\n", r.topics[*t as usize], st, w);
+            }
+            std::fs::write(path, s).map_err(|e| format!("latency_trace: cannot write `{path}`: {e}"))?;
+        }
+        Ok(())
+    }
+}
+
+impl Running {
+    /// Forward every publication not forwarded yet, then the bridge's own streams.
+    fn forward(&mut self, ctx: &SimContext) -> HookResult {
+        let tick = ctx.tick;
+        let now = ctx.sim_time();
+        let iface = &ctx.interface;
+        let wall = self.trace.as_ref().map(|_| wall_ns());
+        for &id in &self.tracked {
+            let t = iface.get(id).latest().map(|(_, t)| t);
+            let fresh = t.is_some() && t != self.seen[id];
+            self.fresh[id] = fresh;
+            if fresh {
+                self.seen[id] = t;
+            }
+        }
+
+        self.tf_msg.transforms.clear();
+        for slot in &mut self.outs {
+            if !self.fresh[slot.id] {
+                continue;
+            }
+            let Some((p, t)) = iface.get(slot.id).latest() else { continue };
+            if slot.every.is_some_and(|k| t % k != 0) {
+                continue;
+            }
+            let projected;
+            let msg = match &slot.field {
+                Some(f) => {
+                    projected = field::project(p, f).map_err(|e| format!("endpoint {}: {e}", slot.label))?;
+                    &projected
+                }
+                None => p,
+            };
+            match slot.out.publish(msg, &slot.frames, now) {
+                Ok(()) => {}
+                Err(e) if e.starts_with("publish failed") => {
+                    if !slot.failed {
+                        slot.failed = true;
+                        tracing::warn!("endpoint {}: {e}", slot.label);
+                    }
+                }
+                Err(e) => return Err(format!("endpoint {}: {e}", slot.label)),
+            }
+            if let Payload::Odometry(o) = p {
+                if o.publish_tf {
+                    convert::transforms_of(p, now, &slot.frames, &mut self.tf_msg.transforms)?;
+                }
+            }
+            if let (Some(tr), Some(w)) = (self.trace.as_mut(), wall) {
+                tr.push((slot.topic as u32, convert::nanos(payload_stamp(p).unwrap_or(now)), w));
+            }
+        }
+
+        let mut static_changed = false;
+        for slot in &self.tfs {
+            if !self.fresh[slot.id] {
+                continue;
+            }
+            let Some((p, _)) = iface.get(slot.id).latest() else { continue };
+            match slot.route {
+                TfRoute::Dynamic => convert::transforms_of(p, now, &slot.frames, &mut self.tf_msg.transforms)?,
+                TfRoute::Static => {
+                    let mut ts = Vec::new();
+                    convert::transforms_of(p, now, &slot.frames, &mut ts)?;
+                    for t in ts {
+                        let known = self.statics.get(&t.child_frame_id).is_some_and(|old| same_transform(old, &t));
+                        if !known {
+                            self.statics.insert(t.child_frame_id.clone(), t);
+                            static_changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !self.tf_msg.transforms.is_empty() {
+            if let Err(e) = self.tf_pub.publish(&self.tf_msg) {
+                tracing::warn!("/tf publish failed: {e}");
+            }
+            if let (Some(tr), Some(w)) = (self.trace.as_mut(), wall) {
+                tr.push((self.tf_topic as u32, convert::nanos(now), w));
+            }
+        }
+        if static_changed {
+            // Latched: the whole accumulated set, re-published whenever it grows or changes.
+            self.tf_static_msg.transforms.clear();
+            self.tf_static_msg.transforms.extend(self.statics.values().cloned());
+            if let Err(e) = self.tf_static_pub.publish(&self.tf_static_msg) {
+                tracing::warn!("/tf_static publish failed: {e}");
+            }
+            if let (Some(tr), Some(w)) = (self.trace.as_mut(), wall) {
+                tr.push((self.tf_static_topic as u32, convert::nanos(now), w));
+            }
+        }
+
+        for m in &mut self.merged {
+            for (i, &id) in m.members.iter().enumerate() {
+                if !self.fresh[id] {
+                    continue;
+                }
+                if let Some((Payload::JointState(js), _)) = iface.get(id).latest() {
+                    match &mut m.latest[i] {
+                        Some(l) => l.clone_from(js),
+                        slot @ None => *slot = Some(js.clone()),
+                    }
+                    m.fresh = true;
+                }
+            }
+            if m.fresh && tick % m.every == 0 {
+                m.fresh = false;
+                convert::fill_merged(&mut m.msg, &m.latest, now);
+                if let Err(e) = m.publisher.publish(&m.msg) {
+                    tracing::warn!("merged joint_states publish failed: {e}");
+                }
+                if let (Some(tr), Some(w)) = (self.trace.as_mut(), wall) {
+                    tr.push((m.topic as u32, convert::nanos(now), w));
+                }
+            }
+        }
+
+        if let Some((p, m, every)) = self.clock.as_mut() {
+            if tick % *every == 0 {
+                m.clock = convert::stamp(now);
+                if let Err(e) = p.publish(m) {
+                    tracing::warn!("/clock publish failed: {e}");
+                }
+                self.last_clock_ns = Some(convert::nanos(now));
+                if let (Some(tr), Some(w)) = (self.trace.as_mut(), wall) {
+                    tr.push((self.clock_topic as u32, convert::nanos(now), w));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Report `has_subscribers` on every out endpoint the bridge serves.
+    fn refresh_subscribers(&mut self, ctx: &mut SimContext) {
+        let tf = self.tf_pub.get_inter_process_subscription_count().unwrap_or(0) > 0;
+        let tf_static = self.tf_static_pub.get_inter_process_subscription_count().unwrap_or(0) > 0;
+        let mut has: BTreeMap<EndpointId, bool> = BTreeMap::new();
+        for o in &self.outs {
+            let mut any = o.out.subscribers() > 0;
+            if let Some((Payload::Odometry(od), _)) = ctx.interface.get(o.id).latest() {
+                // Odometry also feeds /tf: a TF listener keeps it alive.
+                any |= od.publish_tf && tf;
+            }
+            *has.entry(o.id).or_default() |= any;
+        }
+        for t in &self.tfs {
+            *has.entry(t.id).or_default() |= match t.route {
+                TfRoute::Dynamic => tf,
+                TfRoute::Static => tf_static,
+            };
+        }
+        for m in &self.merged {
+            let any = m.publisher.get_inter_process_subscription_count().unwrap_or(0) > 0;
+            for &id in &m.members {
+                *has.entry(id).or_default() |= any;
+            }
+        }
+        for (id, any) in has {
+            ctx.interface.get_mut(id).has_subscribers = Some(any);
+        }
+    }
+}
+
+fn ros_thread(
+    mut node: r2r::Node,
+    tasks: Vec<Task>,
+    watched: Vec<Watched>,
+    watch: bool,
+    commands: crate::context::CommandSender,
+    stop: Arc<AtomicBool>,
+    address: String,
+) {
+    let mut pool = LocalPool::new();
+    let spawner = pool.spawner();
+    for t in tasks {
+        if let Err(e) = spawner.spawn_local(t) {
+            tracing::error!("[{address}] cannot start a subscription task: {e}");
+        }
+    }
+    let mut watching = watch && !watched.is_empty();
+    let mut last_check = Instant::now();
+    while !stop.load(Ordering::SeqCst) {
+        node.spin_once(SPIN_TIMEOUT);
+        pool.run_until_stalled();
+        if watching && last_check.elapsed() >= GRAPH_PERIOD {
+            last_check = Instant::now();
+            if let Some(msg) = graph::check(&node, &watched) {
+                tracing::error!("[{address}] {msg}");
+                commands.post(move |ctx: &mut SimContext| ctx.fail(msg));
+                watching = false;
+            }
+        }
+    }
+}
