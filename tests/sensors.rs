@@ -630,3 +630,80 @@ fn close4(a: [f64; 4], b: [f64; 4]) -> bool {
 fn base() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
+
+// ------------------------------------------------------------------------------ turtlebot4
+
+/// The TurtleBot 4 with its manifest (diff_drive, the RPLIDAR A1 via spawn_sensor, the imu) in
+/// the empty room, placed so its scanner is 2.000 m from the east wall's inner face (x = 5.0):
+/// the scan frame is base + (-0.04, 0), so base x = 3.04.
+fn turtlebot(sets: &[&str]) -> Engine {
+    let yaml = "sim: {world: empty_room}\ncomponents:\n  - spawn_robot: {model: turtlebot4, namespace: tb, prefix: tb_, pose: {position: {x: 3.04, y: 0.0}}}\n    name: robot\n";
+    let assignments = sets.iter().map(|s| roqsim::world::overrides::parse_set(s).unwrap()).collect();
+    let loaded = load_world_str(yaml, base(), &LoadOptions { assignments, ..Default::default() }).unwrap_or_else(|e| panic!("{e}"));
+    Engine::new(loaded, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// (index, cos of the angle to world +x) of the ray of `s` pointing closest to world +x, given
+/// the scan site's world rotation.
+fn ray_toward_x(e: &Engine, site: &str, s: &LaserScan) -> (usize, f64) {
+    let m = e.ctx.model();
+    let id = m.name_to_id(MjtObjBase::mjOBJ_SITE, site).unwrap();
+    let r = e.ctx.data().site_xmat()[id];
+    (0..s.ranges.len())
+        .map(|i| {
+            let a = s.angle_min as f64 + i as f64 * s.angle_increment as f64;
+            (i, r[0] * a.cos() + r[1] * a.sin())
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap()
+}
+
+#[test]
+fn turtlebot4_lidar_wall_housing_and_imu() {
+    let mut e = turtlebot(&["components.robot.rplidar.lidar.too_close=raw"]);
+    e.step_n(250).unwrap();
+    let s = scan(&e, "robot.rplidar.lidar");
+    assert_eq!(s.frame_id, "rplidar_link", "spawn_sensor filled the device manifest's {{frame_id}}");
+    assert_eq!((s.ranges.len(), s.range_min, s.range_max), (360, 0.15f32, 12.0f32));
+    // distance from the scan origin to the wall along world +x, then along the nearest ray
+    let m = e.ctx.model();
+    let site = m.name_to_id(MjtObjBase::mjOBJ_SITE, "tb_rplidar_laser").unwrap();
+    let x0 = e.ctx.data().site_xpos()[site][0];
+    assert!((5.0 - x0 - 2.0).abs() < 1e-3, "scanner {} m from the wall", 5.0 - x0);
+    let (i, c) = ray_toward_x(&e, "tb_rplidar_laser", &s);
+    let want = (5.0 - x0) / c;
+    assert!((s.ranges[i] as f64 - want).abs() < 1e-4, "ray {i}: {} vs {want}", s.ranges[i]);
+    // the housing (head r = 35 mm around the scan origin) is excluded: the nearest return is a
+    // tower standoff (rear ones 91.6 mm away), never the mount
+    let min = s.ranges.iter().cloned().fold(f32::MAX, f32::min) as f64;
+    assert!(min > 0.085 && min < 0.095, "nearest return {min}");
+    // IMU on the base's `imu` site, at rest: +9.81 on z, no rotation; topic `imu` (Create 3)
+    let imu_r = imu(&e, "robot.imu");
+    assert_eq!(imu_r.frame_id, "imu_link");
+    let a = imu_r.linear_acceleration;
+    assert!((a[2] - 9.81).abs() < 0.01 && a[0].abs() < 0.02 && a[1].abs() < 0.02, "{a:?}");
+    assert!(imu_r.angular_velocity.iter().all(|w| w.abs() < 0.01));
+    let ep = e.ctx.interface.all().iter().find(|x| x.name == "imu").unwrap();
+    assert_eq!((ep.get_hint("ros2", "topic"), ep.namespace.as_str()), (Some("imu"), "tb"));
+    let tf = e.ctx.interface.all().iter().filter(|x| x.name == "tf_static" && x.owner.as_deref() == Some("robot"));
+    let imu_tf = tf
+        .filter_map(|x| match x.latest() {
+            Some((Payload::Transforms(t), _)) => t.iter().find(|t| t.child == "imu_link").cloned(),
+            _ => None,
+        })
+        .next()
+        .expect("imu static TF");
+    assert_eq!(imu_tf.parent, "base_link");
+    assert!(close3(imu_tf.translation, [0.050613, 0.043673, 0.0844]), "{:?}", imu_tf.translation);
+}
+
+#[test]
+fn turtlebot4_lidar_resolution_and_world_override_keeps_manifest_rays() {
+    let mut e = turtlebot(&["components.robot.rplidar.lidar.range_resolution=0.01"]);
+    e.step_n(250).unwrap();
+    let s = scan(&e, "robot.rplidar.lidar");
+    assert_eq!(s.ranges.len(), 360, "the manifest's rays survive a world override of another key");
+    let (i, _) = ray_toward_x(&e, "tb_rplidar_laser", &s);
+    assert!((s.ranges[i] as f64 - 2.0).abs() <= 0.01 + 1e-6, "{}", s.ranges[i]);
+    assert!(((s.ranges[i] as f64) / 0.01 - ((s.ranges[i] as f64) / 0.01).round()).abs() < 1e-3);
+}

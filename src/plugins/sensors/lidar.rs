@@ -223,8 +223,10 @@ pub struct LidarConfig {
     /// Quantisation step of a published distance (m), applied after flooring at 0; 0 = continuous.
     #[serde(default)]
     pub range_resolution: f64,
-    /// Optional: the per-frame values this lidar takes while degraded (switched by a scenario; see
-    /// [`crate::sensor_fault`]). Only per-frame keys are accepted.
+    /// Optional: the per-frame values this lidar takes while degraded (switched by a scenario;
+    /// module `sensor_fault`). Only per-frame keys are accepted: range_stddev,
+    /// range_stddev_relative(_from), range_resolution, dropout_percent, too_close, no_return,
+    /// detection_min/max, range_min, max_range, rate_hz.
     #[serde(default)]
     pub fault: Option<FaultBlock>,
 }
@@ -726,16 +728,7 @@ impl Plugin for Lidar {
 
 // ------------------------------------------------------------------ shared with the other sensors
 
-/// The frame prefix a transport applies to frame ids of endpoints in namespace `ns`
-/// (`robot1` → `robot1/`; none at the top level).
-pub fn frame_prefix(ns: &str) -> String {
-    let ns = ns.trim_matches('/');
-    if ns.is_empty() {
-        String::new()
-    } else {
-        format!("{ns}/")
-    }
-}
+pub use crate::spawn::{frame_prefix, quat_conj, quat_mul};
 
 /// `name` without the entity prefix (frame ids are unprefixed).
 pub fn unprefixed(name: &str, prefix: &str) -> String {
@@ -812,21 +805,6 @@ impl FrameRef {
         }
         resolve_name(m, MjtObjBase::mjOBJ_BODY, key, name, prefix, ent).map(FrameRef::Body)
     }
-}
-
-/// Quaternion product `a ⊗ b` ([w, x, y, z]).
-pub fn quat_mul(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
-    [
-        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-    ]
-}
-
-/// Conjugate (the inverse of a unit quaternion).
-pub fn quat_conj(q: &[f64; 4]) -> [f64; 4] {
-    [q[0], -q[1], -q[2], -q[3]]
 }
 
 /// Normalise a quaternion.
