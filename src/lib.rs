@@ -4,7 +4,9 @@
 //!
 //! See ARCHITECTURE.md for the tick pipeline, the threads and how to add a plugin.
 
+pub mod actuators;
 pub mod context;
+pub mod controllers;
 pub mod engine;
 pub mod error;
 pub mod mjcf;

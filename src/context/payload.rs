@@ -385,6 +385,26 @@ pub struct UprightReport {
     pub reason: String,
 }
 
+/// A controller lifecycle transition (lifecycle_msgs/msg/TransitionEvent shape: the transition
+/// and the primary states before and after it), stamped with sim time.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TransitionEvent {
+    /// Sim time (s) of the transition (TransitionEvent.timestamp is in nanoseconds on the wire).
+    pub stamp: f64,
+    /// lifecycle_msgs/Transition id (configure 1, cleanup 2, activate 3, deactivate 4, shutdown 5/6).
+    pub transition_id: u8,
+    /// Transition label (`activate`, ...).
+    pub transition_label: String,
+    /// lifecycle_msgs/State id before (unconfigured 1, inactive 2, active 3, finalized 4).
+    pub start_id: u8,
+    /// State label before.
+    pub start_label: String,
+    /// State id after.
+    pub goal_id: u8,
+    /// State label after.
+    pub goal_label: String,
+}
+
 /// Anything an endpoint carries.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Payload {
@@ -436,6 +456,9 @@ pub enum Payload {
     EnergyReport(EnergyReport),
     /// An upright monitor's report.
     UprightReport(UprightReport),
+    /// Lifecycle transitions of one controller since its last publication, in order (one
+    /// lifecycle_msgs/msg/TransitionEvent each on the wire).
+    TransitionEvents(Vec<TransitionEvent>),
 }
 
 impl Payload {
@@ -462,6 +485,7 @@ impl Payload {
             Payload::Goal(_) => "Goal",
             Payload::Empty => "Empty",
             Payload::Ack { .. } => "Ack",
+            Payload::TransitionEvents(_) => "TransitionEvents",
             Payload::ContactReport(_) => "ContactReport",
             Payload::ClearanceReport(_) => "ClearanceReport",
             Payload::EnergyReport(_) => "EnergyReport",
