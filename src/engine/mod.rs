@@ -87,6 +87,7 @@ fn hook_err(address: &str, hook: &'static str, message: String) -> SimError {
 impl Engine {
     /// Set up a loaded world: build, compile, create data, configure, reset.
     pub fn new(world: LoadedWorld, opts: EngineOptions) -> Result<Engine, SimError> {
+        install_mujoco_log_handler();
         let LoadedWorld { sim, world: def, timestep, components, plugins, base_dir, load_times, .. } = world;
         let mut load_report: Vec<(String, f64)> = load_times;
         let seed = opts.seed.or(sim.seed);
@@ -367,6 +368,24 @@ impl Drop for Engine {
     fn drop(&mut self) {
         self.shutdown();
     }
+}
+
+/// Route MuJoCo's own log messages into `tracing` (instead of stderr and a MUJOCO_LOG.TXT file
+/// in the working directory). The empty-prefix attach notice is expected here (a single robot
+/// keeps its model's names) and goes to debug.
+fn install_mujoco_log_handler() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    fn handler(m: &MjLogMessage) {
+        let text = m.subject();
+        match m.level() {
+            MjtLogLevel::mjLOG_ERROR => tracing::error!("MuJoCo: {text}"),
+            MjtLogLevel::mjLOG_WARNING if text.contains("empty prefix") => tracing::debug!("MuJoCo: {text}"),
+            MjtLogLevel::mjLOG_WARNING => tracing::warn!("MuJoCo: {text}"),
+            _ => tracing::debug!("MuJoCo: {text}"),
+        }
+    }
+    // SAFETY: set once, before this process's engines touch MuJoCo further.
+    ONCE.call_once(|| unsafe { mujoco_rs::logging::set_log_handler(handler) });
 }
 
 fn bad_warnings(d: &crate::context::Data) -> i32 {
