@@ -665,6 +665,22 @@ fn turtlebot4_lidar_wall_housing_and_imu() {
     let s = scan(&e, "robot.rplidar.lidar");
     assert_eq!(s.frame_id, "rplidar_link", "spawn_sensor filled the device manifest's {{frame_id}}");
     assert_eq!((s.ranges.len(), s.range_min, s.range_max), (360, 0.15f32, 12.0f32));
+    let scan_ep = e.ctx.interface.all().iter().find(|x| x.name == "scan").unwrap();
+    assert_eq!((scan_ep.namespace.as_str(), scan_ep.frame_prefix.as_str()), ("tb", "tb/"), "namespace inherited from the robot");
+    // the device manifest sets emit_static_tf: false: the mount alone publishes rplidar_link
+    let scan_frames: Vec<Transform> = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .filter(|x| x.get_hint("ros2", "tf") == Some("static"))
+        .filter_map(|x| match x.latest() {
+            Some((Payload::Transforms(t), _)) => Some(t.iter().filter(|t| t.child == "rplidar_link").cloned().collect::<Vec<_>>()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(scan_frames.len(), 1, "{scan_frames:?}");
     // distance from the scan origin to the wall along world +x, then along the nearest ray
     let m = e.ctx.model();
     let site = m.name_to_id(MjtObjBase::mjOBJ_SITE, "tb_rplidar_laser").unwrap();
