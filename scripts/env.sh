@@ -89,13 +89,25 @@ if [ -e "$ROQSIM_VENV/share/ament_index/resource_index/packages/rclpy" ]; then
     done
   fi
 
-  # IDL_PACKAGE_FILTER: the packages of ROQSIM_IDL_PACKAGES that some prefix provides.
+  # IDL_PACKAGE_FILTER: the packages of ROQSIM_IDL_PACKAGES that some prefix provides, plus the
+  # interface packages they depend on.
+  # Dependencies are added (r2r needs every package a listed one refers to in the filter too).
   _roqsim_idl_filter() {
-    local p d out="" IFS=:
-    for p in "${ROQSIM_IDL_PACKAGES[@]}"; do
+    local IFS=: p d dep seen=" " out=""
+    local -a queue=("${ROQSIM_IDL_PACKAGES[@]}")
+    while [ "${#queue[@]}" -gt 0 ]; do
+      p="${queue[0]}"
+      queue=("${queue[@]:1}")
+      case "$seen" in *" $p "*) continue ;; esac
+      seen="$seen$p "
       for d in $AMENT_PREFIX_PATH; do
         if [ -e "$d/share/ament_index/resource_index/rosidl_interfaces/$p" ]; then
           out="${out:+$out;}$p"
+          if [ -f "$d/share/$p/package.xml" ]; then
+            while IFS= read -r dep; do
+              queue+=("$dep")
+            done < <(sed -n 's:.*<\(depend\|build_depend\|exec_depend\|build_export_depend\)>[[:space:]]*\([A-Za-z0-9_]*\)[[:space:]]*</.*:\2:p' "$d/share/$p/package.xml")
+          fi
           break
         fi
       done

@@ -8,6 +8,8 @@
 #                               .deps/ros_ifaces/install), and `cargo build --release --features ros`
 #   scripts/setup.sh --colcon   + (implies --ros) `colcon build` of the root package itself into
 #                               .deps/colcon/install (ament layout: lib/roqsim/roqsim, share/roqsim/...)
+#   --no-build                  with --ros: prepare everything but skip the cargo build (test.sh
+#                               builds as its own stage)
 #   --force                     ignore the stamp files and redo every step
 #
 # Every step is skipped when its stamp (a hash of its inputs, under .deps/stamps) is current, so a
@@ -22,16 +24,21 @@ STAMPS="$DEPS/stamps"
 LOGS="$DEPS/logs"
 WHEELS="$DEPS/wheels"
 MUJOCO_VERSION=3.17.0
+# Bump these when the ROS fixes or the interface build command change (they are part of stamps).
+ROS_FIXES_VERSION=1
+IFACES_BUILD_VERSION=1
 
 WANT_ROS=0
 WANT_COLCON=0
+NO_BUILD=0
 FORCE=0
 for arg in "$@"; do
   case "$arg" in
     --ros) WANT_ROS=1 ;;
     --colcon) WANT_ROS=1; WANT_COLCON=1 ;;
+    --no-build) NO_BUILD=1 ;;
     --force) FORCE=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -175,7 +182,8 @@ base_python_step() {
 # ---------------------------------------------------------------------------------------------
 ros_python_step() {
   local h
-  h="$(hash_files "$ROOT/scripts/requirements.txt" "$ROOT/scripts/requirements-ros.txt" "$ROOT/scripts/setup.sh")"
+  h="$( { echo "fixes $ROS_FIXES_VERSION"; cat "$ROOT/scripts/requirements.txt" "$ROOT/scripts/requirements-ros.txt"; } \
+        | sha256sum | cut -c1-32)"
   if stamp_ok venv-ros "$h"; then
     log "venv: ROS 2 wheels current"
     return
@@ -256,7 +264,7 @@ ifaces_step() {
   # Hash of everything that goes into the build: the package set, their files, the venv.
   local h set
   set="$(printf '%s\n' "${build[@]}" | sort | tr '\n' ' ')"
-  h="$( { echo "$set"; cat "$STAMPS/venv-ros"; \
+  h="$( { echo "$set build $IFACES_BUILD_VERSION"; cat "$STAMPS/venv-ros"; \
           find "${paths[@]}" -type f -not -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum; } \
         | sha256sum | cut -c1-32)"
   if stamp_ok ifaces "$h" && [ -d "$base/install/share" ]; then
@@ -276,7 +284,7 @@ ifaces_step() {
     "$VENV/bin/colcon" --log-base "$base/log" build \
       --base-paths "${paths[@]}" --packages-select "${build[@]}" \
       --build-base "$base/build" --install-base "$base/install" --merge-install \
-      --event-handlers console_direct+ \
+      --event-handlers console_direct+ --parallel-workers "$(nproc)" \
       --cmake-args -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release \
         "-DPython3_EXECUTABLE=$VENV/bin/python3" "-DPYTHON_EXECUTABLE=$VENV/bin/python3"
   log "interfaces: built in $((SECONDS - t)) s"
@@ -332,7 +340,7 @@ if [ "$WANT_ROS" = 1 ]; then
   [ "$ROQSIM_HAVE_ROS" = 1 ] || die "the venv has no rclpy after the ROS step"
   ifaces_step
   . "$ROOT/scripts/env.sh"   # the overlay may be new: recompute the paths and IDL_PACKAGE_FILTER
-  cargo_ros_step
+  [ "$NO_BUILD" = 1 ] || cargo_ros_step
   if [ "$WANT_COLCON" = 1 ]; then
     colcon_root_step
   fi

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Run every roqsim test (this is what CI runs, through .ci/run):
+#   0. scripts/setup.sh --ros --no-build       (idempotent; seconds on a ready machine)
+#   1. core:    `cargo test` with NO ROS environment (env -i: PATH, HOME only), proving the
+#               library and its tests need nothing but MuJoCo (.cargo/config.toml finds it)
+#   2. ros:     `cargo build --release --features ros`
+#   3. ros:     `cargo test --release --features ros` (ROS-gated unit tests; tests link r2r)
+#   4. e2e:     pytest test/e2e, the whole run inside a private network namespace
+#               (`unshare --net`, lo up with multicast), against target/release/roqsim
+# Every stage runs even when an earlier one failed (except that 3 and 4 need 2); the script
+# exits non-zero if any stage failed. Long logs go to .deps/logs/test-*.log; the runners' own
+# summary lines are printed, then one closing line with the totals.
+#
+# Options: --no-setup (skip stage 0), pytest arguments after `--` (e.g. -- -k clock -x).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+LOGS="$ROOT/.deps/logs"
+
+RUN_SETUP=1
+PYTEST_ARGS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-setup) RUN_SETUP=0; shift ;;
+    --) shift; PYTEST_ARGS=("$@"); break ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+T0=$(date +%s)
+say() { printf '\n=== [test %4ss] %s\n' "$(( $(date +%s) - T0 ))" "$*"; }
+
+if [ "$RUN_SETUP" = 1 ]; then
+  say "setup (scripts/setup.sh --ros --no-build)"
+  bash "$ROOT/scripts/setup.sh" --ros --no-build
+fi
+mkdir -p "$LOGS"
+
+FAILED=()
+PASSED_N=0 FAILED_N=0 SKIPPED_N=0
+
+# cargo_summary LOG: print cargo's per-binary result lines (with the binary they belong to) and
+# add them to the totals.
+cargo_summary() {
+  local log="$1" line bin="" p f i
+  while IFS= read -r line; do
+    case "$line" in
+      *"Running "*|*"Doc-tests "*) bin="$(echo "$line" | sed -E 's/^ *(Running|Doc-tests) +//; s/ \(.*//')" ;;
+      "test result:"*)
+        printf '  %-60s %s\n' "${bin##*/}" "$line"
+        p="$(echo "$line" | sed -nE 's/.* ([0-9]+) passed.*/\1/p')"
+        f="$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')"
+        i="$(echo "$line" | sed -nE 's/.* ([0-9]+) ignored.*/\1/p')"
+        PASSED_N=$((PASSED_N + ${p:-0})); FAILED_N=$((FAILED_N + ${f:-0})); SKIPPED_N=$((SKIPPED_N + ${i:-0}))
+        ;;
+    esac
+  done < "$log"
+}
+
+# cargo_stage NAME LOG CMD...: run a cargo command with output in LOG; summarize; on failure
+# show the failing tests (or the compiler's errors).
+cargo_stage() {
+  local name="$1" log="$2"; shift 2
+  local rc=0
+  "$@" >"$log" 2>&1 || rc=$?
+  cargo_summary "$log"
+  grep -E '^ *Finished ' "$log" | tail -n 1 || true
+  if [ "$rc" != 0 ]; then
+    FAILED+=("$name")
+    echo "--- $name failed (exit $rc); full log: $log"
+    if grep -q '^failures:' "$log"; then
+      sed -n '/^failures:/,/^test result:/p' "$log" | head -n 150
+    else
+      grep -E -A12 '^error(\[|:)' "$log" | head -n 120 || true
+      tail -n 30 "$log"
+    fi
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+say "core: cargo test (no ROS environment)"
+CLEAN_ENV=(env -i "PATH=$(dirname "$(command -v cargo)"):/usr/local/bin:/usr/bin:/bin" "HOME=${HOME:-/root}")
+for v in CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN CI TERM; do
+  if [ -n "${!v:-}" ]; then CLEAN_ENV+=("$v=${!v}"); fi
+done
+cargo_stage core "$LOGS/test-core.log" "${CLEAN_ENV[@]}" cargo test || true
+
+# ---------------------------------------------------------------------------------------------
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+ROS_BUILD_OK=0
+say "ros: cargo build --release --features ros"
+if cargo_stage ros-build "$LOGS/test-ros-build.log" cargo build --release --features ros; then
+  ROS_BUILD_OK=1
+fi
+
+if [ "$ROS_BUILD_OK" = 1 ]; then
+  say "ros: cargo test --release --features ros"
+  cargo_stage ros-test "$LOGS/test-ros-test.log" cargo test --release --features ros || true
+fi
+
+# ---------------------------------------------------------------------------------------------
+say "e2e: pytest test/e2e in a private network namespace"
+E2E_TESTS="$(find test/e2e -type f \( -name 'test_*.py' -o -name '*_test.py' \) 2>/dev/null | wc -l)"
+if [ "$ROS_BUILD_OK" != 1 ]; then
+  echo "--- e2e not run: the ROS build failed"
+  FAILED+=(e2e)
+else
+  NETNS=(unshare --net)
+  [ "$(id -u)" = 0 ] || NETNS=(unshare --net --map-root-user)
+  rc=0
+  rm -f "$LOGS/test-e2e.xml"
+  "${NETNS[@]}" bash -c '
+      set -e
+      ip link set lo up
+      ip link set lo multicast on
+      export ROQSIM_E2E_NETNS=1
+      exec "$@"' _ \
+    "$ROQSIM_VENV/bin/python" -m pytest test/e2e -q -rfE -p no:cacheprovider \
+      --junitxml="$LOGS/test-e2e.xml" ${PYTEST_ARGS[@]+"${PYTEST_ARGS[@]}"} \
+    2>&1 | tee "$LOGS/test-e2e.log" || rc=$?
+  if [ "$rc" = 5 ] && [ "$E2E_TESTS" = 0 ]; then
+    echo "--- no e2e tests exist yet (pytest exit 5 accepted)"
+  elif [ "$rc" != 0 ]; then
+    FAILED+=(e2e)
+  fi
+  if [ -f "$LOGS/test-e2e.xml" ]; then
+    p=0 f=0 s=0
+    read -r p f s < <("$ROQSIM_VENV/bin/python" - "$LOGS/test-e2e.xml" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+suites = [r] if r.tag == "testsuite" else list(r)
+t = sum(int(s.get("tests", 0)) for s in suites)
+f = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+k = sum(int(s.get("skipped", 0)) for s in suites)
+print(t - f - k, f, k)
+EOF
+    )
+    PASSED_N=$((PASSED_N + p)); FAILED_N=$((FAILED_N + f)); SKIPPED_N=$((SKIPPED_N + s))
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+say "summary"
+if [ "${#FAILED[@]}" -gt 0 ]; then
+  echo "FAILED stages: ${FAILED[*]} (logs in .deps/logs/test-*.log)"
+else
+  echo "all stages passed"
+fi
+echo "tests: $PASSED_N passed, $FAILED_N failed, $SKIPPED_N skipped"
+[ "${#FAILED[@]}" = 0 ]
