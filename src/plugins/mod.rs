@@ -1,8 +1,11 @@
 //! The built-in plugin registry: short name → descriptor (constructor, schema, flags).
 
+pub mod assets;
 pub mod core;
 pub mod dummy;
+pub mod faults;
 pub mod mobile;
+pub mod observe;
 pub mod scene;
 pub mod sensors;
 
@@ -36,6 +39,15 @@ pub fn registry() -> &'static [PluginDescriptor] {
         v.push(mobile::ackermann_drive::descriptor());
         v.push(core::joint_state_publisher::descriptor());
         v.push(sensors::ground_truth_pose::descriptor());
+        v.push(core::payload::descriptor());
+        v.push(observe::contact_monitor::descriptor());
+        v.push(observe::bumper::descriptor());
+        v.push(observe::clearance_monitor::descriptor());
+        v.push(observe::energy_monitor::descriptor());
+        v.push(observe::upright_monitor::descriptor());
+        v.push(faults::model_override::descriptor());
+        v.push(plugin_descriptor!("conveyor", "A velocity-driven belt conveyor (slide-joint belt, forced speed with position wrap; speed commandable as Float64).", assets::conveyor::ConveyorConfig, assets::conveyor::Conveyor, PluginFlags { provides_entity: true, ..Default::default() }));
+        v.push(plugin_descriptor!("door", "A hinged swing door: force-limited position actuator, openness 0..1 on cmd/state, backs off when stalled.", assets::door::DoorConfig, assets::door::Door, PluginFlags { provides_entity: true, ..Default::default() }));
         #[cfg(feature = "ros")]
         v.push(crate::ros::bridge::descriptor());
         v

@@ -4,6 +4,7 @@
 //! their unprefixed model names.
 
 pub mod joint_state_publisher;
+pub mod payload;
 
 use std::collections::BTreeMap;
 

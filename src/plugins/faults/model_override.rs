@@ -1,0 +1,943 @@
+//! `model_override`: change named MuJoCo model values while a run is in progress, on an external
+//! trigger, and say whether the change landed (seed 000 §9.2; seed 001 core `model_override`,
+//! "Injecting a physical fault").
+//!
+//! Each entry of `overrides:` names a field, a selection (`select:` names in the field's own
+//! namespace, or — geom fields only — every geom of `bodies:`' subtrees or of an `entity:`) and a
+//! target `to:` (a scalar broadcast over the row, or the full row). The plugin is inert until
+//! fired (`active: false`), so adding it changes nothing about a nominal run.
+//!
+//! **The allowlist** ([`FIELD_CATALOG`]), two write classes measured against MuJoCo:
+//! - live, in effect on the next step: `geom_friction` (row [sliding, torsional, rolling]),
+//!   `geom_contype` + `geom_conaffinity` (together: either alone was measured to be a no-op),
+//!   `actuator_forcerange` (row [lo, hi]; the actuator must be force-limited);
+//! - needs_setconst: `body_mass`, whose write the dynamics ignore until `mj_setConst`
+//!   re-derives the inertia-dependent constants — the plugin runs it (on a scratch mjData).
+//!
+//! Everything else is refused by name with the reason ([`refusal`]): `geom_size` (the bounding
+//! radius is cached at compile: geometry that renders big and collides small), `geom_priority`
+//! (it also swaps the contact's condim/solref/solimp at the instant of the fault), MuJoCo's own
+//! `sensor_noise` (per-sensor `fault:` blocks own sensor perturbation), and every `opt.*` global
+//! (`sim:` and `sim.contact_override` own those, before compile, so the run's provenance records
+//! the value that ran).
+//!
+//! **Configure-time refusals** (what is certain): an unknown name, an empty selection, an
+//! explicit `<pair>` covering a selected geom (a pair carries its own friction and ignores
+//! contype/conaffinity), a geom of an entity declared absent (`present: false`), an all
+//! visual-only selection (contype = conaffinity = 0: it takes part in no contact), a
+//! `geom_contype` override without its `geom_conaffinity` partner over the same geoms (and vice
+//! versa), a `forcerange` on an actuator that is not force-limited.
+//!
+//! **Verification** (what is measured, not predicted): a change is applied in `pre_step` and read
+//! back in the same step's `post_step`, i.e. one `mj_step` after it: `landed` (the contacts
+//! touching the selection carry the requested friction; a removed contact is gone; a force sits
+//! at the new limit; the derived masses moved), `no_effect` (with a warning and a failed reply:
+//! e.g. the other geom owns the contact — MuJoCo takes a contact's friction from the geom with
+//! the higher priority, and at equal priority the larger value — or the target equals the
+//! nominal value) or `untested` (nothing was touching the selection: not a failure). A restore
+//! has nothing to verify and reports `untested`.
+//!
+//! **Endpoints** (namespace: `namespace:`, default this instance's `name:`, so two faults in one
+//! world do not both serve `/override`): `override` (in, ROS 2 service std_srvs/SetBool: a
+//! [`Payload::Call`] whose request is `Payload::Bool(on)`, answered with `Payload::Ack { success,
+//! message }` from `post_step` once verified), `override_state` (out, std_msgs/Bool of active)
+//! and `override_verified` (out, std_msgs/String of the verdict word) at `rate_hz` — a service
+//! call leaves no trace in a rosbag and mjModel is in neither the bag nor the state recording.
+//! Blackboard: `model_override:<name>` holds a [`ModelOverrideHandle`], which is how a ROS-free
+//! stepped run fires it.
+//!
+//! **Reset** returns the world to the configured state exactly: every selected row is written
+//! back from the values saved at setup (read at the first reset, after every plugin's configure,
+//! so a `payload` is part of the nominal), then `active: true` re-applies. `mj_resetData` never
+//! touches mjModel, so without this repetition 2 would start already faulted.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::rc::Rc;
+
+use crossbeam_channel::Sender;
+use mujoco_rs::prelude::*;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::context::payload::Payload;
+use crate::context::{Endpoint, EndpointId, SimContext};
+use crate::error::{ConfigError, HookResult};
+use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugins::core::payload::{set_const, write_body_mass};
+use crate::plugins::core::{self as common};
+use crate::plugins::faults::Verdict;
+use crate::raycast::ABSENT_GEOM_GROUP;
+
+/// Object namespace a field's `select:` names live in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldNs {
+    /// Geoms (`select`, `bodies`, `entity`).
+    Geom,
+    /// Bodies.
+    Body,
+    /// Actuators.
+    Actuator,
+}
+
+impl FieldNs {
+    fn word(self) -> &'static str {
+        match self {
+            FieldNs::Geom => "geom",
+            FieldNs::Body => "body",
+            FieldNs::Actuator => "actuator",
+        }
+    }
+    fn obj(self) -> MjtObjBase {
+        match self {
+            FieldNs::Geom => MjtObjBase::mjOBJ_GEOM,
+            FieldNs::Body => MjtObjBase::mjOBJ_BODY,
+            FieldNs::Actuator => MjtObjBase::mjOBJ_ACTUATOR,
+        }
+    }
+}
+
+/// When a write takes effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteClass {
+    /// On the next step.
+    Live,
+    /// After `mj_setConst` (which the plugin calls).
+    NeedsSetConst,
+}
+
+/// One allowlisted field.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldRow {
+    /// MuJoCo's mjModel field name.
+    pub name: &'static str,
+    /// Namespace of its selection.
+    pub ns: FieldNs,
+    /// Row width (a scalar `to:` is broadcast to it).
+    pub width: usize,
+    /// Write class.
+    pub class: WriteClass,
+    /// What it does.
+    pub what: &'static str,
+    /// How it can silently do nothing.
+    pub caveat: &'static str,
+}
+
+/// The curated allowlist (seed 000 §9.2; `roqsim scenes describe --overridable` reads it).
+pub const FIELD_CATALOG: &[FieldRow] = &[
+    FieldRow {
+        name: "geom_friction",
+        ns: FieldNs::Geom,
+        width: 3,
+        class: WriteClass::Live,
+        what: "contact friction [sliding, torsional, rolling] of the selected geoms (a grip that stops holding, a wheel that loses traction)",
+        caveat: "a contact takes its friction from the geom with the higher priority, and at equal priority the element-wise maximum: lowering one side cannot bring a pair below the other side's value; select the side that owns the contact, or both",
+    },
+    FieldRow {
+        name: "geom_contype",
+        ns: FieldNs::Geom,
+        width: 1,
+        class: WriteClass::Live,
+        what: "collision type bits (with geom_conaffinity: whether the geoms collide at all)",
+        caveat: "alone it is a no-op (MuJoCo pairs on contype_a & conaffinity_b OR contype_b & conaffinity_a): override geom_conaffinity over the same geoms too",
+    },
+    FieldRow {
+        name: "geom_conaffinity",
+        ns: FieldNs::Geom,
+        width: 1,
+        class: WriteClass::Live,
+        what: "collision affinity bits (with geom_contype)",
+        caveat: "alone it is a no-op: override geom_contype over the same geoms too",
+    },
+    FieldRow {
+        name: "actuator_forcerange",
+        ns: FieldNs::Actuator,
+        width: 2,
+        class: WriteClass::Live,
+        what: "force clamp [lo, hi] (N or N·m) of the selected actuators (a weak or failing motor)",
+        caveat: "ignored unless the actuator is force-limited (forcelimited / autolimits with a forcerange); only a binding limit is observable",
+    },
+    FieldRow {
+        name: "body_mass",
+        ns: FieldNs::Body,
+        width: 1,
+        class: WriteClass::NeedsSetConst,
+        what: "mass (kg) of the selected bodies (a payload that changes under load)",
+        caveat: "the dynamics ignore the write until mj_setConst re-derives body_subtreemass / invweight0; the plugin calls it (inertia is left as compiled)",
+    },
+];
+
+/// The reason a field is refused (None for an allowlisted field).
+pub fn refusal(field: &str) -> Option<String> {
+    let allowed: Vec<&str> = FIELD_CATALOG.iter().map(|r| r.name).collect();
+    if FIELD_CATALOG.iter().any(|r| r.name == field) {
+        return None;
+    }
+    let why = if field == "geom_size" {
+        "geom_size is refused: geom_rbound (the bounding radius the broad phase uses) is cached at compile, so a box grown 0.05 -> 0.4 m kept rbound 0.0866 and, while overlapping the floor, produced no contact at all — geometry that renders big and collides as if small. Size is a build-time property: use a differently sized prop, or presence to swap one in".to_string()
+    } else if field == "geom_priority" {
+        "geom_priority is refused: priority also decides whose condim/solref/solimp a contact uses, so writing it would swap the contact's stiffness model at the instant of the fault, not just its friction. Select the geoms that own the contact instead (or both sides)".to_string()
+    } else if field == "sensor_noise" {
+        "sensor_noise is refused: sensor perturbation belongs to each sensor's own config, switched mid-run by its `fault:` block (seed 000 §9.1), not to MuJoCo's sensor_noise field".to_string()
+    } else if field.starts_with("opt.") || field.starts_with("opt_") || field == "opt" {
+        format!("`{field}` is refused: every opt.* global is owned by the sim: block and sim.contact_override, applied before compile, so it is in the compiled model and in the run's provenance; a runtime write would make the recorded value differ from the one that ran. Set it there")
+    } else {
+        format!("`{field}` is not on the allowlist of fields that can be written at runtime and take effect")
+    };
+    Some(format!("{why}; writable fields: {}", allowed.join(", ")))
+}
+
+/// `to:`: a scalar broadcast over the field's row, or the full row.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ToValue {
+    /// Broadcast to every element of the row.
+    Scalar(f64),
+    /// The full row.
+    Row(Vec<f64>),
+}
+
+/// One override: a field, a selection, a target.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OverrideSpec {
+    /// mjModel field; must be on the allowlist (`geom_friction`, `geom_contype`,
+    /// `geom_conaffinity`, `actuator_forcerange`, `body_mass`).
+    pub field: String,
+    /// Names in the field's own namespace (geom / body / actuator), as compiled (with any spawn
+    /// prefix); nested under an entity, the entity's prefix is also tried.
+    #[serde(default)]
+    pub select: Vec<String>,
+    /// Geom fields only: every geom of these bodies' subtrees.
+    #[serde(default)]
+    pub bodies: Vec<String>,
+    /// Geom fields only: every geom of this entity's body subtree.
+    #[serde(default)]
+    pub entity: String,
+    /// Target: a scalar (broadcast over the row) or the field's full row.
+    pub to: ToValue,
+}
+
+fn d_rate() -> f64 {
+    10.0
+}
+
+/// Config of `model_override`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModelOverrideConfig {
+    /// One or more overrides, applied and restored together.
+    pub overrides: Vec<OverrideSpec>,
+    /// Initial state, re-applied on every reset; false = nominal (the plugin is inert). Default false.
+    #[serde(default)]
+    pub active: bool,
+    /// Transport scope; default (omitted or ""): this instance's `name:`.
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// Publish rate (Hz) of `override_state` and `override_verified`. Default 10.
+    #[serde(default = "d_rate")]
+    pub rate_hz: f64,
+}
+
+fn catalog(field: &str) -> Option<&'static FieldRow> {
+    FIELD_CATALOG.iter().find(|r| r.name == field)
+}
+
+impl OverrideSpec {
+    /// The target row (validated).
+    fn row(&self, width: usize) -> Vec<f64> {
+        match &self.to {
+            ToValue::Scalar(x) => vec![*x; width],
+            ToValue::Row(r) => r.clone(),
+        }
+    }
+}
+
+impl ValidateConfig for ModelOverrideConfig {
+    fn validate(&self) -> Vec<ConfigError> {
+        let mut e = Vec::new();
+        if self.overrides.is_empty() {
+            e.push(ConfigError::new("overrides", "is empty: name at least one {field, select, to}"));
+        }
+        if !(self.rate_hz > 0.0 && self.rate_hz.is_finite()) {
+            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
+        }
+        for (i, o) in self.overrides.iter().enumerate() {
+            let at = |k: &str| format!("overrides[{i}].{k}");
+            let Some(row) = catalog(&o.field) else {
+                e.push(ConfigError::new(at("field"), refusal(&o.field).unwrap_or_default()));
+                continue;
+            };
+            if o.select.is_empty() && o.bodies.is_empty() && o.entity.trim().is_empty() {
+                e.push(ConfigError::new(at("select"), format!("the override selects nothing: name {}s in `select:`{}", row.ns.word(), if row.ns == FieldNs::Geom { ", or give `bodies:` or `entity:`" } else { "" })));
+            }
+            if row.ns != FieldNs::Geom && (!o.bodies.is_empty() || !o.entity.trim().is_empty()) {
+                let k = if o.bodies.is_empty() { "entity" } else { "bodies" };
+                e.push(ConfigError::new(at(k), format!("`{k}:` selects geoms, and `{}` is a {} field: name its {}s in `select:`", o.field, row.ns.word(), row.ns.word())));
+            }
+            for (j, n) in o.select.iter().enumerate() {
+                if n.trim().is_empty() {
+                    e.push(ConfigError::new(format!("overrides[{i}].select[{j}]"), "empty name"));
+                }
+            }
+            if o.field == "actuator_forcerange" && matches!(o.to, ToValue::Scalar(_)) {
+                e.push(ConfigError::new(at("to"), "a scalar would broadcast to [s, s], a range of one value: give the full row [lo, hi] (N or N·m)"));
+                continue;
+            }
+            let vals = o.row(row.width);
+            if vals.len() != row.width {
+                e.push(ConfigError::new(at("to"), format!("`{}` rows have {} value(s), got {}: give a scalar (broadcast) or the full row", o.field, row.width, vals.len())));
+                continue;
+            }
+            if vals.iter().any(|v| !v.is_finite()) {
+                e.push(ConfigError::new(at("to"), format!("must be finite, got {vals:?}")));
+                continue;
+            }
+            match o.field.as_str() {
+                "geom_friction" if vals.iter().any(|v| *v < 0.0) => e.push(ConfigError::new(at("to"), format!("friction must be >= 0, got {vals:?}"))),
+                "geom_contype" | "geom_conaffinity" if vals[0] < 0.0 || vals[0].fract() != 0.0 || vals[0] > i32::MAX as f64 => {
+                    e.push(ConfigError::new(at("to"), format!("a bit mask: a whole number >= 0, got {}", vals[0])))
+                }
+                "actuator_forcerange" if vals[0] > vals[1] => e.push(ConfigError::new(at("to"), format!("[lo, hi] needs lo <= hi, got {vals:?}"))),
+                "body_mass" if vals[0] <= 0.0 => e.push(ConfigError::new(at("to"), format!("a body mass must be > 0 (kg), got {}", vals[0]))),
+                _ => {}
+            }
+        }
+        // contype and conaffinity travel together (either alone was measured to be a no-op)
+        let has = |f: &str| self.overrides.iter().any(|o| o.field == f);
+        for (i, o) in self.overrides.iter().enumerate() {
+            let partner = match o.field.as_str() {
+                "geom_contype" => "geom_conaffinity",
+                "geom_conaffinity" => "geom_contype",
+                _ => continue,
+            };
+            if !has(partner) {
+                e.push(ConfigError::new(
+                    format!("overrides[{i}].field"),
+                    format!("a `{}` override without its `{partner}` partner: MuJoCo pairs two geoms when contype_a & conaffinity_b or contype_b & conaffinity_a, so writing one of the two alone was measured to change nothing; add an override of `{partner}` over the same geoms", o.field),
+                ));
+            }
+        }
+        e
+    }
+}
+
+/// One resolved override: ids, nominal rows (saved at setup) and the target row.
+#[derive(Debug, Clone)]
+struct Resolved {
+    field: &'static FieldRow,
+    /// Object ids (geom / body / actuator).
+    ids: Vec<usize>,
+    /// Display names of the ids.
+    names: Vec<String>,
+    target: Vec<f64>,
+    /// Per id: the nominal row (empty until captured).
+    nominal: Vec<Vec<f64>>,
+}
+
+/// Shared state behind the blackboard handle.
+#[derive(Debug, Default)]
+struct Shared {
+    active: bool,
+    verified: String,
+    message: String,
+    requests: VecDeque<bool>,
+}
+
+/// The in-process switch of one `model_override` instance (blackboard `model_override:<name>`).
+/// `set_active` takes effect at the next step (like a command posted from a service); read
+/// `verified()` after that step.
+#[derive(Debug, Clone)]
+pub struct ModelOverrideHandle(Rc<RefCell<Shared>>);
+
+impl ModelOverrideHandle {
+    /// Apply (`true`) or restore (`false`) the fault at the next step.
+    pub fn set_active(&self, on: bool) {
+        self.0.borrow_mut().requests.push_back(on);
+    }
+    /// Whether the target values are in force.
+    pub fn active(&self) -> bool {
+        self.0.borrow().active
+    }
+    /// The latest verdict: `landed`, `no_effect`, `untested` (or `pending` for the one step
+    /// between a change and its reading).
+    pub fn verified(&self) -> String {
+        self.0.borrow().verified.clone()
+    }
+    /// The latest verdict's full message (what the service replied).
+    pub fn message(&self) -> String {
+        self.0.borrow().message.clone()
+    }
+}
+
+/// Blackboard key of the handle of the instance labelled `name`.
+pub fn handle_key(name: &str) -> String {
+    format!("model_override:{name}")
+}
+
+/// Contacts (geom pairs, selected side first) touching a geom set, from the current data.
+fn touching(ctx: &SimContext, sel: &BTreeSet<usize>) -> Vec<(usize, usize, usize)> {
+    ctx.data()
+        .contact()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let (a, b) = (c.geom[0], c.geom[1]);
+            if a < 0 || b < 0 {
+                return None;
+            }
+            let (a, b) = (a as usize, b as usize);
+            if sel.contains(&a) {
+                Some((i, a, b))
+            } else if sel.contains(&b) {
+                Some((i, b, a))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn pairs_collide(ct: &[i32], ca: &[i32], a: usize, b: usize) -> bool {
+    (ct[a] & ca[b]) != 0 || (ct[b] & ca[a]) != 0
+}
+
+/// The `model_override` plugin.
+pub struct ModelOverride {
+    cfg: ModelOverrideConfig,
+    label: String,
+    owner: Option<String>,
+    resolved: Vec<Resolved>,
+    captured: bool,
+    shared: Rc<RefCell<Shared>>,
+    ep_in: EndpointId,
+    ep_state: EndpointId,
+    ep_verified: EndpointId,
+    /// The change applied in this step's pre_step, awaiting its reading in post_step.
+    pending: Option<bool>,
+    replies: Vec<(bool, Sender<Payload>)>,
+    /// Geom pairs touching the selection before the change (for contype/conaffinity).
+    before: Vec<(usize, usize)>,
+}
+
+impl ModelOverride {
+    /// Construct from a validated config.
+    pub fn new(cfg: ModelOverrideConfig, args: &PluginArgs) -> Self {
+        ModelOverride {
+            cfg,
+            label: args.label.clone(),
+            owner: args.owner.clone(),
+            resolved: Vec::new(),
+            captured: false,
+            shared: Rc::new(RefCell::new(Shared { verified: Verdict::Untested.as_str().into(), ..Default::default() })),
+            ep_in: 0,
+            ep_state: 0,
+            ep_verified: 0,
+            pending: None,
+            replies: Vec::new(),
+            before: Vec::new(),
+        }
+    }
+
+    /// The handle (also on the blackboard).
+    pub fn handle(&self) -> ModelOverrideHandle {
+        ModelOverrideHandle(self.shared.clone())
+    }
+
+    fn selected_geoms(&self) -> BTreeSet<usize> {
+        self.resolved.iter().filter(|r| r.field.ns == FieldNs::Geom).flat_map(|r| r.ids.iter().copied()).collect()
+    }
+
+    /// Read the current rows of every selected object.
+    fn read_row(ctx: &SimContext, field: &str, id: usize) -> Vec<f64> {
+        let m = ctx.model();
+        match field {
+            "geom_friction" => m.geom_friction()[id].to_vec(),
+            "geom_contype" => vec![m.geom_contype()[id] as f64],
+            "geom_conaffinity" => vec![m.geom_conaffinity()[id] as f64],
+            "actuator_forcerange" => m.actuator_forcerange()[id].to_vec(),
+            "body_mass" => vec![m.body_mass()[id]],
+            _ => Vec::new(),
+        }
+    }
+
+    fn write_row(ctx: &SimContext, field: &str, id: usize, row: &[f64]) {
+        let m = ctx.model().ffi();
+        // SAFETY: raw writes into the compiled model's arrays, on the physics thread (the only one
+        // holding the model), at indices resolved from the same model.
+        unsafe {
+            match field {
+                "geom_friction" => {
+                    for (k, v) in row.iter().enumerate() {
+                        *m.geom_friction.add(3 * id + k) = *v;
+                    }
+                }
+                "geom_contype" => *m.geom_contype.add(id) = row[0] as i32,
+                "geom_conaffinity" => *m.geom_conaffinity.add(id) = row[0] as i32,
+                "actuator_forcerange" => {
+                    *m.actuator_forcerange.add(2 * id) = row[0];
+                    *m.actuator_forcerange.add(2 * id + 1) = row[1];
+                }
+                "body_mass" => write_body_mass(ctx, id, row[0]),
+                _ => {}
+            }
+        }
+    }
+
+    /// Write the target (`on`) or the nominal rows; re-derive constants for body_mass.
+    fn write_all(&mut self, ctx: &SimContext, on: bool) {
+        let group = ctx.model().geom_group().to_vec();
+        let mut setconst = false;
+        for r in &self.resolved {
+            for (k, &id) in r.ids.iter().enumerate() {
+                let absent = r.field.ns == FieldNs::Geom && group[id] == ABSENT_GEOM_GROUP as i32;
+                if absent && matches!(r.field.name, "geom_contype" | "geom_conaffinity") {
+                    // presence owns an absent geom's masks; it restores its own saved nominal
+                    continue;
+                }
+                let row = if on { &r.target } else { &r.nominal[k] };
+                Self::write_row(ctx, r.field.name, id, row);
+            }
+            setconst |= r.field.class == WriteClass::NeedsSetConst;
+        }
+        if setconst {
+            set_const(ctx);
+        }
+    }
+
+    fn capture(&mut self, ctx: &SimContext) {
+        for r in &mut self.resolved {
+            r.nominal = r.ids.iter().map(|&id| Self::read_row(ctx, r.field.name, id)).collect();
+        }
+        self.captured = true;
+    }
+
+    /// Verify one override one step after `on` was applied.
+    fn verify(&self, ctx: &SimContext, r: &Resolved, on: bool) -> (Verdict, String) {
+        let what = format!("{} -> {:?} on [{}]", r.field.name, r.target, r.names.join(", "));
+        if !on {
+            return (Verdict::Untested, format!("{} restored to nominal (nothing to verify)", r.field.name));
+        }
+        if r.nominal.iter().all(|n| n == &r.target) {
+            return (Verdict::NoEffect, format!("{what}: the target equals the nominal value, so nothing changed"));
+        }
+        let m = ctx.model();
+        match r.field.name {
+            "geom_friction" => {
+                let sel: BTreeSet<usize> = r.ids.iter().copied().collect();
+                let hits = touching(ctx, &sel);
+                if hits.is_empty() {
+                    return (Verdict::Untested, format!("{what}: nothing was touching the selected geoms one step later, so the applied contact could not be read (not a failure)"));
+                }
+                let want = r.target[0];
+                let tol = 1e-9 * want.abs().max(1.0);
+                let d = ctx.data();
+                let mut carry = 0;
+                let mut others = BTreeSet::new();
+                let mut seen = BTreeSet::new();
+                for &(i, _, o) in &hits {
+                    let mu = d.contact()[i].friction[0];
+                    if (mu - want).abs() <= tol {
+                        carry += 1;
+                    } else {
+                        others.insert(crate::plugins::observe::geom_name(m, o));
+                        seen.insert(format!("{mu}"));
+                    }
+                }
+                let n = hits.len();
+                if carry == 0 {
+                    let seen: Vec<String> = seen.into_iter().collect();
+                    let others: Vec<String> = others.into_iter().collect();
+                    (
+                        Verdict::NoEffect,
+                        format!(
+                            "{what}: {n} contact(s) touching the selection still carry sliding friction {} (wanted {want}); MuJoCo takes a contact's friction from the geom with the higher priority, and at equal priority the larger value, so the other side owns these contacts ([{}]): select the geoms that own the contact, or both sides",
+                            seen.join(" / "),
+                            others.join(", ")
+                        ),
+                    )
+                } else if carry == n {
+                    (Verdict::Landed, format!("{what}: {carry} of {n} contact(s) touching the selection carry sliding friction {want}"))
+                } else {
+                    let others: Vec<String> = others.into_iter().collect();
+                    (Verdict::Landed, format!("{what}: {carry} of {n} contact(s) carry sliding friction {want}; the rest are owned by the other side ([{}])", others.join(", ")))
+                }
+            }
+            "geom_contype" | "geom_conaffinity" => {
+                let sel = self.selected_geoms();
+                let (ct, ca) = (m.geom_contype(), m.geom_conaffinity());
+                let after: Vec<(usize, usize)> = touching(ctx, &sel).into_iter().map(|(_, a, b)| (a, b)).collect();
+                if let Some(&(a, b)) = after.iter().find(|&&(a, b)| !pairs_collide(ct, ca, a, b)) {
+                    let nm = |g| crate::plugins::observe::geom_name(m, g);
+                    return (Verdict::NoEffect, format!("{what}: `{}` and `{}` still collide although their masks no longer pair", nm(a), nm(b)));
+                }
+                let removed = self.before.iter().filter(|&&(a, b)| !pairs_collide(ct, ca, a, b) && !after.contains(&(a, b))).count();
+                if removed > 0 {
+                    return (Verdict::Landed, format!("{what}: {removed} contact(s) the selection had before are gone"));
+                }
+                let nominal_pairs = |a: usize, b: usize| {
+                    let nom = |g: usize, f: &str| -> i32 {
+                        self.resolved
+                            .iter()
+                            .filter(|x| x.field.name == f)
+                            .find_map(|x| x.ids.iter().position(|&id| id == g).map(|k| x.nominal[k][0] as i32))
+                            .unwrap_or(if f == "geom_contype" { ct[g] } else { ca[g] })
+                    };
+                    (nom(a, "geom_contype") & nom(b, "geom_conaffinity")) != 0 || (nom(b, "geom_contype") & nom(a, "geom_conaffinity")) != 0
+                };
+                let added = after.iter().filter(|&&(a, b)| !nominal_pairs(a, b)).count();
+                if added > 0 {
+                    return (Verdict::Landed, format!("{what}: {added} contact(s) the nominal masks would not have made"));
+                }
+                (Verdict::Untested, format!("{what}: no contact the change affects was present before or after it (not a failure)"))
+            }
+            "actuator_forcerange" => {
+                let d = ctx.data();
+                let force = d.actuator_force();
+                let outadr = m.actuator_outadr();
+                let [lo, hi] = [r.target[0], r.target[1]];
+                let tol = 1e-6 * lo.abs().max(hi.abs()).max(1.0);
+                let mut landed = Vec::new();
+                for (k, &a) in r.ids.iter().enumerate() {
+                    let f = force[outadr[a] as usize];
+                    if f < lo - tol || f > hi + tol {
+                        return (Verdict::NoEffect, format!("{what}: `{}` still exerts {f} outside [{lo}, {hi}]", r.names[k]));
+                    }
+                    if (f - lo).abs() <= tol || (f - hi).abs() <= tol {
+                        landed.push(format!("{} at {f}", r.names[k]));
+                    }
+                }
+                if landed.is_empty() {
+                    (Verdict::Untested, format!("{what}: no selected actuator pushed against the new limit one step later (not a failure)"))
+                } else {
+                    (Verdict::Landed, format!("{what}: clamped ({})", landed.join(", ")))
+                }
+            }
+            "body_mass" => {
+                let (mass, sub, parent) = (m.body_mass(), m.body_subtreemass(), m.body_parentid());
+                for (k, &b) in r.ids.iter().enumerate() {
+                    let children: f64 = (1..mass.len()).filter(|&c| parent[c] as usize == b && c != b).map(|c| sub[c]).sum();
+                    let tol = 1e-9 * r.target[0].max(1.0);
+                    if (mass[b] - r.target[0]).abs() > tol || (sub[b] - (r.target[0] + children)).abs() > 1e-6 * sub[b].max(1.0) {
+                        return (Verdict::NoEffect, format!("{what}: `{}` reads mass {} / subtree {} after mj_setConst", r.names[k], mass[b], sub[b]));
+                    }
+                }
+                (Verdict::Landed, format!("{what}: body masses and the derived subtree masses (mj_setConst) carry the new value"))
+            }
+            _ => (Verdict::Untested, what),
+        }
+    }
+
+    fn apply(&mut self, ctx: &SimContext, on: bool) {
+        let sel = self.selected_geoms();
+        self.before = touching(ctx, &sel).into_iter().map(|(_, a, b)| (a, b)).collect();
+        self.write_all(ctx, on);
+        self.pending = Some(on);
+        let mut s = self.shared.borrow_mut();
+        s.active = on;
+        s.verified = "pending".into();
+    }
+
+    fn finish(&mut self, ctx: &SimContext, on: bool) {
+        let mut verdict = Verdict::Untested;
+        let mut parts = Vec::new();
+        let mut seen_mask = false;
+        for r in &self.resolved {
+            if matches!(r.field.name, "geom_contype" | "geom_conaffinity") {
+                if seen_mask {
+                    continue; // the pair is verified once
+                }
+                seen_mask = true;
+            }
+            let (v, msg) = self.verify(ctx, r, on);
+            verdict = verdict.max(v);
+            parts.push(msg);
+        }
+        // a restore is never a failure
+        if !on {
+            verdict = Verdict::Untested;
+        }
+        let message = format!("{}: {}", verdict.as_str(), parts.join("; "));
+        if verdict == Verdict::NoEffect {
+            tracing::warn!("model_override `{}`: {message}", self.label);
+        }
+        {
+            let mut s = self.shared.borrow_mut();
+            s.verified = verdict.as_str().into();
+            s.message = message.clone();
+        }
+        for (asked, tx) in self.replies.drain(..) {
+            let (success, msg) = if asked == on {
+                (verdict.success(), message.clone())
+            } else {
+                (false, format!("superseded: a later request in the same step set active = {on}; {message}"))
+            };
+            let _ = tx.send(Payload::Ack { success, message: msg });
+        }
+    }
+}
+
+/// The descriptor.
+pub fn descriptor() -> PluginDescriptor {
+    PluginDescriptor {
+        name: "model_override",
+        summary: "Fault injection: change allowlisted model values (friction, contype+conaffinity, forcerange, body_mass) on a SetBool trigger; replies landed / no_effect / untested.",
+        flags: PluginFlags { parallel_safe: true, ..Default::default() },
+        expansion_keys: &[],
+        schema: schema_of::<ModelOverrideConfig>,
+        create: |v, a| construct::<ModelOverrideConfig, ModelOverride>(v, a, ModelOverride::new),
+        expand: None,
+    }
+}
+
+/// Names of every object of `ns` close to `name` (sharing its first 4 characters, or containing
+/// it), else the first 30; for an unknown-name refusal.
+fn near_names(m: &MjModel, ns: FieldNs, name: &str) -> String {
+    let n = match ns {
+        FieldNs::Geom => m.ffi().ngeom,
+        FieldNs::Body => m.ffi().nbody,
+        FieldNs::Actuator => m.ffi().nu,
+    } as usize;
+    let all: Vec<&str> = (0..n).filter_map(|i| m.id_to_name(ns.obj(), i)).filter(|s| !s.is_empty()).collect();
+    let stem: String = name.chars().take(4).collect();
+    let near: Vec<&str> = all.iter().copied().filter(|s| s.contains(name) || name.contains(*s) || (!stem.is_empty() && s.starts_with(&stem))).collect();
+    let list = if near.is_empty() { all.iter().take(30).copied().collect::<Vec<_>>() } else { near };
+    let more = if list.len() < all.len() { format!(" ({} in all)", all.len()) } else { String::new() };
+    format!("[{}]{more}", list.join(", "))
+}
+
+impl Plugin for ModelOverride {
+    fn hooks(&self) -> Hooks {
+        Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::PRE_STEP | Hooks::POST_STEP
+    }
+
+    fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        let prefix = ctx.entities.resolve_owner(self.owner.as_deref()).map(|e| e.prefix.clone()).unwrap_or_default();
+        let m = ctx.model();
+        let ngeom = m.ffi().ngeom as usize;
+        let gbody = m.geom_bodyid();
+        let mut resolved = Vec::new();
+        for (i, o) in self.cfg.overrides.iter().enumerate() {
+            let row = catalog(&o.field).expect("validated");
+            let mut ids: Vec<usize> = Vec::new();
+            for (j, name) in o.select.iter().enumerate() {
+                let id = m.name_to_id(row.ns.obj(), name).or_else(|| (!prefix.is_empty()).then(|| m.name_to_id(row.ns.obj(), &format!("{prefix}{name}"))).flatten());
+                let Some(id) = id else {
+                    return Err(format!(
+                        "overrides[{i}].select[{j}]: no {} `{name}` in the model{}; {}s named like it: {}",
+                        row.ns.word(),
+                        if prefix.is_empty() { String::new() } else { format!(" (also looked up as `{prefix}{name}`)") },
+                        row.ns.word(),
+                        near_names(m, row.ns, name)
+                    ));
+                };
+                if row.ns == FieldNs::Body && id == 0 {
+                    return Err(format!("overrides[{i}].select[{j}]: `world` is the static world body; it has no mass to override"));
+                }
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+            let mut roots: Vec<(String, usize)> = Vec::new();
+            for (j, b) in o.bodies.iter().enumerate() {
+                let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, b).or_else(|| (!prefix.is_empty()).then(|| m.name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{b}"))).flatten());
+                let Some(id) = id else {
+                    return Err(format!("overrides[{i}].bodies[{j}]: no body `{b}` in the model; bodies named like it: {}", near_names(m, FieldNs::Body, b)));
+                };
+                roots.push((format!("bodies[{j}]"), id));
+            }
+            if !o.entity.trim().is_empty() {
+                let Some(e) = ctx.entities.get(&o.entity) else {
+                    return Err(format!("overrides[{i}].entity: no entity `{}`; entities: [{}]", o.entity, ctx.entities.names().join(", ")));
+                };
+                roots.push(("entity".into(), common::entity_body(m, e)?));
+            }
+            for (key, root) in &roots {
+                let subtree: Vec<usize> = (0..ngeom).filter(|&g| common::in_subtree(m, gbody[g] as usize, *root)).collect();
+                if subtree.is_empty() {
+                    return Err(format!(
+                        "overrides[{i}].{key}: the subtree of body `{}` has no geoms: it selects nothing",
+                        m.id_to_name(MjtObjBase::mjOBJ_BODY, *root).unwrap_or("?")
+                    ));
+                }
+                for g in subtree {
+                    if !ids.contains(&g) {
+                        ids.push(g);
+                    }
+                }
+            }
+            if ids.is_empty() {
+                return Err(format!("overrides[{i}]: the selection resolves to no {}: the override selects nothing", row.ns.word()));
+            }
+            let names: Vec<String> = ids.iter().map(|&id| m.id_to_name(row.ns.obj(), id).map(str::to_string).unwrap_or_else(|| format!("{}#{id}", row.ns.word()))).collect();
+            if row.ns == FieldNs::Geom {
+                // an explicit <pair> carries its own friction and ignores contype/conaffinity
+                let (p1, p2) = (m.pair_geom1(), m.pair_geom2());
+                for p in 0..p1.len() {
+                    let (a, b) = (p1[p] as usize, p2[p] as usize);
+                    if let Some(k) = ids.iter().position(|&g| g == a || g == b) {
+                        let nm = |g| crate::plugins::observe::geom_name(m, g);
+                        return Err(format!(
+                            "overrides[{i}]: geom `{}` is covered by an explicit <pair> (`{}` / `{}`), which carries its own friction and ignores contype/conaffinity, so `{}` would change nothing for that contact; override the pair's parameters in the model instead, or select other geoms",
+                            names[k],
+                            nm(a),
+                            nm(b),
+                            o.field
+                        ));
+                    }
+                }
+                // absent geoms: an entity declared `present: false` (or made absent since)
+                let group = m.geom_group();
+                for (k, &g) in ids.iter().enumerate() {
+                    let owner = ctx.entities.all().iter().find(|e| {
+                        m.name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).is_some_and(|root| common::in_subtree(m, gbody[g] as usize, root))
+                    });
+                    let declared_absent = owner.is_some_and(|e| !e.declared_present || !e.present);
+                    if declared_absent || group[g] == ABSENT_GEOM_GROUP as i32 {
+                        return Err(format!(
+                            "overrides[{i}]: geom `{}` belongs to {} which presence makes absent (no contact at all while absent), so `{}` could only take effect after a spawn; select present geoms",
+                            names[k],
+                            owner.map(|e| format!("entity `{}`", e.name)).unwrap_or_else(|| "an entity".into()),
+                            o.field
+                        ));
+                    }
+                }
+                let (ct, ca) = (m.geom_contype(), m.geom_conaffinity());
+                if ids.iter().all(|&g| ct[g] == 0 && ca[g] == 0) {
+                    return Err(format!(
+                        "overrides[{i}]: every selected geom ([{}]) is visual-only (contype = conaffinity = 0): it takes part in no contact, so `{}` would change nothing; select the colliding geoms",
+                        names.join(", "),
+                        o.field
+                    ));
+                }
+            }
+            if row.ns == FieldNs::Actuator {
+                let fl = m.actuator_forcelimited();
+                if let Some(k) = ids.iter().position(|&a| !fl[a]) {
+                    return Err(format!(
+                        "overrides[{i}]: actuator `{}` is not force-limited (no forcerange / forcelimited=\"false\"), so MuJoCo ignores its forcerange and the override would change nothing; give it a forcerange in the model",
+                        names[k]
+                    ));
+                }
+            }
+            resolved.push(Resolved { field: row, ids, names, target: o.row(row.width), nominal: Vec::new() });
+        }
+        // contype and conaffinity over the same geoms
+        let set = |f: &str| -> BTreeSet<usize> { resolved.iter().filter(|r: &&Resolved| r.field.name == f).flat_map(|r| r.ids.iter().copied()).collect() };
+        let (cts, cas) = (set("geom_contype"), set("geom_conaffinity"));
+        if cts != cas {
+            let only: Vec<String> = cts.symmetric_difference(&cas).map(|&g| crate::plugins::observe::geom_name(m, g)).collect();
+            return Err(format!(
+                "geom_contype and geom_conaffinity must be overridden over the same geoms (either alone was measured to be a no-op); only one of the two covers [{}]",
+                only.join(", ")
+            ));
+        }
+        self.resolved = resolved;
+
+        let ns = self.cfg.namespace.clone().filter(|s| !s.trim_matches('/').is_empty()).unwrap_or_else(|| self.label.clone());
+        let owner = self.owner.as_deref();
+        self.ep_in = ctx.interface.add(Endpoint::input("override").owner(owner).namespace(&ns).hint("ros2", "service", "std_srvs/srv/SetBool"));
+        self.ep_state = ctx.interface.add(Endpoint::out("override_state").owner(owner).namespace(&ns).rate(self.cfg.rate_hz).hint("ros2", "type", "std_msgs/msg/Bool").hint("ros2", "qos", "reliable"));
+        self.ep_verified =
+            ctx.interface.add(Endpoint::out("override_verified").owner(owner).namespace(&ns).rate(self.cfg.rate_hz).hint("ros2", "type", "std_msgs/msg/String").hint("ros2", "qos", "reliable"));
+        ctx.blackboard.set(handle_key(&self.label), self.handle());
+        Ok(())
+    }
+
+    fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        if !self.captured {
+            self.capture(ctx);
+        }
+        for (_, tx) in self.replies.drain(..) {
+            let _ = tx.send(Payload::Ack { success: false, message: "untested: the world was reset before the change could be verified; the reset restored the configured state".into() });
+        }
+        self.pending = None;
+        self.write_all(ctx, false);
+        {
+            let mut s = self.shared.borrow_mut();
+            s.active = false;
+            s.verified = Verdict::Untested.as_str().into();
+            s.message = String::new();
+            s.requests.clear();
+        }
+        if self.cfg.active {
+            self.apply(ctx, true);
+        }
+        Ok(())
+    }
+
+    fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        let mut wanted: Option<bool> = None;
+        for p in ctx.interface.drain(self.ep_in) {
+            match p {
+                Payload::Call(call) => match *call.request {
+                    Payload::Bool(on) => {
+                        wanted = Some(on);
+                        self.replies.push((on, call.reply));
+                    }
+                    other => {
+                        let _ = call.reply.send(Payload::Ack { success: false, message: format!("`override` is a std_srvs/SetBool service: the request must be a Bool, got {}", other.kind()) });
+                    }
+                },
+                Payload::Bool(on) => wanted = Some(on),
+                other => tracing::warn!("model_override `{}`: ignored a {} delivered to `override` (expects a SetBool call)", self.label, other.kind()),
+            }
+        }
+        let queued: Vec<bool> = self.shared.borrow_mut().requests.drain(..).collect();
+        if let Some(&last) = queued.last() {
+            wanted = Some(last);
+        }
+        if let Some(on) = wanted {
+            self.apply(ctx, on);
+        }
+        Ok(())
+    }
+
+    fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        if let Some(on) = self.pending.take() {
+            self.finish(ctx, on);
+        }
+        let tick = ctx.tick;
+        if ctx.interface.is_due(self.ep_state, tick) {
+            let on = self.shared.borrow().active;
+            ctx.interface.publish(self.ep_state, tick, Payload::Bool(on));
+        }
+        if ctx.interface.is_due(self.ep_verified, tick) {
+            let v = self.shared.borrow().verified.clone();
+            ctx.interface.publish(self.ep_verified, tick, Payload::String(v));
+        }
+        Ok(())
+    }
+}
+
+/// One row of the overridable listing: a selectable geom's name, friction and priority (what
+/// `roqsim scenes describe --overridable` shows, so a fault is written against facts).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverridableGeom {
+    /// Compiled name.
+    pub name: String,
+    /// [sliding, torsional, rolling].
+    pub friction: [f64; 3],
+    /// Contact priority.
+    pub priority: i32,
+    /// contype, conaffinity.
+    pub masks: (i32, i32),
+}
+
+/// Every named geom matching `pattern` (`*` wildcards) with its friction, priority and masks.
+pub fn overridable_geoms(m: &MjModel, pattern: &str) -> Vec<OverridableGeom> {
+    let re = regex::Regex::new(&format!("^{}$", regex::escape(pattern).replace("\\*", ".*"))).expect("escaped pattern");
+    let n = m.ffi().ngeom as usize;
+    let mut out: BTreeMap<String, OverridableGeom> = BTreeMap::new();
+    for g in 0..n {
+        if let Some(name) = m.id_to_name(MjtObjBase::mjOBJ_GEOM, g) {
+            if !name.is_empty() && re.is_match(name) {
+                out.insert(
+                    name.to_string(),
+                    OverridableGeom { name: name.to_string(), friction: m.geom_friction()[g], priority: m.geom_priority()[g], masks: (m.geom_contype()[g], m.geom_conaffinity()[g]) },
+                );
+            }
+        }
+    }
+    out.into_values().collect()
+}
