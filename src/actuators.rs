@@ -506,7 +506,7 @@ pub fn describe(spec: &MjSpec) -> Vec<ActuatorRow> {
         .map(|a| {
             let law = classify(a.gaintype(), a.biastype(), a.gainprm(), a.biasprm());
             let gains = match law {
-                Law::Control(Control::Position) | Law::Control(Control::Impedance) => vec![("p", a.gainprm()[0], Origin::Model), ("d", -a.biasprm()[2], Origin::Model)],
+                Law::Control(Control::Position) | Law::Control(Control::Impedance) => vec![("p", a.gainprm()[0], Origin::Model), ("d", 0.0 - a.biasprm()[2], Origin::Model)],
                 Law::Control(Control::Velocity) => vec![("d", a.gainprm()[0], Origin::Model)],
                 _ => Vec::new(),
             };

@@ -3,6 +3,7 @@
 pub mod assets;
 pub mod core;
 pub mod dummy;
+pub mod manipulation;
 pub mod faults;
 pub mod mobile;
 pub mod observe;
@@ -39,6 +40,9 @@ pub fn registry() -> &'static [PluginDescriptor] {
         v.push(mobile::ackermann_drive::descriptor());
         v.push(core::joint_state_publisher::descriptor());
         v.push(sensors::ground_truth_pose::descriptor());
+        v.push(plugin_descriptor!("spawn_arm", "Attach an arm (ground, pedestal, mount on a robot, or rail), graft an end effector, restate its actuators (actuators:), compensate gravity, register the Arm entity and bring its manifest's controller.", manipulation::spawn_arm::SpawnArmConfig, manipulation::spawn_arm::SpawnArm, PluginFlags { provides_entity: true, ..Default::default() }, manipulation::spawn_arm::EXPANSION_KEYS, Some(manipulation::spawn_arm::expand)));
+        v.push(manipulation::arm_controller::descriptor());
+        v.push(sensors::force_torque::descriptor());
         v.push(core::payload::descriptor());
         v.push(observe::contact_monitor::descriptor());
         v.push(observe::bumper::descriptor());

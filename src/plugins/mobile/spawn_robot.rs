@@ -59,6 +59,13 @@ pub struct SpawnRobotConfig {
     /// Inject the model manifest's components (drive, sensors). Default true.
     #[serde(default = "yes")]
     pub default_plugins: bool,
+    /// The law the robot's joints run under and their gains (`control`, `p`/`d`,
+    /// `stiffness`/`damping`, `effort_limit`, `ctrlrange`, `each:` by actuator name); see
+    /// `crate::actuators`. When given, bodies held up by a position/impedance joint also get
+    /// gravity compensation. Default: the model's own actuators, untouched.
+    #[serde(default)]
+    #[schemars(with = "Option<crate::actuators::ActuatorsSchema>")]
+    pub actuators: Option<serde_norway::Value>,
 }
 
 fn yes() -> bool {
@@ -96,6 +103,9 @@ impl ValidateConfig for SpawnRobotConfig {
         }
         e.extend(self.pose.validate("pose"));
         e.extend(check_names(&self.namespace, &self.prefix));
+        if let Some(Err(es)) = self.actuators.as_ref().map(|a| crate::actuators::parse(a, "actuators")) {
+            e.extend(es);
+        }
         if let Some(j) = &self.base_joint {
             if j.is_empty() {
                 e.push(ConfigError::new("base_joint", "is empty; omit it for the default `base_free`"));
@@ -179,7 +189,20 @@ impl Plugin for SpawnRobot {
 
         let rest_height = m.manifest.rest_height.unwrap_or(0.0);
         let pose = cfg.pose.resolve(rest_height);
+        // `actuators:` (crate::actuators): rewrite, then gravity compensation, before the attach.
+        let table = match &cfg.actuators {
+            Some(v) => {
+                let block = crate::actuators::parse(v, "actuators").map_err(|es| es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+                let rows = crate::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?;
+                let gravcomp_bodies = crate::actuators::apply_gravcomp(&mut m.spec, crate::actuators::GravComp::Auto);
+                Some(crate::actuators::ActuatorTable { entity: self.address.clone(), rows, gravcomp_bodies })
+            }
+            None => None,
+        };
         crate::mjcf::attach(spec, None, &mut m.spec, pose.pos, pose.quat, prefix).map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+        if let Some(t) = table {
+            b.ctx.blackboard.set(crate::actuators::table_key(&self.address), t);
+        }
 
         let mut ent = Entity::new(&self.address, EntityKind::Robot, &root_name);
         ent.prefix = prefix.to_string();

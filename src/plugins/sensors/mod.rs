@@ -4,3 +4,4 @@ pub mod spawn_sensor;
 pub mod imu;
 pub mod lidar;
 pub mod ground_truth_pose;
+pub mod force_torque;
