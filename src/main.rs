@@ -118,7 +118,7 @@ fn fail_config(e: &ConfigErrors) -> ExitCode {
 fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_env("ROQSIM_LOG").unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).with_target(false).without_time().init();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(strip_ros_args(std::env::args_os()));
     match cli.command {
         Command::Plugins { what } => plugins_cmd(what),
         Command::Check(w) => check(w),
@@ -264,3 +264,20 @@ fn sim(a: SimArgs) -> ExitCode {
     }
 }
 
+/// Drop the ROS arguments `ros2 run` / `ros2 launch` append (`--ros-args ... [--]`): rcl reads
+/// them itself (node name and namespace remaps, parameter files) when the bridge starts its
+/// node; the `roqsim` command line does not take them.
+fn strip_ros_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut in_ros = false;
+    for a in args {
+        if a == "--ros-args" {
+            in_ros = true;
+        } else if in_ros && a == "--" {
+            in_ros = false;
+        } else if !in_ros {
+            out.push(a);
+        }
+    }
+    out
+}

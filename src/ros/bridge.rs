@@ -290,6 +290,7 @@ impl Plugin for Ros2Bridge {
         tracked.dedup();
         let n = ctx.interface.all().len();
 
+        let fq_name = node.fully_qualified_name().unwrap_or_else(|_| format!("/{}", cfg.node_name));
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let stop = stop.clone();
@@ -301,9 +302,9 @@ impl Plugin for Ros2Bridge {
                 .map_err(|e| format!("cannot start the ROS thread: {e}"))?
         };
         tracing::info!(
-            "[{}] ROS 2 node /{}: {} publishers, {} subscriptions/servers, TF on {} and {}{}",
+            "[{}] ROS 2 node {}: {} publishers, {} subscriptions/servers, TF on {} and {}{}",
             self.address,
-            cfg.node_name,
+            fq_name,
             outs.len() + merged.len(),
             plan.inputs.len(),
             plan.tf_topic,

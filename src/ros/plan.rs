@@ -349,8 +349,8 @@ fn merge_joint_states(iface: &Interface, cfg: &BridgeConfig, plan: &mut Plan, er
             }
             if order.len() > 1 {
                 plan.warnings.push(format!(
-                    "merged_joint_states auto: {} entities publish joint states ({}); each gets its own merged topic. If they \
-                     share one robot_description, set merged_joint_states: true or list a group",
+                    "merged_joint_states auto: {} entities publish joint states ({}) and auto keeps them apart (one robot per \
+                     entity); if they share one robot_description, set merged_joint_states: true or list a group",
                     order.len(),
                     order.iter().map(|o| if o.is_empty() { "(no owner)" } else { o.as_str() }).collect::<Vec<_>>().join(", ")
                 ));
@@ -486,7 +486,7 @@ mod tests {
         assert_eq!(p.merged[0].topic, "/robot1/joint_states");
         assert_eq!(p.merged[0].members, vec![4, 5]);
         assert_eq!(p.merged[0].requested_hz, 100.0);
-        assert!(p.warnings[0].contains("2 entities publish joint states (robot1, robot2)"), "{:?}", p.warnings);
+        assert!(p.warnings[0].contains("2 entities publish joint states (robot1, robot2) and auto keeps them apart"), "{:?}", p.warnings);
         // robot2 has a single joint_states endpoint: published as is
         assert!(t.contains(&("robot2/joint_states".into(), "/robot2/joint_states".into())));
         let scan = p.outputs.iter().find(|o| o.label == "robot1/scan").unwrap();

@@ -77,7 +77,8 @@ class RoqsimProcess:
 
     def output(self):
         """Everything the process printed so far (stdout and stderr interleaved)."""
-        self._log.flush()
+        if not self._log.closed:  # still readable after stop()
+            self._log.flush()
         return self.log_path.read_bytes().decode("utf-8", "replace")
 
     def wait_output(self, pattern, timeout=20.0):
