@@ -231,3 +231,254 @@ fn payload_refusals() {
     let t = refusal("sim: {timestep: 0.002}\ncomponents:\n  - payload: {mass: 1.0}\n");
     assert_has(&t, &["requires_owner"]);
 }
+
+// ------------------------------------------------------------------------------------ observers
+
+/// A TurtleBot 4 (drive on, sensors off) heading +x at a welded crate whose near face is at
+/// x = 0.8 m, with every observer nested under it.
+fn tb_observed(observers: &str) -> String {
+    format!(
+        "sim: {{timestep: 0.002}}
+components:
+  - box: {{pose: {{position: {{x: 1.0, y: 0.0}}}}, size: [0.4, 0.4, 0.5]}}
+    name: crate
+  - spawn_robot: {{model: turtlebot4}}
+    name: robot
+    components:
+      - imu: {{}}
+        enabled: false
+      - spawn_sensor: {{}}
+        name: rplidar
+        components:
+          - lidar: {{}}
+            enabled: false
+{observers}"
+    )
+}
+
+fn drive(e: &mut Engine, v: f64, secs_: f64) {
+    let id = endpoint(e, "", "cmd_vel");
+    let n = (secs_ / e.dt()).round() as u64;
+    for i in 0..n {
+        if i % 10 == 0 {
+            e.ctx.interface.deliver(id, Payload::Twist(roqsim::context::payload::Twist { linear: [v, 0.0, 0.0], angular: [0.0; 3] }));
+        }
+        e.step().unwrap();
+    }
+}
+
+fn latest(e: &Engine, ns: &str, name: &str) -> Payload {
+    e.ctx.interface.get(endpoint(e, ns, name)).latest().unwrap_or_else(|| panic!("{name} never published")).0.clone()
+}
+
+#[test]
+fn observers_report_a_collision_its_zone_and_the_closest_approach() {
+    let mut e = engine(&tb_observed(
+        "      - contact_monitor: {}
+      - bumper: {}
+      - clearance_monitor: {compute_rate_hz: 100.0}
+      - upright_monitor: {}
+",
+    ));
+    // endpoints and hints
+    let c = e.ctx.interface.get(endpoint(&e, "", "contact"));
+    assert_eq!(c.get_hint("ros2", "type"), Some("std_msgs/msg/Bool"));
+    assert_eq!(c.get_hint("ros2", "field"), Some("in_contact"));
+    assert_eq!(c.get_hint("ros2", "topic"), Some("collision"));
+    assert_eq!(c.owner.as_deref(), Some("robot"));
+    for z in ["front", "left", "right"] {
+        let b = e.ctx.interface.get(endpoint(&e, "", &format!("bumper/{z}")));
+        assert_eq!(b.get_hint("ros2", "type"), Some("std_msgs/msg/Bool"));
+    }
+    assert_eq!(e.ctx.interface.get(endpoint(&e, "", "upright")).get_hint("ros2", "field"), Some("upright"));
+
+    // before contact: clear, not pressed, and the measured clearance is the gap to the crate
+    e.step_n(50).unwrap();
+    let cl = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>("clearance_monitor:robot.clearance_monitor").unwrap().get();
+    eprintln!("initial clearance {cl:?}");
+    assert!(!cl.saturated && cl.geom == "crate", "{cl:?}");
+    // the bumper shell (radius 0.1694 m, centred 0.01 m ahead of base_link) to the crate face at 0.8 m
+    assert!((cl.current - (0.8 - 0.01 - 0.1694)).abs() < 0.01, "clearance {}", cl.current);
+    match latest(&e, "", "contact") {
+        Payload::ContactReport(r) => assert!(!r.in_contact && r.first_time == -1.0 && r.count == 0, "{r:?}"),
+        p => panic!("{p:?}"),
+    }
+
+    drive(&mut e, 0.3, 3.5);
+    let r = match latest(&e, "", "contact") {
+        Payload::ContactReport(r) => r,
+        p => panic!("{p:?}"),
+    };
+    eprintln!("contact {r:?}");
+    assert!(r.in_contact && r.first_time > 1.5 && r.first_time < 3.5, "{r:?}");
+    assert_eq!(r.geom_b, "crate");
+    assert_eq!(Payload::ContactReport(r.clone()).member("in_contact"), Some(Payload::Bool(true)));
+    let bump = e.ctx.blackboard.get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.bumper").unwrap().get();
+    eprintln!("bumper {bump:?}");
+    assert!(bump.pressed["front"] && !bump.pressed["left"] && !bump.pressed["right"], "{bump:?}");
+    assert!(bump.bearing.unwrap().abs() < 0.2);
+    assert_eq!(latest(&e, "", "bumper/front"), Payload::Bool(true));
+    let cl = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>("clearance_monitor:robot.clearance_monitor").unwrap().get();
+    eprintln!("clearance at contact {cl:?}");
+    assert!(cl.minimum < 0.002 && cl.geom == "crate" && cl.at_time > 1.5, "{cl:?}");
+
+    // back off: the bumper releases, the contact monitor stays latched
+    drive(&mut e, -0.3, 1.0);
+    let bump = e.ctx.blackboard.get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.bumper").unwrap().get();
+    assert!(!bump.pressed["front"], "{bump:?}");
+    match latest(&e, "", "contact") {
+        Payload::ContactReport(r2) => assert!(r2.in_contact && r2.count == 0 && r2.first_time == r.first_time, "{r2:?}"),
+        p => panic!("{p:?}"),
+    }
+    let cl2 = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>("clearance_monitor:robot.clearance_monitor").unwrap().get();
+    assert!(cl2.current > 0.1 && cl2.minimum == cl.minimum, "{cl2:?}");
+    // the robot stayed in the plane
+    match latest(&e, "", "upright") {
+        Payload::UprightReport(u) => {
+            eprintln!("upright {u:?}");
+            assert!(u.upright && u.settled && u.tilt_deg < 5.0 && u.rise_m.abs() < 0.01, "{u:?}");
+        }
+        p => panic!("{p:?}"),
+    }
+    // reset clears the latched report
+    e.reset().unwrap();
+    e.step().unwrap();
+    let r = e.ctx.blackboard.get::<roqsim::plugins::observe::contact_monitor::ContactReader>("contact_monitor:robot.contact_monitor").unwrap().get();
+    assert!(!r.in_contact && r.first_time == -1.0 && r.geom_a.is_empty(), "{r:?}");
+}
+
+#[test]
+fn clearance_skips_render_only_geoms_and_saturates_beyond_distmax() {
+    let yaml = tb_observed("      - clearance_monitor: {distmax: 2.0}\n").replace(
+        "    name: crate\n",
+        "    name: crate\n  - box: {pose: {position: {x: 0.5, y: 0.0}}, size: [0.2, 0.2, 0.3], collide: false}\n    name: ghost\n",
+    );
+    let mut e = engine(&yaml);
+    e.step_n(10).unwrap();
+    let key = "clearance_monitor:robot.clearance_monitor";
+    let cl = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(key).unwrap().get();
+    // the ghost's face is 0.22 m away but it pairs with nothing: the crate is what counts
+    assert_eq!(cl.geom, "crate", "{cl:?}");
+    assert!((cl.current - 0.6206).abs() < 0.005, "{cl:?}");
+    // a short cutoff: nothing within 0.3 m -> saturated, current == distmax
+    let mut e = engine(&tb_observed("      - clearance_monitor: {distmax: 0.3}\n"));
+    e.step_n(10).unwrap();
+    let cl = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(key).unwrap().get();
+    assert!(cl.saturated && cl.current == 0.3 && cl.geom.is_empty() && cl.at_time == -1.0, "{cl:?}");
+    assert_eq!(Payload::ClearanceReport(cl).member("saturated"), Some(Payload::Bool(true)));
+}
+
+fn energy(e: &Engine, name: &str) -> roqsim::context::payload::EnergyReport {
+    e.ctx.blackboard.get::<roqsim::plugins::observe::energy_monitor::EnergyReader>(&format!("energy:robot.{name}")).unwrap().get()
+}
+
+#[test]
+fn energy_monitor_splits_driving_from_driven_and_bills_what_was_stated() {
+    let mut e = engine(&tb_observed(
+        "      - energy_monitor: {efficiency: 0.5, idle_w: 2.0, capacity_wh: 0.0005, voltage: 14.4}
+        name: pack
+      - energy_monitor: {efficiency: 0.5, regenerative: true}
+        name: regen
+      - energy_monitor: {}
+        name: plain
+",
+    )
+    .replace("x: 1.0, y: 0.0", "x: 4.0, y: 0.0"));
+    let ep = e.ctx.interface.get(endpoint(&e, "", "battery"));
+    assert_eq!(ep.get_hint("ros2", "type"), Some("sensor_msgs/msg/BatteryState"));
+    assert_eq!(ep.get_hint("ros2", "topic"), Some("battery_state"));
+    drive(&mut e, 0.3, 1.5);
+    drive(&mut e, 0.0, 1.0);
+    let t = e.sim_time();
+    let plain = energy(&e, "plain");
+    let pack = energy(&e, "pack");
+    let regen = energy(&e, "regen");
+    eprintln!("plain {plain:?}\nregen {regen:?}\npack {pack:?}");
+    assert_eq!(plain.actuators, vec!["left_wheel_motor".to_string(), "right_wheel_motor".to_string()]);
+    assert!(plain.driving_j > 0.05 && plain.driven_j > 0.0, "{plain:?}");
+    // per-actuator split sums to the totals
+    assert!((plain.actuator_driving_j.iter().sum::<f64>() - plain.driving_j).abs() < 1e-9);
+    assert!((plain.actuator_driven_j.iter().sum::<f64>() - plain.driven_j).abs() < 1e-9);
+    // defaults assume nothing: energy = mechanical driving work; no charge, no current
+    assert!((plain.energy_j - plain.driving_j).abs() < 1e-9 * plain.driving_j.max(1.0));
+    assert_eq!(plain.state_of_charge, None);
+    assert_eq!(plain.current_a, None);
+    assert!(plain.torque_integral_nms > 0.0);
+    // efficiency and idle: E = W_drive / e + idle * t
+    assert!((pack.driving_j - plain.driving_j).abs() < 1e-12);
+    let want = plain.driving_j / 0.5 + 2.0 * t;
+    assert!((pack.energy_j - want).abs() < 1e-6 * want, "{} vs {want}", pack.energy_j);
+    // regeneration credits e * driven back
+    let want = plain.driving_j / 0.5 - 0.5 * plain.driven_j;
+    assert!((regen.energy_j - want).abs() < 1e-9 * want.abs().max(1.0), "{} vs {want}", regen.energy_j);
+    // a 0.0005 Wh (1.8 J) pack under a 2 W idle load is flat and latched
+    assert!(pack.depleted && pack.state_of_charge == Some(0.0), "{pack:?}");
+    assert_eq!(pack.capacity_wh, Some(0.0005));
+    assert!((pack.current_a.unwrap() - pack.power_w / 14.4).abs() < 1e-12);
+    // reset zeroes the bill
+    e.reset().unwrap();
+    let z = energy(&e, "pack");
+    assert!(z.energy_j == 0.0 && z.driving_j == 0.0 && !z.depleted && z.state_of_charge == Some(1.0), "{z:?}");
+}
+
+#[test]
+fn upright_monitor_flags_a_fall_and_latches() {
+    let mut e = engine(
+        "sim: {timestep: 0.002}
+components:
+  - box: {pose: {position: {x: 0.0, y: 0.0}, orientation: {roll: 0.35}}, size: [0.1, 0.1, 1.0], motion: physics, mass: 2.0}
+    name: pole
+    components:
+      - upright_monitor: {settle_s: 0.0}
+",
+    );
+    let r = e.ctx.blackboard.get::<roqsim::plugins::observe::upright_monitor::UprightReader>("upright_monitor:pole.upright_monitor").unwrap().clone();
+    e.step().unwrap();
+    let first = r.get();
+    assert!(first.upright && first.settled && (first.tilt_deg - 20.05).abs() < 0.1, "{first:?}");
+    secs(&mut e, 2.0);
+    let u = r.get();
+    eprintln!("upright {u:?}");
+    assert!(!u.upright && u.fallen_time > 0.0 && u.reason.starts_with("tilt"), "{u:?}");
+    assert!(u.tilt_deg > 80.0, "{u:?}");
+    e.reset().unwrap();
+    assert!(r.get().upright && !r.get().settled);
+}
+
+#[test]
+fn observer_refusals() {
+    let t = refusal("sim: {timestep: 0.002}\ncomponents:\n  - contact_monitor: {}\n");
+    assert_has(&t, &["`contact_monitor` belongs to a robot and must be nested under it (requires_owner)"]);
+    for p in ["bumper", "clearance_monitor", "energy_monitor", "upright_monitor"] {
+        let t = refusal(&format!("sim: {{timestep: 0.002}}\ncomponents:\n  - {p}: {{}}\n"));
+        assert_has(&t, &[&format!("`{p}` belongs to a robot"), "requires_owner"]);
+    }
+    let t = refusal(&tb_observed("      - contact_monitor: {ignore: [carpet]}\n"));
+    assert_has(&t, &["ignore[0]: no geom `carpet` in the model"]);
+    let t = refusal(&tb_observed("      - contact_monitor: {min_force: -1.0}\n"));
+    assert_has(&t, &["min_force", "must be a finite number >= 0 (N), got -1"]);
+    let t = refusal(&tb_observed("      - bumper: {zones: {rear: [2.6, 4.0]}}\n"));
+    assert_has(&t, &["zones.rear", "within [-pi, pi], got [2.6, 4]"]);
+    let t = refusal(&tb_observed("      - bumper: {zones: {}}\n"));
+    assert_has(&t, &["zones", "declares no zone"]);
+    let t = refusal(&tb_observed("      - bumper: {geoms: [shell_front]}\n"));
+    assert_has(&t, &["geoms[0]: entity `robot` has no geom `shell_front`", "body_collision"]);
+    let t = refusal(&tb_observed("      - clearance_monitor: {distmax: 0.0}\n"));
+    assert_has(&t, &["distmax", "must be > 0 (m), got 0"]);
+    let t = refusal(&tb_observed("      - clearance_monitor: {compute_rate_hz: 0.0}\n"));
+    assert_has(&t, &["compute_rate_hz", "must be > 0 (Hz), got 0"]);
+    let t = refusal(&tb_observed("      - energy_monitor: {efficiency: 1.5}\n"));
+    assert_has(&t, &["efficiency", "must be within (0, 1]"]);
+    let t = refusal(&tb_observed("      - energy_monitor: {actuators: [left_wheel_joint]}\n"));
+    assert_has(&t, &["actuators[0]: `left_wheel_joint` is a joint, not an actuator", "left_wheel_motor"]);
+    let t = refusal(&tb_observed("      - energy_monitor: {resistive_w_per_nm2: {front_motor: 0.1}}\n"));
+    assert_has(&t, &["resistive_w_per_nm2.front_motor", "not a metered actuator", "left_wheel_motor, right_wheel_motor"]);
+    let t = refusal(
+        "sim: {timestep: 0.002}\ncomponents:\n  - box: {pose: {position: {x: 0.0}}, size: [0.1, 0.1, 0.1], motion: physics}\n    name: crate\n    components:\n      - energy_monitor: {}\n",
+    );
+    assert_has(&t, &["entity `crate` has no actuators to meter", "looks exactly like a robot that costs nothing"]);
+    let t = refusal(&tb_observed("      - upright_monitor: {max_tilt_deg: 0.0}\n"));
+    assert_has(&t, &["max_tilt_deg", "must be within (0, 180]"]);
+    let t = refusal(&tb_observed("      - upright_monitor: {body: chassis}\n"));
+    assert_has(&t, &["body: entity `robot` has no body `chassis`"]);
+}

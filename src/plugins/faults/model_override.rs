@@ -69,6 +69,9 @@ use crate::plugins::core::{self as common};
 use crate::plugins::faults::Verdict;
 use crate::raycast::ABSENT_GEOM_GROUP;
 
+/// MuJoCo's floor on a contact's friction coefficients (`mjMINMU`): a requested 0 reads 1e-5.
+pub const MJ_MINMU: f64 = 1e-5;
+
 /// Object namespace a field's `select:` names live in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldNs {
@@ -530,14 +533,16 @@ impl ModelOverride {
                     return (Verdict::Untested, format!("{what}: nothing was touching the selected geoms one step later, so the applied contact could not be read (not a failure)"));
                 }
                 let want = r.target[0];
-                let tol = 1e-9 * want.abs().max(1.0);
+                // MuJoCo floors a contact's friction coefficients at mjMINMU (1e-5)
+                let applied = want.max(MJ_MINMU);
+                let tol = 1e-9 * applied.abs().max(1.0);
                 let d = ctx.data();
                 let mut carry = 0;
                 let mut others = BTreeSet::new();
                 let mut seen = BTreeSet::new();
                 for &(i, _, o) in &hits {
                     let mu = d.contact()[i].friction[0];
-                    if (mu - want).abs() <= tol {
+                    if (mu - applied).abs() <= tol {
                         carry += 1;
                     } else {
                         others.insert(crate::plugins::observe::geom_name(m, o));

@@ -395,6 +395,8 @@ pub struct ImuPlugin {
     nominal: ImuParams,
     degraded: Option<ImuParams>,
     fault: FaultSwitch,
+    /// The fault switch's SetBool endpoint (with a `fault:` block).
+    fault_service: Option<sensor_fault::FaultService>,
     reader: Option<ImuReader>,
     ep: EndpointId,
     tf_ep: EndpointId,
@@ -446,6 +448,7 @@ impl ImuPlugin {
             nominal,
             degraded,
             fault: FaultSwitch::default(),
+            fault_service: None,
             reader: None,
             ep: 0,
             tf_ep: 0,
@@ -567,6 +570,8 @@ impl Plugin for ImuPlugin {
 
         if self.degraded.is_some() {
             ctx.blackboard.set(sensor_fault::switch_key(&self.address), self.fault.clone());
+            let same = self.degraded.as_ref() == Some(&self.nominal);
+            self.fault_service = Some(sensor_fault::FaultService::register(ctx, &self.address, owner.as_deref(), self.fault.clone(), same));
         }
         ctx.blackboard.set(reader_key(&self.address), reader.clone());
         self.reader = Some(reader);
@@ -575,11 +580,17 @@ impl Plugin for ImuPlugin {
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
         self.fault.set(false);
+        if let Some(f) = &mut self.fault_service {
+            f.reset();
+        }
         ctx.interface.publish(self.tf_ep, ctx.tick, Payload::Transforms(vec![self.tf.clone()]));
         Ok(())
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        if let Some(f) = &mut self.fault_service {
+            f.poll(ctx);
+        }
         if !ctx.interface.is_due(self.ep, ctx.tick) {
             return Ok(());
         }

@@ -509,6 +509,8 @@ pub struct Lidar {
     /// Degraded gate spacing (steps) when the fault changes the rate.
     degraded_every: Option<u64>,
     fault: FaultSwitch,
+    /// The fault switch's SetBool endpoint (with a `fault:` block).
+    fault_service: Option<sensor_fault::FaultService>,
     rng_name: String,
     // resolved at configure
     site_id: usize,
@@ -536,6 +538,7 @@ impl Lidar {
             degraded,
             degraded_every: None,
             fault: FaultSwitch::default(),
+            fault_service: None,
             rng_name: format!("lidar:{}", args.address),
             site_id: 0,
             exclude_id: None,
@@ -700,6 +703,8 @@ impl Plugin for Lidar {
 
         if self.degraded.is_some() {
             ctx.blackboard.set(sensor_fault::switch_key(&self.address), self.fault.clone());
+            let same = self.degraded.as_ref() == Some(&self.nominal);
+            self.fault_service = Some(sensor_fault::FaultService::register(ctx, &self.address, owner, self.fault.clone(), same));
         }
         ctx.blackboard.set(reader_key(&self.address), self.reader.clone());
         Ok(())
@@ -708,6 +713,9 @@ impl Plugin for Lidar {
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
         // A fault does not survive reset (seed 001): the next trial starts nominal.
         self.fault.set(false);
+        if let Some(f) = &mut self.fault_service {
+            f.reset();
+        }
         *self.reader.latest.borrow_mut() = None;
         if let (Some(id), Some(tf)) = (self.tf_ep, &self.tf) {
             ctx.interface.publish(id, ctx.tick, Payload::Transforms(vec![tf.clone()]));
@@ -716,6 +724,9 @@ impl Plugin for Lidar {
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        if let Some(f) = &mut self.fault_service {
+            f.poll(ctx);
+        }
         if !self.due(ctx) {
             return Ok(());
         }
