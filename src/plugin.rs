@@ -176,11 +176,34 @@ pub fn typed_config<C: DeserializeOwned>(value: &Value) -> Result<C, Vec<ConfigE
     } else {
         value
     };
-    serde_path_to_error::deserialize::<_, C>(v.clone()).map_err(|e| {
+    let to_err = |e: serde_path_to_error::Error<serde_norway::Error>| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        vec![ConfigError::new(path, e.into_inner().to_string())]
-    })
+        ConfigError::new(path, e.into_inner().to_string())
+    };
+    let first = match serde_path_to_error::deserialize::<_, C>(v.clone()) {
+        Ok(c) => return Ok(c),
+        Err(e) => to_err(e),
+    };
+    // serde stops at the first problem; report every key's problem at once by checking each
+    // key on its own (a lone key cannot tell whether others are missing, so those are skipped).
+    let mut errs = Vec::new();
+    if let Value::Mapping(m) = v {
+        for (k, val) in m {
+            let mut single = Mapping::new();
+            single.insert(k.clone(), val.clone());
+            if let Err(e) = serde_path_to_error::deserialize::<_, C>(Value::Mapping(single)) {
+                let e = to_err(e);
+                if !e.message.starts_with("missing field") && !errs.contains(&e) {
+                    errs.push(e);
+                }
+            }
+        }
+    }
+    if !errs.contains(&first) && (errs.is_empty() || first.message.starts_with("missing field")) {
+        errs.insert(0, first);
+    }
+    Err(errs)
 }
 
 /// Schema of a config type, for the registry.

@@ -182,7 +182,18 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
                 let p = if e.path.is_empty() { "sim".to_string() } else { format!("sim.{}", e.path) };
                 errors.push(p, e.message);
             }
-            SimBlock::default()
+            // Keep the keys that are fine on their own, so their values are still checked.
+            let good: Mapping = doc
+                .sim
+                .iter()
+                .filter(|(k, v)| {
+                    let mut one = Mapping::new();
+                    one.insert((*k).clone(), (*v).clone());
+                    crate::plugin::typed_config::<SimBlock>(&Value::Mapping(one)).is_ok()
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            crate::plugin::typed_config::<SimBlock>(&Value::Mapping(good)).unwrap_or_default()
         }
     };
 
