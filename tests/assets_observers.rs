@@ -482,3 +482,51 @@ fn observer_refusals() {
     let t = refusal(&tb_observed("      - upright_monitor: {body: chassis}\n"));
     assert_has(&t, &["body: entity `robot` has no body `chassis`"]);
 }
+
+// ----------------------------------------------------------------------------- warehouse world
+
+#[test]
+fn warehouse_world_runs_with_its_conveyor_door_arm_and_faults() {
+    let w = roqsim::load_world(&base().join("warehouse.yaml"), &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap();
+    for (name, kind) in [("door_1", roqsim::context::EntityKind::Door), ("ur", roqsim::context::EntityKind::Arm), ("robot", roqsim::context::EntityKind::Robot), ("belt", roqsim::context::EntityKind::Other)] {
+        assert_eq!(e.ctx.entities.get(name).unwrap_or_else(|| panic!("no entity {name}")).kind, kind);
+    }
+    for (ns, ep) in [("belt", "speed"), ("door_1", "cmd"), ("door_1", "state"), ("grip_fault", "override"), ("", "robot/rplidar/lidar/override"), ("", "contact"), ("", "battery")] {
+        endpoint(&e, ns, ep);
+    }
+    // the gripper's pinch point waits above the belt's end
+    let pinch = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_SITE, "ur_pinch").expect("ur_pinch site");
+    let p = e.ctx.data().site_xpos()[pinch];
+    eprintln!("pinch at {p:?}");
+    assert!((p[0] - 4.51).abs() < 0.03 && (p[1] - 1.87).abs() < 0.03 && (p[2] - 1.11).abs() < 0.05, "pinch at {p:?}");
+    let x0 = body_pos(&e, "parcel_1")[0];
+    secs(&mut e, 1.5);
+    let x1 = body_pos(&e, "parcel_1")[0];
+    eprintln!("parcel_1 moved {:.4} m in 1.5 s", x1 - x0);
+    assert!((x1 - x0 - 0.15).abs() < 0.01, "parcel_1 moved {} m at 0.1 m/s", x1 - x0);
+    // the door opens on command
+    let cmd = endpoint(&e, "door_1", "cmd");
+    e.ctx.interface.deliver(cmd, Payload::Float64(1.0));
+    secs(&mut e, 3.0);
+    let h = e.ctx.blackboard.get::<roqsim::plugins::assets::door::DoorHandle>("door:door_1").unwrap();
+    eprintln!("door openness {}", h.openness());
+    assert!(h.openness() > 0.95 && !h.stalled(), "door at {}", h.openness());
+    let u = e.ctx.blackboard.get::<roqsim::plugins::observe::upright_monitor::UprightReader>("upright_monitor:robot.upright_monitor").unwrap().get();
+    assert!(u.upright && u.settled, "{u:?}");
+    // both faults answer: the grip fault has nothing in the jaws yet (untested), the lidar's lands
+    let mut replies = Vec::new();
+    for (ns, name) in [("grip_fault", "override"), ("", "robot/rplidar/lidar/override")] {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let id = endpoint(&e, ns, name);
+        e.ctx.interface.deliver(id, Payload::Call(roqsim::context::payload::ServiceCall { request: Box::new(Payload::Bool(true)), reply: tx }));
+        replies.push(rx);
+    }
+    e.step().unwrap();
+    let msgs: Vec<String> = replies.iter().map(|rx| match rx.try_recv() {
+        Ok(Payload::Ack { success: true, message }) => message,
+        other => panic!("{other:?}"),
+    }).collect();
+    assert!(msgs[0].starts_with("untested: geom_friction -> [0.0, 0.0, 0.0] on [ur_left_pad, ur_right_pad]"), "{}", msgs[0]);
+    assert!(msgs[1].starts_with("landed: `robot.rplidar.lidar`"), "{}", msgs[1]);
+}
