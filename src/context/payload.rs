@@ -379,7 +379,8 @@ pub struct UprightReport {
     pub rise_m: f64,
     /// Reference height (m) taken at `settle_s` (NaN before).
     pub reference_z: f64,
-    /// Sim time (s) the body was first judged fallen; -1.0 if never.
+    /// Sim time (s) the body was judged fallen (with `latch`, the first time; without, the latest
+    /// fall); -1.0 if never.
     pub fallen_time: f64,
     /// Why it fell ("" while upright): `tilt 41.2 deg > 30 deg` or `rise -0.15 m beyond 0.1 m`.
     pub reason: String,

@@ -159,7 +159,6 @@ pub fn reader_key(address: &str) -> String {
 /// One metered actuator.
 #[derive(Debug, Clone)]
 struct Metered {
-    id: usize,
     outadr: usize,
     outnum: usize,
     /// Dof whose gravity-compensation share this actuator supplies, and the share (1/n).
@@ -273,7 +272,6 @@ impl Plugin for EnergyMonitor {
             .iter()
             .zip(&names)
             .map(|(&a, n)| Metered {
-                id: a,
                 outadr: m.actuator_outadr()[a] as usize,
                 outnum: m.actuator_outnum()[a].max(1) as usize,
                 gravcomp: dof_of(a).map(|d| (d, 1.0 / per_dof[&d] as f64)),
@@ -328,7 +326,6 @@ impl Plugin for EnergyMonitor {
                     resist_w += mt.k * tau * tau;
                 }
                 tau_sum += tau_abs;
-                let _ = mt.id;
                 if p > 0.0 {
                     drive_w += p;
                     r.actuator_driving_j[i] += p * dt;

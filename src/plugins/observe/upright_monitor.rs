@@ -199,13 +199,12 @@ impl Plugin for UprightMonitor {
                     None
                 };
                 match reason {
-                    Some(why) => {
-                        if r.upright {
-                            r.upright = false;
-                            r.fallen_time = now;
-                            r.reason = why;
-                        }
+                    Some(why) if r.upright => {
+                        r.upright = false;
+                        r.fallen_time = now;
+                        r.reason = why;
                     }
+                    Some(_) => {}
                     None if !self.cfg.latch => {
                         r.upright = true;
                         r.reason.clear();
