@@ -536,3 +536,37 @@ fn a_fault_block_equal_to_nominal_replies_no_effect() {
     let t = refusal(&lidar_world("{rays: 720}"));
     assert_has(&t, &["fault.rays", "changes the message layout"]);
 }
+
+#[test]
+fn imu_fault_drops_the_attitude_channel_while_active() {
+    let mut e = engine(
+        "sim: {timestep: 0.002, seed: 3}
+components:
+  - spawn_robot: {model: turtlebot4}
+    name: robot
+    components:
+      - imu: {fault: {orientation: false}}
+      - spawn_sensor: {}
+        name: rplidar
+        components:
+          - lidar: {}
+            enabled: false
+",
+    );
+    let srv = endpoint(&e, "", "robot/imu/override");
+    let imu = e.ctx.interface.all().iter().position(|ep| ep.name == "imu").unwrap();
+    let cov0 = |e: &Engine| match e.ctx.interface.get(imu).latest() {
+        Some((Payload::Imu(m), _)) => m.orientation_covariance[0],
+        other => panic!("{other:?}"),
+    };
+    e.step_n(10).unwrap();
+    assert!(cov0(&e) >= 0.0, "nominal publishes attitude");
+    let rx = call(&mut e, srv, true);
+    e.step_n(10).unwrap();
+    let (ok, msg) = ack(&rx);
+    assert!(ok && msg.starts_with("landed: `robot.imu`"), "{msg}");
+    assert_eq!(cov0(&e), -1.0, "attitude dropped while the fault is on");
+    e.reset().unwrap();
+    e.step_n(10).unwrap();
+    assert!(cov0(&e) >= 0.0, "reset restores the attitude channel");
+}
