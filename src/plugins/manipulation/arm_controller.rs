@@ -35,8 +35,11 @@
 //! joint-force per actuator-force: gear, times the joint's coefficient in a fixed tendon), never
 //! above the model's own; `max_effort <= 0` and every reset restore the model's range. A
 //! transmission without a constant moment keeps its range (position only). The goal succeeds with
-//! `reached_goal` within `gripper_goal_tolerance`, or `stalled` after `gripper_stall_timeout` s
-//! below `gripper_stall_velocity` (success when `gripper_allow_stalling`, else abort).
+//! `reached_goal` within `gripper_goal_tolerance`, or `stalled` once its MEAN speed over the last
+//! `gripper_stall_timeout` s is below `gripper_stall_velocity` (success when
+//! `gripper_allow_stalling`, else abort). The mean, not the instantaneous velocity: a jaw squeezing
+//! an object chatters (the bundled parallel_gripper: ±0.25 mm at up to 45 mm/s), and a stall is a
+//! gripper that stopped getting anywhere.
 //!
 //! **joint_states** reports the controller's joints (names with `joint_prefix`) and the gripper
 //! joint; efforts are `qfrc_actuator + qfrc_gravcomp` — what the joint physically carries when
@@ -235,10 +238,11 @@ pub struct ArmControllerConfig {
     /// Position error (gripper joint unit) under which a gripper goal is reached. Default 0.01.
     #[serde(default = "d_ggt")]
     pub gripper_goal_tolerance: f64,
-    /// Speed (gripper joint unit/s) under which the gripper counts as not moving. Default 0.001.
+    /// Mean speed (gripper joint unit/s) under which the gripper counts as not moving. Default 0.001.
     #[serde(default = "d_stall_v")]
     pub gripper_stall_velocity: f64,
-    /// s not moving short of the goal before the gripper is stalled. Default 1.0.
+    /// Window (s) over which the gripper's mean speed must stay below `gripper_stall_velocity`
+    /// short of the goal for it to count as stalled. Default 1.0.
     #[serde(default = "d_stall_t")]
     pub gripper_stall_timeout: f64,
     /// A stalled grip (closed on an object) succeeds (true, default) or aborts (ros2_control's
@@ -464,7 +468,8 @@ struct Exec {
 struct GripExec {
     call: ActionCall,
     target: f64,
-    still_since: Option<f64>,
+    /// (sim time, position) samples over the last `gripper_stall_timeout`.
+    window: std::collections::VecDeque<(f64, f64)>,
 }
 
 struct Joint {
@@ -1286,7 +1291,7 @@ impl Plugin for ArmController {
                 g.target_ctrl = Self::gripper_ctrl_for(g, position);
                 let limit = (max_effort > 0.0 && max_effort.is_finite()).then(|| g.moment.map(|m| max_effort / m.abs())).flatten();
                 Self::set_gripper_force(ctx, g, limit);
-                g.exec = Some(GripExec { call, target: position, still_since: None });
+                g.exec = Some(GripExec { call, target: position, window: Default::default() });
             }
             if let Some(ex) = &g.exec {
                 if ex.call.cancel.load(Ordering::SeqCst) {
@@ -1372,9 +1377,17 @@ impl Plugin for ArmController {
                         error_string: "reached the goal position".into(),
                         result: Some(Box::new(Payload::GripperResult { position: pos, effort: eff, stalled: false, reached_goal: true })),
                     });
-                } else if vel.abs() < self.cfg.gripper_stall_velocity {
-                    let since = *ex.still_since.get_or_insert(now);
-                    if now - since >= self.cfg.gripper_stall_timeout {
+                } else {
+                    // Stalled: over the last stall_timeout the gripper moved less than
+                    // stall_velocity x stall_timeout — its MEAN speed is below the threshold
+                    // (contact chatter makes the instantaneous velocity useless for this).
+                    ex.window.push_back((now, pos));
+                    let timeout = self.cfg.gripper_stall_timeout;
+                    while ex.window.len() > 1 && now - ex.window[1].0 >= timeout - 1e-9 {
+                        ex.window.pop_front();
+                    }
+                    let (t0, p0) = ex.window[0];
+                    if now - t0 >= timeout - 1e-9 && (pos - p0).abs() < self.cfg.gripper_stall_velocity * (now - t0) {
                         let ok = self.cfg.gripper_allow_stalling;
                         done = Some(ActionOutcome {
                             status: if ok { GoalStatus::Succeeded } else { GoalStatus::Aborted },
@@ -1383,8 +1396,6 @@ impl Plugin for ArmController {
                             result: Some(Box::new(Payload::GripperResult { position: pos, effort: eff, stalled: true, reached_goal: false })),
                         });
                     }
-                } else {
-                    ex.still_since = None;
                 }
             }
             if let Some(o) = done {

@@ -48,7 +48,7 @@ use crate::world::expand::{expand_manifest, merge_under};
 use crate::world::models::{load_manifest, resolve_model};
 
 /// Config keys [`expand`] reads (a late override of one is refused).
-pub const EXPANSION_KEYS: &[&str] = &["model", "prefix", "default_plugins", "end_effector"];
+pub const EXPANSION_KEYS: &[&str] = &["model", "prefix", "default_plugins", "end_effector", "rail"];
 
 /// Blackboard key of an arm's home vector (`Vec<(joint name unprefixed, angle)>`), read by
 /// `arm_controller` when it has no `rest:` of its own.
@@ -257,9 +257,9 @@ impl ValidateConfig for SpawnArmConfig {
             if !(n > 1e-9 && n.is_finite()) {
                 e.push(ConfigError::new("rail.axis", format!("must be a non-zero direction, got {:?}", r.axis)));
             }
-            if !(r.range[0] < r.range[1]) {
+            if r.range.iter().any(|v| !v.is_finite()) || r.range[0] >= r.range[1] {
                 e.push(ConfigError::new("rail.range", format!("must be [lo, hi] with lo < hi (m), got {:?}", r.range)));
-            } else if !(r.range[0] <= r.home && r.home <= r.range[1]) {
+            } else if !(r.range[0]..=r.range[1]).contains(&r.home) {
                 e.push(ConfigError::new("rail.home", format!("{} m is outside rail.range {:?}", r.home, r.range)));
             }
             if r.joint.trim().is_empty() {
@@ -331,6 +331,19 @@ impl SpawnArm {
 /// and joint names given the end effector's prefix.
 pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
     let Some(mut exp) = expand_manifest(args)? else { return Ok(None) };
+    // A rail's joint leads an explicit joint list: [rail, arm joints...] is model order.
+    if let Some(rail) = args.config.get("rail").and_then(Value::as_mapping) {
+        let joint = rail.get("joint").and_then(Value::as_str).unwrap_or("rail_joint").to_string();
+        for c in &mut exp.components {
+            if c.plugin == "arm_controller" {
+                if let Some(Value::Sequence(js)) = c.config.get_mut("joints") {
+                    if !js.iter().any(|j| j.as_str() == Some(joint.as_str())) {
+                        js.insert(0, Value::String(joint.clone()));
+                    }
+                }
+            }
+        }
+    }
     let ee = args.config.get("end_effector").and_then(Value::as_mapping);
     if let Some(ee) = ee {
         if let Some(model) = ee.get("model").and_then(Value::as_str) {
