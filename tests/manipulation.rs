@@ -938,3 +938,30 @@ fn arm_controller_and_force_torque_refusals() {
     assert_has(&err, &["`teleop`", "`ur.arm_controller` (controller `scaled_joint_trajectory_controller`)", "elbow_joint/position", "one command source per joint"]);
     e.step().unwrap();
 }
+
+#[test]
+fn streamed_trajectories_in_process_targets_and_startup_transitions() {
+    let yaml = bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - arm_controller: {stream_commands: true}");
+    let mut e = engine(&yaml);
+    e.step().unwrap();
+    // The declared controllers' startup transitions are published on the first step, stamped 0.
+    let ev = endpoint_topic(&e, "scaled_joint_trajectory_controller/transition_event");
+    let Some((Payload::TransitionEvents(evs), 1)) = e.ctx.interface.get(ev).latest().map(|(p, t)| (p.clone(), t)) else { panic!("no startup transitions") };
+    let labels: Vec<&str> = evs.iter().map(|t| t.transition_label.as_str()).collect();
+    assert_eq!(labels, vec!["configure", "activate"]);
+    assert!(evs.iter().all(|t| t.stamp == 0.0));
+    // A streamed trajectory (no result): the joints follow.
+    let st = endpoint_topic(&e, "scaled_joint_trajectory_controller/joint_trajectory");
+    e.ctx.interface.deliver(st, Payload::Trajectory(traj(&[(0.5, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
+    e.step_n(600).unwrap();
+    assert!((q(&e, "ur_shoulder_pan_joint") - 0.3).abs() < 0.005, "streamed: {}", q(&e, "ur_shoulder_pan_joint"));
+    // The in-process handle: a target taken at the next step.
+    let h = e.ctx.blackboard.get::<ArmHandle>("arm:ur").unwrap().clone();
+    h.set_targets(&["wrist_3_joint"], &[0.9]);
+    e.step_n(400).unwrap();
+    assert!((q(&e, "ur_wrist_3_joint") - 0.9).abs() < 0.005);
+    assert!((h.positions()[5] - 0.9).abs() < 0.005 && (h.positions()[0] - 0.3).abs() < 0.005);
+    // A reset: rest again, the handle's targets with it.
+    e.reset().unwrap();
+    assert!(q(&e, "ur_shoulder_pan_joint").abs() < 1e-12 && (h.targets()[1] - REST[1]).abs() < 1e-12);
+}
