@@ -259,8 +259,8 @@ fn pose_and_name_refusals() {
     assert_has(&msg, "components.robot.pose.header.frame_id: a spawn pose is stated in the world frame: use `world` (got `map`) (spawn_robot)");
     assert_has(&msg, "components.robot.pose.orientation: give either a quaternion {x, y, z, w} or Euler angles {roll, pitch, yaw}, not both (spawn_robot)");
     assert_has(&msg, "components.robot.namespace: `robot 1` is not a valid ROS namespace");
-    let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4, actuators: {{control: velocity}}}}\n"));
-    assert_has(&msg, "unknown field `actuators`");
+    let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4, kinematics: diff}}\n"));
+    assert_has(&msg, "components.spawn_robot.kinematics: unknown field `kinematics`");
     let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{default_plugins: false}}\n"));
     assert_has(&msg, "missing field `model`");
 }
