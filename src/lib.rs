@@ -17,6 +17,7 @@ pub mod raycast;
 pub mod robot;
 pub mod ros;
 pub mod runner;
+pub mod sim_control;
 pub mod sensor_fault;
 pub mod spawn;
 pub mod world;

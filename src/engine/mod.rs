@@ -212,20 +212,35 @@ impl Engine {
         Ok(())
     }
 
-    /// Reset honouring a scope: `time: false` keeps sim time running on (monotonic /clock, same
-    /// episode) while the physics state is reset; `time: true` is [`Engine::reset`].
+    /// Reset honouring a scope (simulation_interfaces ResetSimulation bits):
+    /// - `state`: mj_resetData + on_reset (+ declared presence). Without `time` the sim time keeps
+    ///   running on (monotonic /clock, same episode) so ROS stacks survive it;
+    /// - `time` with `state`: [`Engine::reset`] — t = 0 and a new episode;
+    /// - `time` alone: sim time restarts at 0 (new episode) with the physics state untouched;
+    /// - `spawned` alone: every entity's declared presence is re-applied.
     pub fn reset_scoped(&mut self, scope: crate::context::ResetScope) -> Result<(), SimError> {
-        if scope.time {
-            self.ctx.time_offset = 0.0;
-            return self.reset();
+        if scope.state {
+            if scope.time {
+                self.ctx.time_offset = 0.0;
+                return self.reset();
+            }
+            let now = self.ctx.sim_time();
+            let (episode, tick) = (self.ctx.episode, self.ctx.tick);
+            self.reset()?;
+            self.ctx.episode = episode;
+            self.ctx.tick = tick;
+            self.ctx.time_offset = now;
+            return Ok(());
         }
-        let now = self.ctx.sim_time();
-        let episode = self.ctx.episode;
-        let tick = self.ctx.tick;
-        self.reset()?;
-        self.ctx.episode = episode;
-        self.ctx.tick = tick;
-        self.ctx.time_offset = now;
+        if scope.time {
+            self.ctx.time_offset = -self.ctx.data().time();
+            self.ctx.episode += 1;
+            self.ctx.tick = 0;
+        }
+        if scope.spawned {
+            crate::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
+            self.ctx.data_mut().forward();
+        }
         Ok(())
     }
 
