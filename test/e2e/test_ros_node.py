@@ -310,3 +310,28 @@ def test_launch_file_syntax_and_arguments():
     assert "generate_launch_description" in funcs
     src = path.read_text()
     assert 'package="roqsim"' in src and 'executable="roqsim"' in src and '["sim", world, "--ros"]' in src
+
+
+# ----------------------------------------------------------------------------------- lazy endpoints
+
+
+def test_lazy_scan_is_produced_once_a_subscriber_appears(roqsim, ros):
+    """A lazy lidar is skipped while /scan has no subscriber (the bridge reports
+    has_subscribers = false at the first step) and produced again within about a second of one
+    appearing (the bridge refreshes the count once a second)."""
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import LaserScan
+
+    clock = ros.collect("/clock", Clock, CLOCK_QOS)
+    sim = roqsim(
+        "sim", "worlds/turtlebot_empty.yaml", "--ros", "--set", "components.robot.rplidar.lidar.lazy=true",
+        "--pacing", "realtime", "--seconds", "60", "-q", wait_ready="/clock",
+    )
+    ros.spin_until(lambda: clock, 10, "/clock")
+    scans = ros.collect("/scan", LaserScan, qos_profile_sensor_data)
+    t_sub = clock_s(clock)
+    ros.spin_until(lambda: len(scans) >= 3, 10, "scans after subscribing to a lazy /scan")
+    first = ns(scans[0].header.stamp) * 1e-9
+    assert first - t_sub < 2.5, f"first scan {first - t_sub:.2f} s of sim time after subscribing"
+    assert len(scans[-1].ranges) == 360
+    assert sim.stop() == 0
