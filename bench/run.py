@@ -1,0 +1,353 @@
+#!/usr/bin/env python3
+"""The benchmark suite's driver (bench/README.md). Called by bench/run.sh after the release build;
+runs every row, prints one Markdown report and writes it to bench/results/<date>-<commit>.md.
+
+Every figure is the median of --runs runs (default 3); the configurations of a table are
+interleaved round by round, so a slow phase of the machine hits all of them alike. Each run is its
+own process (its peak RSS comes from wait4's rusage). ROS runs each get a private network
+namespace. Nothing asserts a timing.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+PY = sys.executable
+
+WORLDS = [
+    ("turtlebot_floorplan", "worlds/turtlebot_floorplan.yaml"),
+    ("ur_pick", "worlds/ur_pick.yaml"),
+    ("ten_robots", "worlds/ten_robots.yaml"),
+]
+
+
+def log(msg):
+    print(f"[bench {time.monotonic() - T0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+T0 = time.monotonic()
+
+
+class Failed(Exception):
+    """A run that failed: its command, exit code and output."""
+
+    def __init__(self, cmd, rc, out, err):
+        super().__init__(f"command failed ({rc}): {' '.join(map(str, cmd))}\n{out[-3000:]}\n{err[-3000:]}")
+        self.rc, self.out, self.err = rc, out, err
+
+    def reason(self):
+        """The first error line of the output, for the report."""
+        for text in (self.err, self.out):
+            for line in text.splitlines():
+                if "error" in line.lower():
+                    return re.sub(r"\x1b\[[0-9;]*m", "", line).strip()
+        return f"exit code {self.rc}"
+
+
+def run_proc(cmd, cwd=ROOT, env=None, check=True):
+    """Run `cmd`; return (stdout, peak RSS KiB). Raises Failed on a non-zero exit."""
+    p = subprocess.Popen(cmd, cwd=str(cwd), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = [], []
+    ts = [threading.Thread(target=lambda s=s, b=b: b.append(s.read()), daemon=True) for s, b in ((p.stdout, out), (p.stderr, err))]
+    for t in ts:
+        t.start()
+    _, status, ru = os.wait4(p.pid, 0)
+    for t in ts:
+        t.join()
+    rc = os.waitstatus_to_exitcode(status)
+    p.returncode = rc
+    if rc != 0 and check:
+        raise Failed(cmd, rc, "".join(out), "".join(err))
+    return "".join(out), ru.ru_maxrss
+
+
+def last_json(text):
+    for line in reversed(text.strip().splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            return json.loads(line)
+    raise ValueError(f"no JSON line in: {text[-500:]}")
+
+
+def netns_prefix():
+    """The command prefix that runs something in a fresh network namespace with multicast on lo."""
+    ns = ["unshare", "--net"] if os.geteuid() == 0 else ["unshare", "--net", "--map-root-user"]
+    return ns + ["sh", "-c", 'ip link set lo up && ip link set lo multicast on && exec "$@"', "sh"]
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+# ------------------------------------------------------------------------------------------ rows
+
+
+class Suite:
+    def __init__(self, a):
+        self.a = a
+        self.work = Path(tempfile.mkdtemp(prefix="roqsim-bench-"))
+        self.rows = {}  # key -> {"rates": [...], "rss": [...], ...}
+        self.notes = []
+        self.ros_ok = a.ros
+
+    def add(self, key, rate, rss, **extra):
+        r = self.rows.setdefault(key, {"rates": [], "rss": []})
+        r["rates"].append(rate)
+        r["rss"].append(rss)
+        for k, v in extra.items():
+            r.setdefault(k, []).append(v)
+
+    # row 6 + the shared compiled models
+    def prepare(self):
+        self.load = {}
+        for r in range(self.a.runs):
+            for name, path in WORLDS:
+                out, rss = run_proc([self.a.bench_rows, "prepare", path, str(self.work / name)])
+                j = last_json(out)
+                j["rss"] = rss
+                self.load.setdefault(name, []).append(j)
+            log(f"row 6 load + compile: round {r + 1}/{self.a.runs} done")
+
+    def prefix(self, name):
+        return str(self.work / name)
+
+    def rows_123(self):
+        steps = self.a.steps
+        for r in range(self.a.runs):
+            for name, path in WORLDS:
+                out, rss = run_proc([self.a.bench_rows, "bare", self.prefix(name), str(steps)])
+                j = last_json(out)
+                self.add((1, name), steps / j["wall_s"], rss)
+                out, rss = run_proc([PY, str(BENCH / "py_bare.py"), self.prefix(name), str(steps)])
+                j = last_json(out)
+                self.add((2, name), steps / j["wall_s"], rss)
+                out, rss = run_proc([self.a.bench_rows, "engine", path, str(steps)])
+                j = last_json(out)
+                self.add((3, name), j["steps"] / j["wall_s"], rss)
+            log(f"rows 1-3: round {r + 1}/{self.a.runs} done")
+
+    def ros_cmd(self, sub, *args):
+        return netns_prefix() + [PY, str(BENCH / "ros_run.py"), sub, *args]
+
+    def rows_45(self):
+        steps = self.a.ros_steps
+        # Which topics each simulator publishes (and with which QoS): asked from the ROS graph,
+        # each discovery in its own namespace too.
+        topics = {}
+        self.ros_skipped = {}
+        for name, path in WORLDS:
+            f = self.work / f"topics-{name}.json"
+            try:
+                run_proc(self.ros_cmd("discover", "roqsim", str(f), "--", self.a.roqsim, "sim", path, "--ros", "--pacing", "realtime", "--seconds", "60", "--seed", "1", "-q"))
+            except Failed as e:
+                j = last_json(e.out) if "{" in e.out else {}
+                why = Failed([], e.rc, j.get("stdout", ""), j.get("stderr", e.err)).reason()
+                self.ros_skipped[name] = why
+                log(f"row 4 {name}: `roqsim sim --ros` does not run: {why}")
+                continue
+            topics[name] = f
+        fpy = self.work / "topics-py_sim.json"
+        run_proc(self.ros_cmd("discover", "py_sim", str(fpy), "--", PY, str(BENCH / "py_sim_node.py"), self.prefix("turtlebot_floorplan"), "1000000"))
+        self.topics = {k: json.loads(Path(v).read_text()) for k, v in topics.items()}
+        self.topics["py_sim"] = json.loads(fpy.read_text())
+        log("rows 4-5: topics discovered: " + ", ".join(f"{k} {len(v['publishes'])}" for k, v in self.topics.items()))
+
+        for r in range(self.a.runs):
+            for name, path in WORLDS:
+                if name not in topics:
+                    continue
+                out, _ = run_proc(self.ros_cmd("measure", str(topics[name]), "--", self.a.bench_rows, "engine", path, str(steps), "--ros"))
+                j = last_json(out)
+                if j["rc"] != 0:
+                    sys.exit(f"bench: bench_rows engine --ros failed ({j['rc']}):\n{j['stdout']}\n{j['stderr']}")
+                s = last_json(j["stdout"])
+                self.add((4, name), s["steps"] / s["wall_s"], j["maxrss_kb"], received=j["received"])
+            out, _ = run_proc(self.ros_cmd("measure", str(fpy), "--", PY, str(BENCH / "py_sim_node.py"), self.prefix("turtlebot_floorplan"), str(steps)))
+            j = last_json(out)
+            if j["rc"] != 0:
+                sys.exit(f"bench: py_sim_node failed ({j['rc']}):\n{j['stdout']}\n{j['stderr']}")
+            s = last_json(j["stdout"])
+            self.add((5, "turtlebot_floorplan"), s["steps"] / s["wall_s"], j["maxrss_kb"], received=j["received"])
+            log(f"rows 4-5: round {r + 1}/{self.a.runs} done")
+
+    def row_7(self):
+        self.pacing = []
+        for r in range(self.a.runs):
+            out, rss = run_proc([self.a.bench_rows, "pacing", "worlds/turtlebot_floorplan.yaml", str(self.a.pacing_seconds)])
+            j = last_json(out)
+            j["rss"] = rss
+            self.pacing.append(j)
+            log(f"row 7 pacing: run {r + 1}/{self.a.runs} done")
+
+    # ------------------------------------------------------------------------------------ report
+
+    def report(self):
+        a = self.a
+        dt = {n: self.load[n][0]["timestep"] for n, _ in WORLDS}
+        mib = lambda kb: kb / 1024.0  # noqa: E731
+        L = []
+        L.append(f"# roqsim benchmark — {self.date} — commit {self.commit}")
+        L.append("")
+        L.append(f"- CPU: {self.cpu} ({os.cpu_count()} logical CPUs visible); kernel {platform.release()}")
+        L.append(f"- load average before the run: {self.loadavg}; during it: see the note at the end")
+        L.append(f"- MuJoCo 3.17.0 (Rust: mujoco-rs 7.0.0; Python: mujoco {self.pymj}); {self.rustc}; Python {platform.python_version()}")
+        L.append(f"- every figure: the median of {a.runs} runs, each run its own process; configurations interleaved round by round")
+        L.append(f"- rows 1-3: {a.steps} steps per run; rows 4-5: {a.ros_steps} steps per run; row 7: {a.pacing_seconds:g} s of sim time per run")
+        L.append("- command: `" + " ".join(["bench/run.sh", *a.passthrough]) + "`")
+        L.append("")
+        L.append("## Step rate (rows 1-5)")
+        L.append("")
+        L.append("| row | configuration | world | steps/s | real-time factor | × row 1 | row 4 ÷ row 5 | peak RSS (MiB) |")
+        L.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        label = {
+            1: "bare `mj_step` loop, Rust",
+            2: "`mujoco.mj_step` loop, Python",
+            3: "roqsim engine, no transport, asap",
+            4: "roqsim `--ros`, rclpy subscriber per topic",
+            5: "Python + rclpy simulator node (bench/py_sim_node.py)",
+        }
+        r45 = None
+        if (4, "turtlebot_floorplan") in self.rows and (5, "turtlebot_floorplan") in self.rows:
+            r45 = median(self.rows[(4, "turtlebot_floorplan")]["rates"]) / median(self.rows[(5, "turtlebot_floorplan")]["rates"])
+        for name, _ in WORLDS:
+            base = self.rows.get((1, name))
+            b = median(base["rates"]) if base else None
+            for row in (1, 2, 3, 4, 5):
+                r = self.rows.get((row, name))
+                if r is None:
+                    continue
+                rate = median(r["rates"])
+                ratio = f"{rate / b:.3f}" if b else "—"
+                x45 = f"{r45:.1f}" if (row in (4, 5) and name == "turtlebot_floorplan" and r45) else ""
+                L.append(f"| {row} | {label[row]} | {name} | {rate:,.0f} | {rate * dt[name]:,.1f}× | {ratio} | {x45} | {mib(median(r['rss'])):.1f} |")
+        if not self.ros_ok:
+            L.append("")
+            L.append(f"Rows 4 and 5 not measured: {self.ros_reason}")
+        for name, why in getattr(self, "ros_skipped", {}).items():
+            L.append("")
+            L.append(f"Row 4 not measured for {name}: `roqsim sim worlds/{name}.yaml --ros` stops at startup: {why}")
+        L.append("")
+        L.append("## Load + compile (row 6)")
+        L.append("")
+        L.append("| world | plugins | bodies / geoms / actuators | parse + expand + instantiate (ms) | MJCF world + plugin build (ms) | compile (ms) | total, file to first step (ms) | peak RSS (MiB) |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for name, _ in WORLDS:
+            js = self.load[name]
+            f = lambda k: median([j[k] for j in js]) * 1e3  # noqa: E731
+            j0 = js[0]
+            L.append(
+                f"| {name} | {j0['plugins']} | {j0['nbody']} / {j0['ngeom']} / {j0['nu']} | {f('load_s'):.1f} | {f('build_s'):.1f} | {f('compile_s'):.1f} | {f('total_s'):.1f} | {mib(median([j['rss'] for j in js])):.1f} |"
+            )
+        L.append("")
+        L.append("## Realtime pacing (row 7)")
+        L.append("")
+        ps = self.pacing
+        g = lambda k: median([p[k] for p in ps])  # noqa: E731
+        if not ps:
+            L.append("Not measured (--no-pacing).")
+        else:
+            L.append("| world | sim time per run | steps | step-spacing error p50 / p99 / max (µs) | lateness p50 / p99 / max (µs) | wall − sim at the end (ms) | debt dropped (s) | peak RSS (MiB) |")
+            L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+            L.append(
+                f"| turtlebot_floorplan | {a.pacing_seconds:g} s | {ps[0]['steps']} | {g('spacing_p50_us'):.0f} / {g('spacing_p99_us'):.0f} / {g('spacing_max_us'):.0f} | "
+                f"{g('late_p50_us'):.0f} / {g('late_p99_us'):.0f} / {g('late_max_us'):.0f} | {g('end_drift_ms'):.2f} | {g('dropped_s'):.3f} | {mib(median([p['rss'] for p in ps])):.1f} |"
+            )
+        L.append("")
+        L.append("## Notes")
+        L.append("")
+        if hasattr(self, "topics"):
+            for k, v in self.topics.items():
+                pubs = ", ".join(f"{t['topic']}" for t in v["publishes"])
+                L.append(f"- {k} publishes {len(v['publishes'])} topics (each got one rclpy subscriber in rows 4/5): {pubs}")
+            for key in sorted(k for k in self.rows if k[0] in (4, 5)):
+                rec = self.rows[key].get("received")
+                if rec:
+                    per = ", ".join(f"{t} {median([r[t] for r in rec]):,.0f}" for t in rec[0])
+                    L.append(f"- row {key[0]} {key[1]}: messages the subscribers received per run of {a.ros_steps} steps (median; stamped after the run began): {per}")
+        L.append(f"- load average after the run: {self.loadavg_end}")
+        L.extend(f"- {n}" for n in self.notes)
+        L.append("")
+        return "\n".join(L)
+
+
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def git(*args):
+    return subprocess.run(["git", *args], cwd=str(ROOT), capture_output=True, text=True).stdout.strip()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--roqsim", required=True, help="the roqsim binary (release)")
+    ap.add_argument("--bench-rows", required=True, help="the bench_rows example binary (release)")
+    ap.add_argument("--runs", type=int, default=3, help="runs per figure; the median is reported (default 3, minimum 3)")
+    ap.add_argument("--steps", type=int, default=20000, help="steps per run of rows 1-3 (default 20000 = 40 s of sim time)")
+    ap.add_argument("--ros-steps", type=int, default=10000, help="steps per run of rows 4-5 (default 10000 = 20 s of sim time)")
+    ap.add_argument("--pacing-seconds", type=float, default=60.0, help="sim seconds per row-7 run (default 60)")
+    ap.add_argument("--no-ros", dest="ros", action="store_false", help="skip rows 4 and 5")
+    ap.add_argument("--no-pacing", dest="pacing", action="store_false", help="skip row 7")
+    ap.add_argument("--no-save", dest="save", action="store_false", help="print only; write nothing under bench/results/")
+    ap.add_argument("passthrough", nargs="*", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.runs < 3:
+        sys.exit("bench: --runs must be at least 3 (every figure is a median of at least 3 runs)")
+    s = Suite(a)
+    s.cpu = cpu_model()
+    s.commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    if git("status", "--porcelain", "--untracked-files=no"):
+        s.notes.append("the working tree had uncommitted changes to tracked files when this ran (`git status`): the commit above is the base")
+    s.date = datetime.date.today().isoformat()
+    s.loadavg = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    s.rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip() or "rustc ?"
+    s.pymj = subprocess.run([PY, "-c", "import mujoco; print(mujoco.__version__)"], capture_output=True, text=True).stdout.strip()
+    s.ros_reason = "--no-ros was given" if not a.ros else ""
+    if a.ros and os.environ.get("ROQSIM_HAVE_ROS") != "1":
+        s.ros_ok, s.ros_reason = False, "the ROS 2 environment is missing (scripts/setup.sh --ros, then . scripts/env.sh)"
+    if s.ros_ok and subprocess.run(netns_prefix() + ["true"], capture_output=True).returncode != 0:
+        s.ros_ok, s.ros_reason = False, "no private network namespace could be made (`unshare --net` failed)"
+    try:
+        log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
+        s.prepare()
+        s.rows_123()
+        if s.ros_ok:
+            s.rows_45()
+        s.pacing = []
+        if a.pacing:
+            s.row_7()
+        s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+        text = s.report()
+    except Failed as e:
+        sys.exit(f"bench: {e}")
+    finally:
+        shutil.rmtree(s.work, ignore_errors=True)
+    print(text)
+    if a.save:
+        out = BENCH / "results" / f"{s.date}-{s.commit}.md"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+        log(f"written to {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The benchmark suite (bench/README.md): one command, one Markdown table, measured in one run on
+# this machine. Builds what it needs in release, runs every row (each figure the median of 3 runs),
+# prints the report and writes it to bench/results/<date>-<shortcommit>.md.
+#
+#   bench/run.sh                  # the whole suite (~5-8 minutes on 2 cores)
+#   bench/run.sh --no-save        # print only
+#   bench/run.sh --runs 5 --steps 40000 --ros-steps 20000 --pacing-seconds 60
+#   bench/run.sh --no-ros         # rows 1-3, 6, 7 only
+#   bench/run.sh --no-pacing --no-save   # a quick look (skips row 7's 3 x 60 s)
+#
+# Needs scripts/setup.sh (MuJoCo, the venv; `--ros` for rows 4-5). Not part of scripts/test.sh:
+# it takes minutes and asserts nothing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+
+PY="$ROQSIM_VENV/bin/python"
+if [ ! -x "$PY" ]; then
+  echo "bench: $PY missing: run scripts/setup.sh first" >&2
+  exit 2
+fi
+
+FEATURES=()
+if [ "${ROQSIM_HAVE_ROS:-0}" = 1 ]; then
+  FEATURES=(--features ros)
+else
+  echo "bench: no ROS 2 environment (scripts/setup.sh --ros): rows 4 and 5 will be skipped" >&2
+fi
+
+echo "bench: cargo build --release ${FEATURES[*]} --bin roqsim --example bench_rows" >&2
+cargo build --release "${FEATURES[@]}" --bin roqsim --example bench_rows >&2
+
+# Private copies: other cargo builds in this tree may replace target/release/* mid-run.
+BIN="$(mktemp -d "${TMPDIR:-/tmp}/roqsim-bench-bin.XXXXXX")"
+trap 'rm -rf "$BIN"' EXIT
+cp target/release/roqsim target/release/examples/bench_rows "$BIN/"
+
+ARGS=("$@")
+[ "${ROQSIM_HAVE_ROS:-0}" = 1 ] || ARGS+=(--no-ros)
+"$PY" "$ROOT/bench/run.py" --roqsim "$BIN/roqsim" --bench-rows "$BIN/bench_rows" ${ARGS[@]+"${ARGS[@]}"} -- "$@"

@@ -1,0 +1,206 @@
+//! The Rust side of the benchmark suite (bench/README.md): rows 1, 6 and 7, and the compiled
+//! model every other row steps. Driven by `bench/run.sh`; prints one JSON object per call on
+//! stdout, asserts nothing. Not part of any test.
+//!
+//! ```text
+//! bench_rows prepare WORLD.yaml OUT_PREFIX      row 6: load + compile once (timed), then save the
+//!                                               compiled model to OUT_PREFIX.mjb (mj_saveModel)
+//!                                               and its post-reset state to OUT_PREFIX.state
+//! bench_rows bare OUT_PREFIX STEPS              row 1: load the .mjb, set the saved state, time a
+//!                                               bare `mj_step` loop of STEPS steps
+//! bench_rows engine WORLD.yaml STEPS [--ros]    rows 3 and 4: the engine through the CLI's own loop
+//!                                               (`roqsim::runner::run`, asap), transport off, or
+//!                                               with the ROS 2 bridge (`--ros`, needs the `ros`
+//!                                               feature); with `--ros` the loop starts only once
+//!                                               every published endpoint has a matched subscriber
+//! bench_rows pacing WORLD.yaml SIM_SECONDS      row 7: run the engine at --pacing realtime with the
+//!                                               runner's Pacer, recording wall time per step
+//! ```
+//!
+//! The `.state` file is `mj_getState(mjSTATE_INTEGRATION)` as little-endian f64 (qpos, qvel, act,
+//! ctrl, applied forces, mocap, ... in MuJoCo 3.17.0's order; time included), so Python (row 2 and
+//! row 5) starts from the same state the engine starts from after its reset.
+//!
+//! Build: `cargo build --release --example bench_rows` (bench/run.sh does it).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use mujoco_rs::mujoco_c::{mj_getState, mj_setState, mj_stateSize, mjtState};
+use mujoco_rs::prelude::*;
+use roqsim::context::Direction;
+use roqsim::engine::pacing::Pacer;
+use roqsim::runner::{self, Limits};
+use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
+
+/// State signature shared with Python (`mujoco.mjtState.mjSTATE_INTEGRATION`).
+const SIG: i32 = mjtState::mjSTATE_INTEGRATION as i32;
+
+fn usage() -> ! {
+    eprintln!("usage: bench_rows prepare WORLD.yaml OUT_PREFIX | bare OUT_PREFIX STEPS | engine WORLD.yaml STEPS [--ros] | pacing WORLD.yaml SIM_SECONDS");
+    std::process::exit(2)
+}
+
+fn arg(args: &[String], i: usize) -> &str {
+    args.get(i).map(String::as_str).unwrap_or_else(|| usage())
+}
+
+fn main() {
+    // MuJoCo/roqsim log lines go to stderr; stdout carries only the JSON answer.
+    let args: Vec<String> = std::env::args().collect();
+    match arg(&args, 1) {
+        "prepare" => prepare(Path::new(arg(&args, 2)), arg(&args, 3)),
+        "bare" => bare(arg(&args, 2), arg(&args, 3).parse().unwrap_or_else(|_| usage())),
+        "engine" => engine_run(Path::new(arg(&args, 2)), arg(&args, 3).parse().unwrap_or_else(|_| usage()), args.get(4).map(String::as_str) == Some("--ros")),
+        "pacing" => pacing(Path::new(arg(&args, 2)), arg(&args, 3).parse().unwrap_or_else(|_| usage())),
+        _ => usage(),
+    }
+}
+
+fn load_engine(world: &Path) -> (Engine, f64) {
+    load_engine_with(world, LoadOptions::default())
+}
+
+fn load_engine_with(world: &Path, opts: LoadOptions) -> (Engine, f64) {
+    let t0 = Instant::now();
+    let w = load_world(world, &opts).unwrap_or_else(|e| panic!("{}: {e}", world.display()));
+    let engine = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("{}: {e}", world.display()));
+    (engine, t0.elapsed().as_secs_f64())
+}
+
+/// Row 6 (load + compile) and the shared compiled model.
+fn prepare(world: &Path, out: &str) {
+    let (engine, total) = load_engine(world);
+    let phase = |names: &[&str]| -> f64 { engine.load_report().iter().filter(|(n, _)| names.contains(&n.as_str())).map(|(_, s)| s).sum() };
+    let load = phase(&["parse", "expand", "instantiate"]);
+    let build = phase(&["world", "build"]);
+    let compile = phase(&["compile"]);
+    let configure = phase(&["data", "configure"]);
+
+    let model = engine.ctx.data().model_clone();
+    model.save_to_file(format!("{out}.mjb")).unwrap_or_else(|e| panic!("saving {out}.mjb: {e}"));
+    let state = get_state(engine.ctx.data());
+    let bytes: Vec<u8> = state.iter().flat_map(|x| x.to_le_bytes()).collect();
+    std::fs::write(format!("{out}.state"), bytes).unwrap_or_else(|e| panic!("writing {out}.state: {e}"));
+
+    let m = model.ffi();
+    println!(
+        "{{\"world\": \"{}\", \"total_s\": {total}, \"load_s\": {load}, \"build_s\": {build}, \"compile_s\": {compile}, \"configure_s\": {configure}, \
+         \"plugins\": {}, \"nbody\": {}, \"ngeom\": {}, \"nu\": {}, \"nq\": {}, \"timestep\": {}, \"state_len\": {}}}",
+        world.display(),
+        engine.plugin_addresses().len(),
+        m.nbody,
+        m.ngeom,
+        m.nu,
+        m.nq,
+        engine.dt(),
+        state.len()
+    );
+}
+
+fn get_state(d: &roqsim::context::Data) -> Vec<f64> {
+    let m = d.model();
+    // SAFETY: the buffer holds mj_stateSize(m, SIG) numbers; model and data are live.
+    unsafe {
+        let n = mj_stateSize(m.ffi(), SIG) as usize;
+        let mut s = vec![0.0; n];
+        mj_getState(m.ffi(), d.ffi(), s.as_mut_ptr(), SIG);
+        s
+    }
+}
+
+/// Row 1: bare `mj_step` on the saved model from the saved state.
+fn bare(prefix: &str, steps: u64) {
+    let model = Arc::new(MjModel::from_mjb(format!("{prefix}.mjb")).unwrap_or_else(|e| panic!("{prefix}.mjb: {e}")));
+    let bytes = std::fs::read(format!("{prefix}.state")).unwrap_or_else(|e| panic!("{prefix}.state: {e}"));
+    let state: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    let mut d = MjData::new(model.clone());
+    // SAFETY: `state` came from mj_getState with the same signature on the same model.
+    unsafe {
+        assert_eq!(mj_stateSize(model.ffi(), SIG) as usize, state.len(), "state file does not match the model");
+        mj_setState(model.ffi(), d.ffi_mut(), state.as_ptr(), SIG);
+    }
+    d.forward();
+    let t = Instant::now();
+    for _ in 0..steps {
+        d.step();
+    }
+    let wall = t.elapsed().as_secs_f64();
+    println!("{{\"steps\": {steps}, \"wall_s\": {wall}, \"sim_s\": {}, \"time\": {}}}", steps as f64 * model.ffi().opt.timestep, d.time());
+}
+
+/// Rows 3 and 4: `roqsim sim WORLD --pacing asap --steps STEPS [--ros]`, in process: the same
+/// load, engine and loop (`runner::run`) as the CLI. With `--ros`, the engine idles (transport
+/// alive, no step: what a pause does) until the bridge reports a matched subscriber on every
+/// endpoint it publishes, then 1 s more for /clock and /tf_static, so the timed loop is the loop
+/// with its subscribers attached, not DDS discovery. Prints the runner's summary as JSON.
+fn engine_run(world: &Path, steps: u64, ros: bool) {
+    let (mut engine, _) = load_engine_with(world, LoadOptions { ros, ..Default::default() });
+    if ros {
+        let t0 = Instant::now();
+        let matched = |e: &Engine| {
+            let outs: Vec<Option<bool>> = e.ctx.interface.all().iter().filter(|ep| ep.direction == Direction::Out).map(|ep| ep.has_subscribers).collect();
+            outs.iter().any(Option::is_some) && outs.iter().all(|h| *h != Some(false))
+        };
+        while !matched(&engine) {
+            if t0.elapsed().as_secs_f64() > 30.0 {
+                let missing: Vec<&str> = engine.ctx.interface.all().iter().filter(|ep| ep.has_subscribers == Some(false)).map(|ep| ep.name.as_str()).collect();
+                panic!("no subscriber matched within 30 s on: {}", missing.join(", "));
+            }
+            engine.idle().unwrap_or_else(|e| panic!("idle: {e}"));
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let t1 = Instant::now();
+        while t1.elapsed().as_secs_f64() < 1.0 {
+            engine.idle().unwrap_or_else(|e| panic!("idle: {e}"));
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        eprintln!("subscribers matched after {:.2} s", t0.elapsed().as_secs_f64());
+    }
+    let limits = Limits { steps: Some(steps), seconds: None };
+    let s = runner::run(&mut engine, limits, None, false, &|| false).unwrap_or_else(|e| panic!("run: {e}"));
+    let errs = engine.shutdown();
+    assert!(errs.is_empty(), "shutdown: {errs:?}");
+    println!("{{\"steps\": {}, \"wall_s\": {}, \"sim_s\": {}, \"reason\": \"{}\"}}", s.steps, s.wall_s, s.sim_time, s.reason);
+}
+
+/// Row 7: realtime pacing, instrumented. The loop is the runner's (`roqsim::runner::run` without
+/// its command/pause handling): `Pacer::due_steps()` then that many `Engine::step()`s. Recorded:
+/// the wall time (monotonic) at which each step starts.
+fn pacing(world: &Path, sim_seconds: f64) {
+    let (mut engine, _) = load_engine(world);
+    let dt = engine.dt();
+    let n = (sim_seconds / dt).round() as usize;
+    let mut starts: Vec<Instant> = Vec::with_capacity(n);
+    let mut pacer = Pacer::new(dt, Some(1.0));
+    let t0 = Instant::now();
+    'run: loop {
+        let due = pacer.due_steps();
+        for _ in 0..due {
+            if starts.len() >= n {
+                break 'run;
+            }
+            starts.push(Instant::now());
+            engine.step().unwrap_or_else(|e| panic!("step: {e}"));
+        }
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    // Spacing error: |(t_k - t_{k-1}) - dt| for consecutive step starts (µs).
+    let mut spacing: Vec<f64> = starts.windows(2).map(|w| ((w[1] - w[0]).as_secs_f64() - dt).abs() * 1e6).collect();
+    // Lateness: how far step k starts after its due time t0 + (k+1)·dt on the wall clock (µs);
+    // the Pacer never starts a step early, so this is >= 0 up to timer resolution.
+    let mut late: Vec<f64> = starts.iter().enumerate().map(|(k, s)| ((*s - t0).as_secs_f64() - (k as f64 + 1.0) * dt) * 1e6).collect();
+    let drift_ms = ((*starts.last().unwrap() - t0).as_secs_f64() - n as f64 * dt) * 1e3;
+    let q = |v: &mut Vec<f64>, p: f64| -> f64 {
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v[((v.len() - 1) as f64 * p).round() as usize]
+    };
+    let (s50, s99, smax) = (q(&mut spacing, 0.5), q(&mut spacing, 0.99), q(&mut spacing, 1.0));
+    let (l50, l99, lmax) = (q(&mut late, 0.5), q(&mut late, 0.99), q(&mut late, 1.0));
+    println!(
+        "{{\"steps\": {n}, \"dt\": {dt}, \"wall_s\": {wall}, \"spacing_p50_us\": {s50}, \"spacing_p99_us\": {s99}, \"spacing_max_us\": {smax}, \
+         \"late_p50_us\": {l50}, \"late_p99_us\": {l99}, \"late_max_us\": {lmax}, \"end_drift_ms\": {drift_ms}, \"dropped_s\": {}}}",
+        pacer.dropped_s
+    );
+}
