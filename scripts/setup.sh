@@ -25,8 +25,10 @@ LOGS="$DEPS/logs"
 WHEELS="$DEPS/wheels"
 MUJOCO_VERSION=3.17.0
 # Bump these when the ROS fixes or the interface build command change (they are part of stamps).
-ROS_FIXES_VERSION=1
-IFACES_BUILD_VERSION=1
+ROS_FIXES_VERSION=2
+IFACES_BUILD_VERSION=2
+# rosidl generators the interface build skips (see fix 4): C++ only; r2r and rclpy use C.
+IFACES_SKIP_GENERATORS="rosidl_generator_cpp;rosidl_typesupport_cpp;rosidl_typesupport_fastrtps_cpp;rosidl_typesupport_introspection_cpp"
 
 WANT_ROS=0
 WANT_COLCON=0
@@ -215,6 +217,15 @@ ros_python_step() {
   if grep -rl --include='*.cmake' '/opt/python/cp311-cp311' "$VENV/share" >/dev/null 2>&1; then
     die "CMake files under $VENV/share still name /opt/python/cp311-cp311"
   fi
+  # Fix 4 (ours): let a build skip rosidl generators. rosidl_generate_interfaces runs every
+  # registered generator; ament_execute_extensions supports EXCLUDE but rosidl passes none. With
+  # -DROSIDL_GENERATE_INTERFACES_EXCLUDE=<generator packages> (empty: unchanged behaviour) the
+  # interface build below skips the four C++ generators nothing here uses (r2r and rclpy use the
+  # C type supports; the wire format is the same), which halves its compile time.
+  sed -i 's|ament_execute_extensions("rosidl_generate_idl_interfaces")$|ament_execute_extensions("rosidl_generate_idl_interfaces" EXCLUDE ${ROSIDL_GENERATE_INTERFACES_EXCLUDE})|' \
+    "$VENV/share/rosidl_cmake/cmake/rosidl_generate_interfaces.cmake"
+  grep -q 'EXCLUDE ${ROSIDL_GENERATE_INTERFACES_EXCLUDE}' "$VENV/share/rosidl_cmake/cmake/rosidl_generate_interfaces.cmake" \
+    || die "could not patch rosidl_generate_interfaces.cmake"
   run_logged rclpy-check env -u PYTHONPATH "$VENV/bin/python" -c \
     'import rclpy, std_msgs.msg, sensor_msgs.msg, action_msgs.msg, lifecycle_msgs.msg'
   stamp_set venv-ros "$h"
@@ -271,9 +282,9 @@ ifaces_step() {
     log "interfaces: up to date ($set)"
     return
   fi
-  # A package left the set (moved to the environment or deleted): a merged install cannot drop
-  # it selectively, so start over.
-  if [ -f "$STAMPS/ifaces-set" ] && [ "$(cat "$STAMPS/ifaces-set")" != "$set" ]; then
+  # A package left the set (moved to the environment or deleted), or the build command changed:
+  # a merged install cannot drop files selectively, so start over.
+  if [ -f "$STAMPS/ifaces-set" ] && [ "$(cat "$STAMPS/ifaces-set")" != "$set build $IFACES_BUILD_VERSION" ]; then
     rm -rf "$base"
   fi
   mkdir -p "$base"
@@ -286,10 +297,31 @@ ifaces_step() {
       --build-base "$base/build" --install-base "$base/install" --merge-install \
       --event-handlers console_direct+ --parallel-workers "$(nproc)" \
       --cmake-args -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release \
-        "-DPython3_EXECUTABLE=$VENV/bin/python3" "-DPYTHON_EXECUTABLE=$VENV/bin/python3"
+        "-DPython3_EXECUTABLE=$VENV/bin/python3" "-DPYTHON_EXECUTABLE=$VENV/bin/python3" \
+        "-DROSIDL_GENERATE_INTERFACES_EXCLUDE=$IFACES_SKIP_GENERATORS"
   log "interfaces: built in $((SECONDS - t)) s"
+  # rclpy must import what was built (message modules load their C extensions on first use).
+  run_logged ifaces-import env "PYTHONPATH=$base/install/lib/python3.11/site-packages${PYTHONPATH:+:$PYTHONPATH}" \
+    "LD_LIBRARY_PATH=$base/install/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$VENV/bin/python" -c '
+import importlib, sys
+n = 0
+for pkg in sys.argv[1:]:
+    for kind in ("msg", "srv", "action"):
+        try:
+            mod = importlib.import_module(pkg + "." + kind)
+        except ModuleNotFoundError as e:
+            if e.name != pkg + "." + kind:
+                raise
+            continue
+        for name in [n for n in dir(mod) if n[:1].isupper()]:
+            cls = getattr(mod, name)
+            type(cls).__import_type_support__()  # loads the C type support libraries
+            assert getattr(cls, "_TYPE_SUPPORT", None) is not None, (pkg, kind, name)
+            n += 1
+print(n, "interface types load")
+' "${build[@]}"
   stamp_set ifaces "$h"
-  stamp_set ifaces-set "$set"
+  stamp_set ifaces-set "$set build $IFACES_BUILD_VERSION"
   # r2r generates its code in its build script, which cargo re-runs on env changes only: a
   # changed overlay must reach it, so drop r2r's cached build outputs.
   rm -rf "$ROOT"/target/*/build/r2r_msg_gen-* "$ROOT"/target/*/.fingerprint/r2r_msg_gen-* \
