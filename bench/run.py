@@ -169,7 +169,7 @@ class Suite:
             for name, path in WORLDS:
                 if name not in topics:
                     continue
-                out, _ = run_proc(self.ros_cmd("measure", str(topics[name]), "--", self.a.bench_rows, "engine", path, str(steps), "--ros"))
+                out, _ = run_proc(self.ros_cmd("measure", str(topics[name]), "--", self.a.bench_rows_ros, "engine", path, str(steps), "--ros"))
                 j = last_json(out)
                 if j["rc"] != 0:
                     sys.exit(f"bench: bench_rows engine --ros failed ({j['rc']}):\n{j['stdout']}\n{j['stderr']}")
@@ -299,8 +299,9 @@ def git(*args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--roqsim", required=True, help="the roqsim binary (release)")
-    ap.add_argument("--bench-rows", required=True, help="the bench_rows example binary (release)")
+    ap.add_argument("--bench-rows", required=True, help="the bench_rows example, release, ROS-free build")
+    ap.add_argument("--bench-rows-ros", help="the bench_rows example, release, `--features ros` build (row 4)")
+    ap.add_argument("--roqsim", help="the roqsim binary, release, `--features ros` build (topic discovery for row 4)")
     ap.add_argument("--runs", type=int, default=3, help="runs per figure; the median is reported (default 3, minimum 3)")
     ap.add_argument("--steps", type=int, default=20000, help="steps per run of rows 1-3 (default 20000 = 40 s of sim time)")
     ap.add_argument("--ros-steps", type=int, default=10000, help="steps per run of rows 4-5 (default 10000 = 20 s of sim time)")
@@ -322,6 +323,8 @@ def main():
     s.rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip() or "rustc ?"
     s.pymj = subprocess.run([PY, "-c", "import mujoco; print(mujoco.__version__)"], capture_output=True, text=True).stdout.strip()
     s.ros_reason = "--no-ros was given" if not a.ros else ""
+    if a.ros and not (a.roqsim and a.bench_rows_ros):
+        s.ros_ok, s.ros_reason = False, "no `--features ros` build was given (--roqsim, --bench-rows-ros)"
     if a.ros and os.environ.get("ROQSIM_HAVE_ROS") != "1":
         s.ros_ok, s.ros_reason = False, "the ROS 2 environment is missing (scripts/setup.sh --ros, then . scripts/env.sh)"
     if s.ros_ok and subprocess.run(netns_prefix() + ["true"], capture_output=True).returncode != 0:

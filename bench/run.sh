@@ -24,21 +24,25 @@ if [ ! -x "$PY" ]; then
   exit 2
 fi
 
-FEATURES=()
-if [ "${ROQSIM_HAVE_ROS:-0}" = 1 ]; then
-  FEATURES=(--features ros)
-else
-  echo "bench: no ROS 2 environment (scripts/setup.sh --ros): rows 4 and 5 will be skipped" >&2
-fi
-
-echo "bench: cargo build --release ${FEATURES[*]} --bin roqsim --example bench_rows" >&2
-cargo build --release "${FEATURES[@]}" --bin roqsim --example bench_rows >&2
-
-# Private copies: other cargo builds in this tree may replace target/release/* mid-run.
+# Rows 1, 3, 6, 7 use the ROS-free core (no ROS libraries mapped: the RSS of a plain build);
+# row 4 uses the `ros` build, as `roqsim sim --ros` does. Private copies of the binaries: other
+# cargo builds in this tree may replace target/release/* mid-run.
 BIN="$(mktemp -d "${TMPDIR:-/tmp}/roqsim-bench-bin.XXXXXX")"
 trap 'rm -rf "$BIN"' EXIT
-cp target/release/roqsim target/release/examples/bench_rows "$BIN/"
+echo "bench: cargo build --release --example bench_rows" >&2
+cargo build --release --example bench_rows >&2
+cp target/release/examples/bench_rows "$BIN/bench_rows"
 
-ARGS=("$@")
-[ "${ROQSIM_HAVE_ROS:-0}" = 1 ] || ARGS+=(--no-ros)
-"$PY" "$ROOT/bench/run.py" --roqsim "$BIN/roqsim" --bench-rows "$BIN/bench_rows" ${ARGS[@]+"${ARGS[@]}"} -- "$@"
+ARGS=(--bench-rows "$BIN/bench_rows")
+if [ "${ROQSIM_HAVE_ROS:-0}" = 1 ]; then
+  echo "bench: cargo build --release --features ros --bin roqsim --example bench_rows" >&2
+  cargo build --release --features ros --bin roqsim --example bench_rows >&2
+  cp target/release/roqsim "$BIN/roqsim"
+  cp target/release/examples/bench_rows "$BIN/bench_rows_ros"
+  ARGS+=(--roqsim "$BIN/roqsim" --bench-rows-ros "$BIN/bench_rows_ros")
+else
+  echo "bench: no ROS 2 environment (scripts/setup.sh --ros, then . scripts/env.sh): rows 4 and 5 are skipped" >&2
+  ARGS+=(--no-ros)
+fi
+
+"$PY" "$ROOT/bench/run.py" "${ARGS[@]}" "$@" -- "$@"
