@@ -180,6 +180,17 @@ impl Plugin for Ros2Bridge {
 
         let mut outs = Vec::new();
         for o in &plan.outputs {
+            if !convert::OUT_TYPES.contains(&o.msg_type.as_str()) {
+                tracing::warn!(
+                    "[{}] endpoint {}: no converter for `{}` (converters: {}); {} is not published",
+                    self.address,
+                    o.label,
+                    o.msg_type,
+                    convert::OUT_TYPES.join(", "),
+                    o.topic
+                );
+                continue;
+            }
             let out = convert::make_outbound(&mut node, &o.msg_type, &o.topic, o.qos).map_err(|e| format!("endpoint {}: {e}", o.label))?;
             let every = o.rate_override.map(|hz| {
                 let producer = ctx.interface.get(o.id).snapped.map(|s| s.every_steps).unwrap_or(1);
@@ -250,6 +261,13 @@ impl Plugin for Ros2Bridge {
         for i in &plan.inputs {
             let id = i.id;
             match &i.kind {
+                InKind::Topic { msg_type, .. } if !convert::IN_TYPES.contains(&msg_type.as_str()) => tracing::warn!(
+                    "[{}] endpoint {}: no decoder for `{msg_type}` (decoders: {}); {} is not subscribed",
+                    self.address,
+                    i.label,
+                    convert::IN_TYPES.join(", "),
+                    i.name
+                ),
                 InKind::Topic { msg_type, qos } => {
                     let cmds = commands.clone();
                     let sink: Sink = Arc::new(move |p: Payload| {

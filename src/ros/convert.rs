@@ -20,11 +20,13 @@ use crate::ros::plan::Qos;
 
 use r2r::ackermann_msgs::msg as ack;
 use r2r::geometry_msgs::msg as geo;
+use r2r::lifecycle_msgs::msg as lifecycle;
 use r2r::nav_msgs::msg as nav;
 use r2r::rosgraph_msgs::msg as rosgraph;
 use r2r::sensor_msgs::msg as sensor;
 use r2r::std_msgs::msg as std_msgs;
 use r2r::tf2_msgs::msg as tf2;
+use r2r::trajectory_msgs::msg as traj;
 
 /// A task the ROS thread runs (a subscription or service loop).
 pub type Task = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -134,6 +136,7 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
         "geometry_msgs/msg/WrenchStamped" => vec!["Wrench"],
         "ackermann_msgs/msg/AckermannDriveStamped" => vec!["Ackermann"],
         "rosgraph_msgs/msg/Clock" => vec!["Float64 (seconds)"],
+        "lifecycle_msgs/msg/TransitionEvent" => vec!["TransitionEvents"],
         "std_msgs/msg/Float64" => vec!["Float64"],
         "std_msgs/msg/Bool" => vec!["Bool"],
         "std_msgs/msg/String" => vec!["String"],
@@ -364,6 +367,33 @@ fn typed<T: r2r::WrappedTypesupport + Default + 'static>(node: &mut r2r::Node, t
     Ok(Box::new(Typed { publisher, msg: T::default(), fill }))
 }
 
+/// lifecycle_msgs/TransitionEvent: one message per event of a `TransitionEvents` payload.
+struct Transitions {
+    publisher: r2r::Publisher<lifecycle::TransitionEvent>,
+    msg: lifecycle::TransitionEvent,
+}
+
+impl Outbound for Transitions {
+    fn publish(&mut self, p: &Payload, _fr: &Frames, _now: f64) -> Result<(), String> {
+        let Payload::TransitionEvents(evs) = p else { return Err(wrong(p, "lifecycle_msgs/msg/TransitionEvent")) };
+        for e in evs {
+            // TransitionEvent.timestamp: nanoseconds (here of sim time).
+            self.msg.timestamp = nanos(e.stamp).max(0) as u64;
+            self.msg.transition.id = e.transition_id;
+            self.msg.transition.label.clone_from(&e.transition_label);
+            self.msg.start_state.id = e.start_id;
+            self.msg.start_state.label.clone_from(&e.start_label);
+            self.msg.goal_state.id = e.goal_id;
+            self.msg.goal_state.label.clone_from(&e.goal_label);
+            self.publisher.publish(&self.msg).map_err(|e| format!("publish failed: {e}"))?;
+        }
+        Ok(())
+    }
+    fn subscribers(&self) -> usize {
+        self.publisher.get_inter_process_subscription_count().unwrap_or(0)
+    }
+}
+
 /// The wire types with an outbound converter.
 pub const OUT_TYPES: &[&str] = &[
     "nav_msgs/msg/Odometry",
@@ -377,6 +407,7 @@ pub const OUT_TYPES: &[&str] = &[
     "tf2_msgs/msg/TFMessage",
     "ackermann_msgs/msg/AckermannDriveStamped",
     "rosgraph_msgs/msg/Clock",
+    "lifecycle_msgs/msg/TransitionEvent",
     "std_msgs/msg/Float64",
     "std_msgs/msg/Bool",
     "std_msgs/msg/String",
@@ -398,6 +429,9 @@ pub fn make_outbound(node: &mut r2r::Node, msg_type: &str, topic: &str, qos: Qos
         "tf2_msgs/msg/TFMessage" => typed::<tf2::TFMessage>(node, topic, q, fill_tf),
         "ackermann_msgs/msg/AckermannDriveStamped" => typed::<ack::AckermannDriveStamped>(node, topic, q, fill_ackermann),
         "rosgraph_msgs/msg/Clock" => typed::<rosgraph::Clock>(node, topic, q, |m, p, _, _| fill_clock(m, p)),
+        "lifecycle_msgs/msg/TransitionEvent" => node
+            .create_publisher::<lifecycle::TransitionEvent>(topic, q)
+            .map(|publisher| Box::new(Transitions { publisher, msg: lifecycle::TransitionEvent::default() }) as Box<dyn Outbound>),
         "std_msgs/msg/Float64" => typed::<std_msgs::Float64>(node, topic, q, |m, p, _, _| fill_f64(m, p)),
         "std_msgs/msg/Bool" => typed::<std_msgs::Bool>(node, topic, q, |m, p, _, _| fill_bool(m, p)),
         "std_msgs/msg/String" => typed::<std_msgs::String>(node, topic, q, |m, p, _, _| fill_string(m, p)),
@@ -436,6 +470,25 @@ where
     })))
 }
 
+/// Decode a JointTrajectory (a streamed trajectory command).
+pub fn decode_trajectory(m: traj::JointTrajectory) -> Payload {
+    Payload::Trajectory(pl::TrajectoryGoal {
+        joint_names: m.joint_names,
+        points: m
+            .points
+            .into_iter()
+            .map(|p| pl::TrajectoryPoint {
+                positions: p.positions,
+                velocities: p.velocities,
+                accelerations: p.accelerations,
+                effort: p.effort,
+                time_from_start: p.time_from_start.sec as f64 + p.time_from_start.nanosec as f64 * 1e-9,
+            })
+            .collect(),
+        ..Default::default()
+    })
+}
+
 /// The wire types with an inbound decoder.
 pub const IN_TYPES: &[&str] = &[
     "geometry_msgs/msg/Twist",
@@ -443,6 +496,7 @@ pub const IN_TYPES: &[&str] = &[
     "ackermann_msgs/msg/AckermannDriveStamped",
     "ackermann_msgs/msg/AckermannDrive",
     "sensor_msgs/msg/JointState",
+    "trajectory_msgs/msg/JointTrajectory",
     "geometry_msgs/msg/PoseStamped",
     "geometry_msgs/msg/WrenchStamped",
     "std_msgs/msg/Float64",
@@ -462,6 +516,7 @@ pub fn make_inbound(node: &mut r2r::Node, msg_type: &str, topic: &str, qos: Qos,
         "sensor_msgs/msg/JointState" => sub::<sensor::JointState, _>(node, topic, q, sink, |m| {
             Payload::JointState(pl::JointState { stamp: seconds(&m.header.stamp), name: m.name, position: m.position, velocity: m.velocity, effort: m.effort })
         }),
+        "trajectory_msgs/msg/JointTrajectory" => sub::<traj::JointTrajectory, _>(node, topic, q, sink, decode_trajectory),
         "geometry_msgs/msg/PoseStamped" => sub::<geo::PoseStamped, _>(node, topic, q, sink, move |m| {
             Payload::PoseTwist(pl::PoseTwist {
                 stamp: seconds(&m.header.stamp),
@@ -567,6 +622,15 @@ mod tests {
         assert_eq!(decode_twist(&t.twist), Payload::Twist(pl::Twist { linear: [0.2, 0.0, 0.0], angular: [0.0, 0.0, -0.5] }));
         let d = ack::AckermannDrive { steering_angle: 0.25, speed: 1.5, ..Default::default() };
         assert_eq!(decode_ackermann(&d), Payload::Ackermann(pl::AckermannDrive { steering_angle: 0.25, speed: 1.5, ..Default::default() }));
+        let mut jt = traj::JointTrajectory { joint_names: vec!["a".into(), "b".into()], ..Default::default() };
+        jt.points.push(traj::JointTrajectoryPoint {
+            positions: vec![0.1, 0.2],
+            time_from_start: r2r::builtin_interfaces::msg::Duration { sec: 1, nanosec: 500_000_000 },
+            ..Default::default()
+        });
+        let Payload::Trajectory(g) = decode_trajectory(jt) else { panic!("not a trajectory") };
+        assert_eq!(g.joint_names, vec!["a", "b"]);
+        assert_eq!((g.points[0].positions.clone(), g.points[0].time_from_start), (vec![0.1, 0.2], 1.5));
         let fr = Frames { prefix: "robot1/".into(), hint: None };
         assert_eq!(fr.strip("robot1/map"), "map");
         assert_eq!(fr.strip("map"), "map");
