@@ -117,7 +117,7 @@ fn fail_config(e: &ConfigErrors) -> ExitCode {
 
 fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_env("ROQSIM_LOG").unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_env_filter(filter).with_target(false).without_time().init();
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).with_env_filter(filter).with_target(false).without_time().init();
     let cli = Cli::parse_from(strip_ros_args(std::env::args_os()));
     match cli.command {
         Command::Plugins { what } => plugins_cmd(what),
