@@ -226,10 +226,12 @@ impl Engine {
             }
             let now = self.ctx.sim_time();
             let (episode, tick) = (self.ctx.episode, self.ctx.tick);
+            // Offset first: mj_resetData zeroes MuJoCo's time, so sim time stays `now` through the
+            // on_reset hooks too (what they stamp, the /clock a bridge publishes there).
+            self.ctx.time_offset = now;
             self.reset()?;
             self.ctx.episode = episode;
             self.ctx.tick = tick;
-            self.ctx.time_offset = now;
             return Ok(());
         }
         if scope.time {

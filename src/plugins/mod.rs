@@ -54,6 +54,8 @@ pub fn registry() -> &'static [PluginDescriptor] {
         v.push(plugin_descriptor!("door", "A hinged swing door: force-limited position actuator, openness 0..1 on cmd/state, backs off when stalled.", assets::door::DoorConfig, assets::door::Door, PluginFlags { provides_entity: true, ..Default::default() }));
         #[cfg(feature = "ros")]
         v.push(crate::ros::bridge::descriptor());
+        #[cfg(feature = "ros")]
+        v.push(crate::ros::sim_interfaces::descriptor());
         v
     })
 }

@@ -47,6 +47,9 @@ const GRAPH_PERIOD: Duration = Duration::from_secs(1);
 /// How long one `spin_once` may block (bounds shutdown latency, not message latency: a wait
 /// returns as soon as something is ready).
 const SPIN_TIMEOUT: Duration = Duration::from_millis(10);
+/// Wall period of the re-sends while paused (latest joint_states and TF, /clock at the time it
+/// stands at): controllers and TF listeners do not starve, and nothing new is invented.
+const PAUSED_PERIOD: Duration = Duration::from_millis(100);
 
 /// The registry entry (`transport_only`: dropped by `--no-communication`).
 pub fn descriptor() -> PluginDescriptor {
@@ -114,6 +117,8 @@ struct Running {
     clock_topic: usize,
     last_clock_ns: Option<i64>,
     last_refresh: Option<Instant>,
+    /// Last re-send while paused (`None` while stepping).
+    last_paused: Option<Instant>,
     topics: Vec<String>,
     trace: Option<Vec<(u32, i64, i64)>>,
     stop: Arc<AtomicBool>,
@@ -347,6 +352,7 @@ impl Plugin for Ros2Bridge {
             clock_topic,
             last_clock_ns: None,
             last_refresh: None,
+            last_paused: None,
             topics,
             trace: cfg.latency_trace.as_ref().map(|_| Vec::new()),
             stop,
@@ -365,7 +371,18 @@ impl Plugin for Ros2Bridge {
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
         let Some(r) = self.run.as_mut() else { return Ok(()) };
-        r.forward(ctx)?;
+        if ctx.paused {
+            // Paused (Engine::idle; seed 002 "Pause freezes; it does not de-energize"): no step was
+            // taken, so nothing is new and /clock stands still; re-send the latest joint states,
+            // TF and the standing clock so controllers and TF listeners do not starve.
+            if r.last_paused.is_none_or(|t| t.elapsed() >= PAUSED_PERIOD) {
+                r.last_paused = Some(Instant::now());
+                r.republish_paused(ctx)?;
+            }
+        } else {
+            r.last_paused = None;
+            r.forward(ctx)?;
+        }
         if r.last_refresh.is_none_or(|t| t.elapsed() >= GRAPH_PERIOD) {
             r.last_refresh = Some(Instant::now());
             r.refresh_subscribers(ctx);
@@ -534,6 +551,54 @@ impl Running {
                     tr.push((self.clock_topic as u32, convert::nanos(now), w));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// While paused: re-send the latest joint_states (endpoints and merged groups) and the latest
+    /// dynamic TF with their original stamps, and /clock at the time it stands at. Only what the
+    /// interface still holds is re-sent, so after a reset nothing stale goes out.
+    fn republish_paused(&mut self, ctx: &SimContext) -> HookResult {
+        let now = ctx.sim_time();
+        // Sim time of a publication made at `tick` (the payloads' own stamps win where they have one).
+        let at = |tick: u64| now - ctx.tick.saturating_sub(tick) as f64 * ctx.dt;
+        let iface = &ctx.interface;
+        self.tf_msg.transforms.clear();
+        for slot in &mut self.outs {
+            let Some((p, t)) = iface.get(slot.id).latest() else { continue };
+            match p {
+                Payload::JointState(_) if slot.field.is_none() => {
+                    if let Err(e) = slot.out.publish(p, &slot.frames, at(t)) {
+                        tracing::debug!("endpoint {}: paused re-send: {e}", slot.label);
+                    }
+                }
+                Payload::Odometry(o) if o.publish_tf => convert::transforms_of(p, at(t), &slot.frames, &mut self.tf_msg.transforms)?,
+                _ => {}
+            }
+        }
+        for slot in self.tfs.iter().filter(|s| s.route == TfRoute::Dynamic) {
+            if let Some((p, t)) = iface.get(slot.id).latest() {
+                convert::transforms_of(p, at(t), &slot.frames, &mut self.tf_msg.transforms)?;
+            }
+        }
+        if !self.tf_msg.transforms.is_empty() {
+            if let Err(e) = self.tf_pub.publish(&self.tf_msg) {
+                tracing::warn!("/tf publish failed: {e}");
+            }
+        }
+        for m in &mut self.merged {
+            if m.latest.iter().any(Option::is_some) && !m.msg.name.is_empty() {
+                if let Err(e) = m.publisher.publish(&m.msg) {
+                    tracing::warn!("merged joint_states publish failed: {e}");
+                }
+            }
+        }
+        if let Some((p, m, _)) = self.clock.as_mut() {
+            m.clock = convert::stamp(now);
+            if let Err(e) = p.publish(m) {
+                tracing::warn!("/clock publish failed: {e}");
+            }
+            self.last_clock_ns = Some(convert::nanos(now));
         }
         Ok(())
     }

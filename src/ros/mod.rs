@@ -26,5 +26,7 @@ pub mod bridge;
 pub mod convert;
 #[cfg(feature = "ros")]
 pub mod handlers;
+#[cfg(feature = "ros")]
+pub mod sim_interfaces;
 
 pub use config::BridgeConfig;
