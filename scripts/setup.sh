@@ -213,7 +213,7 @@ ros_python_step() {
       "$f"
     n=$((n + 1))
   done < <(grep -rlZ --include='*.cmake' '/opt/python/cp311-cp311' "$VENV/share" "$VENV/lib/cmake" 2>/dev/null || true)
-  log "venv: rewrote /opt/python include paths in $n CMake files"
+  log "venv: /opt/python include paths rewritten in $n CMake files (0: already done)"
   if grep -rl --include='*.cmake' '/opt/python/cp311-cp311' "$VENV/share" >/dev/null 2>&1; then
     die "CMake files under $VENV/share still name /opt/python/cp311-cp311"
   fi
@@ -274,7 +274,7 @@ ifaces_step() {
   fi
   # Hash of everything that goes into the build: the package set, their files, the venv.
   local h set
-  set="$(printf '%s\n' "${build[@]}" | sort | tr '\n' ' ')"
+  set="$(printf '%s\n' "${build[@]}" | sort | tr '\n' ' ' | sed 's/ $//')"
   h="$( { echo "$set build $IFACES_BUILD_VERSION"; cat "$STAMPS/venv-ros"; \
           find "${paths[@]}" -type f -not -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum; } \
         | sha256sum | cut -c1-32)"
@@ -341,21 +341,30 @@ cargo_ros_step() {
 
 colcon_root_step() {
   local base="$DEPS/colcon"
-  mkdir -p "$base"
+  mkdir -p "$base/build" "$ROOT/target"
+  # colcon-cargo builds with --target-dir <build-base>/roqsim: pointing that at the repo's own
+  # target/ makes the colcon build reuse `cargo build --release --features ros` (same profile,
+  # features and environment: a no-op) instead of a second full release build.
+  if [ "$(readlink "$base/build/roqsim" 2>/dev/null || true)" != "$ROOT/target" ]; then
+    rm -rf "$base/build/roqsim"
+    ln -s "$ROOT/target" "$base/build/roqsim"
+  fi
   log "colcon: build of the root package into $base/install"
   local t=$SECONDS
   # Run from $base: colcon-ros-cargo writes .cargo/config.toml into its working directory.
-  # The feature is passed explicitly: cargo-ament-build installs only binaries whose
-  # required-features it was given.
+  # cargo-ament-build strips one leading space per argument but does not split them, hence one
+  # quoted argument each. The feature must be explicit: with none, cargo-ament-build installs no
+  # binary that requires it and colcon still reports success.
   run_logged colcon-root bash -c 'cd "$1" && shift && exec "$@"' _ "$base" \
     "$VENV/bin/colcon" --log-base "$base/log" build \
       --paths "$ROOT" --packages-select roqsim \
       --build-base "$base/build" --install-base "$base/install" \
       --event-handlers console_direct+ \
-      --cargo-args " --release" " --features" " ros"
-  [ -x "$base/install/roqsim/lib/roqsim/roqsim" ] \
-    || die "colcon reported success but installed no $base/install/roqsim/lib/roqsim/roqsim"
-  log "colcon: installed $base/install/roqsim [$((SECONDS - t)) s]"
+      --cargo-args " --release" " --features=ros"
+  local bin="$base/install/roqsim/lib/roqsim/roqsim"
+  [ -x "$bin" ] || die "colcon reported success but installed no $bin"
+  run_logged colcon-root-check "$bin" --help
+  log "colcon: installed $base/install/roqsim (lib/roqsim/roqsim, share/roqsim/{$(cd "$base/install/roqsim/share/roqsim" && ls -d -- */ | tr -d / | tr '\n' ',' | sed 's/,$//')}) [$((SECONDS - t)) s]"
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
 #   1. core:    `cargo test` with NO ROS environment (env -i: PATH, HOME only), proving the
 #               library and its tests need nothing but MuJoCo (.cargo/config.toml finds it)
 #   2. ros:     `cargo build --release --features ros`
-#   3. ros:     `cargo test --release --features ros` (ROS-gated unit tests; tests link r2r)
+#   3. colcon:  `colcon build` of the root package (scripts/setup.sh --colcon; reuses target/)
+#      ros:     `cargo test --release --features ros` (ROS-gated unit tests; tests link r2r)
 #   4. e2e:     pytest test/e2e, the whole run inside a private network namespace
 #               (`unshare --net`, lo up with multicast), against target/release/roqsim
 # Every stage runs even when an earlier one failed (except that 3 and 4 need 2); the script
@@ -98,6 +99,11 @@ if cargo_stage ros-build "$LOGS/test-ros-build.log" cargo build --release --feat
 fi
 
 if [ "$ROS_BUILD_OK" = 1 ]; then
+  say "colcon: colcon build of the root package (ament install in .deps/colcon/install)"
+  if ! bash "$ROOT/scripts/setup.sh" --colcon; then
+    FAILED+=(colcon)
+  fi
+
   say "ros: cargo test --release --features ros"
   cargo_stage ros-test "$LOGS/test-ros-test.log" cargo test --release --features ros || true
 fi
