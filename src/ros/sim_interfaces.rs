@@ -827,3 +827,41 @@ impl Plugin for SimInterfaces {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn service_names_follow_the_namespace() {
+        assert_eq!(service_name("", "get_entities"), "get_entities", "relative: the node's namespace");
+        assert_eq!(service_name("/", "get_entities"), "/get_entities");
+        assert_eq!(service_name("/sim", "get_entities"), "/sim/get_entities");
+        assert_eq!(service_name("/sim/", "step_simulation"), "/sim/step_simulation");
+        assert_eq!(service_name("sim", "get_entities"), "sim/get_entities");
+    }
+
+    #[test]
+    fn config_defaults_and_refusals() {
+        let c: SimInterfacesConfig = crate::plugin::typed_config(&serde_norway::from_str("{}").unwrap()).unwrap();
+        assert_eq!(c, SimInterfacesConfig::default());
+        assert_eq!((c.namespace.as_str(), c.node_name.as_str(), c.start_paused), ("", "roqsim_sim_interfaces", false));
+        let bad = SimInterfacesConfig { namespace: "a//b".into(), node_name: "9x".into(), start_paused: false };
+        let e = bad.validate();
+        assert_eq!(e.iter().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["namespace", "node_name"], "{e:?}");
+        assert!(e[1].message.contains("`9x` is not a ROS node name"));
+        let unknown = crate::plugin::typed_config::<SimInterfacesConfig>(&serde_norway::from_str("{namespce: sim}").unwrap()).unwrap_err();
+        assert!(unknown.iter().any(|e| e.message.contains("namespce")), "{unknown:?}");
+    }
+
+    #[test]
+    fn descriptions_name_kind_model_motion_and_presence() {
+        let mut e = Entity::new("box", EntityKind::Object, "box_body");
+        e.model = "box".into();
+        e.weld_reason = Some("motion: static (welded scenery; give `motion: physics` to move it)".into());
+        assert_eq!(describe(&e), "object `box`, welded: motion: static (welded scenery; give `motion: physics` to move it), declared present");
+        e.free_joint = Some("box_free".into());
+        e.declared_present = false;
+        assert_eq!(describe(&e), "object `box`, movable (free joint), declared absent (present: false)");
+    }
+}

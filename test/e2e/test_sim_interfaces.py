@@ -216,6 +216,7 @@ def test_features_entities_spawn_delete_scan_and_reset(roqsim, ros):
     ros.spin_until(lambda: len(scans) >= 2, 10, "two scans")
     wall = ahead(scans[-1])
     assert wall == pytest.approx(2.000, abs=0.005), f"wall ahead {wall:.4f} m"
+    print(f"wall ahead {wall:.4f} m")
 
     info = {n: sim.call("get_entity_info", GetEntityInfo, GetEntityInfo.Request(entity=n)) for n in ("robot", "pillar")}
     assert info["robot"].info.category.category == 1  # CATEGORY_ROBOT
@@ -232,6 +233,7 @@ def test_features_entities_spawn_delete_scan_and_reset(roqsim, ros):
     assert (b.category.category, b.description) == (4, "object `box`, movable (free joint), declared absent (present: false)")
     near = ahead(fresh_scan(ros, scans))
     assert near == pytest.approx(0.890, abs=0.005), f"box face ahead {near:.4f} m"
+    print(f"box spawned: range ahead {near:.4f} m")
     s = sim.state("box").state
     assert (s.pose.position.x, s.pose.position.y) == pytest.approx((1.0, 0.0), abs=1e-3), "spawned at its declared pose"
 
@@ -321,6 +323,8 @@ def test_set_entity_state_teleports_the_robot_ground_truth_and_odom_follow(roqsi
     assert abs(dg[0]) < 0.01 and dg[1] > 0.15, f"ground truth moved {dg} (expected along +y)"
     assert do[0] > 0.15 and abs(do[1]) < 0.01, f"odom moved {do} (expected along its x)"
     assert math.hypot(*dg) == pytest.approx(math.hypot(*do), abs=0.01), f"same distance: ground truth {dg}, odom {do}"
+    print(f"teleport: ground truth ({gx:.4f}, {gy:.4f}, yaw {gyaw:.4f}); odom jump "
+          f"{math.hypot(ox - odom_before[0], oy - odom_before[1]):.2e} m; drive: ground truth {dg}, odom {do}")
 
     # a welded prop refuses a move, naming the weld; a "move" to its current pose succeeds
     p = sim.state("pillar").state.pose
@@ -332,14 +336,18 @@ def test_set_entity_state_teleports_the_robot_ground_truth_and_odom_follow(roqsi
 # ----------------------------------------------------------------------------------- pause / step
 
 
-def simulate_steps(ros, steps, cancel_after=None, timeout=30.0):
-    """Run the SimulateSteps action; returns (status, result, feedbacks)."""
+def simulate_steps(ros, steps, cancel_after=None, during=None, timeout=30.0):
+    """Run the SimulateSteps action; returns (status, result, feedbacks). With ``cancel_after``,
+    ``during()`` runs once that many feedbacks arrived, then the goal is canceled."""
     from rclpy.action import ActionClient
     from simulation_interfaces.action import SimulateSteps
 
     client = getattr(ros, "_simulate_steps", None)
     if client is None:
-        client = ros._simulate_steps = ActionClient(ros.node, SimulateSteps, "/simulate_steps")
+        # rclpy keeps 10 feedback messages by default; this peer also drinks /clock, /tf and
+        # joint_states on one thread (on 2 shared cores), so it keeps them all instead
+        client = ros._simulate_steps = ActionClient(ros.node, SimulateSteps, "/simulate_steps",
+                                                    feedback_sub_qos_profile=QoSProfile(depth=1000))
         ros.spin_until(client.server_is_ready, 15, "the simulate_steps action server")
     feedback = []
     gf = client.send_goal_async(SimulateSteps.Goal(steps=steps), feedback_callback=lambda m: feedback.append(m.feedback))
@@ -349,6 +357,8 @@ def simulate_steps(ros, steps, cancel_after=None, timeout=30.0):
     rf = handle.get_result_async()
     if cancel_after is not None:
         ros.spin_until(lambda: len(feedback) >= cancel_after, timeout, f"{cancel_after} feedbacks")
+        if during:
+            during()
         cf = handle.cancel_goal_async()
         ros.spin_until(cf.done, 10, "the cancel response")
         assert len(cf.result().goals_canceling) == 1
@@ -397,15 +407,22 @@ def test_pause_step_and_simulate_steps(roqsim, ros):
     assert c1 - c0 == 10 * DT_NS, f"/clock advanced {c1 - c0} ns"
 
     # SimulateSteps(100): 100 feedbacks, then success; /clock + 100 dt
-    status, result, fb = simulate_steps(ros, 100)
+    status, result, fb100 = simulate_steps(ros, 100)
     assert status == GoalStatus.STATUS_SUCCEEDED
     ok(result)
-    assert fb == [(k, 100 - k) for k in range(1, 101)], f"{len(fb)} feedbacks: {fb[:3]} ... {fb[-3:]}"
+    assert fb100 == [(k, 100 - k) for k in range(1, 101)], f"{len(fb100)} feedbacks: {fb100[:3]} ... {fb100[-3:]}"
     c2 = clock_now(ros, clock)
     assert c2 - c1 == 100 * DT_NS
 
     # a canceled SimulateSteps stops the remaining steps: /clock advanced by what was taken
-    status, result, fb = simulate_steps(ros, 100_000, cancel_after=20)
+    def meanwhile():
+        # one step request at a time: StepSimulation and a second goal are refused while it runs
+        refused(sim.step(1), INCORRECT_STATE, "a SimulateSteps goal is still running (")
+        st, res, f2 = simulate_steps(ros, 5)
+        assert (st, f2) == (GoalStatus.STATUS_ABORTED, [])
+        refused(res, INCORRECT_STATE, "a SimulateSteps goal is still running (")
+
+    status, result, fb = simulate_steps(ros, 100_000, cancel_after=20, during=meanwhile)
     assert status == GoalStatus.STATUS_CANCELED
     m = re.fullmatch(r"canceled after (\d+) of 100000 steps", result.error_message)
     assert m, result.error_message
@@ -414,6 +431,8 @@ def test_pause_step_and_simulate_steps(roqsim, ros):
     assert fb == [(i, 100_000 - i) for i in range(1, k + 1)], f"{len(fb)} feedbacks for {k} steps"
     c3 = clock_now(ros, clock, 0.5)
     assert c3 - c2 == k * DT_NS, f"/clock advanced {c3 - c2} ns for {k} steps"
+    print(f"paused: {len(js)} joint_states and {len(paused_tf)} odom TFs in 1 s; step(10): +{c1 - c0} ns; "
+          f"simulate_steps(100): {len(fb100)} feedbacks, +{c2 - c1} ns; canceled after {k} steps: +{c3 - c2} ns")
     assert sim.sim_state() == PAUSED
 
     ok(sim.set_sim_state(PLAYING))
@@ -482,6 +501,19 @@ def test_reset_scopes_state_keeps_clock_all_restores_bitwise(roqsim, ros):
     assert (home.x, home.y) == pytest.approx((0.0, 0.0), abs=1e-3), "state reset: robot back at its spawn pose"
     assert sim.spawnables() == ["box"], "state reset re-applies declared presence"
 
+    # SCOPE_SPAWNED alone: declared presence back, robot and clock untouched
+    ok(sim.spawn("box").result)
+    ok(sim.set_sim_state(PAUSED))
+    c_sp = clock_now(ros, clock)
+    x_sp = sim.state("robot").state.pose.position.x
+    ok(sim.reset(SCOPE_SPAWNED))
+    assert sim.spawnables() == ["box"]
+    assert clock_now(ros, clock) == c_sp
+    # (mj_forward refreshes the kinematics a step left one integration behind: 1e-13 m, not a move)
+    assert sim.state("robot").state.pose.position.x == pytest.approx(x_sp, abs=1e-9)
+    ok(sim.set_sim_state(PLAYING))
+    ros.spin(0.2)
+
     # a time-only reset restarts the clock (a new episode) and leaves the world alone
     ok(sim.set_sim_state(PAUSED))
     pose_before = sim.state("robot").state.pose
@@ -506,6 +538,9 @@ def test_reset_scopes_state_keeps_clock_all_restores_bitwise(roqsim, ros):
     assert again[0] == fresh[0], "entity states after SCOPE_ALL equal a fresh start, bitwise"
     assert again[1] == fresh[1], "joint states of step 10 equal a fresh start's, bitwise"
     assert again[2] == fresh[2], "odometry of step 10 equals a fresh start's, bitwise"
+    print(f"state reset at {t_before} ns: /clock {seq[0]} .. {seq[-1]} ns, non-decreasing; robot home at "
+          f"({home.x:.2e}, {home.y:.2e}); SCOPE_ALL: robot {again[0]['robot'][:3]}, wheel joints {again[1][1]} "
+          f"equal to the fresh start's bitwise")
 
 
 # ----------------------------------------------------------------------------------- refusals
@@ -587,6 +622,29 @@ def test_every_refusal_has_its_code_and_message(roqsim, ros):
     ok(sim.set_sim_state(QUITTING))
     assert sim_proc.wait(15) == 0
     assert "run finished (stop requested: quit requested)" in sim_proc.output() or "quit requested" in sim_proc.output()
+
+
+# ----------------------------------------------------------------------------------- namespaces
+
+
+def test_namespace_config_and_node_namespace_remap(roqsim, ros):
+    from simulation_interfaces.srv import GetSimulationState
+
+    sim = roqsim("sim", WORLD, "--sim-control", "--set", "components.sim_interfaces.namespace=/sim", "--pacing", "realtime",
+                 "--seconds", "600", "-q", wait_ready="/clock")
+    r = Sim(ros).call("sim/get_simulation_state", GetSimulationState)
+    assert (r.result.result, r.state.state) == (OK, PLAYING)
+    names = {n for n, _ in ros.node.get_service_names_and_types()}
+    assert "/sim/get_entities" in names and "/get_entities" not in names, sorted(n for n in names if "entit" in n)
+    assert sim.stop() == 0
+    # the default follows the node's namespace: `--ros-args -r __ns:=/fleet` (what a launch file's
+    # namespace does) moves the services with it
+    sim = roqsim("sim", WORLD, "--sim-control", "--pacing", "realtime", "--seconds", "600", "-q",
+                 "--ros-args", "-r", "__ns:=/fleet", wait_ready="/clock")
+    ros.spin_until(lambda: ("/fleet/get_entities", ["simulation_interfaces/srv/GetEntities"]) in ros.node.get_service_names_and_types(),
+                   10, "/fleet/get_entities")
+    ros.wait_for_node("/fleet/roqsim_sim_interfaces")
+    assert sim.stop() == 0
 
 
 # ----------------------------------------------------------------------------------- soak
