@@ -31,8 +31,14 @@ SKIP = {"/rosout", "/parameter_events"}
 
 
 def msg_class(type_name):
+    """The rclpy class of `pkg/msg/Name`, or of an action's hidden-topic message
+    (`pkg/action/Name_FeedbackMessage` -> `pkg.action.Name.Impl.FeedbackMessage`)."""
     pkg, kind, name = type_name.split("/")
-    return getattr(importlib.import_module(f"{pkg}.{kind}"), name)
+    mod = importlib.import_module(f"{pkg}.{kind}")
+    if kind == "action" and "_" in name:
+        base, part = name.rsplit("_", 1)
+        return getattr(getattr(mod, base).Impl, part)
+    return getattr(mod, name)
 
 
 def start(cmd, **kw):
