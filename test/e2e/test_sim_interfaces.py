@@ -427,7 +427,7 @@ def test_pause_step_and_simulate_steps(roqsim, ros):
     m = re.fullmatch(r"canceled after (\d+) of 100000 steps", result.error_message)
     assert m, result.error_message
     k = int(m.group(1))
-    assert 20 <= k < 200, k
+    assert 20 <= k < 1000, k
     assert fb == [(i, 100_000 - i) for i in range(1, k + 1)], f"{len(fb)} feedbacks for {k} steps"
     c3 = clock_now(ros, clock, 0.5)
     assert c3 - c2 == k * DT_NS, f"/clock advanced {c3 - c2} ns for {k} steps"
