@@ -210,7 +210,7 @@ fn sim(a: SimArgs) -> ExitCode {
     };
     if let Some(s) = a.seconds {
         if !(s >= 0.0 && s.is_finite()) {
-            eprintln!("error: --seconds must be >= 0, got {s}");
+            eprintln!("error: --seconds must be a finite number >= 0, got {s}");
             return ExitCode::from(2);
         }
     }
@@ -224,6 +224,12 @@ fn sim(a: SimArgs) -> ExitCode {
             s
         }
     };
+    if let Some(s) = a.seconds {
+        if s > 0.0 && (s / world.timestep).round() < 1.0 {
+            eprintln!("error: --seconds {s} is shorter than one physics step ({} s)", world.timestep);
+            return ExitCode::from(2);
+        }
+    }
     let mut engine = match Engine::new(world, EngineOptions { profile: a.profile, seed: Some(seed) }) {
         Ok(e) => e,
         Err(e) => {
@@ -248,6 +254,10 @@ fn sim(a: SimArgs) -> ExitCode {
     match result {
         Ok(summary) => {
             println!("{summary}");
+            if summary.reason == "interrupted" {
+                // Like a shell: 128 + SIGINT, so a script can tell an interrupted run.
+                return ExitCode::from(130);
+            }
             if a.profile {
                 eprint!("{}", engine.format_timing());
             }

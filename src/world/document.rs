@@ -182,6 +182,7 @@ fn parse_entry(item: &Value, item_path: &str, list_path: &str, errors: &mut Conf
                     format!("{item_path}.name"),
                     format!("`{s}` contains a dot; dots separate address segments, choose a name without one"),
                 ),
+                Value::String(_) => errors.push(format!("{item_path}.name"), "must not be empty: omit `name:` to use the plugin ref"),
                 other => errors.push(format!("{item_path}.name"), format!("must be a non-empty string, got {}", type_name(other))),
             },
             "enabled" => match v {

@@ -180,7 +180,12 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
         Err(es) => {
             for e in es {
                 let p = if e.path.is_empty() { "sim".to_string() } else { format!("sim.{}", e.path) };
-                errors.push(p, e.message);
+                let msg = if e.message.contains("untagged enum Pacing") {
+                    "expected `realtime`, `asap` or `{factor: x}` (x > 0)".to_string()
+                } else {
+                    e.message
+                };
+                errors.push(p, msg);
             }
             // Keep the keys that are fine on their own, so their values are still checked.
             let good: Mapping = doc

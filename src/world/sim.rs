@@ -102,10 +102,15 @@ pub enum Pacing {
     /// `realtime` or `asap`.
     Named(PacingName),
     /// `{factor: x}`: x times real time (x > 0).
-    Factor {
-        /// Speed-up over real time (> 0).
-        factor: f64,
-    },
+    Factor(PacingFactor),
+}
+
+/// The `{factor: x}` pacing form.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PacingFactor {
+    /// Speed-up over real time (> 0).
+    pub factor: f64,
 }
 
 /// Named pacing modes.
@@ -122,7 +127,7 @@ impl Pacing {
         match self {
             Pacing::Named(PacingName::Realtime) => Some(1.0),
             Pacing::Named(PacingName::Asap) => None,
-            Pacing::Factor { factor } => Some(*factor),
+            Pacing::Factor(PacingFactor { factor }) => Some(*factor),
         }
     }
 }
@@ -159,6 +164,8 @@ pub const MJ_DEFAULT_O_SOLREF: [f64; 2] = [0.02, 1.0];
 pub const MJ_DEFAULT_O_SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
 /// See [`MJ_DEFAULT_O_SOLREF`].
 pub const MJ_DEFAULT_O_FRICTION: [f64; 5] = [1.0, 1.0, 0.005, 0.0001, 0.0001];
+/// Longest physics timestep accepted (s).
+pub const MAX_TIMESTEP: f64 = 0.1;
 /// MuJoCo's default timestep (s).
 pub const MJ_DEFAULT_TIMESTEP: f64 = 0.002;
 
@@ -171,7 +178,26 @@ impl SimBlock {
                 errors.push("sim.timestep", format!("must be a positive number of seconds, got {ts}"));
             }
         }
-        if let Some(Pacing::Factor { factor }) = self.pacing {
+        if let Some(ts) = self.timestep {
+            if ts > MAX_TIMESTEP {
+                errors.push("sim.timestep", format!("{ts} s is longer than {MAX_TIMESTEP} s: no physics step is that long; use a step of a few ms"));
+            }
+        }
+        for (key, v) in [("gravity", self.gravity), ("wind", self.wind)] {
+            if let Some(v) = v {
+                if v.iter().any(|x| !x.is_finite() || x.abs() > 1e4) {
+                    errors.push(format!("sim.{key}"), format!("every component must be finite and within ±1e4, got {v:?}"));
+                }
+            }
+        }
+        for (key, v) in [("iterations", self.iterations), ("ls_iterations", self.ls_iterations)] {
+            if let Some(v) = v {
+                if v == 0 || v > 10_000 {
+                    errors.push(format!("sim.{key}"), format!("must be between 1 and 10000, got {v}"));
+                }
+            }
+        }
+        if let Some(Pacing::Factor(PacingFactor { factor })) = self.pacing {
             if !(factor > 0.0 && factor.is_finite()) {
                 errors.push("sim.pacing.factor", format!("must be > 0, got {factor}"));
             }

@@ -141,6 +141,9 @@ fn default_no_return() -> RangeValue {
     RangeValue::word("+inf")
 }
 
+/// Most rays a 2D scan may have (a 0.01° scanner has 36,000).
+pub const MAX_RAYS: u32 = 100_000;
+
 /// Config of `lidar` (seed 001 "lidar" and lidar_common). Names (`site`, `exclude_body`,
 /// `tf_parent`) are the model's own, unprefixed: they resolve under the prefix of the entity the
 /// entry is nested under (none at the top of a document).
@@ -436,6 +439,11 @@ impl ValidateConfig for LidarConfig {
             e.push(ConfigError::new(
                 "rays",
                 format!("must be >= 2, got {}: the layout puts the first ray at angle_min and the last at angle_max", self.rays),
+            ));
+        } else if self.rays > MAX_RAYS {
+            e.push(ConfigError::new(
+                "rays",
+                format!("must be <= {MAX_RAYS}, got {}: a 2D scan of more rays than that is no real device (and the buffers would not fit)", self.rays),
             ));
         }
         if !self.angle_min.is_finite() {
