@@ -147,7 +147,11 @@ fn bad_19_unknown_integrator() {
 #[test]
 fn bad_20_bad_pacing() {
     refused("sim: {pacing: {factor: -2}}\n", "sim.pacing.factor", "must be > 0");
-    refused("sim: {pacing: warp}\n", "sim.pacing", "did not match any variant");
+    refused("sim: {pacing: warp}\n", "sim.pacing", "expected `realtime`, `asap` or `{factor: x}` (x > 0)");
+    refused("sim: {pacing: {factor: 2, speed: 3}}\n", "sim.pacing", "expected `realtime`, `asap` or `{factor: x}`");
+    refused("sim: {gravity: [0, 0, .nan]}\n", "sim.gravity", "every component must be finite and within ±1e4");
+    refused("sim: {timestep: 1.0}\n", "sim.timestep", "longer than 0.1 s");
+    refused("sim: {iterations: 0}\n", "sim.iterations", "must be between 1 and 10000, got 0");
 }
 
 #[test]
@@ -421,11 +425,13 @@ fn unresolved_seed_is_an_error_at_the_first_draw() {
 
 #[test]
 fn non_finite_state_ends_the_run_naming_time_and_field() {
-    let yaml = "sim: {gravity: [0, 0, -1.0e308]}\ncomponents:\n  - dummy: {}\n    name: a\n";
-    let mut e = Engine::new(load(yaml).unwrap(), EngineOptions::default()).unwrap();
-    let err = e.step_n(100).unwrap_err().to_string();
-    assert!(err.starts_with("non-finite state at t="), "{err}");
-    assert!(err.contains("qvel") || err.contains("qacc") || err.contains("qpos") || err.contains("BADQ"), "{err}");
+    let mut e = Engine::new(load(OK).unwrap(), EngineOptions::default()).unwrap();
+    e.step_n(10).unwrap();
+    // a corrupted velocity (as a broken controller would write): the run ends, loudly
+    e.ctx.data_mut().qvel_mut()[2] = f64::NAN;
+    let err = e.step().unwrap_err().to_string();
+    assert!(err.starts_with("non-finite state at t=0.02"), "{err}");
+    assert!(err.contains("BADQVEL") || err.contains("qvel[2]"), "{err}");
 }
 
 #[test]

@@ -281,11 +281,12 @@ impl Engine {
                 s.plugin.pre_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "pre_step", m))?;
             }
         }
+        let t_expected = self.ctx.data().time() + self.ctx.dt;
         let d = self.ctx.data_mut();
         let bad_before = bad_warnings(d);
         d.step();
         self.ctx.tick += 1;
-        self.check_finite(bad_before)?;
+        self.check_finite(bad_before, t_expected)?;
         for &i in &self.post_idx {
             let s = &mut self.slots[i];
             if self.profile {
@@ -309,9 +310,11 @@ impl Engine {
         Ok(())
     }
 
-    fn check_finite(&self, bad_before: i32) -> Result<(), SimError> {
+    fn check_finite(&self, bad_before: i32, t_expected: f64) -> Result<(), SimError> {
         let d = self.ctx.data();
-        let time = d.time();
+        // MuJoCo resets the state (time included) when it detects a bad value: report the time
+        // the step was meant to reach.
+        let time = t_expected + self.ctx.time_offset;
         for (name, arr) in [("qpos", d.qpos()), ("qvel", d.qvel()), ("qacc", d.qacc())] {
             if let Some(i) = arr.iter().position(|x| !x.is_finite()) {
                 return Err(SimError::NonFinite { time, field: format!("{name}[{i}] = {} ({})", arr[i], dof_name(d.model(), name, i)) });
