@@ -269,18 +269,43 @@ class Suite:
         L.append("## Notes")
         L.append("")
         if hasattr(self, "topics"):
+            hz = 1.0 / dt["turtlebot_floorplan"]
+            L.append(
+                f"- rows 4/5 run {a.ros_steps} steps ({a.ros_steps * dt['turtlebot_floorplan']:g} s of sim time): /clock is published {a.ros_steps} times "
+                f"(every step), a 100 Hz topic {a.ros_steps * 100 / hz:,.0f}, 50 Hz {a.ros_steps * 50 / hz:,.0f}, 10 Hz {a.ros_steps * 10 / hz:,.0f}. "
+                "Received counts below that are messages the Python subscribers could not take in time (KEEP_LAST, depth 10)."
+            )
             for k, v in self.topics.items():
-                pubs = ", ".join(f"{t['topic']}" for t in v["publishes"])
-                L.append(f"- {k} publishes {len(v['publishes'])} topics (each got one rclpy subscriber in rows 4/5): {pubs}")
+                L.append(f"- {k} publishes {len(v['publishes'])} topics, each given one rclpy subscriber: {group_topics([t['topic'] for t in v['publishes']])}")
             for key in sorted(k for k in self.rows if k[0] in (4, 5)):
                 rec = self.rows[key].get("received")
                 if rec:
-                    per = ", ".join(f"{t} {median([r[t] for r in rec]):,.0f}" for t in rec[0])
-                    L.append(f"- row {key[0]} {key[1]}: messages the subscribers received per run of {a.ros_steps} steps (median; stamped after the run began): {per}")
+                    counts = {t: median([r[t] for r in rec]) for t in rec[0]}
+                    L.append(f"- row {key[0]} {key[1]}: messages received per run (median; stamped after the run began): {group_counts(counts)}")
         L.append(f"- load average after the run: {self.loadavg_end}")
         L.extend(f"- {n}" for n in self.notes)
         L.append("")
         return "\n".join(L)
+
+
+def _groups(topics):
+    """Topics that differ only in a numbered namespace (/robot3/odom) grouped as /robotN/odom."""
+    out = {}
+    for t in topics:
+        out.setdefault(re.sub(r"^/([A-Za-z_]+)\d+/", r"/\1N/", t), []).append(t)
+    return out
+
+
+def group_topics(topics):
+    return ", ".join(k if len(v) == 1 else f"{k} (x{len(v)})" for k, v in _groups(topics).items())
+
+
+def group_counts(counts):
+    parts = []
+    for k, v in _groups(counts).items():
+        lo, hi = min(counts[t] for t in v), max(counts[t] for t in v)
+        parts.append(f"{k} {lo:,.0f}" if len(v) == 1 else f"{k} {lo:,.0f}-{hi:,.0f} each (x{len(v)})" if lo != hi else f"{k} {lo:,.0f} each (x{len(v)})")
+    return ", ".join(parts)
 
 
 def cpu_model():

@@ -3,7 +3,7 @@
 # this machine. Builds what it needs in release, runs every row (each figure the median of 3 runs),
 # prints the report and writes it to bench/results/<date>-<shortcommit>.md.
 #
-#   bench/run.sh                  # the whole suite (~5-8 minutes on 2 cores)
+#   bench/run.sh                  # the whole suite (~7 minutes on 2 cores, plus the build)
 #   bench/run.sh --no-save        # print only
 #   bench/run.sh --runs 5 --steps 40000 --ros-steps 20000 --pacing-seconds 60
 #   bench/run.sh --no-ros         # rows 1-3, 6, 7 only
