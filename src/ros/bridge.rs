@@ -306,6 +306,9 @@ impl Plugin for Ros2Bridge {
             }
         }
 
+        // A controller_manager for every robot with a controller registry (seed 003).
+        tasks.extend(crate::ros::controller_manager::serve_all(&mut node, ctx, &cfg, &commands)?);
+
         let tf_topic = topic_idx(&plan.tf_topic);
         let tf_static_topic = topic_idx(&plan.tf_static_topic);
         let clock_topic = topic_idx("/clock");
@@ -426,6 +429,7 @@ impl Running {
     fn forward(&mut self, ctx: &SimContext) -> HookResult {
         let tick = ctx.tick;
         let now = ctx.sim_time();
+        crate::ros::services::set_sim_time(now); // stamps of action feedback built on the ROS thread
         let iface = &ctx.interface;
         let wall = self.trace.as_ref().map(|_| wall_ns());
         for &id in &self.tracked {

@@ -32,10 +32,16 @@ pub struct ServeArgs<'a> {
 pub type ServeFn = fn(ServeArgs) -> Result<Task, String>;
 
 /// Service handlers, keyed by `pkg/srv/Type`.
-pub const SERVICES: &[(&str, ServeFn)] = &[];
+pub const SERVICES: &[(&str, ServeFn)] = &[
+    ("std_srvs/srv/SetBool", crate::ros::services::serve_set_bool),
+    ("std_srvs/srv/Trigger", crate::ros::services::serve_trigger),
+];
 
 /// Action handlers, keyed by `pkg/action/Type`.
-pub const ACTIONS: &[(&str, ServeFn)] = &[];
+pub const ACTIONS: &[(&str, ServeFn)] = &[
+    ("control_msgs/action/FollowJointTrajectory", crate::ros::actions::serve_follow_joint_trajectory),
+    ("control_msgs/action/GripperCommand", crate::ros::actions::serve_gripper_command),
+];
 
 /// The handler for a service type.
 pub fn service(ty: &str) -> Option<ServeFn> {

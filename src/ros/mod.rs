@@ -27,6 +27,14 @@ pub mod convert;
 #[cfg(feature = "ros")]
 pub mod handlers;
 #[cfg(feature = "ros")]
+pub mod actions;
+#[cfg(feature = "ros")]
+pub mod controller_manager;
+#[cfg(feature = "ros")]
+pub mod reports;
+#[cfg(feature = "ros")]
+pub mod services;
+#[cfg(feature = "ros")]
 pub mod sim_interfaces;
 
 pub use config::BridgeConfig;

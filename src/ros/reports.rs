@@ -1,0 +1,105 @@
+//! Converters for the observers' structured reports that have a standard ROS message of their own
+//! (seed 001 core `energy_monitor`: "the message a real platform publishes, so a stack that already
+//! watches a battery needs no change"). Registered in [`crate::ros::convert::make_outbound`].
+//!
+//! `EnergyReport` → `sensor_msgs/msg/BatteryState` (sensor_msgs 5.3, Jazzy), field by field:
+//!
+//! | BatteryState | from the report |
+//! | --- | --- |
+//! | `header.stamp` | the report's sim time; `frame_id` the endpoint's `frame_id` hint, else empty |
+//! | `voltage` | nominal `voltage` (V); NaN when unknown |
+//! | `current` | −`current_a` (A): negative while the actuators draw (BatteryState's sign); NaN without a voltage |
+//! | `charge`, `capacity`, `design_capacity` | Ah = Wh / V (`state_of_charge` × capacity for the charge); NaN without capacity and voltage |
+//! | `percentage` | `state_of_charge` 0..1; NaN when no capacity is modelled |
+//! | `power_supply_status` | DISCHARGING (2) while drawing, CHARGING (1) while regenerating (net negative power), NOT_CHARGING (3) idle; UNKNOWN (0) with no battery modelled |
+//! | `power_supply_health` | DEAD (3) once `depleted`, else GOOD (1); UNKNOWN (0) with no battery modelled |
+//! | `present` | a battery is modelled (`capacity_wh` given) |
+//! | `temperature`, technology, cells, location, serial | NaN / UNKNOWN / empty: not modelled |
+
+use r2r::sensor_msgs::msg::BatteryState;
+
+use crate::context::payload::Payload;
+use crate::ros::convert::Frames;
+
+/// Fill a BatteryState from an EnergyReport (see the module table).
+pub fn fill_battery(m: &mut BatteryState, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::EnergyReport(r) = p else {
+        return Err(format!("a {} payload cannot be published as sensor_msgs/msg/BatteryState (it takes: EnergyReport)", p.kind()));
+    };
+    m.header.stamp = crate::ros::convert::stamp(r.stamp);
+    fr.write("", &mut m.header.frame_id);
+    let nan = f32::NAN;
+    let modelled = r.capacity_wh.is_some();
+    m.voltage = r.voltage.map_or(nan, |v| v as f32);
+    m.temperature = nan;
+    m.current = r.current_a.map_or(nan, |a| -a as f32);
+    let capacity_ah = match (r.capacity_wh, r.voltage) {
+        (Some(wh), Some(v)) if v > 0.0 => Some(wh / v),
+        _ => None,
+    };
+    m.capacity = capacity_ah.map_or(nan, |c| c as f32);
+    m.design_capacity = m.capacity;
+    m.charge = match (capacity_ah, r.state_of_charge) {
+        (Some(c), Some(s)) => (c * s) as f32,
+        _ => nan,
+    };
+    m.percentage = r.state_of_charge.map_or(nan, |s| s as f32);
+    m.power_supply_status = if !modelled {
+        BatteryState::POWER_SUPPLY_STATUS_UNKNOWN as u8
+    } else if r.power_w > 0.0 {
+        BatteryState::POWER_SUPPLY_STATUS_DISCHARGING as u8
+    } else if r.power_w < 0.0 {
+        BatteryState::POWER_SUPPLY_STATUS_CHARGING as u8
+    } else {
+        BatteryState::POWER_SUPPLY_STATUS_NOT_CHARGING as u8
+    };
+    m.power_supply_health = if !modelled {
+        BatteryState::POWER_SUPPLY_HEALTH_UNKNOWN as u8
+    } else if r.depleted {
+        BatteryState::POWER_SUPPLY_HEALTH_DEAD as u8
+    } else {
+        BatteryState::POWER_SUPPLY_HEALTH_GOOD as u8
+    };
+    m.power_supply_technology = BatteryState::POWER_SUPPLY_TECHNOLOGY_UNKNOWN as u8;
+    m.present = modelled;
+    m.cell_voltage.clear();
+    m.cell_temperature.clear();
+    m.location.clear();
+    m.serial_number.clear();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::payload::EnergyReport;
+
+    #[test]
+    fn battery_state_from_an_energy_report() {
+        let fr = Frames { prefix: "robot/".into(), hint: Some("base_link".into()) };
+        let r = EnergyReport {
+            stamp: 2.5,
+            power_w: 24.0,
+            state_of_charge: Some(0.75),
+            capacity_wh: Some(48.0),
+            voltage: Some(12.0),
+            current_a: Some(2.0),
+            ..Default::default()
+        };
+        let mut m = BatteryState::default();
+        fill_battery(&mut m, &Payload::EnergyReport(r.clone()), &fr).unwrap();
+        assert_eq!((m.header.stamp.sec, m.header.stamp.nanosec), (2, 500_000_000));
+        assert_eq!(m.header.frame_id, "robot/base_link");
+        assert_eq!((m.voltage, m.current, m.capacity, m.charge, m.percentage), (12.0, -2.0, 4.0, 3.0, 0.75));
+        assert_eq!((m.power_supply_status, m.power_supply_health, m.present), (2, 1, true));
+        let bare = EnergyReport { stamp: 1.0, power_w: 5.0, ..Default::default() };
+        fill_battery(&mut m, &Payload::EnergyReport(bare), &fr).unwrap();
+        assert!(m.voltage.is_nan() && m.current.is_nan() && m.percentage.is_nan() && m.charge.is_nan());
+        assert_eq!((m.power_supply_status, m.power_supply_health, m.present), (0, 0, false));
+        let dead = EnergyReport { depleted: true, state_of_charge: Some(0.0), ..r };
+        fill_battery(&mut m, &Payload::EnergyReport(dead), &fr).unwrap();
+        assert_eq!(m.power_supply_health, 3);
+        let e = fill_battery(&mut m, &Payload::Bool(true), &fr).unwrap_err();
+        assert!(e.contains("a Bool payload cannot be published as sensor_msgs/msg/BatteryState"), "{e}");
+    }
+}
