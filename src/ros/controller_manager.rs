@@ -49,8 +49,9 @@ pub struct Manager {
 /// Every controller manager the bridge serves: one per registry with a declared controller whose
 /// entity passes the owner filter. The namespace is the one the robot's controllers publish their
 /// `transition_event` in (an endpoint with a `controller` hint naming one of them), else the
-/// entity's.
-pub fn managers(ctx: &SimContext, cfg: &BridgeConfig) -> Vec<Manager> {
+/// entity's. Two robots with controllers in one namespace are refused (one controller manager per
+/// namespace, as on a real robot), naming both and the fix.
+pub fn managers(ctx: &SimContext, cfg: &BridgeConfig) -> Result<Vec<Manager>, String> {
     let prefix = registry_key("");
     let mut out = Vec::new();
     for key in ctx.blackboard.keys() {
@@ -68,15 +69,23 @@ pub fn managers(ctx: &SimContext, cfg: &BridgeConfig) -> Vec<Manager> {
             .map(|ep| ep.namespace.clone())
             .or_else(|| ctx.entities.get(entity).map(|e| e.namespace.clone()))
             .unwrap_or_default();
-        out.push(Manager { entity: entity.to_string(), base: names::join_absolute(&[&cfg.namespace, &ns, "controller_manager"]) });
+        let base = names::join_absolute(&[&cfg.namespace, &ns, "controller_manager"]);
+        if let Some(other) = out.iter().find(|m: &&Manager| m.base == base) {
+            return Err(format!(
+                "robots `{}` and `{entity}` both have controllers and would both be served at {base}: one controller_manager per namespace. \
+                 Give one of them its own `namespace:` (on its spawn entry, or on its controller plugin)",
+                other.entity
+            ));
+        }
+        out.push(Manager { entity: entity.to_string(), base });
     }
-    out
+    Ok(out)
 }
 
 /// Create the six services of every manager; returns the tasks serving them.
 pub fn serve_all(node: &mut r2r::Node, ctx: &SimContext, cfg: &BridgeConfig, commands: &CommandSender) -> Result<Vec<Task>, String> {
     let mut tasks = Vec::new();
-    for m in managers(ctx, cfg) {
+    for m in managers(ctx, cfg)? {
         tasks.push(service::<ListControllers::Service>(node, &m, "list_controllers", commands, |r, _, _, _| ListControllers::Response {
             controller: r.list().iter().map(controller_state).collect(),
         })?);
@@ -210,7 +219,7 @@ components:
     name: crate
 ";
         let e = engine(two);
-        let all = managers(&e.ctx, &BridgeConfig::default());
+        let all = managers(&e.ctx, &BridgeConfig::default()).unwrap();
         assert_eq!(
             all,
             vec![
@@ -220,10 +229,15 @@ components:
             "the crate has no controllers: no manager"
         );
         let cfg = BridgeConfig { namespace: "sim".into(), owners: Some(vec!["arm_r".into()]), ..Default::default() };
-        assert_eq!(managers(&e.ctx, &cfg), vec![Manager { entity: "arm_r".into(), base: "/sim/right/controller_manager".into() }]);
+        assert_eq!(managers(&e.ctx, &cfg).unwrap(), vec![Manager { entity: "arm_r".into(), base: "/sim/right/controller_manager".into() }]);
+        // Two robots with controllers in one namespace: refused, naming both and the fix.
+        let e = engine(&two.replace("namespace: right", "namespace: left"));
+        let err = managers(&e.ctx, &BridgeConfig::default()).unwrap_err();
+        assert!(err.contains("robots `arm_l` and `arm_r` both have controllers and would both be served at /left/controller_manager"), "{err}");
+        assert!(err.contains("Give one of them its own `namespace:`"), "{err}");
         // A world with no controllers is served none.
         let none = engine("sim: {timestep: 0.002}\ncomponents:\n  - box: {pose: {position: {x: 1.0, y: 0.0}}, size: [0.2, 0.2, 0.2]}\n    name: crate\n");
-        assert!(managers(&none.ctx, &BridgeConfig::default()).is_empty());
+        assert!(managers(&none.ctx, &BridgeConfig::default()).unwrap().is_empty());
     }
 
     #[test]
