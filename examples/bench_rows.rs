@@ -52,8 +52,14 @@ fn main() {
     match arg(&args, 1) {
         "prepare" => prepare(Path::new(arg(&args, 2)), arg(&args, 3)),
         "bare" => bare(arg(&args, 2), arg(&args, 3).parse().unwrap_or_else(|_| usage())),
-        "engine" => engine_run(Path::new(arg(&args, 2)), arg(&args, 3).parse().unwrap_or_else(|_| usage()), args.get(4).map(String::as_str) == Some("--ros")),
-        "pacing" => pacing(Path::new(arg(&args, 2)), arg(&args, 3).parse().unwrap_or_else(|_| usage())),
+        "engine" => engine_run(
+            Path::new(arg(&args, 2)),
+            arg(&args, 3).parse().unwrap_or_else(|_| usage()),
+            args.get(4).map(String::as_str) == Some("--ros"),
+        ),
+        "pacing" => {
+            pacing(Path::new(arg(&args, 2)), arg(&args, 3).parse().unwrap_or_else(|_| usage()))
+        }
         _ => usage(),
     }
 }
@@ -65,14 +71,22 @@ fn load_engine(world: &Path) -> (Engine, f64) {
 fn load_engine_with(world: &Path, opts: LoadOptions) -> (Engine, f64) {
     let t0 = Instant::now();
     let w = load_world(world, &opts).unwrap_or_else(|e| panic!("{}: {e}", world.display()));
-    let engine = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("{}: {e}", world.display()));
+    let engine = Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("{}: {e}", world.display()));
     (engine, t0.elapsed().as_secs_f64())
 }
 
 /// Row 6 (load + compile) and the shared compiled model.
 fn prepare(world: &Path, out: &str) {
     let (engine, total) = load_engine(world);
-    let phase = |names: &[&str]| -> f64 { engine.load_report().iter().filter(|(n, _)| names.contains(&n.as_str())).map(|(_, s)| s).sum() };
+    let phase = |names: &[&str]| -> f64 {
+        engine
+            .load_report()
+            .iter()
+            .filter(|(n, _)| names.contains(&n.as_str()))
+            .map(|(_, s)| s)
+            .sum()
+    };
     let load = phase(&["parse", "expand", "instantiate"]);
     let build = phase(&["world", "build"]);
     let compile = phase(&["compile"]);
@@ -82,7 +96,8 @@ fn prepare(world: &Path, out: &str) {
     model.save_to_file(format!("{out}.mjb")).unwrap_or_else(|e| panic!("saving {out}.mjb: {e}"));
     let state = get_state(engine.ctx.data());
     let bytes: Vec<u8> = state.iter().flat_map(|x| x.to_le_bytes()).collect();
-    std::fs::write(format!("{out}.state"), bytes).unwrap_or_else(|e| panic!("writing {out}.state: {e}"));
+    std::fs::write(format!("{out}.state"), bytes)
+        .unwrap_or_else(|e| panic!("writing {out}.state: {e}"));
 
     let m = model.ffi();
     println!(
@@ -112,13 +127,21 @@ fn get_state(d: &roqsim::context::Data) -> Vec<f64> {
 
 /// Row 1: bare `mj_step` on the saved model from the saved state.
 fn bare(prefix: &str, steps: u64) {
-    let model = Arc::new(MjModel::from_mjb(format!("{prefix}.mjb")).unwrap_or_else(|e| panic!("{prefix}.mjb: {e}")));
-    let bytes = std::fs::read(format!("{prefix}.state")).unwrap_or_else(|e| panic!("{prefix}.state: {e}"));
-    let state: Vec<f64> = bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    let model = Arc::new(
+        MjModel::from_mjb(format!("{prefix}.mjb")).unwrap_or_else(|e| panic!("{prefix}.mjb: {e}")),
+    );
+    let bytes =
+        std::fs::read(format!("{prefix}.state")).unwrap_or_else(|e| panic!("{prefix}.state: {e}"));
+    let state: Vec<f64> =
+        bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
     let mut d = MjData::new(model.clone());
     // SAFETY: `state` came from mj_getState with the same signature on the same model.
     unsafe {
-        assert_eq!(mj_stateSize(model.ffi(), SIG) as usize, state.len(), "state file does not match the model");
+        assert_eq!(
+            mj_stateSize(model.ffi(), SIG) as usize,
+            state.len(),
+            "state file does not match the model"
+        );
         mj_setState(model.ffi(), d.ffi_mut(), state.as_ptr(), SIG);
     }
     d.forward();
@@ -127,7 +150,11 @@ fn bare(prefix: &str, steps: u64) {
         d.step();
     }
     let wall = t.elapsed().as_secs_f64();
-    println!("{{\"steps\": {steps}, \"wall_s\": {wall}, \"sim_s\": {}, \"time\": {}}}", steps as f64 * model.ffi().opt.timestep, d.time());
+    println!(
+        "{{\"steps\": {steps}, \"wall_s\": {wall}, \"sim_s\": {}, \"time\": {}}}",
+        steps as f64 * model.ffi().opt.timestep,
+        d.time()
+    );
 }
 
 /// Rows 3 and 4: `roqsim sim WORLD --pacing asap --steps STEPS [--ros]`, in process: the same
@@ -140,12 +167,26 @@ fn engine_run(world: &Path, steps: u64, ros: bool) {
     if ros {
         let t0 = Instant::now();
         let matched = |e: &Engine| {
-            let outs: Vec<Option<bool>> = e.ctx.interface.all().iter().filter(|ep| ep.direction == Direction::Out).map(|ep| ep.has_subscribers).collect();
+            let outs: Vec<Option<bool>> = e
+                .ctx
+                .interface
+                .all()
+                .iter()
+                .filter(|ep| ep.direction == Direction::Out)
+                .map(|ep| ep.has_subscribers)
+                .collect();
             outs.iter().any(Option::is_some) && outs.iter().all(|h| *h != Some(false))
         };
         while !matched(&engine) {
             if t0.elapsed().as_secs_f64() > 30.0 {
-                let missing: Vec<&str> = engine.ctx.interface.all().iter().filter(|ep| ep.has_subscribers == Some(false)).map(|ep| ep.name.as_str()).collect();
+                let missing: Vec<&str> = engine
+                    .ctx
+                    .interface
+                    .all()
+                    .iter()
+                    .filter(|ep| ep.has_subscribers == Some(false))
+                    .map(|ep| ep.name.as_str())
+                    .collect();
                 panic!("no subscriber matched within 30 s on: {}", missing.join(", "));
             }
             engine.idle().unwrap_or_else(|e| panic!("idle: {e}"));
@@ -159,10 +200,14 @@ fn engine_run(world: &Path, steps: u64, ros: bool) {
         eprintln!("subscribers matched after {:.2} s", t0.elapsed().as_secs_f64());
     }
     let limits = Limits { steps: Some(steps), seconds: None };
-    let s = runner::run(&mut engine, limits, None, false, &|| false).unwrap_or_else(|e| panic!("run: {e}"));
+    let s = runner::run(&mut engine, limits, None, false, &|| false)
+        .unwrap_or_else(|e| panic!("run: {e}"));
     let errs = engine.shutdown();
     assert!(errs.is_empty(), "shutdown: {errs:?}");
-    println!("{{\"steps\": {}, \"wall_s\": {}, \"sim_s\": {}, \"reason\": \"{}\"}}", s.steps, s.wall_s, s.sim_time, s.reason);
+    println!(
+        "{{\"steps\": {}, \"wall_s\": {}, \"sim_s\": {}, \"reason\": \"{}\"}}",
+        s.steps, s.wall_s, s.sim_time, s.reason
+    );
 }
 
 /// Row 7: realtime pacing, instrumented. The loop is the runner's (`roqsim::runner::run` without
@@ -187,10 +232,15 @@ fn pacing(world: &Path, sim_seconds: f64) {
     }
     let wall = t0.elapsed().as_secs_f64();
     // Spacing error: |(t_k - t_{k-1}) - dt| for consecutive step starts (µs).
-    let mut spacing: Vec<f64> = starts.windows(2).map(|w| ((w[1] - w[0]).as_secs_f64() - dt).abs() * 1e6).collect();
+    let mut spacing: Vec<f64> =
+        starts.windows(2).map(|w| ((w[1] - w[0]).as_secs_f64() - dt).abs() * 1e6).collect();
     // Lateness: how far step k starts after its due time t0 + (k+1)·dt on the wall clock (µs);
     // the Pacer never starts a step early, so this is >= 0 up to timer resolution.
-    let mut late: Vec<f64> = starts.iter().enumerate().map(|(k, s)| ((*s - t0).as_secs_f64() - (k as f64 + 1.0) * dt) * 1e6).collect();
+    let mut late: Vec<f64> = starts
+        .iter()
+        .enumerate()
+        .map(|(k, s)| ((*s - t0).as_secs_f64() - (k as f64 + 1.0) * dt) * 1e6)
+        .collect();
     let drift_ms = ((*starts.last().unwrap() - t0).as_secs_f64() - n as f64 * dt) * 1e3;
     let q = |v: &mut Vec<f64>, p: f64| -> f64 {
         v.sort_by(|a, b| a.partial_cmp(b).unwrap());

@@ -47,20 +47,31 @@ fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join("floorplan.xml"), scene_xml()).unwrap();
     let yaml = "sim: {world: floorplan.xml}\ncomponents:\n  - spawn_robot: {model: turtlebot4, pose: {position: {x: -3.0, y: 0.2}, orientation: {yaw: 0.3}}}\n    name: robot\n";
-    let sets = ["components.robot.rplidar.lidar.rate_hz=500", "components.robot.rplidar.lidar.range_stddev=0.01"];
+    let sets = [
+        "components.robot.rplidar.lidar.rate_hz=500",
+        "components.robot.rplidar.lidar.range_stddev=0.01",
+    ];
     let assignments = sets.iter().map(|s| parse_set(s).unwrap()).collect();
-    let loaded = load_world_str(yaml, dir.path(), &LoadOptions { assignments, ..Default::default() }).unwrap_or_else(|e| panic!("{e}"));
-    let mut e = Engine::new(loaded, EngineOptions { profile: true, seed: Some(1) }).unwrap_or_else(|e| panic!("{e}"));
+    let loaded =
+        load_world_str(yaml, dir.path(), &LoadOptions { assignments, ..Default::default() })
+            .unwrap_or_else(|e| panic!("{e}"));
+    let mut e = Engine::new(loaded, EngineOptions { profile: true, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("{e}"));
     let steps = 5000;
     let t = Instant::now();
     e.step_n(steps).unwrap();
     let step_wall = t.elapsed().as_secs_f64() / steps as f64 * 1e6;
-    let scan_us = e.timing_report().into_iter().find(|r| r.plugin.starts_with("robot.rplidar.lidar") && r.hook == "post_step").map(|r| (r.avg_us, r.calls));
+    let scan_us = e
+        .timing_report()
+        .into_iter()
+        .find(|r| r.plugin.starts_with("robot.rplidar.lidar") && r.hook == "post_step")
+        .map(|r| (r.avg_us, r.calls));
 
     // bare cast: 360 rays in the scan plane from the scanner's site, on the same MjData
     let site = {
         let m = e.ctx.model();
-        m.name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_SITE, "rplidar_laser").expect("scanner site")
+        m.name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_SITE, "rplidar_laser")
+            .expect("scanner site")
     };
     let (origin, mat) = (e.ctx.data().site_xpos()[site], e.ctx.data().site_xmat()[site]);
     let mut batch = RayBatch::new(360);

@@ -195,7 +195,8 @@ impl ActuatorsBlock {
     }
 }
 
-const KEYS: [&str; 8] = ["control", "p", "d", "stiffness", "damping", "effort_limit", "ctrlrange", "each"];
+const KEYS: [&str; 8] =
+    ["control", "p", "d", "stiffness", "damping", "effort_limit", "ctrlrange", "each"];
 
 fn mujoco_spelling(key: &str) -> Option<&'static str> {
     Some(match key {
@@ -222,11 +223,19 @@ fn short(v: &Value) -> String {
     serde_norway::to_string(v).map(|s| s.trim().to_string()).unwrap_or_else(|_| "?".into())
 }
 
-fn parse_level<'a>(v: &'a Value, path: &str, allow_each: bool, e: &mut Vec<ConfigError>) -> (Gains, Option<&'a serde_norway::Mapping>) {
+fn parse_level<'a>(
+    v: &'a Value,
+    path: &str,
+    allow_each: bool,
+    e: &mut Vec<ConfigError>,
+) -> (Gains, Option<&'a serde_norway::Mapping>) {
     let mut g = Gains::default();
     let mut each = None;
     let Some(m) = v.as_mapping() else {
-        e.push(ConfigError::new(path, format!("must be a mapping of {}, got {}", KEYS[..7].join(", "), short(v))));
+        e.push(ConfigError::new(
+            path,
+            format!("must be a mapping of {}, got {}", KEYS[..7].join(", "), short(v)),
+        ));
         return (g, None);
     };
     for (k, val) in m {
@@ -309,7 +318,11 @@ fn check_law(g: &Gains, control: Option<Control>, path: &str, e: &mut Vec<Config
     let Some(c) = control else { return };
     for k in g.stated_gains() {
         if !c.gains().contains(&k) {
-            let reads = if c.gains().is_empty() { "no gain (the command is the torque)".to_string() } else { c.gains().join(", ") };
+            let reads = if c.gains().is_empty() {
+                "no gain (the command is the torque)".to_string()
+            } else {
+                c.gains().join(", ")
+            };
             let hint = match (c, k) {
                 (Control::Position, "stiffness") => " (write `p`, or `control: impedance`)",
                 (Control::Position, "damping") => " (write `d`, or `control: impedance`)",
@@ -317,7 +330,10 @@ fn check_law(g: &Gains, control: Option<Control>, path: &str, e: &mut Vec<Config
                 (Control::Impedance, "d") => " (write `damping`, or `control: position`)",
                 _ => "",
             };
-            e.push(ConfigError::new(format!("{path}.{k}"), format!("the `{}` law does not read `{k}`; it reads {reads}{hint}", c.as_str())));
+            e.push(ConfigError::new(
+                format!("{path}.{k}"),
+                format!("the `{}` law does not read `{k}`; it reads {reads}{hint}", c.as_str()),
+            ));
         }
     }
 }
@@ -335,7 +351,10 @@ pub fn parse(v: &Value, path: &str) -> Result<ActuatorsBlock, Vec<ConfigError>> 
     if let Some(m) = each_map {
         for (k, val) in m {
             let Some(name) = k.as_str() else {
-                e.push(ConfigError::new(format!("{path}.each"), format!("actuator names are strings, got {}", short(k))));
+                e.push(ConfigError::new(
+                    format!("{path}.each"),
+                    format!("actuator names are strings, got {}", short(k)),
+                ));
                 continue;
             };
             let p = format!("{path}.each.{name}");
@@ -440,7 +459,8 @@ impl ActuatorTable {
     pub fn render(&self) -> String {
         let mut s = String::new();
         for r in &self.rows {
-            let gains: Vec<String> = r.gains.iter().map(|(k, v, o)| format!("{k}={v} ({})", o.as_str())).collect();
+            let gains: Vec<String> =
+                r.gains.iter().map(|(k, v, o)| format!("{k}={v} ({})", o.as_str())).collect();
             s += &format!(
                 "{} [{}]: {} ({}); {}; forcerange {:?} ({}); ctrlrange {:?} ({})\n",
                 r.actuator,
@@ -463,7 +483,8 @@ impl ActuatorTable {
 // ------------------------------------------------------------------------------------------
 
 fn limited(flag: mjtLimited, range: &[f64; 2]) -> bool {
-    flag == mjtLimited::mjLIMITED_TRUE || (flag == mjtLimited::mjLIMITED_AUTO && range[0] < range[1])
+    flag == mjtLimited::mjLIMITED_TRUE
+        || (flag == mjtLimited::mjLIMITED_AUTO && range[0] < range[1])
 }
 
 /// Classify an actuator's law from its parameters (`gainprm`, `biasprm`).
@@ -478,7 +499,11 @@ fn classify(gaintype: mjtGain, biastype: mjtBias, gain: &[f64], bias: &[f64]) ->
             let tol = 1e-9 * g.abs().max(1.0);
             if bias[0] == 0.0 && bias[1] < 0.0 && (g + bias[1]).abs() <= tol {
                 Law::Control(Control::Position)
-            } else if bias[0] == 0.0 && bias[1] == 0.0 && bias[2] < 0.0 && (g + bias[2]).abs() <= tol {
+            } else if bias[0] == 0.0
+                && bias[1] == 0.0
+                && bias[2] < 0.0
+                && (g + bias[2]).abs() <= tol
+            {
                 Law::Control(Control::Velocity)
             } else {
                 Law::Other
@@ -506,7 +531,10 @@ pub fn describe(spec: &MjSpec) -> Vec<ActuatorRow> {
         .map(|a| {
             let law = classify(a.gaintype(), a.biastype(), a.gainprm(), a.biasprm());
             let gains = match law {
-                Law::Control(Control::Position) | Law::Control(Control::Impedance) => vec![("p", a.gainprm()[0], Origin::Model), ("d", 0.0 - a.biasprm()[2], Origin::Model)],
+                Law::Control(Control::Position) | Law::Control(Control::Impedance) => vec![
+                    ("p", a.gainprm()[0], Origin::Model),
+                    ("d", 0.0 - a.biasprm()[2], Origin::Model),
+                ],
                 Law::Control(Control::Velocity) => vec![("d", a.gainprm()[0], Origin::Model)],
                 _ => Vec::new(),
             };
@@ -528,15 +556,24 @@ pub fn describe(spec: &MjSpec) -> Vec<ActuatorRow> {
 /// Rewrite the actuators of a model's own (unprefixed, not yet attached) spec as `block` states,
 /// and return the resolved rows of every actuator it declares. `key` is the block's key path for
 /// messages (`actuators`); `model` names the model. Errors name the key and what exists.
-pub fn apply(spec: &mut MjSpec, block: &ActuatorsBlock, key: &str, model: &str) -> Result<Vec<ActuatorRow>, String> {
-    let actuators: Vec<(String, mjtTrn, String)> = spec.actuator_iter().map(|a| (a.name().to_string(), a.trntype(), a.target().to_string())).collect();
+pub fn apply(
+    spec: &mut MjSpec,
+    block: &ActuatorsBlock,
+    key: &str,
+    model: &str,
+) -> Result<Vec<ActuatorRow>, String> {
+    let actuators: Vec<(String, mjtTrn, String)> = spec
+        .actuator_iter()
+        .map(|a| (a.name().to_string(), a.trntype(), a.target().to_string()))
+        .collect();
     let names: Vec<&str> = actuators.iter().map(|(n, _, _)| n.as_str()).collect();
     // each: keys are actuator names.
     for (name, _) in &block.each {
         if names.contains(&name.as_str()) {
             continue;
         }
-        let drivers: Vec<&str> = actuators.iter().filter(|(_, _, t)| t == name).map(|(n, _, _)| n.as_str()).collect();
+        let drivers: Vec<&str> =
+            actuators.iter().filter(|(_, _, t)| t == name).map(|(n, _, _)| n.as_str()).collect();
         let is_joint = spec.joint(name).is_some();
         let is_tendon = spec.tendon_iter().any(|t| t.name() == name);
         if is_joint || is_tendon {
@@ -554,23 +591,42 @@ pub fn apply(spec: &mut MjSpec, block: &ActuatorsBlock, key: &str, model: &str) 
                 )
             });
         }
-        return Err(format!("{key}.each.{name}: model `{model}` has no actuator `{name}`; its actuators are [{}]", names.join(", ")));
+        return Err(format!(
+            "{key}.each.{name}: model `{model}` has no actuator `{name}`; its actuators are [{}]",
+            names.join(", ")
+        ));
     }
     let mut rows = describe(spec);
     if block.is_empty() {
         return Ok(rows);
     }
     for (i, (name, trn, _)) in actuators.iter().enumerate() {
-        let own = block.each.iter().find(|(n, _)| n == name).map(|(_, g)| g.clone()).unwrap_or_default();
+        let own =
+            block.each.iter().find(|(n, _)| n == name).map(|(_, g)| g.clone()).unwrap_or_default();
         let stated_here = block.each.iter().any(|(n, _)| n == name);
-        let here = |k: &str| format!("{key}{}.{k}", if stated_here && own_has(&own, k) { format!(".each.{name}") } else { String::new() });
+        let here = |k: &str| {
+            format!(
+                "{key}{}.{k}",
+                if stated_here && own_has(&own, k) {
+                    format!(".each.{name}")
+                } else {
+                    String::new()
+                }
+            )
+        };
         let control = own.control.or(block.shared.control);
         let shared_applies = own.control.is_none() || own.control == block.shared.control;
         // Gains in force: the entry's own, else the shared ones when the entry keeps the shared law.
-        let pick = |k: &str| -> Option<f64> { own.gain(k).or_else(|| if shared_applies { block.shared.gain(k) } else { None }) };
+        let pick = |k: &str| -> Option<f64> {
+            own.gain(k).or_else(|| if shared_applies { block.shared.gain(k) } else { None })
+        };
         let effort_limit = own.effort_limit.or(block.shared.effort_limit);
         let ctrlrange = own.ctrlrange.or(block.shared.ctrlrange);
-        if control.is_none() && ["p", "d", "stiffness", "damping"].iter().all(|k| pick(k).is_none()) && effort_limit.is_none() && ctrlrange.is_none() {
+        if control.is_none()
+            && ["p", "d", "stiffness", "damping"].iter().all(|k| pick(k).is_none())
+            && effort_limit.is_none()
+            && ctrlrange.is_none()
+        {
             continue;
         }
         let a = spec.actuator_iter_mut().nth(i).expect("actuator index");
@@ -579,7 +635,10 @@ pub fn apply(spec: &mut MjSpec, block: &ActuatorsBlock, key: &str, model: &str) 
             (Some(c), _) => c,
             (None, Law::Control(c)) => c,
             (None, Law::Other) => {
-                let stated: Vec<&str> = ["p", "d", "stiffness", "damping"].into_iter().filter(|k| pick(k).is_some()).collect();
+                let stated: Vec<&str> = ["p", "d", "stiffness", "damping"]
+                    .into_iter()
+                    .filter(|k| pick(k).is_some())
+                    .collect();
                 if !stated.is_empty() {
                     return Err(format!(
                         "{}: actuator `{name}` of model `{model}` runs none of the four laws (it is a custom MuJoCo actuator), so its gains cannot be restated; state `control:` for it",
@@ -605,7 +664,9 @@ pub fn apply(spec: &mut MjSpec, block: &ActuatorsBlock, key: &str, model: &str) 
                 }
             }
         }
-        if law == Control::Impedance && !matches!(trn, mjtTrn::mjTRN_JOINT | mjtTrn::mjTRN_JOINTINPARENT) {
+        if law == Control::Impedance
+            && !matches!(trn, mjtTrn::mjTRN_JOINT | mjtTrn::mjTRN_JOINTINPARENT)
+        {
             return Err(format!(
                 "{}: actuator `{name}` drives {} — `impedance` states a joint's stiffness, which a {} has not; give it `position` (or leave it out of the block)",
                 here("control"),
@@ -615,7 +676,10 @@ pub fn apply(spec: &mut MjSpec, block: &ActuatorsBlock, key: &str, model: &str) 
         }
         let (own_p, own_d) = (a.gainprm()[0], a.biasprm()[2]);
         let mut gains: Vec<(&'static str, f64, Origin)> = Vec::new();
-        let mut resolve = |k: &'static str, model_value: Option<f64>, required: bool| -> Result<f64, String> {
+        let mut resolve = |k: &'static str,
+                           model_value: Option<f64>,
+                           required: bool|
+         -> Result<f64, String> {
             if let Some(v) = pick(k) {
                 gains.push((k, v, Origin::World));
                 return Ok(v);
@@ -639,7 +703,8 @@ pub fn apply(spec: &mut MjSpec, block: &ActuatorsBlock, key: &str, model: &str) 
         let vel_model = own_law == Law::Control(Control::Velocity);
         let (gain, bias, biastype): (f64, [f64; 3], mjtBias) = match law {
             Control::Position | Control::Impedance => {
-                let (kp, kd) = if law == Control::Position { ("p", "d") } else { ("stiffness", "damping") };
+                let (kp, kd) =
+                    if law == Control::Position { ("p", "d") } else { ("stiffness", "damping") };
                 let p = resolve(kp, pos_model.then_some(own_p), true)?;
                 // A model `dampratio` (biasprm[2] > 0) is kept as is when no damping is stated.
                 let d = resolve(kd, pos_model.then_some(-own_d), false)?;
@@ -674,10 +739,15 @@ pub fn apply(spec: &mut MjSpec, block: &ActuatorsBlock, key: &str, model: &str) 
         };
         let (force, force_origin) = match effort_limit {
             Some(e) => (Some([-e, e]), Origin::World),
-            None => (limited(a.forcelimited(), a.forcerange()).then(|| *a.forcerange()), Origin::Model),
+            None => {
+                (limited(a.forcelimited(), a.forcerange()).then(|| *a.forcerange()), Origin::Model)
+            }
         };
         // Write the law (the model's own parameters are kept when it already runs it and nothing changed).
-        let keep_dampratio = law.holds_pose() && pos_model && own_d > 0.0 && gains.iter().any(|(k, _, o)| (*k == "d" || *k == "damping") && *o == Origin::Model);
+        let keep_dampratio = law.holds_pose()
+            && pos_model
+            && own_d > 0.0
+            && gains.iter().any(|(k, _, o)| (*k == "d" || *k == "damping") && *o == Origin::Model);
         a.set_gaintype(mjtGain::mjGAIN_FIXED);
         a.set_biastype(biastype);
         {
@@ -755,7 +825,13 @@ pub fn apply_gravcomp(spec: &mut MjSpec, mode: GravComp) -> Vec<String> {
         .collect();
     // Walk the tree: (body name, held above or here).
     let mut out = Vec::new();
-    fn walk(b: &mujoco_rs::wrappers::mj_editing::MjsBody, held_above: bool, held: &[String], mode: GravComp, out: &mut Vec<String>) {
+    fn walk(
+        b: &mujoco_rs::wrappers::mj_editing::MjsBody,
+        held_above: bool,
+        held: &[String],
+        mode: GravComp,
+        out: &mut Vec<String>,
+    ) {
         for c in b.body_iter(false) {
             let here = c.joint_iter(false).any(|j| held.contains(&j.name().to_string()));
             let h = held_above || here;
@@ -796,7 +872,11 @@ mod tests {
         let e = p("{kp: 10}").unwrap_err();
         assert!(e[0].path == "actuators.kp" && e[0].message.contains("write `p`"), "{e:?}");
         let e = p("{each: {wrist_3: {forcerange: [-1, 1]}}}").unwrap_err();
-        assert!(e[0].path == "actuators.each.wrist_3.forcerange" && e[0].message.contains("effort_limit"), "{e:?}");
+        assert!(
+            e[0].path == "actuators.each.wrist_3.forcerange"
+                && e[0].message.contains("effort_limit"),
+            "{e:?}"
+        );
         let e = p("{control: motor}").unwrap_err();
         assert!(e[0].message.contains("control: effort"), "{e:?}");
         let e = p("{control: pd}").unwrap_err();

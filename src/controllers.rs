@@ -242,14 +242,23 @@ impl Inner {
         if let Some(e) = self.loaded.iter_mut().find(|(n, _)| n == name) {
             let from = e.1;
             e.1 = to;
-            self.log.push(Transition { stamp, controller: name.to_string(), label, id, start: from, goal: to });
+            self.log.push(Transition {
+                stamp,
+                controller: name.to_string(),
+                label,
+                id,
+                start: from,
+                goal: to,
+            });
         }
     }
     fn holder(&self, iface: &str, ignore: &[String]) -> Option<String> {
         self.loaded
             .iter()
             .filter(|(n, s)| *s == State::Active && !ignore.contains(n))
-            .find(|(n, _)| self.spec(n).is_some_and(|c| c.command_interfaces.iter().any(|i| i == iface)))
+            .find(|(n, _)| {
+                self.spec(n).is_some_and(|c| c.command_interfaces.iter().any(|i| i == iface))
+            })
             .map(|(n, _)| n.clone())
     }
     fn names(&self) -> String {
@@ -352,7 +361,11 @@ impl Registry {
                     state: *s,
                     type_name: c.type_name.clone(),
                     update_rate: c.update_rate,
-                    claimed_interfaces: if *s == State::Active { c.command_interfaces.clone() } else { Vec::new() },
+                    claimed_interfaces: if *s == State::Active {
+                        c.command_interfaces.clone()
+                    } else {
+                        Vec::new()
+                    },
                     required_command_interfaces: c.command_interfaces.clone(),
                     required_state_interfaces: c.state_interfaces.clone(),
                 })
@@ -398,8 +411,14 @@ impl Registry {
     pub fn configure(&self, name: &str, stamp: f64) -> Result<(), String> {
         let mut r = self.0.borrow_mut();
         match r.state(name) {
-            None => Err(format!("controller `{name}` is not loaded on robot `{}`; load it first (loaded: [{}])", r.entity, loaded_names(&r))),
-            Some(State::Active) => Err(format!("controller `{name}` is active; deactivate it before configuring it")),
+            None => Err(format!(
+                "controller `{name}` is not loaded on robot `{}`; load it first (loaded: [{}])",
+                r.entity,
+                loaded_names(&r)
+            )),
+            Some(State::Active) => {
+                Err(format!("controller `{name}` is active; deactivate it before configuring it"))
+            }
             Some(_) => {
                 r.set(name, State::Inactive, "configure", 1, stamp);
                 Ok(())
@@ -430,7 +449,13 @@ impl Registry {
     /// changes nothing. BEST_EFFORT: problems are skipped (reported). FORCE_AUTO: like best effort,
     /// and a controller holding an interface an activation needs is deactivated. Deactivations run
     /// first, then activations; each is logged at `stamp`.
-    pub fn switch(&self, activate: &[String], deactivate: &[String], strictness: i32, stamp: f64) -> Result<SwitchReport, String> {
+    pub fn switch(
+        &self,
+        activate: &[String],
+        deactivate: &[String],
+        strictness: i32,
+        stamp: f64,
+    ) -> Result<SwitchReport, String> {
         let s = Strictness::from_code(strictness)?;
         let mut r = self.0.borrow_mut();
         let mut rep = SwitchReport::default();
@@ -451,7 +476,10 @@ impl Registry {
                         deact.push(n.clone())
                     }
                 }
-                Some(st) => problem(format!("cannot deactivate `{n}`: it is {}, not active", st.label()), &mut rep)?,
+                Some(st) => problem(
+                    format!("cannot deactivate `{n}`: it is {}, not active", st.label()),
+                    &mut rep,
+                )?,
                 None => problem(not_loaded(&r, n), &mut rep)?,
             }
         }
@@ -459,8 +487,13 @@ impl Registry {
             match r.state(n) {
                 Some(State::Inactive) => act.push(n.clone()),
                 Some(State::Active) if deact.contains(n) => act.push(n.clone()), // restart
-                Some(State::Active) => problem(format!("cannot activate `{n}`: it is already active"), &mut rep)?,
-                Some(st) => problem(format!("cannot activate `{n}`: it is {} (configure it first)", st.label()), &mut rep)?,
+                Some(State::Active) => {
+                    problem(format!("cannot activate `{n}`: it is already active"), &mut rep)?
+                }
+                Some(st) => problem(
+                    format!("cannot activate `{n}`: it is {} (configure it first)", st.label()),
+                    &mut rep,
+                )?,
                 None => problem(not_loaded(&r, n), &mut rep)?,
             }
         }
@@ -520,9 +553,19 @@ impl Registry {
         let mut out: Vec<HardwareInterface> = r
             .command_ifaces
             .iter()
-            .map(|i| HardwareInterface { name: i.clone(), is_command: true, is_available: true, is_claimed: r.holder(i, &[]).is_some() })
+            .map(|i| HardwareInterface {
+                name: i.clone(),
+                is_command: true,
+                is_available: true,
+                is_claimed: r.holder(i, &[]).is_some(),
+            })
             .collect();
-        out.extend(r.state_ifaces.iter().map(|i| HardwareInterface { name: i.clone(), is_command: false, is_available: true, is_claimed: false }));
+        out.extend(r.state_ifaces.iter().map(|i| HardwareInterface {
+            name: i.clone(),
+            is_command: false,
+            is_available: true,
+            is_claimed: false,
+        }));
         out
     }
 
@@ -535,7 +578,11 @@ impl Registry {
     /// `transition_event` keeps one cursor per controller).
     pub fn transitions_since(&self, controller: &str, cursor: &mut usize) -> Vec<Transition> {
         let r = self.0.borrow();
-        let out = r.log[(*cursor).min(r.log.len())..].iter().filter(|t| t.controller == controller).cloned().collect();
+        let out = r.log[(*cursor).min(r.log.len())..]
+            .iter()
+            .filter(|t| t.controller == controller)
+            .cloned()
+            .collect();
         *cursor = r.log.len();
         out
     }
@@ -580,7 +627,11 @@ fn not_loaded(r: &Inner, n: &str) -> String {
     if r.spec(n).is_some() {
         format!("controller `{n}` is not loaded (load and configure it first)")
     } else {
-        format!("controller `{n}` does not exist on robot `{}` (declared: [{}])", r.entity, r.names())
+        format!(
+            "controller `{n}` does not exist on robot `{}` (declared: [{}])",
+            r.entity,
+            r.names()
+        )
     }
 }
 
@@ -607,7 +658,10 @@ mod tests {
         r.declare(spec("cart", &["j1/position", "j2/position"], State::Inactive), 0.0).unwrap();
         r.declare(spec("jsb", &[], State::Active), 0.0).unwrap();
         let e = r.declare(spec("other", &["j2/position"], State::Active), 0.0).unwrap_err();
-        assert!(e.contains("plugin_jtc") && e.contains("plugin_other") && e.contains("j2/position"), "{e}");
+        assert!(
+            e.contains("plugin_jtc") && e.contains("plugin_other") && e.contains("j2/position"),
+            "{e}"
+        );
         // STRICT without naming the holder: refused, nothing changes.
         let e = r.switch(&["cart".into()], &[], STRICT, 1.0).unwrap_err();
         assert!(e.contains("claimed by `jtc`"), "{e}");
@@ -617,7 +671,10 @@ mod tests {
         assert!(rep.activated.is_empty() && rep.skipped.len() == 1 && r.is_active("jtc"));
         // STRICT naming both sides hands over in one call.
         let rep = r.switch(&["cart".into()], &["jtc".into()], STRICT, 2.0).unwrap();
-        assert_eq!((rep.activated, rep.deactivated), (vec!["cart".to_string()], vec!["jtc".to_string()]));
+        assert_eq!(
+            (rep.activated, rep.deactivated),
+            (vec!["cart".to_string()], vec!["jtc".to_string()])
+        );
         // FORCE_AUTO arbitrates.
         let rep = r.switch(&["jtc".into()], &[], FORCE_AUTO, 3.0).unwrap();
         assert_eq!(rep.deactivated, vec!["cart".to_string()]);
@@ -628,7 +685,10 @@ mod tests {
         assert!(r.list().iter().all(|c| c.name != "cart"));
         r.load("cart", 5.0).unwrap();
         assert_eq!(r.state("cart"), Some(State::Unconfigured));
-        assert!(r.switch(&["cart".into()], &["jtc".into()], STRICT, 5.0).unwrap_err().contains("configure it first"));
+        assert!(r
+            .switch(&["cart".into()], &["jtc".into()], STRICT, 5.0)
+            .unwrap_err()
+            .contains("configure it first"));
         r.configure("cart", 5.0).unwrap();
         assert!(r.load("nope", 5.0).unwrap_err().contains("not declared"));
         assert!(Strictness::from_code(9).is_err());

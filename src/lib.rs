@@ -17,8 +17,8 @@ pub mod raycast;
 pub mod robot;
 pub mod ros;
 pub mod runner;
-pub mod sim_control;
 pub mod sensor_fault;
+pub mod sim_control;
 pub mod spawn;
 pub mod world;
 

@@ -116,8 +116,15 @@ fn fail_config(e: &ConfigErrors) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("ROQSIM_LOG").unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).with_env_filter(filter).with_target(false).without_time().init();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("ROQSIM_LOG").unwrap_or_else(|_| "info".into());
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_env_filter(filter)
+        .with_target(false)
+        .without_time()
+        .init();
     let cli = Cli::parse_from(strip_ros_args(std::env::args_os()));
     match cli.command {
         Command::Plugins { what } => plugins_cmd(what),
@@ -149,7 +156,8 @@ fn plugins_cmd(what: PluginsCmd) -> ExitCode {
 }
 
 fn load(w: &WorldArgs, opts: LoadOptions) -> Result<roqsim::LoadedWorld, ConfigErrors> {
-    let path = runner::resolve_world(&w.world).map_err(|m| ConfigErrors::from(ConfigError::new("", m)))?;
+    let path =
+        runner::resolve_world(&w.world).map_err(|m| ConfigErrors::from(ConfigError::new("", m)))?;
     let mut opts = opts;
     opts.assignments = assignments(w)?;
     load_world(&path, &opts)
@@ -217,7 +225,10 @@ fn sim(a: SimArgs) -> ExitCode {
     let seed = match a.seed.or(world.sim.seed) {
         Some(s) => s,
         None => {
-            let s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+            let s = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
                 ^ std::process::id() as u64;
             let s = s % 1_000_000_000;
             eprintln!("seed: {s} (drawn; pass --seed {s} to repeat this run)");
@@ -226,17 +237,21 @@ fn sim(a: SimArgs) -> ExitCode {
     };
     if let Some(s) = a.seconds {
         if s > 0.0 && (s / world.timestep).round() < 1.0 {
-            eprintln!("error: --seconds {s} is shorter than one physics step ({} s)", world.timestep);
+            eprintln!(
+                "error: --seconds {s} is shorter than one physics step ({} s)",
+                world.timestep
+            );
             return ExitCode::from(2);
         }
     }
-    let mut engine = match Engine::new(world, EngineOptions { profile: a.profile, seed: Some(seed) }) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let mut engine =
+        match Engine::new(world, EngineOptions { profile: a.profile, seed: Some(seed) }) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
     if a.profile {
         eprintln!("load phases:");
         for (name, secs) in engine.load_report() {
@@ -249,7 +264,8 @@ fn sim(a: SimArgs) -> ExitCode {
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
     let limits = Limits { steps: a.steps, seconds: a.seconds };
-    let result = runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
+    let result =
+        runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
     let shutdown_errors = engine.shutdown();
     match result {
         Ok(summary) => {

@@ -63,10 +63,14 @@ pub fn attach(
 ) -> Result<(), String> {
     let body: &mut MjsBody = match parent_body {
         None => parent.world_body_mut(),
-        Some(name) => parent.body_mut(name).ok_or_else(|| format!("no body `{name}` to attach to"))?,
+        Some(name) => {
+            parent.body_mut(name).ok_or_else(|| format!("no body `{name}` to attach to"))?
+        }
     };
     let frame = body.add_frame().with_pos(pos).with_quat(quat);
-    frame.attach_by_deep_copy(child, prefix, "").map_err(|e| format!("attach failed (prefix `{prefix}`): {e}"))
+    frame
+        .attach_by_deep_copy(child, prefix, "")
+        .map_err(|e| format!("attach failed (prefix `{prefix}`): {e}"))
 }
 
 /// Quaternion [w, x, y, z] from roll, pitch, yaw (rad; fixed-axis XYZ, REP 103).
@@ -94,7 +98,11 @@ pub fn quat_rotate(q: &[f64; 4], v: &[f64; 3]) -> [f64; 3] {
     let u = [x, y, z];
     let uv = cross(&u, v);
     let uuv = cross(&u, &uv);
-    [v[0] + 2.0 * (w * uv[0] + uuv[0]), v[1] + 2.0 * (w * uv[1] + uuv[1]), v[2] + 2.0 * (w * uv[2] + uuv[2])]
+    [
+        v[0] + 2.0 * (w * uv[0] + uuv[0]),
+        v[1] + 2.0 * (w * uv[1] + uuv[1]),
+        v[2] + 2.0 * (w * uv[2] + uuv[2]),
+    ]
 }
 
 /// Cross product.

@@ -40,7 +40,8 @@ impl Hooks {
         self.0 & other.0 == other.0
     }
     /// Hook names in lifecycle order, for timing tables.
-    pub const NAMES: [&'static str; 6] = ["build", "configure", "on_reset", "pre_step", "post_step", "shutdown"];
+    pub const NAMES: [&'static str; 6] =
+        ["build", "configure", "on_reset", "pre_step", "post_step", "shutdown"];
 }
 
 impl std::ops::BitOr for Hooks {
@@ -220,7 +221,11 @@ pub trait ValidateConfig {
 }
 
 /// Typed-config constructor helper: deserialize, validate, then build the plugin.
-pub fn construct<C, P>(value: &Value, args: &PluginArgs, make: impl FnOnce(C, &PluginArgs) -> P) -> Result<Box<dyn Plugin>, Vec<ConfigError>>
+pub fn construct<C, P>(
+    value: &Value,
+    args: &PluginArgs,
+    make: impl FnOnce(C, &PluginArgs) -> P,
+) -> Result<Box<dyn Plugin>, Vec<ConfigError>>
 where
     C: DeserializeOwned + ValidateConfig,
     P: Plugin + 'static,

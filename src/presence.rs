@@ -61,7 +61,10 @@ pub fn capture(ctx: &mut SimContext) -> Result<(), String> {
     let (dofadr, dofnum) = (m.body_dofadr(), m.body_dofnum());
     for e in ctx.entities.all() {
         let Some(root) = m.name_to_id(MjtObjBase::mjOBJ_BODY, &e.body) else {
-            return Err(format!("entity `{}`: body `{}` is not in the compiled model", e.name, e.body));
+            return Err(format!(
+                "entity `{}`: body `{}` is not in the compiled model",
+                e.name, e.body
+            ));
         };
         let mut bodies = vec![root];
         for b in (root + 1)..nbody {
@@ -69,11 +72,16 @@ pub fn capture(ctx: &mut SimContext) -> Result<(), String> {
                 bodies.push(b);
             }
         }
-        let geoms: Vec<usize> = (0..geom_body.len()).filter(|&g| bodies.contains(&(geom_body[g] as usize))).collect();
+        let geoms: Vec<usize> =
+            (0..geom_body.len()).filter(|&g| bodies.contains(&(geom_body[g] as usize))).collect();
         let rec = Record {
             geom_nominal: geoms.iter().map(|&g| (group[g], contype[g], conaff[g])).collect(),
             body_nominal: bodies.iter().map(|&b| gravcomp[b]).collect(),
-            dofs: bodies.iter().filter(|&&b| jntnum[b] > 0 && jntadr[b] >= 0).map(|&b| (dofadr[b] as usize, dofnum[b] as usize)).collect(),
+            dofs: bodies
+                .iter()
+                .filter(|&&b| jntnum[b] > 0 && jntadr[b] >= 0)
+                .map(|&b| (dofadr[b] as usize, dofnum[b] as usize))
+                .collect(),
             bodies,
             geoms,
         };
@@ -95,7 +103,8 @@ pub fn set_present(ctx: &mut SimContext, name: &str, present: bool) -> Result<()
         // thread holding the model); indices come from the same model.
         unsafe {
             for (k, &g) in rec.geoms.iter().enumerate() {
-                let (grp, ct, ca) = if present { rec.geom_nominal[k] } else { (ABSENT_GEOM_GROUP as i32, 0, 0) };
+                let (grp, ct, ca) =
+                    if present { rec.geom_nominal[k] } else { (ABSENT_GEOM_GROUP as i32, 0, 0) };
                 *m.geom_group.add(g) = grp;
                 *m.geom_contype.add(g) = ct;
                 *m.geom_conaffinity.add(g) = ca;
@@ -122,7 +131,8 @@ pub fn set_present(ctx: &mut SimContext, name: &str, present: bool) -> Result<()
 
 /// Re-apply every entity's declared presence (engine, on reset).
 pub fn apply_declared(ctx: &mut SimContext) -> Result<(), String> {
-    let decl: Vec<(String, bool)> = ctx.entities.all().iter().map(|e| (e.name.clone(), e.declared_present)).collect();
+    let decl: Vec<(String, bool)> =
+        ctx.entities.all().iter().map(|e| (e.name.clone(), e.declared_present)).collect();
     for (n, p) in decl {
         if ctx.presence.records.contains_key(&n) {
             set_present(ctx, &n, p)?;

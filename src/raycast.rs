@@ -51,7 +51,15 @@ impl RayBatch {
     /// Cast every ray from `origin` (world frame, m). `exclude_body` is a body id whose geoms are
     /// ignored (the sensor's housing); `mask` = `None` uses [`VISIBLE_GROUPS`]; `include_static`
     /// includes geoms of static bodies (walls); `cutoff` is the farthest distance considered (m).
-    pub fn cast(&mut self, data: &mut Data, origin: [f64; 3], exclude_body: Option<usize>, mask: Option<&[u8; mjNGROUP as usize]>, include_static: bool, cutoff: f64) {
+    pub fn cast(
+        &mut self,
+        data: &mut Data,
+        origin: [f64; 3],
+        exclude_body: Option<usize>,
+        mask: Option<&[u8; mjNGROUP as usize]>,
+        include_static: bool,
+        cutoff: f64,
+    ) {
         let n = self.dist.len();
         let mask = mask.unwrap_or(&VISIBLE_GROUPS);
         // SAFETY: buffers hold n rays; model and data are live and only this thread touches them.

@@ -60,7 +60,10 @@ pub struct RobotHandle {
 impl RobotHandle {
     /// A handle for entity `name`, served by the controller plugin `controller` (`diff_drive`).
     pub fn new(name: &str, controller: &'static str) -> Self {
-        RobotHandle { name: Rc::from(name), inner: Rc::new(RefCell::new(Shared { controller, ..Default::default() })) }
+        RobotHandle {
+            name: Rc::from(name),
+            inner: Rc::new(RefCell::new(Shared { controller, ..Default::default() })),
+        }
     }
 
     /// The entity name (the spawn entry's address).
@@ -179,7 +182,12 @@ mod tests {
         for _ in 0..n {
             o.integrate(1.0, 0.0, 1.0, dt);
         }
-        assert!(o.x.abs() < 1e-9 && (o.y - 2.0).abs() < 1e-9 && (o.yaw - std::f64::consts::PI).abs() < 1e-12, "{o:?}");
+        assert!(
+            o.x.abs() < 1e-9
+                && (o.y - 2.0).abs() < 1e-9
+                && (o.yaw - std::f64::consts::PI).abs() < 1e-12,
+            "{o:?}"
+        );
         // Pure strafe at yaw 0 moves along +y.
         let mut o = Odom2d::default();
         o.integrate(0.0, 0.5, 0.0, 2.0);

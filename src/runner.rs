@@ -101,14 +101,19 @@ pub fn run(
         for _ in 0..n {
             if let Some(m) = max_steps {
                 if steps >= m {
-                    reason = if limits.steps.is_some() { "steps".to_string() } else { "seconds".to_string() };
+                    reason = if limits.steps.is_some() {
+                        "steps".to_string()
+                    } else {
+                        "seconds".to_string()
+                    };
                     break 'outer;
                 }
             }
             engine.step()?;
             steps += 1;
             if stepping_paused {
-                engine.ctx.control.pending_steps = engine.ctx.control.pending_steps.saturating_sub(1);
+                engine.ctx.control.pending_steps =
+                    engine.ctx.control.pending_steps.saturating_sub(1);
             }
             if let Some(r) = engine.ctx.stop_requested() {
                 reason = format!("stop requested: {r}");
@@ -122,10 +127,20 @@ pub fn run(
         if progress && last_report.elapsed() >= Duration::from_secs(1) {
             last_report = Instant::now();
             let wall = start.elapsed().as_secs_f64();
-            eprintln!("t = {:.2} s sim, {:.1} s wall, real-time factor {:.2}x", engine.sim_time(), wall, engine.sim_time() / wall);
+            eprintln!(
+                "t = {:.2} s sim, {:.1} s wall, real-time factor {:.2}x",
+                engine.sim_time(),
+                wall,
+                engine.sim_time() / wall
+            );
         }
     }
-    Ok(Summary { steps, sim_time: engine.sim_time(), wall_s: start.elapsed().as_secs_f64(), reason })
+    Ok(Summary {
+        steps,
+        sim_time: engine.sim_time(),
+        wall_s: start.elapsed().as_secs_f64(),
+        reason,
+    })
 }
 
 /// Directories searched for a world given by bare name: `$ROQSIM_WORLD_PATH`, an installed
@@ -169,5 +184,8 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
         }
     }
     known.sort();
-    Err(format!("world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})", known.join(", ")))
+    Err(format!(
+        "world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})",
+        known.join(", ")
+    ))
 }

@@ -32,7 +32,9 @@ use crate::error::ConfigError;
 /// [`FaultAllowlist`] by [`FaultBlock::check`], typed by [`FaultBlock::typed`].
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(transparent)]
-pub struct FaultBlock(#[schemars(with = "BTreeMap<String, serde_json::Value>")] pub BTreeMap<String, Value>);
+pub struct FaultBlock(
+    #[schemars(with = "BTreeMap<String, serde_json::Value>")] pub BTreeMap<String, Value>,
+);
 
 /// Why a key that is not per-frame is refused in a `fault:` block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,8 +107,9 @@ impl FaultBlock {
         for (k, v) in &self.0 {
             m.insert(Value::String(k.clone()), v.clone());
         }
-        crate::plugin::typed_config::<T>(&Value::Mapping(m))
-            .map_err(|es| es.into_iter().map(|e| ConfigError::new(prefix_path(&e.path), e.message)).collect())
+        crate::plugin::typed_config::<T>(&Value::Mapping(m)).map_err(|es| {
+            es.into_iter().map(|e| ConfigError::new(prefix_path(&e.path), e.message)).collect()
+        })
     }
 }
 
@@ -142,7 +145,10 @@ pub fn prefix_path(sub: &str) -> String {
 }
 
 /// Check and type a `fault:` block in one go: refusals first (a refused key is not typed).
-pub fn parse<T: DeserializeOwned>(block: &FaultBlock, allow: &FaultAllowlist) -> Result<T, Vec<ConfigError>> {
+pub fn parse<T: DeserializeOwned>(
+    block: &FaultBlock,
+    allow: &FaultAllowlist,
+) -> Result<T, Vec<ConfigError>> {
     let errs = block.check(allow);
     if !errs.is_empty() {
         return Err(errs);
@@ -238,19 +244,52 @@ pub struct FaultService {
 impl FaultService {
     /// Register the endpoints and the blackboard handle for the sensor at `address` (owned by
     /// entity `owner`). `equals_nominal`: the fault block's values are the nominal ones.
-    pub fn register(ctx: &mut crate::context::SimContext, address: &str, owner: Option<&str>, switch: FaultSwitch, equals_nominal: bool) -> FaultService {
+    pub fn register(
+        ctx: &mut crate::context::SimContext,
+        address: &str,
+        owner: Option<&str>,
+        switch: FaultSwitch,
+        equals_nominal: bool,
+    ) -> FaultService {
         use crate::context::Endpoint;
         let path = override_path(address);
-        let shared = Rc::new(std::cell::RefCell::new(OverrideShared { verified: "untested".into(), ..Default::default() }));
-        let ep_in = ctx.interface.add(Endpoint::input(&format!("{path}/override")).owner(owner).hint("ros2", "service", "std_srvs/srv/SetBool"));
+        let shared = Rc::new(std::cell::RefCell::new(OverrideShared {
+            verified: "untested".into(),
+            ..Default::default()
+        }));
+        let ep_in =
+            ctx.interface.add(Endpoint::input(&format!("{path}/override")).owner(owner).hint(
+                "ros2",
+                "service",
+                "std_srvs/srv/SetBool",
+            ));
         let ep_state = ctx.interface.add(
-            Endpoint::out(&format!("{path}/override_state")).owner(owner).rate(OVERRIDE_RATE_HZ).hint("ros2", "type", "std_msgs/msg/Bool").hint("ros2", "qos", "reliable"),
+            Endpoint::out(&format!("{path}/override_state"))
+                .owner(owner)
+                .rate(OVERRIDE_RATE_HZ)
+                .hint("ros2", "type", "std_msgs/msg/Bool")
+                .hint("ros2", "qos", "reliable"),
         );
         let ep_verified = ctx.interface.add(
-            Endpoint::out(&format!("{path}/override_verified")).owner(owner).rate(OVERRIDE_RATE_HZ).hint("ros2", "type", "std_msgs/msg/String").hint("ros2", "qos", "reliable"),
+            Endpoint::out(&format!("{path}/override_verified"))
+                .owner(owner)
+                .rate(OVERRIDE_RATE_HZ)
+                .hint("ros2", "type", "std_msgs/msg/String")
+                .hint("ros2", "qos", "reliable"),
         );
-        ctx.blackboard.set(override_key(address), SensorOverrideHandle { switch: switch.clone(), shared: shared.clone() });
-        FaultService { address: address.to_string(), switch, equals_nominal, shared, ep_in, ep_state, ep_verified }
+        ctx.blackboard.set(
+            override_key(address),
+            SensorOverrideHandle { switch: switch.clone(), shared: shared.clone() },
+        );
+        FaultService {
+            address: address.to_string(),
+            switch,
+            equals_nominal,
+            shared,
+            ep_in,
+            ep_state,
+            ep_verified,
+        }
     }
 
     /// Take the requests delivered since the last call (service calls and handle requests, in
@@ -271,7 +310,11 @@ impl FaultService {
                     }
                 },
                 Payload::Bool(on) => switched = Some(on),
-                other => tracing::warn!("`{}`: ignored a {} delivered to `override` (expects a SetBool call)", self.address, other.kind()),
+                other => tracing::warn!(
+                    "`{}`: ignored a {} delivered to `override` (expects a SetBool call)",
+                    self.address,
+                    other.kind()
+                ),
             }
         }
         let queued: Vec<bool> = self.shared.borrow_mut().requests.drain(..).collect();
@@ -290,7 +333,11 @@ impl FaultService {
                 s.message = message.clone();
             }
             for (asked, tx) in replies {
-                let (ok, msg) = if asked == on { (success, message.clone()) } else { (false, format!("superseded: a later request in the same step set active = {on}; {message}")) };
+                let (ok, msg) = if asked == on {
+                    (success, message.clone())
+                } else {
+                    (false, format!("superseded: a later request in the same step set active = {on}; {message}"))
+                };
                 let _ = tx.send(Payload::Ack { success: ok, message: msg });
             }
         }
@@ -321,7 +368,10 @@ mod tests {
     const ALLOW: FaultAllowlist = FaultAllowlist {
         sensor: "lidar",
         per_frame: &["range_stddev", "dropout_percent"],
-        refused: &[("rays", Refusal::Layout("a LaserScan's length")), ("site", Refusal::ConfiguredOnce)],
+        refused: &[
+            ("rays", Refusal::Layout("a LaserScan's length")),
+            ("site", Refusal::ConfiguredOnce),
+        ],
     };
 
     #[derive(Debug, Deserialize, Default)]

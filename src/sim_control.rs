@@ -130,7 +130,9 @@ pub fn category_of(ctx: &SimContext, name: &str) -> Option<u8> {
     let e = ctx.entities.get(name)?;
     Some(match e.kind {
         EntityKind::Robot | EntityKind::Arm => category::ROBOT,
-        EntityKind::Object if e.free_joint.is_some() || is_mocap(ctx, &e.body) => category::DYNAMIC_OBJECT,
+        EntityKind::Object if e.free_joint.is_some() || is_mocap(ctx, &e.body) => {
+            category::DYNAMIC_OBJECT
+        }
         EntityKind::Object => category::STATIC_OBJECT,
         EntityKind::Door | EntityKind::Sensor | EntityKind::Other => category::OBJECT,
     })
@@ -144,17 +146,33 @@ fn is_mocap(ctx: &SimContext, body: &str) -> bool {
 /// Entity filters (simulation_interfaces/msg/EntityFilters): a regular expression on names
 /// (empty = all), categories (empty = all). Tags and bounds are not supported (no entity has
 /// tags or bounds here): a non-empty tag list or a bounds filter is refused as unsupported.
-pub fn filter_names(ctx: &SimContext, present: bool, filter: &str, categories: &[u8], tags: &[String], bounds_type: u8) -> Result<Vec<String>, Refusal> {
+pub fn filter_names(
+    ctx: &SimContext,
+    present: bool,
+    filter: &str,
+    categories: &[u8],
+    tags: &[String],
+    bounds_type: u8,
+) -> Result<Vec<String>, Refusal> {
     if !tags.is_empty() {
-        return refuse(codes::FEATURE_UNSUPPORTED, "entity tags are not supported (ENTITY_TAGS is not among the simulator features)");
+        return refuse(
+            codes::FEATURE_UNSUPPORTED,
+            "entity tags are not supported (ENTITY_TAGS is not among the simulator features)",
+        );
     }
     if bounds_type != 0 {
-        return refuse(codes::FEATURE_UNSUPPORTED, "bounds filters are not supported (ENTITY_BOUNDS is not among the simulator features)");
+        return refuse(
+            codes::FEATURE_UNSUPPORTED,
+            "bounds filters are not supported (ENTITY_BOUNDS is not among the simulator features)",
+        );
     }
     let re = if filter.is_empty() {
         None
     } else {
-        Some(regex::Regex::new(filter).map_err(|e| Refusal { code: codes::OPERATION_FAILED, message: format!("filter `{filter}` is not a valid regular expression: {e}") })?)
+        Some(regex::Regex::new(filter).map_err(|e| Refusal {
+            code: codes::OPERATION_FAILED,
+            message: format!("filter `{filter}` is not a valid regular expression: {e}"),
+        })?)
     };
     Ok(ctx
         .entities
@@ -162,7 +180,10 @@ pub fn filter_names(ctx: &SimContext, present: bool, filter: &str, categories: &
         .iter()
         .filter(|e| e.present == present)
         .filter(|e| re.as_ref().is_none_or(|r| r.is_match(&e.name)))
-        .filter(|e| categories.is_empty() || category_of(ctx, &e.name).is_some_and(|c| categories.contains(&c)))
+        .filter(|e| {
+            categories.is_empty()
+                || category_of(ctx, &e.name).is_some_and(|c| categories.contains(&c))
+        })
         .map(|e| e.name.clone())
         .collect())
 }
@@ -172,9 +193,10 @@ fn body_id(ctx: &SimContext, name: &str) -> Result<usize, Refusal> {
         code: codes::NOT_FOUND,
         message: format!("no entity `{name}`; entities: {}", ctx.entities.names().join(", ")),
     })?;
-    ctx.model()
-        .name_to_id(MjtObjBase::mjOBJ_BODY, &e.body)
-        .ok_or_else(|| Refusal { code: codes::OPERATION_FAILED, message: format!("entity `{name}`: body `{}` not in the model", e.body) })
+    ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).ok_or_else(|| Refusal {
+        code: codes::OPERATION_FAILED,
+        message: format!("entity `{name}`: body `{}` not in the model", e.body),
+    })
 }
 
 /// The world-frame state of an entity's root body.
@@ -185,7 +207,14 @@ pub fn entity_state(ctx: &SimContext, name: &str) -> Result<EntityState, Refusal
     let mut v = [0.0f64; 6];
     // SAFETY: valid model/data and body id; mj_objectVelocity writes 6 numbers.
     unsafe {
-        mj_objectVelocity(d.model().ffi(), d.ffi(), MjtObj::mjOBJ_BODY as i32, b as i32, v.as_mut_ptr() as *mut [f64; 6], 0);
+        mj_objectVelocity(
+            d.model().ffi(),
+            d.ffi(),
+            MjtObj::mjOBJ_BODY as i32,
+            b as i32,
+            v.as_mut_ptr() as *mut [f64; 6],
+            0,
+        );
     }
     // mj_objectVelocity reports the linear velocity at the body's centre of mass; the entity's
     // frame is the body origin: v_origin = v_com + w x (origin - com).
@@ -200,7 +229,12 @@ pub fn entity_state(ctx: &SimContext, name: &str) -> Result<EntityState, Refusal
 /// Teleport an entity: writes its free joint (pose and/or twist), or its mocap pose. A welded
 /// entity refuses a move, naming the weld and `motion: physics`; a "move" to the pose it already
 /// holds succeeds. `orientation` is [x, y, z, w] and must be a unit quaternion (normalised here).
-pub fn set_entity_state(ctx: &mut SimContext, name: &str, pose: Option<([f64; 3], [f64; 4])>, twist: Option<([f64; 3], [f64; 3])>) -> Result<(), Refusal> {
+pub fn set_entity_state(
+    ctx: &mut SimContext,
+    name: &str,
+    pose: Option<([f64; 3], [f64; 4])>,
+    twist: Option<([f64; 3], [f64; 3])>,
+) -> Result<(), Refusal> {
     let b = body_id(ctx, name)?;
     let e = ctx.entities.get(name).cloned().expect("checked");
     let pose = match pose {
@@ -246,7 +280,10 @@ pub fn set_entity_state(ctx: &mut SimContext, name: &str, pose: Option<([f64; 3]
             d.forward();
         }
         if twist.is_some_and(|(l, a)| l.iter().chain(a.iter()).any(|x| *x != 0.0)) {
-            return refuse(codes::OPERATION_FAILED, format!("`{name}` is a driven (mocap) body: it takes a pose, not a velocity"));
+            return refuse(
+                codes::OPERATION_FAILED,
+                format!("`{name}` is a driven (mocap) body: it takes a pose, not a velocity"),
+            );
         }
         return Ok(());
     }
@@ -255,14 +292,19 @@ pub fn set_entity_state(ctx: &mut SimContext, name: &str, pose: Option<([f64; 3]
     let same_pose = pose.is_none_or(|(p, q)| {
         let cq = [cur.orientation[3], cur.orientation[0], cur.orientation[1], cur.orientation[2]];
         let dot: f64 = q.iter().zip(cq.iter()).map(|(a, b)| a * b).sum();
-        p.iter().zip(cur.position.iter()).all(|(a, b)| (a - b).abs() < 1e-9) && dot.abs() > 1.0 - 1e-12
+        p.iter().zip(cur.position.iter()).all(|(a, b)| (a - b).abs() < 1e-9)
+            && dot.abs() > 1.0 - 1e-12
     });
     let still = twist.is_none_or(|(l, a)| l.iter().chain(a.iter()).all(|x| *x == 0.0));
     if same_pose && still {
         return Ok(());
     }
     let why = e.weld_reason.clone().unwrap_or_else(|| "it has no free joint".to_string());
-    let fix = if why.contains("motion: physics") { String::new() } else { "; declare it with `motion: physics` to give it a free joint".to_string() };
+    let fix = if why.contains("motion: physics") {
+        String::new()
+    } else {
+        "; declare it with `motion: physics` to give it a free joint".to_string()
+    };
     refuse(codes::OPERATION_FAILED, format!("`{name}` is welded and cannot be moved: {why}{fix}"))
 }
 
@@ -287,7 +329,10 @@ pub fn spawn(
     }
     let target = if !uri.is_empty() { uri } else { name };
     if target.is_empty() {
-        return refuse(codes::NO_RESOURCE, "both uri and name are empty: give the uri of one of GetSpawnables");
+        return refuse(
+            codes::NO_RESOURCE,
+            "both uri and name are empty: give the uri of one of GetSpawnables",
+        );
     }
     let Some(e) = ctx.entities.get(target).cloned() else {
         let spare = spawnables(ctx);
@@ -300,17 +345,31 @@ pub fn spawn(
         return refuse(codes::NAME_INVALID, format!("`{target}` cannot be renamed to `{name}`: a compiled entity keeps its name (leave name empty or equal to the uri)"));
     }
     if !namespace.is_empty() && namespace.trim_matches('/') != e.namespace {
-        return refuse(codes::NAMESPACE_INVALID, format!("`{target}` lives in namespace `{}`, not `{namespace}`", e.namespace));
+        return refuse(
+            codes::NAMESPACE_INVALID,
+            format!("`{target}` lives in namespace `{}`, not `{namespace}`", e.namespace),
+        );
     }
     if e.present {
-        return refuse(codes::NAME_NOT_UNIQUE, format!("`{target}` is already present (GetSpawnables lists the absent entities)"));
+        return refuse(
+            codes::NAME_NOT_UNIQUE,
+            format!("`{target}` is already present (GetSpawnables lists the absent entities)"),
+        );
     }
-    crate::presence::set_present(ctx, target, true).map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })?;
+    crate::presence::set_present(ctx, target, true)
+        .map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })?;
     if pose.is_some() {
         if let Err(r) = set_entity_state(ctx, target, pose, None) {
             // Roll back: the spawn did not happen.
             let _ = crate::presence::set_present(ctx, target, false);
-            return Err(Refusal { code: if r.code == codes::SET_INVALID_POSE { codes::SPAWN_INVALID_POSE } else { r.code }, message: r.message });
+            return Err(Refusal {
+                code: if r.code == codes::SET_INVALID_POSE {
+                    codes::SPAWN_INVALID_POSE
+                } else {
+                    r.code
+                },
+                message: r.message,
+            });
         }
     }
     Ok(target.to_string())
@@ -319,12 +378,19 @@ pub fn spawn(
 /// DeleteEntity: make a present entity absent (its pose does not move).
 pub fn delete(ctx: &mut SimContext, name: &str) -> Result<(), Refusal> {
     let Some(e) = ctx.entities.get(name) else {
-        return refuse(codes::NOT_FOUND, format!("no entity `{name}`; entities: {}", ctx.entities.names().join(", ")));
+        return refuse(
+            codes::NOT_FOUND,
+            format!("no entity `{name}`; entities: {}", ctx.entities.names().join(", ")),
+        );
     };
     if !e.present {
-        return refuse(codes::NOT_FOUND, format!("`{name}` is already absent (it is among GetSpawnables)"));
+        return refuse(
+            codes::NOT_FOUND,
+            format!("`{name}` is already absent (it is among GetSpawnables)"),
+        );
     }
-    crate::presence::set_present(ctx, name, false).map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })
+    crate::presence::set_present(ctx, name, false)
+        .map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })
 }
 
 /// The current SimulationState value.
@@ -343,15 +409,23 @@ pub fn get_state(ctx: &SimContext) -> u8 {
 pub fn set_state(ctx: &mut SimContext, target: u8) -> Result<(), Refusal> {
     let cur = get_state(ctx);
     if target == cur {
-        return refuse(codes::ALREADY_IN_TARGET_STATE, format!("the simulation is already in state {target}"));
+        return refuse(
+            codes::ALREADY_IN_TARGET_STATE,
+            format!("the simulation is already in state {target}"),
+        );
     }
     match (cur, target) {
         (_, state::QUITTING) => ctx.control.state = RunState::Quitting,
-        (state::QUITTING, _) => return refuse(codes::INCORRECT_TRANSITION, "the simulation is quitting"),
+        (state::QUITTING, _) => {
+            return refuse(codes::INCORRECT_TRANSITION, "the simulation is quitting")
+        }
         (_, state::PLAYING) => ctx.control.state = RunState::Playing,
         (state::PLAYING, state::PAUSED) => ctx.control.state = RunState::Paused,
         (state::STOPPED, state::PAUSED) => {
-            return refuse(codes::INCORRECT_TRANSITION, "STOPPED -> PAUSED is not a transition: play first (STOPPED -> PLAYING -> PAUSED)")
+            return refuse(
+                codes::INCORRECT_TRANSITION,
+                "STOPPED -> PAUSED is not a transition: play first (STOPPED -> PLAYING -> PAUSED)",
+            )
         }
         (_, state::STOPPED) => {
             ctx.control.state = RunState::Stopped;
@@ -359,9 +433,14 @@ pub fn set_state(ctx: &mut SimContext, target: u8) -> Result<(), Refusal> {
             ctx.control.reset = Some(ResetScope::ALL);
         }
         (_, state::NO_WORLD | state::LOADING_WORLD) => {
-            return refuse(codes::FEATURE_UNSUPPORTED, "world loading is not supported: a roqsim run has exactly one world")
+            return refuse(
+                codes::FEATURE_UNSUPPORTED,
+                "world loading is not supported: a roqsim run has exactly one world",
+            )
         }
-        (_, other) => return refuse(codes::INCORRECT_TRANSITION, format!("unknown target state {other}")),
+        (_, other) => {
+            return refuse(codes::INCORRECT_TRANSITION, format!("unknown target state {other}"))
+        }
     }
     Ok(())
 }
@@ -376,7 +455,13 @@ pub fn step(ctx: &mut SimContext, steps: u64) -> Result<(), Refusal> {
         );
     }
     if ctx.control.pending_steps > 0 {
-        return refuse(codes::INCORRECT_STATE, format!("{} steps of an earlier request are still being taken", ctx.control.pending_steps));
+        return refuse(
+            codes::INCORRECT_STATE,
+            format!(
+                "{} steps of an earlier request are still being taken",
+                ctx.control.pending_steps
+            ),
+        );
     }
     ctx.control.pending_steps = steps;
     Ok(())

@@ -105,7 +105,12 @@ impl OrientationConfig {
     /// validation reports the invalid cases).
     pub fn quat(&self) -> [f64; 4] {
         if self.has_quat() {
-            let q = [self.w.unwrap_or(0.0), self.x.unwrap_or(0.0), self.y.unwrap_or(0.0), self.z.unwrap_or(0.0)];
+            let q = [
+                self.w.unwrap_or(0.0),
+                self.x.unwrap_or(0.0),
+                self.y.unwrap_or(0.0),
+                self.z.unwrap_or(0.0),
+            ];
             let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
             if n > 1e-9 && n.is_finite() {
                 return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
@@ -143,7 +148,10 @@ impl PoseConfig {
             if !(h.frame_id.is_empty() || h.frame_id == "world") {
                 e.push(ConfigError::new(
                     format!("{path}.header.frame_id"),
-                    format!("a spawn pose is stated in the world frame: use `world` (got `{}`)", h.frame_id),
+                    format!(
+                        "a spawn pose is stated in the world frame: use `world` (got `{}`)",
+                        h.frame_id
+                    ),
                 ));
             }
         }
@@ -151,7 +159,10 @@ impl PoseConfig {
             for (k, v) in [("x", Some(p.x)), ("y", Some(p.y)), ("z", p.z)] {
                 if let Some(v) = v {
                     if !v.is_finite() {
-                        e.push(ConfigError::new(format!("{path}.position.{k}"), format!("must be a finite number (m), got {v}")));
+                        e.push(ConfigError::new(
+                            format!("{path}.position.{k}"),
+                            format!("must be a finite number (m), got {v}"),
+                        ));
                     }
                 }
             }
@@ -163,16 +174,31 @@ impl PoseConfig {
                     "give either a quaternion {x, y, z, w} or Euler angles {roll, pitch, yaw}, not both",
                 ));
             }
-            let all = [("x", o.x), ("y", o.y), ("z", o.z), ("w", o.w), ("roll", o.roll), ("pitch", o.pitch), ("yaw", o.yaw)];
+            let all = [
+                ("x", o.x),
+                ("y", o.y),
+                ("z", o.z),
+                ("w", o.w),
+                ("roll", o.roll),
+                ("pitch", o.pitch),
+                ("yaw", o.yaw),
+            ];
             for (k, v) in all {
                 if let Some(v) = v {
                     if !v.is_finite() {
-                        e.push(ConfigError::new(format!("{path}.orientation.{k}"), format!("must be a finite number, got {v}")));
+                        e.push(ConfigError::new(
+                            format!("{path}.orientation.{k}"),
+                            format!("must be a finite number, got {v}"),
+                        ));
                     }
                 }
             }
             if o.has_quat() && !o.has_euler() {
-                let n = [o.x, o.y, o.z, o.w].iter().map(|v| v.unwrap_or(0.0).powi(2)).sum::<f64>().sqrt();
+                let n = [o.x, o.y, o.z, o.w]
+                    .iter()
+                    .map(|v| v.unwrap_or(0.0).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
                 if n < 1e-9 {
                     e.push(ConfigError::new(
                         format!("{path}.orientation"),
@@ -190,7 +216,8 @@ impl PoseConfig {
             Some(p) => (p.x, p.y, p.z.unwrap_or(default_z)),
             None => (0.0, 0.0, default_z),
         };
-        let quat = self.orientation.as_ref().map(OrientationConfig::quat).unwrap_or([1.0, 0.0, 0.0, 0.0]);
+        let quat =
+            self.orientation.as_ref().map(OrientationConfig::quat).unwrap_or([1.0, 0.0, 0.0, 0.0]);
         Pose { pos: [x, y, z], quat }
     }
 
@@ -254,7 +281,10 @@ impl Friction {
     pub fn validate(self, path: &str) -> Vec<ConfigError> {
         let t = self.triple();
         if t.iter().any(|v| !v.is_finite() || *v < 0.0) {
-            vec![ConfigError::new(path, format!("friction coefficients must be finite and >= 0, got {t:?}"))]
+            vec![ConfigError::new(
+                path,
+                format!("friction coefficients must be finite and >= 0, got {t:?}"),
+            )]
         } else {
             Vec::new()
         }
@@ -264,7 +294,10 @@ impl Friction {
 /// Check a colour `[r, g, b]` or `[r, g, b, a]` in 0..1 at `path`.
 pub fn check_rgba(c: &[f64], path: &str) -> Vec<ConfigError> {
     if !(c.len() == 3 || c.len() == 4) {
-        return vec![ConfigError::new(path, format!("a colour is [r, g, b] or [r, g, b, a] in 0..1, got {} values", c.len()))];
+        return vec![ConfigError::new(
+            path,
+            format!("a colour is [r, g, b] or [r, g, b, a] in 0..1, got {} values", c.len()),
+        )];
     }
     if c.iter().any(|v| !(0.0..=1.0).contains(v)) {
         return vec![ConfigError::new(path, format!("colour components are in 0..1, got {c:?}"))];
@@ -328,7 +361,10 @@ pub fn quat_conj(q: &[f64; 4]) -> [f64; 4] {
 /// Compose rigid transforms: `(a ∘ b)` maps b's frame through a (`a.pos + a.rot·b.pos`, `a.q ⊗ b.q`).
 pub fn compose(a: &Pose, b: &Pose) -> Pose {
     let r = crate::mjcf::quat_rotate(&a.quat, &b.pos);
-    Pose { pos: [a.pos[0] + r[0], a.pos[1] + r[1], a.pos[2] + r[2]], quat: normalize(quat_mul(&a.quat, &b.quat)) }
+    Pose {
+        pos: [a.pos[0] + r[0], a.pos[1] + r[1], a.pos[2] + r[2]],
+        quat: normalize(quat_mul(&a.quat, &b.quat)),
+    }
 }
 
 /// `a⁻¹ ∘ b`: b expressed in a's frame.
@@ -390,12 +426,14 @@ pub fn load_model(reference: &str, base_dir: &Path) -> Result<LoadedModel, Strin
     let manifest = load_manifest(&asset)?;
     let mut spec = crate::mjcf::child_spec_from_file(&asset.path)?;
     apply_assets(&mut spec, &asset)?;
-    let root = spec
-        .world_body()
-        .body_iter(false)
-        .next()
-        .map(|b| b.name().to_string())
-        .ok_or_else(|| format!("model `{reference}` ({}) has no body under <worldbody> to spawn", asset.path.display()))?;
+    let root = spec.world_body().body_iter(false).next().map(|b| b.name().to_string()).ok_or_else(
+        || {
+            format!(
+                "model `{reference}` ({}) has no body under <worldbody> to spawn",
+                asset.path.display()
+            )
+        },
+    )?;
     if root.is_empty() {
         return Err(format!("model `{reference}`: its root body has no name; name it (e.g. <body name=\"base_link\">)"));
     }
@@ -471,14 +509,20 @@ pub fn apply_assets(spec: &mut MjSpec, asset: &ModelAsset) -> Result<(), String>
 
 /// Names of every body of a spec (world excluded), for error messages.
 pub fn body_names(spec: &MjSpec) -> Vec<String> {
-    spec.world_body().body_iter(true).map(|b| b.name().to_string()).filter(|n| !n.is_empty()).collect()
+    spec.world_body()
+        .body_iter(true)
+        .map(|b| b.name().to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 /// The body a named site sits on and the site's local pose, searching the whole spec.
 pub fn find_site(spec: &MjSpec, site: &str) -> Option<(String, Pose)> {
     let world = spec.world_body();
     let check = |b: &MjsBody| -> Option<(String, Pose)> {
-        b.site_iter(false).find(|s| s.name() == site).map(|s| (b.name().to_string(), Pose { pos: *s.pos(), quat: *s.quat() }))
+        b.site_iter(false)
+            .find(|s| s.name() == site)
+            .map(|s| (b.name().to_string(), Pose { pos: *s.pos(), quat: *s.quat() }))
     };
     if let Some(r) = check(world) {
         return Some(r);
@@ -526,7 +570,12 @@ impl FrameSites {
     /// list in messages (`frames`). Refused: a parent that is neither a body nor an earlier frame
     /// (the message lists both), a name that collides with a body, or with a site at another pose
     /// (a site of that name at the same pose is reused), a duplicate.
-    pub fn add(&mut self, spec: &mut MjSpec, frames: &[FrameSpec], key: &str) -> Result<(), String> {
+    pub fn add(
+        &mut self,
+        spec: &mut MjSpec,
+        frames: &[FrameSpec],
+        key: &str,
+    ) -> Result<(), String> {
         for (i, f) in frames.iter().enumerate() {
             if f.name.is_empty() {
                 return Err(format!("{key}[{i}].name: a frame needs a name"));
@@ -542,7 +591,9 @@ impl FrameSites {
             }
             let existing_site = find_site(spec, &f.name);
             let local = Pose { pos: f.pos, quat: quat_from_rpy(f.rpy[0], f.rpy[1], f.rpy[2]) };
-            let (body, pose, parent_is_frame) = if let Some((pf, ppose)) = self.placed.iter().find(|(p, _)| p.name == f.parent) {
+            let (body, pose, parent_is_frame) = if let Some((pf, ppose)) =
+                self.placed.iter().find(|(p, _)| p.name == f.parent)
+            {
                 (pf.body.clone(), compose(ppose, &local), true)
             } else if !f.parent.is_empty() && spec.body(&f.parent).is_some() {
                 (f.parent.clone(), local, false)
@@ -572,7 +623,15 @@ impl FrameSites {
                         f.name
                     ));
                 }
-                self.placed.push((PlacedFrame { name: f.name.clone(), parent: f.parent.clone(), parent_is_frame, body }, pose));
+                self.placed.push((
+                    PlacedFrame {
+                        name: f.name.clone(),
+                        parent: f.parent.clone(),
+                        parent_is_frame,
+                        body,
+                    },
+                    pose,
+                ));
                 continue;
             }
             let b = spec.body_mut(&body).expect("resolved body exists");
@@ -582,7 +641,15 @@ impl FrameSites {
                 .with_quat(pose.quat)
                 .with_size([0.005, 0.005, 0.005])
                 .with_rgba([0.0, 0.0, 0.0, 0.0]);
-            self.placed.push((PlacedFrame { name: f.name.clone(), parent: f.parent.clone(), parent_is_frame, body }, pose));
+            self.placed.push((
+                PlacedFrame {
+                    name: f.name.clone(),
+                    parent: f.parent.clone(),
+                    parent_is_frame,
+                    body,
+                },
+                pose,
+            ));
         }
         Ok(())
     }
@@ -630,7 +697,11 @@ fn body_chain(model: &MjModel, mut b: usize) -> Vec<usize> {
 /// The pose of `child` in `parent`'s frame, read from the compiled model. Both must be welded
 /// to each other: no body between either one and their common ancestor may carry a joint
 /// (otherwise the transform is not static and the error names the joint's body).
-pub fn static_relative_pose(model: &MjModel, parent: FrameRef, child: FrameRef) -> Result<Pose, String> {
+pub fn static_relative_pose(
+    model: &MjModel,
+    parent: FrameRef,
+    child: FrameRef,
+) -> Result<Pose, String> {
     let (pb, plocal) = parent.in_body(model);
     let (cb, clocal) = child.in_body(model);
     let pchain = body_chain(model, pb);
@@ -641,7 +712,9 @@ pub fn static_relative_pose(model: &MjModel, parent: FrameRef, child: FrameRef) 
         for &b in chain.iter().take_while(|&&b| b != lca) {
             if model.body_jntnum()[b] > 0 {
                 let name = model.id_to_name(MjtObjBase::mjOBJ_BODY, b).unwrap_or("?");
-                return Err(format!("body `{name}` has a joint, so the transform through it is not static"));
+                return Err(format!(
+                    "body `{name}` has a joint, so the transform through it is not static"
+                ));
             }
             pose = compose(&Pose { pos: model.body_pos()[b], quat: model.body_quat()[b] }, &pose);
         }
@@ -654,8 +727,15 @@ pub fn static_relative_pose(model: &MjModel, parent: FrameRef, child: FrameRef) 
 
 /// A static transform `parent_name → child_name` between two compiled frames (names in the
 /// payload are unprefixed; the endpoint's frame prefix is applied by the transport).
-pub fn static_transform(model: &MjModel, parent: FrameRef, child: FrameRef, parent_name: &str, child_name: &str) -> Result<Transform, String> {
-    let p = static_relative_pose(model, parent, child).map_err(|e| format!("frame `{child_name}` is not welded to `{parent_name}`: {e}"))?;
+pub fn static_transform(
+    model: &MjModel,
+    parent: FrameRef,
+    child: FrameRef,
+    parent_name: &str,
+    child_name: &str,
+) -> Result<Transform, String> {
+    let p = static_relative_pose(model, parent, child)
+        .map_err(|e| format!("frame `{child_name}` is not welded to `{parent_name}`: {e}"))?;
     Ok(Transform {
         parent: parent_name.to_string(),
         child: child_name.to_string(),
@@ -667,16 +747,28 @@ pub fn static_transform(model: &MjModel, parent: FrameRef, child: FrameRef, pare
 /// The robot-side transforms of a set of placed frames: each `parent → name` from the compiled
 /// model (sites `<prefix><name>`, parents `<prefix><parent>`), preceded by `root → body` for a
 /// chain that starts at a body other than the root (that body must be welded to the root).
-pub fn frame_transforms(model: &MjModel, prefix: &str, root: &str, frames: &[PlacedFrame]) -> Result<Vec<Transform>, String> {
+pub fn frame_transforms(
+    model: &MjModel,
+    prefix: &str,
+    root: &str,
+    frames: &[PlacedFrame],
+) -> Result<Vec<Transform>, String> {
     let mut out: Vec<Transform> = Vec::new();
     let lookup = |n: &str| {
-        FrameRef::lookup(model, &format!("{prefix}{n}")).ok_or_else(|| format!("frame `{n}` (`{prefix}{n}`) missing after compile"))
+        FrameRef::lookup(model, &format!("{prefix}{n}"))
+            .ok_or_else(|| format!("frame `{n}` (`{prefix}{n}`) missing after compile"))
     };
     for f in frames {
         if !f.parent_is_frame && f.parent != root && !out.iter().any(|t| t.child == f.parent) {
             out.push(static_transform(model, lookup(root)?, lookup(&f.parent)?, root, &f.parent)?);
         }
-        out.push(static_transform(model, lookup(&f.parent)?, lookup(&f.name)?, &f.parent, &f.name)?);
+        out.push(static_transform(
+            model,
+            lookup(&f.parent)?,
+            lookup(&f.name)?,
+            &f.parent,
+            &f.name,
+        )?);
     }
     Ok(out)
 }
@@ -695,7 +787,12 @@ pub struct StaticTfPublisher {
 impl StaticTfPublisher {
     /// Register the endpoint for `transforms` (nothing when empty). `owner` is the entity's
     /// name, `namespace` its transport scope (frame prefix `<namespace>/`).
-    pub fn register(ctx: &mut SimContext, owner: &str, namespace: &str, transforms: Vec<Transform>) -> Self {
+    pub fn register(
+        ctx: &mut SimContext,
+        owner: &str,
+        namespace: &str,
+        transforms: Vec<Transform>,
+    ) -> Self {
         if transforms.is_empty() {
             return StaticTfPublisher::default();
         }
@@ -753,7 +850,10 @@ pub fn fill_placeholders(s: &str, vars: &[(&str, Option<&str>)]) -> Result<Strin
 }
 
 /// Fill placeholders in every string of a YAML value (keys untouched), recursively.
-pub fn fill_placeholders_value(v: &mut serde_norway::Value, vars: &[(&str, Option<&str>)]) -> Result<(), String> {
+pub fn fill_placeholders_value(
+    v: &mut serde_norway::Value,
+    vars: &[(&str, Option<&str>)],
+) -> Result<(), String> {
     use serde_norway::Value;
     match v {
         Value::String(s) => {
@@ -781,7 +881,9 @@ mod tests {
 
     #[test]
     fn pose_defaults_and_yaw() {
-        let p: PoseConfig = serde_norway::from_str("{position: {x: 1.5, y: 2.0}, orientation: {yaw: 0.785}}").unwrap();
+        let p: PoseConfig =
+            serde_norway::from_str("{position: {x: 1.5, y: 2.0}, orientation: {yaw: 0.785}}")
+                .unwrap();
         assert!(p.validate("pose").is_empty());
         let r = p.resolve(0.13);
         assert_eq!(r.pos, [1.5, 2.0, 0.13]);
@@ -795,7 +897,9 @@ mod tests {
         let v = [("frame_id", Some("laser")), ("parent_frame", None)];
         assert_eq!(fill_placeholders("{frame_id}", &v).unwrap(), "laser");
         assert!(fill_placeholders("{parent_frame}", &v).unwrap_err().contains("no value"));
-        assert!(fill_placeholders("{other}", &v).unwrap_err().contains("unknown placeholder `{other}`"));
+        assert!(fill_placeholders("{other}", &v)
+            .unwrap_err()
+            .contains("unknown placeholder `{other}`"));
     }
 
     #[test]

@@ -13,8 +13,10 @@ fn base() -> PathBuf {
 }
 
 fn engine(yaml: &str) -> Engine {
-    let w = load_world_str(yaml, &base(), &LoadOptions::default()).unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("engine failed: {e}"))
+    let w = load_world_str(yaml, &base(), &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("load failed: {e}"));
+    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("engine failed: {e}"))
 }
 
 /// The refusal text of a world that must not load or set up.
@@ -35,15 +37,30 @@ fn assert_has(text: &str, needles: &[&str]) {
 }
 
 fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
-    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, name).unwrap_or_else(|| panic!("no body {name}"));
+    let id = e
+        .ctx
+        .model()
+        .name_to_id(MjtObjBase::mjOBJ_BODY, name)
+        .unwrap_or_else(|| panic!("no body {name}"));
     e.ctx.data().xpos()[id]
 }
 
 fn endpoint(e: &Engine, ns: &str, name: &str) -> usize {
-    e.ctx.interface.all().iter().position(|ep| ep.name == name && ep.namespace == ns).unwrap_or_else(|| {
-        let have: Vec<String> = e.ctx.interface.all().iter().map(|ep| format!("{}/{}", ep.namespace, ep.name)).collect();
-        panic!("no endpoint {ns}/{name}; have {have:?}")
-    })
+    e.ctx
+        .interface
+        .all()
+        .iter()
+        .position(|ep| ep.name == name && ep.namespace == ns)
+        .unwrap_or_else(|| {
+            let have: Vec<String> = e
+                .ctx
+                .interface
+                .all()
+                .iter()
+                .map(|ep| format!("{}/{}", ep.namespace, ep.name))
+                .collect();
+            panic!("no endpoint {ns}/{name}; have {have:?}")
+        })
 }
 
 fn secs(e: &mut Engine, s: f64) {
@@ -95,7 +112,11 @@ components:
 }
 
 fn door(e: &Engine) -> roqsim::plugins::assets::door::DoorHandle {
-    e.ctx.blackboard.get::<roqsim::plugins::assets::door::DoorHandle>("door:door_1").unwrap().clone()
+    e.ctx
+        .blackboard
+        .get::<roqsim::plugins::assets::door::DoorHandle>("door:door_1")
+        .unwrap()
+        .clone()
 }
 
 fn hinge_deg(e: &Engine) -> f64 {
@@ -212,7 +233,12 @@ fn payload_adds_a_point_mass_and_zero_leaves_the_model_identical() {
     let root = m0.name_to_id(MjtObjBase::mjOBJ_BODY, "base_link").unwrap();
     assert!((m1.body_mass()[root] - m0.body_mass()[root] - 2.5).abs() < 1e-12);
     // mj_setConst re-derived the subtree mass; the inertia (a point mass at the COM) is unchanged
-    assert!((m1.body_subtreemass()[root] - m0.body_subtreemass()[root] - 2.5).abs() < 1e-9, "{} vs {}", m1.body_subtreemass()[root], m0.body_subtreemass()[root]);
+    assert!(
+        (m1.body_subtreemass()[root] - m0.body_subtreemass()[root] - 2.5).abs() < 1e-9,
+        "{} vs {}",
+        m1.body_subtreemass()[root],
+        m0.body_subtreemass()[root]
+    );
     assert_eq!(m1.body_inertia()[root], m0.body_inertia()[root]);
     // another body, by its model name
     let wheel = engine(&tb_payload("      - payload: {mass: 0.5, body: left_wheel}\n"));
@@ -223,7 +249,15 @@ fn payload_adds_a_point_mass_and_zero_leaves_the_model_identical() {
 #[test]
 fn payload_refusals() {
     let t = refusal(&tb_payload("      - payload: {mass: 1.0, offset: [0.1, 0.0, 0.0]}\n"));
-    assert_has(&t, &["offset", "refused rather than approximated", "parallel-axis", "a different body, not a heavier one"]);
+    assert_has(
+        &t,
+        &[
+            "offset",
+            "refused rather than approximated",
+            "parallel-axis",
+            "a different body, not a heavier one",
+        ],
+    );
     let t = refusal(&tb_payload("      - payload: {mass: -1.0}\n"));
     assert_has(&t, &["mass", "must be a finite number >= 0 (kg), got -1"]);
     let t = refusal(&tb_payload("      - payload: {body: base_link}\n"));
@@ -263,14 +297,26 @@ fn drive(e: &mut Engine, v: f64, secs_: f64) {
     let n = (secs_ / e.dt()).round() as u64;
     for i in 0..n {
         if i % 10 == 0 {
-            e.ctx.interface.deliver(id, Payload::Twist(roqsim::context::payload::Twist { linear: [v, 0.0, 0.0], angular: [0.0; 3] }));
+            e.ctx.interface.deliver(
+                id,
+                Payload::Twist(roqsim::context::payload::Twist {
+                    linear: [v, 0.0, 0.0],
+                    angular: [0.0; 3],
+                }),
+            );
         }
         e.step().unwrap();
     }
 }
 
 fn latest(e: &Engine, ns: &str, name: &str) -> Payload {
-    e.ctx.interface.get(endpoint(e, ns, name)).latest().unwrap_or_else(|| panic!("{name} never published")).0.clone()
+    e.ctx
+        .interface
+        .get(endpoint(e, ns, name))
+        .latest()
+        .unwrap_or_else(|| panic!("{name} never published"))
+        .0
+        .clone()
 }
 
 #[test]
@@ -292,17 +338,29 @@ fn observers_report_a_collision_its_zone_and_the_closest_approach() {
         let b = e.ctx.interface.get(endpoint(&e, "", &format!("bumper/{z}")));
         assert_eq!(b.get_hint("ros2", "type"), Some("std_msgs/msg/Bool"));
     }
-    assert_eq!(e.ctx.interface.get(endpoint(&e, "", "upright")).get_hint("ros2", "field"), Some("upright"));
+    assert_eq!(
+        e.ctx.interface.get(endpoint(&e, "", "upright")).get_hint("ros2", "field"),
+        Some("upright")
+    );
 
     // before contact: clear, not pressed, and the measured clearance is the gap to the crate
     e.step_n(50).unwrap();
-    let cl = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>("clearance_monitor:robot.clearance_monitor").unwrap().get();
+    let cl = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(
+            "clearance_monitor:robot.clearance_monitor",
+        )
+        .unwrap()
+        .get();
     eprintln!("initial clearance {cl:?}");
     assert!(!cl.saturated && cl.geom == "crate", "{cl:?}");
     // the bumper shell (radius 0.1694 m, centred 0.01 m ahead of base_link) to the crate face at 0.8 m
     assert!((cl.current - (0.8 - 0.01 - 0.1694)).abs() < 0.01, "clearance {}", cl.current);
     match latest(&e, "", "contact") {
-        Payload::ContactReport(r) => assert!(!r.in_contact && r.first_time == -1.0 && r.count == 0, "{r:?}"),
+        Payload::ContactReport(r) => {
+            assert!(!r.in_contact && r.first_time == -1.0 && r.count == 0, "{r:?}")
+        }
         p => panic!("{p:?}"),
     }
 
@@ -315,24 +373,50 @@ fn observers_report_a_collision_its_zone_and_the_closest_approach() {
     assert!(r.in_contact && r.first_time > 1.5 && r.first_time < 3.5, "{r:?}");
     assert_eq!(r.geom_b, "crate");
     assert_eq!(Payload::ContactReport(r.clone()).member("in_contact"), Some(Payload::Bool(true)));
-    let bump = e.ctx.blackboard.get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.bumper").unwrap().get();
+    let bump = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.bumper")
+        .unwrap()
+        .get();
     eprintln!("bumper {bump:?}");
     assert!(bump.pressed["front"] && !bump.pressed["left"] && !bump.pressed["right"], "{bump:?}");
     assert!(bump.bearing.unwrap().abs() < 0.2);
     assert_eq!(latest(&e, "", "bumper/front"), Payload::Bool(true));
-    let cl = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>("clearance_monitor:robot.clearance_monitor").unwrap().get();
+    let cl = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(
+            "clearance_monitor:robot.clearance_monitor",
+        )
+        .unwrap()
+        .get();
     eprintln!("clearance at contact {cl:?}");
     assert!(cl.minimum < 0.002 && cl.geom == "crate" && cl.at_time > 1.5, "{cl:?}");
 
     // back off: the bumper releases, the contact monitor stays latched
     drive(&mut e, -0.3, 1.0);
-    let bump = e.ctx.blackboard.get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.bumper").unwrap().get();
+    let bump = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.bumper")
+        .unwrap()
+        .get();
     assert!(!bump.pressed["front"], "{bump:?}");
     match latest(&e, "", "contact") {
-        Payload::ContactReport(r2) => assert!(r2.in_contact && r2.count == 0 && r2.first_time == r.first_time, "{r2:?}"),
+        Payload::ContactReport(r2) => {
+            assert!(r2.in_contact && r2.count == 0 && r2.first_time == r.first_time, "{r2:?}")
+        }
         p => panic!("{p:?}"),
     }
-    let cl2 = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>("clearance_monitor:robot.clearance_monitor").unwrap().get();
+    let cl2 = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(
+            "clearance_monitor:robot.clearance_monitor",
+        )
+        .unwrap()
+        .get();
     assert!(cl2.current > 0.1 && cl2.minimum == cl.minimum, "{cl2:?}");
     // the robot stayed in the plane
     match latest(&e, "", "upright") {
@@ -347,13 +431,27 @@ fn observers_report_a_collision_its_zone_and_the_closest_approach() {
     e.step().unwrap();
     roqsim::presence::set_present(&mut e.ctx, "robot", true).unwrap();
     e.step().unwrap();
-    let r = e.ctx.blackboard.get::<roqsim::plugins::observe::contact_monitor::ContactReader>("contact_monitor:robot.contact_monitor").unwrap().get();
+    let r = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::contact_monitor::ContactReader>(
+            "contact_monitor:robot.contact_monitor",
+        )
+        .unwrap()
+        .get();
     assert!(!r.in_contact && r.first_time == -1.0, "{r:?}");
     // reset clears the latched report
     drive(&mut e, 0.3, 0.2);
     e.reset().unwrap();
     e.step().unwrap();
-    let r = e.ctx.blackboard.get::<roqsim::plugins::observe::contact_monitor::ContactReader>("contact_monitor:robot.contact_monitor").unwrap().get();
+    let r = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::contact_monitor::ContactReader>(
+            "contact_monitor:robot.contact_monitor",
+        )
+        .unwrap()
+        .get();
     assert!(!r.in_contact && r.first_time == -1.0 && r.geom_a.is_empty(), "{r:?}");
 }
 
@@ -366,18 +464,37 @@ fn clearance_skips_render_only_geoms_and_saturates_beyond_distmax() {
     let mut e = engine(&yaml);
     e.step_n(10).unwrap();
     let key = "clearance_monitor:robot.clearance_monitor";
-    let cl = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(key).unwrap().get();
+    let cl = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(key)
+        .unwrap()
+        .get();
     // the ghost's face is 0.22 m away but it pairs with nothing: the crate is what counts
     assert_eq!(cl.geom, "crate", "{cl:?}");
     assert!((cl.current - 0.6206).abs() < 0.005, "{cl:?}");
     // a short cutoff: nothing within 0.3 m -> saturated, current == distmax
     let mut e = engine(&tb_observed("      - clearance_monitor: {distmax: 0.3}\n"));
     e.step_n(10).unwrap();
-    let cl = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(key).unwrap().get();
-    assert!(cl.saturated && cl.current == 0.3 && cl.geom.is_empty() && cl.at_time == -1.0, "{cl:?}");
+    let cl = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(key)
+        .unwrap()
+        .get();
+    assert!(
+        cl.saturated && cl.current == 0.3 && cl.geom.is_empty() && cl.at_time == -1.0,
+        "{cl:?}"
+    );
     // measured at compute_rate_hz, published at rate_hz: 50 Hz = every 10 steps
-    let mut e = engine(&tb_observed("      - clearance_monitor: {compute_rate_hz: 50.0, rate_hz: 10.0}\n"));
-    let r = e.ctx.blackboard.get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(key).unwrap().clone();
+    let mut e =
+        engine(&tb_observed("      - clearance_monitor: {compute_rate_hz: 50.0, rate_hz: 10.0}\n"));
+    let r = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::clearance_monitor::ClearanceReader>(key)
+        .unwrap()
+        .clone();
     e.step_n(15).unwrap();
     assert!((r.get().stamp - 0.02).abs() < 1e-9, "measured at {}", r.get().stamp);
     e.step_n(5).unwrap();
@@ -389,7 +506,13 @@ fn clearance_skips_render_only_geoms_and_saturates_beyond_distmax() {
 }
 
 fn energy(e: &Engine, name: &str) -> roqsim::context::payload::EnergyReport {
-    e.ctx.blackboard.get::<roqsim::plugins::observe::energy_monitor::EnergyReader>(&format!("energy:robot.{name}")).unwrap().get()
+    e.ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::energy_monitor::EnergyReader>(&format!(
+            "energy:robot.{name}"
+        ))
+        .unwrap()
+        .get()
 }
 
 #[test]
@@ -414,7 +537,10 @@ fn energy_monitor_splits_driving_from_driven_and_bills_what_was_stated() {
     let pack = energy(&e, "pack");
     let regen = energy(&e, "regen");
     eprintln!("plain {plain:?}\nregen {regen:?}\npack {pack:?}");
-    assert_eq!(plain.actuators, vec!["left_wheel_motor".to_string(), "right_wheel_motor".to_string()]);
+    assert_eq!(
+        plain.actuators,
+        vec!["left_wheel_motor".to_string(), "right_wheel_motor".to_string()]
+    );
     assert!(plain.driving_j > 0.05 && plain.driven_j > 0.0, "{plain:?}");
     // per-actuator split sums to the totals
     assert!((plain.actuator_driving_j.iter().sum::<f64>() - plain.driving_j).abs() < 1e-9);
@@ -430,7 +556,11 @@ fn energy_monitor_splits_driving_from_driven_and_bills_what_was_stated() {
     assert!((pack.energy_j - want).abs() < 1e-6 * want, "{} vs {want}", pack.energy_j);
     // regeneration credits e * driven back
     let want = plain.driving_j / 0.5 - 0.5 * plain.driven_j;
-    assert!((regen.energy_j - want).abs() < 1e-9 * want.abs().max(1.0), "{} vs {want}", regen.energy_j);
+    assert!(
+        (regen.energy_j - want).abs() < 1e-9 * want.abs().max(1.0),
+        "{} vs {want}",
+        regen.energy_j
+    );
     // a 0.0005 Wh (1.8 J) pack under a 2 W idle load is flat and latched
     assert!(pack.depleted && pack.state_of_charge == Some(0.0), "{pack:?}");
     assert_eq!(pack.capacity_wh, Some(0.0005));
@@ -438,7 +568,10 @@ fn energy_monitor_splits_driving_from_driven_and_bills_what_was_stated() {
     // reset zeroes the bill
     e.reset().unwrap();
     let z = energy(&e, "pack");
-    assert!(z.energy_j == 0.0 && z.driving_j == 0.0 && !z.depleted && z.state_of_charge == Some(1.0), "{z:?}");
+    assert!(
+        z.energy_j == 0.0 && z.driving_j == 0.0 && !z.depleted && z.state_of_charge == Some(1.0),
+        "{z:?}"
+    );
 }
 
 #[test]
@@ -452,7 +585,14 @@ components:
       - upright_monitor: {settle_s: 0.0}
 ",
     );
-    let r = e.ctx.blackboard.get::<roqsim::plugins::observe::upright_monitor::UprightReader>("upright_monitor:pole.upright_monitor").unwrap().clone();
+    let r = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::upright_monitor::UprightReader>(
+            "upright_monitor:pole.upright_monitor",
+        )
+        .unwrap()
+        .clone();
     e.step().unwrap();
     let first = r.get();
     assert!(first.upright && first.settled && (first.tilt_deg - 20.05).abs() < 0.1, "{first:?}");
@@ -468,7 +608,10 @@ components:
 #[test]
 fn observer_refusals() {
     let t = refusal("sim: {timestep: 0.002}\ncomponents:\n  - contact_monitor: {}\n");
-    assert_has(&t, &["`contact_monitor` belongs to a robot and must be nested under it (requires_owner)"]);
+    assert_has(
+        &t,
+        &["`contact_monitor` belongs to a robot and must be nested under it (requires_owner)"],
+    );
     for p in ["bumper", "clearance_monitor", "energy_monitor", "upright_monitor"] {
         let t = refusal(&format!("sim: {{timestep: 0.002}}\ncomponents:\n  - {p}: {{}}\n"));
         assert_has(&t, &[&format!("`{p}` belongs to a robot"), "requires_owner"]);
@@ -490,13 +633,31 @@ fn observer_refusals() {
     let t = refusal(&tb_observed("      - energy_monitor: {efficiency: 1.5}\n"));
     assert_has(&t, &["efficiency", "must be within (0, 1]"]);
     let t = refusal(&tb_observed("      - energy_monitor: {actuators: [left_wheel_joint]}\n"));
-    assert_has(&t, &["actuators[0]: `left_wheel_joint` is a joint, not an actuator", "left_wheel_motor"]);
-    let t = refusal(&tb_observed("      - energy_monitor: {resistive_w_per_nm2: {front_motor: 0.1}}\n"));
-    assert_has(&t, &["resistive_w_per_nm2.front_motor", "not a metered actuator", "left_wheel_motor, right_wheel_motor"]);
+    assert_has(
+        &t,
+        &["actuators[0]: `left_wheel_joint` is a joint, not an actuator", "left_wheel_motor"],
+    );
+    let t = refusal(&tb_observed(
+        "      - energy_monitor: {resistive_w_per_nm2: {front_motor: 0.1}}\n",
+    ));
+    assert_has(
+        &t,
+        &[
+            "resistive_w_per_nm2.front_motor",
+            "not a metered actuator",
+            "left_wheel_motor, right_wheel_motor",
+        ],
+    );
     let t = refusal(
         "sim: {timestep: 0.002}\ncomponents:\n  - box: {pose: {position: {x: 0.0}}, size: [0.1, 0.1, 0.1], motion: physics}\n    name: crate\n    components:\n      - energy_monitor: {}\n",
     );
-    assert_has(&t, &["entity `crate` has no actuators to meter", "looks exactly like a robot that costs nothing"]);
+    assert_has(
+        &t,
+        &[
+            "entity `crate` has no actuators to meter",
+            "looks exactly like a robot that costs nothing",
+        ],
+    );
     let t = refusal(&tb_observed("      - upright_monitor: {max_tilt_deg: 0.0}\n"));
     assert_has(&t, &["max_tilt_deg", "must be within (0, 180]"]);
     let t = refusal(&tb_observed("      - upright_monitor: {body: chassis}\n"));
@@ -507,19 +668,40 @@ fn observer_refusals() {
 
 #[test]
 fn warehouse_world_runs_with_its_conveyor_door_arm_and_faults() {
-    let w = roqsim::load_world(&base().join("warehouse.yaml"), &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let w = roqsim::load_world(&base().join("warehouse.yaml"), &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
     let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap();
-    for (name, kind) in [("door_1", roqsim::context::EntityKind::Door), ("ur", roqsim::context::EntityKind::Arm), ("robot", roqsim::context::EntityKind::Robot), ("belt", roqsim::context::EntityKind::Other)] {
-        assert_eq!(e.ctx.entities.get(name).unwrap_or_else(|| panic!("no entity {name}")).kind, kind);
+    for (name, kind) in [
+        ("door_1", roqsim::context::EntityKind::Door),
+        ("ur", roqsim::context::EntityKind::Arm),
+        ("robot", roqsim::context::EntityKind::Robot),
+        ("belt", roqsim::context::EntityKind::Other),
+    ] {
+        assert_eq!(
+            e.ctx.entities.get(name).unwrap_or_else(|| panic!("no entity {name}")).kind,
+            kind
+        );
     }
-    for (ns, ep) in [("belt", "speed"), ("door_1", "cmd"), ("door_1", "state"), ("grip_fault", "override"), ("", "robot/rplidar/lidar/override"), ("", "contact"), ("", "battery")] {
+    for (ns, ep) in [
+        ("belt", "speed"),
+        ("door_1", "cmd"),
+        ("door_1", "state"),
+        ("grip_fault", "override"),
+        ("", "robot/rplidar/lidar/override"),
+        ("", "contact"),
+        ("", "battery"),
+    ] {
         endpoint(&e, ns, ep);
     }
     // the gripper's pinch point waits above the belt's end
-    let pinch = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_SITE, "ur_pinch").expect("ur_pinch site");
+    let pinch =
+        e.ctx.model().name_to_id(MjtObjBase::mjOBJ_SITE, "ur_pinch").expect("ur_pinch site");
     let p = e.ctx.data().site_xpos()[pinch];
     eprintln!("pinch at {p:?}");
-    assert!((p[0] - 4.51).abs() < 0.03 && (p[1] - 1.87).abs() < 0.03 && (p[2] - 1.11).abs() < 0.05, "pinch at {p:?}");
+    assert!(
+        (p[0] - 4.51).abs() < 0.03 && (p[1] - 1.87).abs() < 0.03 && (p[2] - 1.11).abs() < 0.05,
+        "pinch at {p:?}"
+    );
     let x0 = body_pos(&e, "parcel_1")[0];
     secs(&mut e, 1.5);
     let x1 = body_pos(&e, "parcel_1")[0];
@@ -529,48 +711,90 @@ fn warehouse_world_runs_with_its_conveyor_door_arm_and_faults() {
     let cmd = endpoint(&e, "door_1", "cmd");
     e.ctx.interface.deliver(cmd, Payload::Float64(1.0));
     secs(&mut e, 3.0);
-    let h = e.ctx.blackboard.get::<roqsim::plugins::assets::door::DoorHandle>("door:door_1").unwrap();
+    let h =
+        e.ctx.blackboard.get::<roqsim::plugins::assets::door::DoorHandle>("door:door_1").unwrap();
     eprintln!("door openness {}", h.openness());
     assert!(h.openness() > 0.95 && !h.stalled(), "door at {}", h.openness());
-    let u = e.ctx.blackboard.get::<roqsim::plugins::observe::upright_monitor::UprightReader>("upright_monitor:robot.upright_monitor").unwrap().get();
+    let u = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::upright_monitor::UprightReader>(
+            "upright_monitor:robot.upright_monitor",
+        )
+        .unwrap()
+        .get();
     assert!(u.upright && u.settled, "{u:?}");
     // both faults answer: the grip fault has nothing in the jaws yet (untested), the lidar's lands
     let mut replies = Vec::new();
     for (ns, name) in [("grip_fault", "override"), ("", "robot/rplidar/lidar/override")] {
         let (tx, rx) = crossbeam_channel::unbounded();
         let id = endpoint(&e, ns, name);
-        e.ctx.interface.deliver(id, Payload::Call(roqsim::context::payload::ServiceCall { request: Box::new(Payload::Bool(true)), reply: tx }));
+        e.ctx.interface.deliver(
+            id,
+            Payload::Call(roqsim::context::payload::ServiceCall {
+                request: Box::new(Payload::Bool(true)),
+                reply: tx,
+            }),
+        );
         replies.push(rx);
     }
     e.step().unwrap();
-    let msgs: Vec<String> = replies.iter().map(|rx| match rx.try_recv() {
-        Ok(Payload::Ack { success: true, message }) => message,
-        other => panic!("{other:?}"),
-    }).collect();
-    assert!(msgs[0].starts_with("untested: geom_friction -> [0.0, 0.0, 0.0] on [ur_left_pad, ur_right_pad]"), "{}", msgs[0]);
+    let msgs: Vec<String> = replies
+        .iter()
+        .map(|rx| match rx.try_recv() {
+            Ok(Payload::Ack { success: true, message }) => message,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert!(
+        msgs[0].starts_with(
+            "untested: geom_friction -> [0.0, 0.0, 0.0] on [ur_left_pad, ur_right_pad]"
+        ),
+        "{}",
+        msgs[0]
+    );
     assert!(msgs[1].starts_with("landed: `robot.rplidar.lidar`"), "{}", msgs[1]);
 }
 
 #[test]
 fn bumper_zones_wrap_through_pi_and_a_contact_outside_every_zone_presses_nothing() {
     // the crate is BEHIND the robot; it reverses into it
-    let mut e = engine(&tb_observed(
-        "      - contact_monitor: {}
+    let mut e = engine(
+        &tb_observed(
+            "      - contact_monitor: {}
       - bumper: {zones: {front: [-0.52, 0.52], rear: [2.6, -2.6]}}
         name: ring
       - bumper: {zones: {left: [0.52, 1.57], right: [-1.57, -0.52]}}
         name: sides
 ",
-    )
-    .replace("x: 1.0, y: 0.0", "x: -1.0, y: 0.0"));
+        )
+        .replace("x: 1.0, y: 0.0", "x: -1.0, y: 0.0"),
+    );
     drive(&mut e, -0.3, 3.5);
-    let ring = e.ctx.blackboard.get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.ring").unwrap().get();
-    let sides = e.ctx.blackboard.get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.sides").unwrap().get();
+    let ring = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.ring")
+        .unwrap()
+        .get();
+    let sides = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::bumper::BumperReader>("bumper:robot.sides")
+        .unwrap()
+        .get();
     eprintln!("ring {ring:?}\nsides {sides:?}");
     assert!(ring.pressed["rear"] && !ring.pressed["front"], "{ring:?}");
     assert!(ring.bearing.unwrap().abs() > 3.0, "{ring:?}");
     assert!(!sides.pressed["left"] && !sides.pressed["right"], "{sides:?}");
     assert_eq!(latest(&e, "", "bumper/rear"), Payload::Bool(true));
-    let c = e.ctx.blackboard.get::<roqsim::plugins::observe::contact_monitor::ContactReader>("contact_monitor:robot.contact_monitor").unwrap().get();
+    let c = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::contact_monitor::ContactReader>(
+            "contact_monitor:robot.contact_monitor",
+        )
+        .unwrap()
+        .get();
     assert!(c.in_contact && c.geom_b == "crate", "{c:?}");
 }

@@ -18,8 +18,10 @@ fn base() -> PathBuf {
 }
 
 fn engine_seed(yaml: &str, seed: u64) -> Engine {
-    let w = load_world_str(yaml, &base(), &LoadOptions::default()).unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(seed) }).unwrap_or_else(|e| panic!("engine failed: {e}"))
+    let w = load_world_str(yaml, &base(), &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("load failed: {e}"));
+    Engine::new(w, EngineOptions { profile: false, seed: Some(seed) })
+        .unwrap_or_else(|e| panic!("engine failed: {e}"))
 }
 
 fn engine(yaml: &str) -> Engine {
@@ -54,7 +56,8 @@ fn pose2d(e: &Engine, body: &str) -> (f64, f64, f64) {
 /// Ground-truth pose of a robot's free joint straight from qpos (current after the step).
 fn qpose(e: &Engine, joint: &str) -> (f64, f64, f64) {
     let m = e.ctx.model();
-    let j = m.name_to_id(MjtObjBase::mjOBJ_JOINT, joint).unwrap_or_else(|| panic!("no joint {joint}"));
+    let j =
+        m.name_to_id(MjtObjBase::mjOBJ_JOINT, joint).unwrap_or_else(|| panic!("no joint {joint}"));
     let a = m.jnt_qposadr()[j] as usize;
     let q = e.ctx.data().qpos();
     (q[a], q[a + 1], roqsim::mjcf::yaw_of(&[q[a + 3], q[a + 4], q[a + 5], q[a + 6]]))
@@ -70,7 +73,8 @@ impl Unwrap {
         Unwrap { last: y, total: 0.0 }
     }
     fn update(&mut self, y: f64) -> f64 {
-        let d = (y - self.last + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI) - std::f64::consts::PI;
+        let d = (y - self.last + std::f64::consts::PI).rem_euclid(2.0 * std::f64::consts::PI)
+            - std::f64::consts::PI;
         self.total += d;
         self.last = y;
         self.total
@@ -78,7 +82,12 @@ impl Unwrap {
 }
 
 fn endpoint(e: &Engine, name: &str) -> usize {
-    e.ctx.interface.all().iter().position(|ep| ep.name == name).unwrap_or_else(|| panic!("no endpoint {name}"))
+    e.ctx
+        .interface
+        .all()
+        .iter()
+        .position(|ep| ep.name == name)
+        .unwrap_or_else(|| panic!("no endpoint {name}"))
 }
 
 fn twist(v: f64, vy: f64, w: f64) -> Payload {
@@ -168,7 +177,11 @@ fn diff_arc_odometry_within_2_percent_of_ground_truth() {
     let (ox, oy, oyaw, ..) = handle(&e, "robot").read_odom();
     let err = (ox - tx).hypot(oy - ty);
     println!("arc: truth ({tx:.4}, {ty:.4}, {turned:.4}) odom ({ox:.4}, {oy:.4}, {oyaw:.4}) position error {err:.4} m");
-    assert!(err < 0.02 * 0.25 * 6.0, "odometry position error {err} m over {} m driven", 0.25 * 6.0);
+    assert!(
+        err < 0.02 * 0.25 * 6.0,
+        "odometry position error {err} m over {} m driven",
+        0.25 * 6.0
+    );
     assert!((oyaw - turned).abs() < 0.02 * turned, "odometry yaw {oyaw} vs truth {turned}");
 }
 
@@ -185,7 +198,10 @@ fn diff_watchdog_stops_the_base_after_cmd_vel_timeout() {
     let v_after = handle(&e, "robot").read_odom().3;
     e.step_n(500).unwrap();
     let at_2s = qpose(&e, "base_free");
-    println!("watchdog: v at 0.5 s {v_during:.4}, at 1.0 s {v_after:.2e}; x at 1 s {:.4}, at 2 s {:.4}", at_1s.0, at_2s.0);
+    println!(
+        "watchdog: v at 0.5 s {v_during:.4}, at 1.0 s {v_after:.2e}; x at 1 s {:.4}, at 2 s {:.4}",
+        at_1s.0, at_2s.0
+    );
     assert!((v_during - 0.2).abs() < 0.01, "driving before the timeout: {v_during}");
     assert!(v_after.abs() < 1e-3, "still moving after the timeout: {v_after}");
     assert!((at_2s.0 - at_1s.0).abs() < 1e-3, "crept on after stopping");
@@ -229,9 +245,15 @@ fn diff_odom_noise_is_seeded_reproducible_and_drifts() {
     // Drifting: away from the exact odometry by centimetres, and differently per seed.
     let drift = (a.0 - clean.0).hypot(a.1 - clean.1);
     assert!(drift > 0.01, "noisy odometry drifted only {drift} m from the exact one");
-    assert!((a.0 - c.0).hypot(a.1 - c.1) > 1e-3 && a.2 != c.2, "seeds 7 and 8 gave the same odometry");
+    assert!(
+        (a.0 - c.0).hypot(a.1 - c.1) > 1e-3 && a.2 != c.2,
+        "seeds 7 and 8 gave the same odometry"
+    );
     // The noise is on what is reported (twist covariance states it), not on the robot.
-    assert!((msg_a.twist_covariance[0] - 0.0025).abs() < 1e-15 && (msg_a.twist_covariance[35] - 0.01).abs() < 1e-15);
+    assert!(
+        (msg_a.twist_covariance[0] - 0.0025).abs() < 1e-15
+            && (msg_a.twist_covariance[35] - 0.01).abs() < 1e-15
+    );
 }
 
 #[test]
@@ -289,7 +311,10 @@ components:
     let all = e.ctx.interface.all();
     let cmd = &all[endpoint(&e, "cmd_vel")];
     assert_eq!(cmd.direction, Direction::In);
-    assert_eq!((cmd.owner.as_deref(), cmd.namespace.as_str(), cmd.frame_prefix.as_str()), (Some("tb"), "robot1", "robot1/"));
+    assert_eq!(
+        (cmd.owner.as_deref(), cmd.namespace.as_str(), cmd.frame_prefix.as_str()),
+        (Some("tb"), "robot1", "robot1/")
+    );
     assert_eq!(cmd.get_hint("ros2", "type"), Some("geometry_msgs/msg/TwistStamped"));
     assert_eq!(cmd.get_hint("ros2", "qos"), Some("reliable"));
     assert_eq!(cmd.get_hint("ros2", "topic"), Some("diffdrive_controller/cmd_vel"));
@@ -306,18 +331,27 @@ components:
     assert_eq!((h.name(), h.controller()), ("tb", "diff_drive"));
     h.drive(0.1, 0.0, 0.0);
     e.step_n(9).unwrap();
-    assert!(e.ctx.interface.get(endpoint(&e, "odom")).latest().is_none(), "odom published before its first gate");
+    assert!(
+        e.ctx.interface.get(endpoint(&e, "odom")).latest().is_none(),
+        "odom published before its first gate"
+    );
     e.step_n(491).unwrap();
     let (msg, tick) = match e.ctx.interface.get(endpoint(&e, "odom")).latest() {
         Some((Payload::Odometry(o), t)) => (o.clone(), t),
         other => panic!("{other:?}"),
     };
     assert_eq!(tick, 500);
-    assert_eq!((msg.frame_id.as_str(), msg.child_frame_id.as_str(), msg.publish_tf), ("odom", "base_link", true));
+    assert_eq!(
+        (msg.frame_id.as_str(), msg.child_frame_id.as_str(), msg.publish_tf),
+        ("odom", "base_link", true)
+    );
     assert!((msg.stamp - 1.0).abs() < 1e-9, "stamp {}", msg.stamp);
     let (x, y, yaw, vx, _, _) = h.read_odom();
     assert_eq!((msg.position[0], msg.position[1]), (x, y));
-    assert!((msg.orientation[3] - (yaw / 2.0).cos()).abs() < 1e-12 && (msg.linear[0] - vx).abs() < 1e-12);
+    assert!(
+        (msg.orientation[3] - (yaw / 2.0).cos()).abs() < 1e-12
+            && (msg.linear[0] - vx).abs() < 1e-12
+    );
     assert!((x - 0.094).abs() < 0.005, "0.1 m/s for 1 s (ramped): odom x {x}");
     let truth = qpose(&e, "r1_base_free");
     assert!((truth.0 - x).abs() < 0.002, "odom {x} vs truth {}", truth.0);
@@ -328,8 +362,16 @@ components:
     };
     assert_eq!(js.name, vec!["left_wheel_joint", "right_wheel_joint"]);
     let wheel_rate = 0.1 / 0.03575;
-    assert!(js.velocity.iter().all(|w| (w - wheel_rate).abs() < 0.05 * wheel_rate), "wheel rates {:?}", js.velocity);
-    assert!(js.position.iter().all(|p| (p - x / 0.03575).abs() < 0.05 * x / 0.03575), "wheel angles {:?}", js.position);
+    assert!(
+        js.velocity.iter().all(|w| (w - wheel_rate).abs() < 0.05 * wheel_rate),
+        "wheel rates {:?}",
+        js.velocity
+    );
+    assert!(
+        js.position.iter().all(|p| (p - x / 0.03575).abs() < 0.05 * x / 0.03575),
+        "wheel angles {:?}",
+        js.position
+    );
     assert_eq!(js.effort.len(), 2);
 
     // Reset zeroes the odometry and forgets the command.
@@ -358,13 +400,32 @@ components:
       - diff_drive: {publish_joint_states: false}
 ",
     );
-    let js: Vec<usize> = e.ctx.interface.all().iter().enumerate().filter(|(_, ep)| ep.name == "joint_states").map(|(i, _)| i).collect();
-    let owners: Vec<Option<&str>> = js.iter().map(|&i| e.ctx.interface.get(i).owner.as_deref()).collect();
-    assert_eq!(owners, vec![Some("car"), Some("car"), Some("car")], "ackermann + 2 publishers; the turtlebot publishes none");
+    let js: Vec<usize> = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .enumerate()
+        .filter(|(_, ep)| ep.name == "joint_states")
+        .map(|(i, _)| i)
+        .collect();
+    let owners: Vec<Option<&str>> =
+        js.iter().map(|&i| e.ctx.interface.get(i).owner.as_deref()).collect();
+    assert_eq!(
+        owners,
+        vec![Some("car"), Some("car"), Some("car")],
+        "ackermann + 2 publishers; the turtlebot publishes none"
+    );
     let every = e.ctx.interface.get(js[1]).snapped.unwrap();
     assert_eq!(every.every_steps, 8, "62 Hz snaps to every 8 steps of 0.002 s");
     assert_eq!(e.ctx.interface.get(js[2]).get_hint("ros2", "topic"), Some("/subset"));
-    assert_eq!((e.ctx.interface.get(js[2]).namespace.as_str(), e.ctx.interface.get(js[2]).frame_prefix.as_str()), ("diag", "diag/"));
+    assert_eq!(
+        (
+            e.ctx.interface.get(js[2]).namespace.as_str(),
+            e.ctx.interface.get(js[2]).frame_prefix.as_str()
+        ),
+        ("diag", "diag/")
+    );
     assert_eq!(e.ctx.interface.get(js[1]).namespace, "", "no namespace on the car: global");
     e.step_n(40).unwrap();
     let get = |i: usize| match e.ctx.interface.get(i).latest() {
@@ -374,7 +435,14 @@ components:
     let all = get(js[1]);
     assert_eq!(
         all.name,
-        vec!["left_steer_joint", "front_left_wheel_joint", "right_steer_joint", "front_right_wheel_joint", "rear_left_joint", "rear_right_joint"]
+        vec![
+            "left_steer_joint",
+            "front_left_wheel_joint",
+            "right_steer_joint",
+            "front_right_wheel_joint",
+            "rear_left_joint",
+            "rear_right_joint"
+        ]
     );
     let sub = get(js[2]);
     assert_eq!(sub.name, vec!["rear_right_joint", "left_steer_joint"]);
@@ -405,12 +473,18 @@ components:
     let angle_err = (ux * 1f64.cos() + uy * 1f64.sin()).asin(); // component along body x
     let (ox, oy, oyaw, _, ovy, _) = handle(&e, "robot").read_odom();
     println!("omni: moved {d:.4} m along ({ux:.4}, {uy:.4}), body y = ({:.4}, {:.4}); off-axis {:.3} deg; turned {turned:.2e}; odom ({ox:.4}, {oy:.4}, {oyaw:.2e}) vy {ovy:.4}", -1f64.sin(), 1f64.cos(), angle_err.to_degrees());
-    assert!((ux + 1f64.sin()).abs() < 0.01 && (uy - 1f64.cos()).abs() < 0.01, "moved along ({ux}, {uy})");
+    assert!(
+        (ux + 1f64.sin()).abs() < 0.01 && (uy - 1f64.cos()).abs() < 0.01,
+        "moved along ({ux}, {uy})"
+    );
     // 0.3 m/s for 3 s minus the 1 m/s² ramp (0.045 m) and the planar servo's 0.1 s lag (0.03 m).
     assert!((d - 0.825).abs() < 0.02, "strafed {d} m");
     assert!(turned.abs() < 0.01, "yawed {turned} rad while strafing");
     // Odometry: body-frame y, from the achieved twist.
-    assert!(ox.abs() < 0.01 && (oy - d).abs() < 0.01 * d && (ovy - 0.3).abs() < 0.01, "odom ({ox}, {oy}) vy {ovy}");
+    assert!(
+        ox.abs() < 0.01 && (oy - d).abs() < 0.01 * d && (ovy - 0.3).abs() < 0.01,
+        "odom ({ox}, {oy}) vy {ovy}"
+    );
     // Observational mecanum wheels counter-rotate pairwise when strafing.
     let id = endpoint(&e, "joint_states");
     e.step_n(10).unwrap();
@@ -418,10 +492,16 @@ components:
         Some((Payload::JointState(j), _)) => j.clone(),
         other => panic!("{other:?}"),
     };
-    assert_eq!(js.name, vec!["front_left_joint", "front_right_joint", "rear_left_joint", "rear_right_joint"]);
+    assert_eq!(
+        js.name,
+        vec!["front_left_joint", "front_right_joint", "rear_left_joint", "rear_right_joint"]
+    );
     let w = &js.velocity;
     println!("omni wheels {w:?}");
-    assert!(w[0] < -1.0 && w[1] > 1.0 && w[2] > 1.0 && w[3] < -1.0, "mecanum strafe pattern: {w:?}");
+    assert!(
+        w[0] < -1.0 && w[1] > 1.0 && w[2] > 1.0 && w[3] < -1.0,
+        "mecanum strafe pattern: {w:?}"
+    );
 }
 
 #[test]
@@ -443,9 +523,20 @@ components:
     e.step_n(1000).unwrap();
     let p1 = qpose(&e, "base_free");
     let (_, _, _, vx, vy, _) = handle(&e, "robot").read_odom();
-    println!("omni combined: body twist ({vx:.4}, {vy:.4}), moved ({:.4}, {:.4})", p1.0 - p0.0, p1.1 - p0.1);
-    assert!((vx.hypot(vy) - 0.7).abs() < 0.01, "hypot {} vs max_combined_linear_vel 0.7", vx.hypot(vy));
-    assert!((vx - vy).abs() < 0.005 && ((p1.1 - p0.1) / (p1.0 - p0.0) - 1.0).abs() < 0.01, "direction lost: ({vx}, {vy})");
+    println!(
+        "omni combined: body twist ({vx:.4}, {vy:.4}), moved ({:.4}, {:.4})",
+        p1.0 - p0.0,
+        p1.1 - p0.1
+    );
+    assert!(
+        (vx.hypot(vy) - 0.7).abs() < 0.01,
+        "hypot {} vs max_combined_linear_vel 0.7",
+        vx.hypot(vy)
+    );
+    assert!(
+        (vx - vy).abs() < 0.005 && ((p1.1 - p0.1) / (p1.0 - p0.0) - 1.0).abs() < 0.01,
+        "direction lost: ({vx}, {vy})"
+    );
     // Yaw rate 3 rad/s is capped to max_angular_vel 2.0944.
     let mut e = omni("[0.0, 0.0, 3.0]");
     let turned = drive_for(&mut e, None, 1.0, "base_free");
@@ -453,7 +544,10 @@ components:
     println!("omni turn: wz {wz:.4}, turned {turned:.4} rad, odometry {oyaw:.4}");
     assert!((wz - 2.0944).abs() < 0.01, "yaw rate {wz}");
     // 2.0944 rad/s for 1 s less the yaw servo's 0.04 s lag.
-    assert!((turned - 2.0944 * 0.96).abs() < 0.03 && (oyaw - turned).abs() < 1e-3, "turned {turned}, odom {oyaw}");
+    assert!(
+        (turned - 2.0944 * 0.96).abs() < 0.03 && (oyaw - turned).abs() < 1e-3,
+        "turned {turned}, odom {oyaw}"
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -486,7 +580,8 @@ fn fit_circle(pts: &[(f64, f64)]) -> (f64, f64, f64) {
         }
     }
     let det = |m: &[[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
             + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
     };
     let d = det(&m);
@@ -505,7 +600,8 @@ fn fit_circle(pts: &[(f64, f64)]) -> (f64, f64, f64) {
 fn steer_angles(e: &Engine) -> (f64, f64) {
     let m = e.ctx.model();
     let q = e.ctx.data().qpos();
-    let a = |n: &str| q[m.jnt_qposadr()[m.name_to_id(MjtObjBase::mjOBJ_JOINT, n).unwrap()] as usize];
+    let a =
+        |n: &str| q[m.jnt_qposadr()[m.name_to_id(MjtObjBase::mjOBJ_JOINT, n).unwrap()] as usize];
     (a("left_steer_joint"), a("right_steer_joint"))
 }
 
@@ -518,7 +614,10 @@ fn ackermann_zero_speed_with_yaw_rate_does_not_move() {
     let moved = (p1.0 - p0.0).hypot(p1.1 - p0.1);
     let (l, r) = steer_angles(&e);
     println!("car v=0 w=1: moved {moved:.2e} m, turned {turned:.2e} rad, steer ({l:.2e}, {r:.2e})");
-    assert!(moved < 1e-3 && turned.abs() < 1e-3, "a car commanded v = 0 moved {moved} m / turned {turned} rad");
+    assert!(
+        moved < 1e-3 && turned.abs() < 1e-3,
+        "a car commanded v = 0 moved {moved} m / turned {turned} rad"
+    );
     assert!(l.abs() < 0.01 && r.abs() < 0.01, "a curvature at rest set the rack: ({l}, {r})");
 }
 
@@ -529,7 +628,14 @@ fn ackermann_cmd_turns_the_wheels_of_a_stopped_car_with_the_split() {
     let ep = e.ctx.interface.get(id);
     assert_eq!(ep.get_hint("ros2", "type"), Some("ackermann_msgs/msg/AckermannDriveStamped"));
     assert_eq!(ep.get_hint("ros2", "topic"), Some("drive"));
-    e.ctx.interface.deliver(id, Payload::Ackermann(AckermannDrive { steering_angle: 0.3, speed: 0.0, ..Default::default() }));
+    e.ctx.interface.deliver(
+        id,
+        Payload::Ackermann(AckermannDrive {
+            steering_angle: 0.3,
+            speed: 0.0,
+            ..Default::default()
+        }),
+    );
     let p0 = qpose(&e, "base_free");
     e.step_n(500).unwrap();
     let (l, r) = steer_angles(&e);
@@ -537,7 +643,10 @@ fn ackermann_cmd_turns_the_wheels_of_a_stopped_car_with_the_split() {
     // Ackermann split of a 0.3 rad centre angle, L 0.3302, steer_track 0.2.
     let (t, ll, a) = (0.3f64.tan(), 0.3302, 0.1);
     let (el, er) = ((ll * t).atan2(ll - a * t), (ll * t).atan2(ll + a * t));
-    println!("stopped car: steer ({l:.4}, {r:.4}) expected ({el:.4}, {er:.4}); moved {:.2e}", (p1.0 - p0.0).hypot(p1.1 - p0.1));
+    println!(
+        "stopped car: steer ({l:.4}, {r:.4}) expected ({el:.4}, {er:.4}); moved {:.2e}",
+        (p1.0 - p0.0).hypot(p1.1 - p0.1)
+    );
     assert!((l - el).abs() < 0.01 && (r - er).abs() < 0.01 && l > r, "steer ({l}, {r})");
     assert!((p1.0 - p0.0).hypot(p1.1 - p0.1) < 2e-3, "a stopped car moved while steering");
     // joint_states carries the steer joints with the driven ones.
@@ -545,7 +654,10 @@ fn ackermann_cmd_turns_the_wheels_of_a_stopped_car_with_the_split() {
         Some((Payload::JointState(j), _)) => j.clone(),
         other => panic!("{other:?}"),
     };
-    assert_eq!(js.name, vec!["rear_left_joint", "rear_right_joint", "left_steer_joint", "right_steer_joint"]);
+    assert_eq!(
+        js.name,
+        vec!["rear_left_joint", "rear_right_joint", "left_steer_joint", "right_steer_joint"]
+    );
     assert!((js.position[2] - l).abs() < 0.01);
     // A later cmd_vel owns the angle again: straight ahead.
     e.ctx.interface.deliver(endpoint(&e, "cmd_vel"), twist(0.5, 0.0, 0.0));
@@ -573,7 +685,10 @@ fn ackermann_minimum_turning_radius_matches_wheelbase_over_tan_max_steer() {
     // Measured with the bundled ackermann_car: 0.830 m (+12 %): its steer joints' range and
     // ctrlrange (±0.4189) clamp the INNER wheel below the Ackermann angle of a 0.4189 rad centre
     // angle (0.4753 rad). With them widened to ±0.5 the same drive turns 0.770 m (+3.8 %).
-    assert!((radius - expected).abs() < 0.05 * expected, "minimum turning radius {radius} m vs {expected} m");
+    assert!(
+        (radius - expected).abs() < 0.05 * expected,
+        "minimum turning radius {radius} m vs {expected} m"
+    );
 }
 
 #[test]
@@ -584,7 +699,10 @@ fn ackermann_straight_odometry_and_accel_limit() {
     e.step_n(900).unwrap();
     let p = qpose(&e, "base_free");
     let (ox, oy, ..) = handle(&e, "car").read_odom();
-    println!("car straight: v after 0.2 s {v_ramp:.3}; truth x {:.4} odom x {ox:.4} (y {oy:.2e})", p.0);
+    println!(
+        "car straight: v after 0.2 s {v_ramp:.3}; truth x {:.4} odom x {ox:.4} (y {oy:.2e})",
+        p.0
+    );
     assert!((v_ramp - 0.6).abs() < 0.1, "speed after 0.2 s: {v_ramp}");
     assert!((ox - p.0).abs() < 0.03 * p.0 && p.1.abs() < 0.02, "odom {ox} vs truth {}", p.0);
 }
@@ -609,10 +727,25 @@ components:
 ",
     );
     e.step_n(750).unwrap();
-    let ids: Vec<usize> = e.ctx.interface.all().iter().enumerate().filter(|(_, ep)| ep.name == "pose").map(|(i, _)| i).collect();
+    let ids: Vec<usize> = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .enumerate()
+        .filter(|(_, ep)| ep.name == "pose")
+        .map(|(i, _)| i)
+        .collect();
     let (w, b) = (e.ctx.interface.get(ids[0]), e.ctx.interface.get(ids[1]));
-    assert_eq!((w.get_hint("ros2", "tf"), w.get_hint("ros2", "topic")), (Some("dynamic"), Some("tf")));
-    assert_eq!((w.frame_prefix.as_str(), b.frame_prefix.as_str()), ("", "robot1/"), "map/<model>_gt global; a link namespaced");
+    assert_eq!(
+        (w.get_hint("ros2", "tf"), w.get_hint("ros2", "topic")),
+        (Some("dynamic"), Some("tf"))
+    );
+    assert_eq!(
+        (w.frame_prefix.as_str(), b.frame_prefix.as_str()),
+        ("", "robot1/"),
+        "map/<model>_gt global; a link namespaced"
+    );
     assert_eq!(b.get_hint("ros2", "topic"), Some("/gt/imu"));
     assert_eq!((w.snapped.unwrap().every_steps, b.snapped.unwrap().every_steps), (17, 50));
     let tf = |i: usize| match e.ctx.interface.get(i).latest() {
@@ -633,10 +766,15 @@ components:
     // World-frame twist of base_link = the free joint's (linear world-frame, angular body-frame ≈
     // world z on the flat floor); the kinematics are from the start of the step, qvel from its end.
     let m = e.ctx.model();
-    let dof = m.jnt_dofadr()[m.name_to_id(MjtObjBase::mjOBJ_JOINT, "r1_base_free").unwrap()] as usize;
+    let dof =
+        m.jnt_dofadr()[m.name_to_id(MjtObjBase::mjOBJ_JOINT, "r1_base_free").unwrap()] as usize;
     let qv = &e.ctx.data().qvel()[dof..dof + 6];
     println!("gt twist {:?} {:?}; qvel {qv:?}", pt.linear, pt.angular);
-    assert!((pt.linear[0] - qv[0]).abs() < 1e-3 && (pt.linear[1] - qv[1]).abs() < 1e-3 && (pt.angular[2] - qv[5]).abs() < 1e-3);
+    assert!(
+        (pt.linear[0] - qv[0]).abs() < 1e-3
+            && (pt.linear[1] - qv[1]).abs() < 1e-3
+            && (pt.angular[2] - qv[5]).abs() < 1e-3
+    );
     assert!((pt.linear[0].hypot(pt.linear[1]) - 0.2).abs() < 0.01, "speed {:?}", pt.linear);
     // Ground truth moves with the robot from its spawn pose (not the odom frame's origin).
     assert!((x - 1.0).hypot(y - 2.0) > 0.2, "robot at ({x}, {y})");
@@ -644,10 +782,19 @@ components:
     let (tb_, _) = tf(ids[1]);
     assert_eq!((tb_.parent.as_str(), tb_.child.as_str()), ("base_link", "imu"));
     let t = tb_.translation;
-    assert!((t[0] - 0.050613).abs() < 1e-9 && (t[1] - 0.043673).abs() < 1e-9 && (t[2] - 0.0844).abs() < 1e-9, "{t:?}");
+    assert!(
+        (t[0] - 0.050613).abs() < 1e-9
+            && (t[1] - 0.043673).abs() < 1e-9
+            && (t[2] - 0.0844).abs() < 1e-9,
+        "{t:?}"
+    );
     assert!((tb_.rotation[3] - 1.0).abs() < 1e-9);
     let imu = e.ctx.blackboard.get::<GroundTruthReader>("ground_truth:tb.gt_imu").unwrap().read();
-    assert!(imu.linear.iter().all(|v| v.abs() < 1e-9), "a fixed site moves relative to its base: {:?}", imu.linear);
+    assert!(
+        imu.linear.iter().all(|v| v.abs() < 1e-9),
+        "a fixed site moves relative to its base: {:?}",
+        imu.linear
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -677,7 +824,14 @@ fn refusals_top_level_without_owner() {
         ("ground_truth_pose", ""),
     ] {
         let t = refusal(&format!("components:\n  - {plugin}: {{{cfg}}}\n"));
-        assert_has(&t, &[&format!("components.{plugin}"), &format!("`{plugin}` belongs to a robot and must be nested under it"), "components:"]);
+        assert_has(
+            &t,
+            &[
+                &format!("components.{plugin}"),
+                &format!("`{plugin}` belongs to a robot and must be nested under it"),
+                "components:",
+            ],
+        );
     }
 }
 
@@ -694,18 +848,37 @@ fn refusal_missing_actuator_lists_the_entitys_actuators() {
     let t = refusal(&bare_tb("left_actuators: [left_wheel_motor, left_rear_motor], right_actuators: [right_wheel_motor, right_wheel_motor], left_joints: [left_wheel_joint, left_wheel_joint], right_joints: [right_wheel_joint, right_wheel_joint]"));
     assert_has(&t, &["left_actuators[1]: entity `robot` has no actuator `left_rear_motor` (looked up as `p_left_rear_motor`); its actuators are [left_wheel_motor, right_wheel_motor]"]);
     let t = refusal(&bare_tb("left_actuator: left_wheel_motor, right_actuator: right_wheel_motor, left_joint: left_wheel_joint, right_joint: right_wheel"));
-    assert_has(&t, &["right_joint: entity `robot` has no joint `right_wheel`", "its joints are [base_free, left_wheel_joint, right_wheel_joint]"]);
+    assert_has(
+        &t,
+        &[
+            "right_joint: entity `robot` has no joint `right_wheel`",
+            "its joints are [base_free, left_wheel_joint, right_wheel_joint]",
+        ],
+    );
 }
 
 #[test]
 fn refusal_singular_and_list_forms() {
     let t = refusal(&bare_tb(&format!("{TB_NAMES}, left_actuators: [left_wheel_motor]")));
-    assert_has(&t, &["components.robot.diff_drive.left_actuators", "both `left_actuator` and `left_actuators` are given"]);
+    assert_has(
+        &t,
+        &[
+            "components.robot.diff_drive.left_actuators",
+            "both `left_actuator` and `left_actuators` are given",
+        ],
+    );
     let t = refusal(&bare_tb("left_actuator: left_wheel_motor, left_joint: left_wheel_joint, right_joint: right_wheel_joint"));
-    assert_has(&t, &["components.robot.diff_drive.right_actuator", "missing: name the right wheel velocity actuator(s) with `right_actuator`"]);
+    assert_has(
+        &t,
+        &[
+            "components.robot.diff_drive.right_actuator",
+            "missing: name the right wheel velocity actuator(s) with `right_actuator`",
+        ],
+    );
     let t = refusal(&bare_tb("left_actuators: [a, b], right_actuator: right_wheel_motor, left_joints: [left_wheel_joint], right_joint: right_wheel_joint"));
     assert_has(&t, &["left_joints", "1 left joint(s) for 2 left actuator(s)"]);
-    let t = refusal(&bare_tb("left_actuators: [], right_actuator: r, left_joint: l, right_joint: r"));
+    let t =
+        refusal(&bare_tb("left_actuators: [], right_actuator: r, left_joint: l, right_joint: r"));
     assert_has(&t, &["left_actuators", "empty list"]);
 }
 
@@ -754,7 +927,13 @@ fn refusal_position_servo_where_velocity_expected() {
       - ackermann_drive: {steer_actuators: [left_steer_motor], drive_actuators: [rear_left_motor, rear_right_motor], drive_joints: [rear_left_joint, rear_right_joint]}
 ",
     );
-    assert_has(&t, &["ackermann_drive.steer_actuators: needs exactly 2 names", "ackermann_drive.steer_joints: missing: list the two steering joints, left then right"]);
+    assert_has(
+        &t,
+        &[
+            "ackermann_drive.steer_actuators: needs exactly 2 names",
+            "ackermann_drive.steer_joints: missing: list the two steering joints, left then right",
+        ],
+    );
 }
 
 #[test]
@@ -767,7 +946,10 @@ fn refusal_omni_keys() {
       - omni_drive: {wheels: [front_left, front_right, rear_left], steer_actuators: [a]}
 ",
     );
-    assert_has(&t, &["omni_drive.steer_joints: missing: `steer_actuators` given without `steer_joints`"]);
+    assert_has(
+        &t,
+        &["omni_drive.steer_joints: missing: `steer_actuators` given without `steer_joints`"],
+    );
     let t = refusal(
         "components:
   - spawn_robot: {model: omni_base, default_plugins: false}
@@ -785,7 +967,10 @@ fn refusal_omni_keys() {
       - omni_drive: {vx_actuator: base_vy}
 ",
     );
-    assert_has(&t, &["vx_actuator: `base_vy` must be a velocity actuator on `base_free`'s world x DOF"]);
+    assert_has(
+        &t,
+        &["vx_actuator: `base_vy` must be a velocity actuator on `base_free`'s world x DOF"],
+    );
     let t = refusal(
         "components:
   - spawn_robot: {model: omni_base, default_plugins: false}
@@ -808,7 +993,13 @@ fn refusal_two_controllers_on_one_robot() {
         name: second_drive
 ",
     );
-    assert_has(&t, &["[robot.second_drive] configure", "entity `robot` already has a base controller (`diff_drive` serves `robot:robot`)"]);
+    assert_has(
+        &t,
+        &[
+            "[robot.second_drive] configure",
+            "entity `robot` already has a base controller (`diff_drive` serves `robot:robot`)",
+        ],
+    );
 }
 
 #[test]
@@ -821,7 +1012,13 @@ fn refusal_joint_state_publisher_and_ground_truth() {
       - joint_state_publisher: {joints: [left_wheel_joint, caster_joint]}
 ",
     );
-    assert_has(&t, &["joints[1]: entity `robot` has no joint `caster_joint`", "its joints are [base_free, left_wheel_joint, right_wheel_joint]"]);
+    assert_has(
+        &t,
+        &[
+            "joints[1]: entity `robot` has no joint `caster_joint`",
+            "its joints are [base_free, left_wheel_joint, right_wheel_joint]",
+        ],
+    );
     let t = refusal(
         "components:
   - spawn_robot: {model: turtlebot4, default_plugins: false}
@@ -841,7 +1038,10 @@ fn refusal_joint_state_publisher_and_ground_truth() {
         name: gt2
 ",
     );
-    assert_has(&t, &["ground_truth_pose.site: give `body` or `site`, not both", "gt2.rate_hz: must be > 0"]);
+    assert_has(
+        &t,
+        &["ground_truth_pose.site: give `body` or `site`, not both", "gt2.rate_hz: must be > 0"],
+    );
     let t = refusal(
         "components:
   - spawn_robot: {model: turtlebot4, default_plugins: false}
@@ -850,7 +1050,10 @@ fn refusal_joint_state_publisher_and_ground_truth() {
       - ground_truth_pose: {site: lidar}
 ",
     );
-    assert_has(&t, &["site: entity `robot` has no site `lidar`", "its sites are [imu, lidar_mount"]);
+    assert_has(
+        &t,
+        &["site: entity `robot` has no site `lidar`", "its sites are [imu, lidar_mount"],
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -860,7 +1063,9 @@ fn refusal_joint_state_publisher_and_ground_truth() {
 fn swerve_mjcf() -> String {
     let mut modules = String::new();
     let mut acts = String::new();
-    for (n, x, y) in [("fl", 0.2, 0.15), ("fr", 0.2, -0.15), ("rl", -0.2, 0.15), ("rr", -0.2, -0.15)] {
+    for (n, x, y) in
+        [("fl", 0.2, 0.15), ("fr", 0.2, -0.15), ("rl", -0.2, 0.15), ("rr", -0.2, -0.15)]
+    {
         modules += &format!(
             r#"<body name="{n}_module" pos="{x} {y} 0"><joint name="{n}_steer_joint" axis="0 0 1" damping="0.05" armature="0.01"/>
                  <geom type="sphere" size="0.02" mass="0.3" contype="0" conaffinity="0"/>
@@ -911,10 +1116,17 @@ components:
     e.step_n(1000).unwrap();
     let js = read(&e);
     assert_eq!(js.name[..4], ["fl_joint", "fr_joint", "rl_joint", "rr_joint"]);
-    assert_eq!(js.name[4..], ["fl_steer_joint", "fr_steer_joint", "rl_steer_joint", "rr_steer_joint"]);
+    assert_eq!(
+        js.name[4..],
+        ["fl_steer_joint", "fr_steer_joint", "rl_steer_joint", "rr_steer_joint"]
+    );
     println!("swerve strafe: steer {:?}, roll {:?}", &js.position[4..], &js.velocity[..4]);
     for k in 0..4 {
-        assert!((js.position[4 + k] - std::f64::consts::FRAC_PI_2).abs() < 0.02, "steer {k}: {}", js.position[4 + k]);
+        assert!(
+            (js.position[4 + k] - std::f64::consts::FRAC_PI_2).abs() < 0.02,
+            "steer {k}: {}",
+            js.position[4 + k]
+        );
         assert!((js.velocity[k] - 0.3 / 0.05).abs() < 0.3, "roll {k}: {}", js.velocity[k]);
     }
     let p = qpose(&e, "base_free");
@@ -925,13 +1137,21 @@ components:
     e.step_n(500).unwrap();
     let js = read(&e);
     println!("swerve turn: steer {:?}, roll {:?}", &js.position[4..], &js.velocity[..4]);
-    for (k, (x, y)) in [(0.2f64, 0.15f64), (0.2, -0.15), (-0.2, 0.15), (-0.2, -0.15)].into_iter().enumerate() {
+    for (k, (x, y)) in
+        [(0.2f64, 0.15f64), (0.2, -0.15), (-0.2, 0.15), (-0.2, -0.15)].into_iter().enumerate()
+    {
         // Contact velocity w × r = (−y, x); the steer angle is its heading or that plus π, within ±π/2.
         let heading = x.atan2(-y);
         let a = js.position[4 + k];
         let d = (a - heading).rem_euclid(std::f64::consts::PI);
-        assert!(d < 0.02 || d > std::f64::consts::PI - 0.02, "module {k} steer {a} vs heading {heading}");
-        assert!(a.abs() <= std::f64::consts::FRAC_PI_2 + 0.02, "module {k} slewed past the nearer branch: {a}");
+        assert!(
+            d < 0.02 || d > std::f64::consts::PI - 0.02,
+            "module {k} steer {a} vs heading {heading}"
+        );
+        assert!(
+            a.abs() <= std::f64::consts::FRAC_PI_2 + 0.02,
+            "module {k} slewed past the nearer branch: {a}"
+        );
         assert!((js.velocity[k].abs() - 0.25 / 0.05).abs() < 0.3, "roll {k}: {}", js.velocity[k]);
     }
 }
@@ -951,7 +1171,10 @@ components:
     e.step_n(500).unwrap();
     let p1 = qpose(&e, "base_free");
     println!("absent omni: {p0:?} -> {p1:?}");
-    assert!((p1.0 - p0.0).hypot(p1.1 - p0.1) < 1e-3, "an absent base was driven from {p0:?} to {p1:?}");
+    assert!(
+        (p1.0 - p0.0).hypot(p1.1 - p0.1) < 1e-3,
+        "an absent base was driven from {p0:?} to {p1:?}"
+    );
     roqsim::presence::set_present(&mut e.ctx, "robot", true).unwrap();
     e.step_n(500).unwrap();
     let p2 = qpose(&e, "base_free");

@@ -17,8 +17,10 @@ fn base() -> PathBuf {
 }
 
 fn engine_in(yaml: &str, dir: &Path) -> Engine {
-    let w = load_world_str(yaml, dir, &LoadOptions::default()).unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("engine failed: {e}"))
+    let w = load_world_str(yaml, dir, &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("load failed: {e}"));
+    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("engine failed: {e}"))
 }
 
 fn engine(yaml: &str) -> Engine {
@@ -46,16 +48,30 @@ fn assert_has(text: &str, needles: &[&str]) {
 }
 
 fn endpoint(e: &Engine, ns: &str, name: &str) -> usize {
-    e.ctx.interface.all().iter().position(|ep| ep.name == name && ep.namespace == ns).unwrap_or_else(|| {
-        let have: Vec<String> = e.ctx.interface.all().iter().map(|ep| format!("{}|{}", ep.namespace, ep.name)).collect();
-        panic!("no endpoint {ns}|{name}; have {have:?}")
-    })
+    e.ctx
+        .interface
+        .all()
+        .iter()
+        .position(|ep| ep.name == name && ep.namespace == ns)
+        .unwrap_or_else(|| {
+            let have: Vec<String> = e
+                .ctx
+                .interface
+                .all()
+                .iter()
+                .map(|ep| format!("{}|{}", ep.namespace, ep.name))
+                .collect();
+            panic!("no endpoint {ns}|{name}; have {have:?}")
+        })
 }
 
 /// Deliver a std_srvs/SetBool call to an inbound endpoint; the reply arrives on the receiver.
 fn call(e: &mut Engine, id: usize, on: bool) -> Receiver<Payload> {
     let (tx, rx) = crossbeam_channel::unbounded();
-    e.ctx.interface.deliver(id, Payload::Call(ServiceCall { request: Box::new(Payload::Bool(on)), reply: tx }));
+    e.ctx.interface.deliver(
+        id,
+        Payload::Call(ServiceCall { request: Box::new(Payload::Bool(on)), reply: tx }),
+    );
     rx
 }
 
@@ -67,12 +83,20 @@ fn ack(rx: &Receiver<Payload>) -> (bool, String) {
 }
 
 fn body_z(e: &Engine, name: &str) -> f64 {
-    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, name).unwrap_or_else(|| panic!("no body {name}"));
+    let id = e
+        .ctx
+        .model()
+        .name_to_id(MjtObjBase::mjOBJ_BODY, name)
+        .unwrap_or_else(|| panic!("no body {name}"));
     e.ctx.data().xpos()[id][2]
 }
 
 fn geom_friction(e: &Engine, name: &str) -> [f64; 3] {
-    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_GEOM, name).unwrap_or_else(|| panic!("no geom {name}"));
+    let id = e
+        .ctx
+        .model()
+        .name_to_id(MjtObjBase::mjOBJ_GEOM, name)
+        .unwrap_or_else(|| panic!("no geom {name}"));
     e.ctx.model().geom_friction()[id]
 }
 
@@ -108,7 +132,8 @@ const PAD_FAULT: &str = "  - model_override:
 /// Close the gripper on the box (1.2 s), then take the stand away (presence: absent), and let it
 /// settle 0.5 s: the box hangs in the pads.
 fn grasp(e: &mut Engine) {
-    let act = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "grip_fingers_actuator").unwrap();
+    let act =
+        e.ctx.model().name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "grip_fingers_actuator").unwrap();
     e.ctx.data_mut().ctrl_mut()[act] = 0.085;
     secs(e, 1.2); // the jaws close at ~25 mm/s (joint damping)
     roqsim::presence::set_present(&mut e.ctx, "stand", false).unwrap();
@@ -120,8 +145,17 @@ fn grip_fault_lands_and_the_box_slips_out() {
     let mut e = engine(&grip_world(PAD_FAULT));
     let srv = endpoint(&e, "grip_fault", "override");
     assert_eq!(e.ctx.interface.get(srv).get_hint("ros2", "service"), Some("std_srvs/srv/SetBool"));
-    assert_eq!(e.ctx.interface.get(endpoint(&e, "grip_fault", "override_state")).get_hint("ros2", "type"), Some("std_msgs/msg/Bool"));
-    assert_eq!(e.ctx.interface.get(endpoint(&e, "grip_fault", "override_verified")).get_hint("ros2", "type"), Some("std_msgs/msg/String"));
+    assert_eq!(
+        e.ctx.interface.get(endpoint(&e, "grip_fault", "override_state")).get_hint("ros2", "type"),
+        Some("std_msgs/msg/Bool")
+    );
+    assert_eq!(
+        e.ctx
+            .interface
+            .get(endpoint(&e, "grip_fault", "override_verified"))
+            .get_hint("ros2", "type"),
+        Some("std_msgs/msg/String")
+    );
     let nominal = geom_friction(&e, "grip_left_pad");
     assert_eq!(nominal, [1.0, 0.01, 0.0001]);
     grasp(&mut e);
@@ -138,10 +172,19 @@ fn grip_fault_lands_and_the_box_slips_out() {
     let (ok, msg) = ack(&rx);
     eprintln!("reply: {ok} {msg}");
     assert!(ok, "{msg}");
-    assert!(msg.starts_with("landed: geom_friction -> [0.0, 0.0, 0.0] on [grip_left_pad, grip_right_pad]"), "{msg}");
-    assert!(msg.contains("8 of 8 contact(s) touching the selection carry sliding friction 0"), "{msg}");
+    assert!(
+        msg.starts_with(
+            "landed: geom_friction -> [0.0, 0.0, 0.0] on [grip_left_pad, grip_right_pad]"
+        ),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("8 of 8 contact(s) touching the selection carry sliding friction 0"),
+        "{msg}"
+    );
     assert_eq!(geom_friction(&e, "grip_left_pad"), [0.0, 0.0, 0.0]);
-    let h = e.ctx.blackboard.get::<ModelOverrideHandle>("model_override:grip_fault").unwrap().clone();
+    let h =
+        e.ctx.blackboard.get::<ModelOverrideHandle>("model_override:grip_fault").unwrap().clone();
     assert!(h.active());
     assert_eq!(h.verified(), "landed");
     // the box slips out within 2 s
@@ -154,10 +197,28 @@ fn grip_fault_lands_and_the_box_slips_out() {
         }
     }
     eprintln!("slipped 5 cm after {slipped_at:?} s");
-    assert!(slipped_at.is_some_and(|t| t < 2.0), "the box did not slip out: dropped {} m", z0 - body_z(&e, "parcel"));
+    assert!(
+        slipped_at.is_some_and(|t| t < 2.0),
+        "the box did not slip out: dropped {} m",
+        z0 - body_z(&e, "parcel")
+    );
     // the topics say so
-    let state = e.ctx.interface.get(endpoint(&e, "grip_fault", "override_state")).latest().unwrap().0.clone();
-    let verified = e.ctx.interface.get(endpoint(&e, "grip_fault", "override_verified")).latest().unwrap().0.clone();
+    let state = e
+        .ctx
+        .interface
+        .get(endpoint(&e, "grip_fault", "override_state"))
+        .latest()
+        .unwrap()
+        .0
+        .clone();
+    let verified = e
+        .ctx
+        .interface
+        .get(endpoint(&e, "grip_fault", "override_verified"))
+        .latest()
+        .unwrap()
+        .0
+        .clone();
     assert_eq!(state, Payload::Bool(true));
     assert_eq!(verified, Payload::String("landed".into()));
 
@@ -197,12 +258,15 @@ fn a_fault_on_the_side_that_does_not_own_the_contact_replies_no_effect() {
     let (ok, msg) = ack(&rx);
     eprintln!("reply: {ok} {msg}");
     assert!(!ok, "{msg}");
-    assert_has(&msg, &[
-        "no_effect: geom_friction -> [0.0, 0.0, 0.0] on [parcel]",
-        "8 contact(s) touching the selection still carry sliding friction 1 (wanted 0)",
-        "the other side owns these contacts ([grip_left_pad, grip_right_pad])",
-        "select the geoms that own the contact, or both sides",
-    ]);
+    assert_has(
+        &msg,
+        &[
+            "no_effect: geom_friction -> [0.0, 0.0, 0.0] on [parcel]",
+            "8 contact(s) touching the selection still carry sliding friction 1 (wanted 0)",
+            "the other side owns these contacts ([grip_left_pad, grip_right_pad])",
+            "select the geoms that own the contact, or both sides",
+        ],
+    );
     // and indeed the box is still held
     let z0 = body_z(&e, "parcel");
     secs(&mut e, 0.5);
@@ -219,9 +283,15 @@ fn untested_when_nothing_touches_and_active_true_applies_at_reset() {
     let rx = call(&mut e, id, true);
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
-    assert!(ok && msg.starts_with("untested: geom_friction -> [0.0, 0.0, 0.0]") && msg.contains("nothing was touching the selected geoms"), "{msg}");
+    assert!(
+        ok && msg.starts_with("untested: geom_friction -> [0.0, 0.0, 0.0]")
+            && msg.contains("nothing was touching the selected geoms"),
+        "{msg}"
+    );
     // `active: true` is the configured state: applied at every reset
-    let mut e = engine(&grip_world(&PAD_FAULT.replace("    name: grip_fault", "      active: true\n    name: grip_fault")));
+    let mut e = engine(&grip_world(
+        &PAD_FAULT.replace("    name: grip_fault", "      active: true\n    name: grip_fault"),
+    ));
     assert_eq!(geom_friction(&e, "grip_left_pad"), [0.0, 0.0, 0.0]);
     e.step().unwrap();
     e.reset().unwrap();
@@ -260,7 +330,11 @@ components:
     let rx = call(&mut e, id, true);
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
-    assert!(ok && msg.starts_with("landed: geom_contype -> [0.0] on [crate]") && msg.contains("contact(s) the selection had before are gone"), "{msg}");
+    assert!(
+        ok && msg.starts_with("landed: geom_contype -> [0.0] on [crate]")
+            && msg.contains("contact(s) the selection had before are gone"),
+        "{msg}"
+    );
     let z0 = body_z(&e, "crate");
     secs(&mut e, 0.3);
     assert!(z0 - body_z(&e, "crate") > 0.3, "the crate did not fall through the floor");
@@ -282,7 +356,12 @@ components:
     name: weak_motor
 ",
     );
-    let door = e.ctx.blackboard.get::<roqsim::plugins::assets::door::DoorHandle>("door:door_1").unwrap().clone();
+    let door = e
+        .ctx
+        .blackboard
+        .get::<roqsim::plugins::assets::door::DoorHandle>("door:door_1")
+        .unwrap()
+        .clone();
     door.set_open(1.0);
     e.step_n(5).unwrap();
     let id = endpoint(&e, "weak_motor", "override");
@@ -313,16 +392,30 @@ fn every_refusal_names_its_reason() {
     let t = refusal(&one_override("geom_size", "[crate]", "0.4"));
     assert_has(&t, &["overrides[0].field", "geom_size is refused: geom_rbound", "cached at compile", "renders big and collides as if small", "writable fields: geom_friction, geom_contype, geom_conaffinity, actuator_forcerange, body_mass"]);
     let t = refusal(&one_override("geom_priority", "[crate]", "2"));
-    assert_has(&t, &["geom_priority is refused", "condim/solref/solimp", "swap the contact's stiffness model"]);
+    assert_has(
+        &t,
+        &["geom_priority is refused", "condim/solref/solimp", "swap the contact's stiffness model"],
+    );
     let t = refusal(&one_override("sensor_noise", "[crate]", "0.1"));
     assert_has(&t, &["sensor_noise is refused", "`fault:` block"]);
     let t = refusal(&one_override("opt.timestep", "[crate]", "0.01"));
-    assert_has(&t, &["`opt.timestep` is refused", "sim: block and sim.contact_override", "before compile", "provenance"]);
+    assert_has(
+        &t,
+        &[
+            "`opt.timestep` is refused",
+            "sim: block and sim.contact_override",
+            "before compile",
+            "provenance",
+        ],
+    );
     let t = refusal(&one_override("geom_rgba", "[crate]", "0.5"));
     assert_has(&t, &["`geom_rgba` is not on the allowlist", "writable fields:"]);
     // unknown name
     let t = refusal(&one_override("geom_friction", "[crat]", "0.1"));
-    assert_has(&t, &["overrides[0].select[0]: no geom `crat` in the model", "geoms named like it: [crate]"]);
+    assert_has(
+        &t,
+        &["overrides[0].select[0]: no geom `crat` in the model", "geoms named like it: [crate]"],
+    );
     // empty selection
     let t = refusal(&one_override("geom_friction", "[]", "0.1"));
     assert_has(&t, &["overrides[0].select", "the override selects nothing"]);
@@ -352,10 +445,19 @@ components:
     name: f
 ",
     );
-    assert_has(&t, &["overrides[0].bodies", "`bodies:` selects geoms, and `body_mass` is a body field"]);
+    assert_has(
+        &t,
+        &["overrides[0].bodies", "`bodies:` selects geoms, and `body_mass` is a body field"],
+    );
     // contype without conaffinity
     let t = refusal(&one_override("geom_contype", "[crate]", "0"));
-    assert_has(&t, &["a `geom_contype` override without its `geom_conaffinity` partner", "measured to change nothing"]);
+    assert_has(
+        &t,
+        &[
+            "a `geom_contype` override without its `geom_conaffinity` partner",
+            "measured to change nothing",
+        ],
+    );
     // over different geoms
     let t = refusal(
         "sim: {timestep: 0.002}
@@ -421,7 +523,13 @@ components:
 ",
         dir.path(),
     );
-    assert_has(&t, &["geom `puck` is covered by an explicit <pair> (`floor` / `puck`)", "carries its own friction and ignores contype/conaffinity"]);
+    assert_has(
+        &t,
+        &[
+            "geom `puck` is covered by an explicit <pair> (`floor` / `puck`)",
+            "carries its own friction and ignores contype/conaffinity",
+        ],
+    );
     let t = refusal_in(
         "sim: {timestep: 0.002, world: pair_world.xml}
 components:
@@ -431,7 +539,10 @@ components:
 ",
         dir.path(),
     );
-    assert_has(&t, &["actuator `swing_motor` is not force-limited", "MuJoCo ignores its forcerange"]);
+    assert_has(
+        &t,
+        &["actuator `swing_motor` is not force-limited", "MuJoCo ignores its forcerange"],
+    );
     let t = refusal_in(
         "sim: {timestep: 0.002, world: pair_world.xml}
 components:
@@ -451,7 +562,10 @@ components:
 ",
         dir.path(),
     );
-    assert_has(&t, &["overrides[0].bodies[0]: the subtree of body `marker` has no geoms: it selects nothing"]);
+    assert_has(
+        &t,
+        &["overrides[0].bodies[0]: the subtree of body `marker` has no geoms: it selects nothing"],
+    );
 }
 
 // ------------------------------------------------------------------------------ sensor fault
@@ -502,7 +616,14 @@ fn lidar_fault_switches_dropout_and_is_cleared_by_reset() {
     let faulted = dropout(&mut e, 1000);
     let (ok, msg) = ack(&rx);
     assert!(ok && msg.starts_with("landed: `robot.rplidar.lidar` reads its fault values"), "{msg}");
-    let state = e.ctx.interface.get(endpoint(&e, "", "robot/rplidar/lidar/override_state")).latest().unwrap().0.clone();
+    let state = e
+        .ctx
+        .interface
+        .get(endpoint(&e, "", "robot/rplidar/lidar/override_state"))
+        .latest()
+        .unwrap()
+        .0
+        .clone();
     assert_eq!(state, Payload::Bool(true));
     let rx = call(&mut e, srv, false);
     let restored = dropout(&mut e, 500);
@@ -513,7 +634,12 @@ fn lidar_fault_switches_dropout_and_is_cleared_by_reset() {
     assert!((faulted - 0.60).abs() < 0.03, "faulted dropout {faulted}");
     assert_eq!(restored, 0.0);
     // on again, then reset: the next trial starts nominal
-    let h = e.ctx.blackboard.get::<roqsim::sensor_fault::SensorOverrideHandle>("sensor_override:robot.rplidar.lidar").unwrap().clone();
+    let h = e
+        .ctx
+        .blackboard
+        .get::<roqsim::sensor_fault::SensorOverrideHandle>("sensor_override:robot.rplidar.lidar")
+        .unwrap()
+        .clone();
     h.set_active(true);
     let again = dropout(&mut e, 200);
     assert!(again > 0.5 && h.active() && h.verified() == "landed", "{again}");
@@ -531,7 +657,10 @@ fn a_fault_block_equal_to_nominal_replies_no_effect() {
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
     assert!(!ok, "{msg}");
-    assert_has(&msg, &["no_effect: the fault block of `robot.rplidar.lidar` equals its nominal config"]);
+    assert_has(
+        &msg,
+        &["no_effect: the fault block of `robot.rplidar.lidar` equals its nominal config"],
+    );
     // a per-frame-only block: rays is refused at load with the reason
     let t = refusal(&lidar_world("{rays: 720}"));
     assert_has(&t, &["fault.rays", "changes the message layout"]);

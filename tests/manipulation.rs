@@ -15,7 +15,10 @@ use std::sync::Arc;
 use crossbeam_channel::{unbounded, Receiver};
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::actuators::{ActuatorTable, Control, Law, Origin};
-use roqsim::context::payload::{ActionCall, ActionOutcome, GoalStatus, GripperGoal, JointState, JointTolerance, Payload, ServiceCall, TrajectoryGoal, TrajectoryPoint};
+use roqsim::context::payload::{
+    ActionCall, ActionOutcome, GoalStatus, GripperGoal, JointState, JointTolerance, Payload,
+    ServiceCall, TrajectoryGoal, TrajectoryPoint,
+};
 use roqsim::controllers::{ControllerSpec, Registry, State, BEST_EFFORT, FORCE_AUTO, STRICT};
 use roqsim::plugins::manipulation::arm_controller::{ArmHandle, GripperReader};
 use roqsim::plugins::sensors::force_torque::WrenchReader;
@@ -30,8 +33,10 @@ fn base() -> PathBuf {
 }
 
 fn engine(yaml: &str) -> Engine {
-    let w = load_world_str(yaml, &base(), &LoadOptions::default()).unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("engine failed: {e}"))
+    let w = load_world_str(yaml, &base(), &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("load failed: {e}"));
+    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("engine failed: {e}"))
 }
 
 fn world_file(name: &str) -> String {
@@ -56,18 +61,27 @@ fn assert_has(text: &str, needles: &[&str]) {
 }
 
 fn site(e: &Engine, name: &str) -> [f64; 3] {
-    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_SITE, name).unwrap_or_else(|| panic!("no site {name}"));
+    let id = e
+        .ctx
+        .model()
+        .name_to_id(MjtObjBase::mjOBJ_SITE, name)
+        .unwrap_or_else(|| panic!("no site {name}"));
     e.ctx.data().site_xpos()[id]
 }
 
 fn body(e: &Engine, name: &str) -> [f64; 3] {
-    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, name).unwrap_or_else(|| panic!("no body {name}"));
+    let id = e
+        .ctx
+        .model()
+        .name_to_id(MjtObjBase::mjOBJ_BODY, name)
+        .unwrap_or_else(|| panic!("no body {name}"));
     e.ctx.data().xpos()[id]
 }
 
 fn qadr(e: &Engine, joint: &str) -> (usize, usize) {
     let m = e.ctx.model();
-    let j = m.name_to_id(MjtObjBase::mjOBJ_JOINT, joint).unwrap_or_else(|| panic!("no joint {joint}"));
+    let j =
+        m.name_to_id(MjtObjBase::mjOBJ_JOINT, joint).unwrap_or_else(|| panic!("no joint {joint}"));
     (m.jnt_qposadr()[j] as usize, m.jnt_dofadr()[j] as usize)
 }
 
@@ -80,14 +94,31 @@ fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 fn endpoint(e: &Engine, name: &str) -> usize {
-    e.ctx.interface.all().iter().position(|ep| ep.name == name).unwrap_or_else(|| panic!("no endpoint {name}"))
+    e.ctx
+        .interface
+        .all()
+        .iter()
+        .position(|ep| ep.name == name)
+        .unwrap_or_else(|| panic!("no endpoint {name}"))
 }
 
 fn endpoint_topic(e: &Engine, topic: &str) -> usize {
-    e.ctx.interface.all().iter().position(|ep| ep.get_hint("ros2", "topic") == Some(topic)).unwrap_or_else(|| panic!("no endpoint on {topic}"))
+    e.ctx
+        .interface
+        .all()
+        .iter()
+        .position(|ep| ep.get_hint("ros2", "topic") == Some(topic))
+        .unwrap_or_else(|| panic!("no endpoint on {topic}"))
 }
 
-const JOINTS: [&str; 6] = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"];
+const JOINTS: [&str; 6] = [
+    "shoulder_pan_joint",
+    "shoulder_lift_joint",
+    "elbow_joint",
+    "wrist_1_joint",
+    "wrist_2_joint",
+    "wrist_3_joint",
+];
 /// The ur5e manifest's rest stance.
 const REST: [f64; 6] = [0.0, -FRAC_PI_2, FRAC_PI_2, -FRAC_PI_2, -FRAC_PI_2, 0.0];
 
@@ -102,7 +133,15 @@ fn send(e: &mut Engine, ep: usize, goal: Payload) -> Goal {
     let (ftx, frx) = unbounded();
     let (otx, orx) = unbounded();
     let cancel = Arc::new(AtomicBool::new(false));
-    e.ctx.interface.deliver(ep, Payload::Goal(ActionCall { goal: Box::new(goal), feedback: ftx, outcome: otx, cancel: cancel.clone() }));
+    e.ctx.interface.deliver(
+        ep,
+        Payload::Goal(ActionCall {
+            goal: Box::new(goal),
+            feedback: ftx,
+            outcome: otx,
+            cancel: cancel.clone(),
+        }),
+    );
     Goal { outcome: orx, feedback: frx, cancel }
 }
 
@@ -120,7 +159,14 @@ fn wait(e: &mut Engine, g: &Goal, max: u64) -> (ActionOutcome, u64) {
 fn traj(points: &[(f64, [f64; 6])]) -> TrajectoryGoal {
     TrajectoryGoal {
         joint_names: JOINTS.iter().map(|s| s.to_string()).collect(),
-        points: points.iter().map(|(t, p)| TrajectoryPoint { positions: p.to_vec(), time_from_start: *t, ..Default::default() }).collect(),
+        points: points
+            .iter()
+            .map(|(t, p)| TrajectoryPoint {
+                positions: p.to_vec(),
+                time_from_start: *t,
+                ..Default::default()
+            })
+            .collect(),
         ..Default::default()
     }
 }
@@ -150,7 +196,13 @@ fn ik_vertical(e: &Engine, prefix: &str, site_name: &str, target: [f64; 3]) -> [
     let mut d = e.ctx.data().clone();
     let m = e.ctx.model();
     let s = m.name_to_id(MjtObjBase::mjOBJ_SITE, &format!("{prefix}{site_name}")).unwrap();
-    let adr: Vec<usize> = JOINTS.iter().map(|j| m.jnt_qposadr()[m.name_to_id(MjtObjBase::mjOBJ_JOINT, &format!("{prefix}{j}")).unwrap()] as usize).collect();
+    let adr: Vec<usize> = JOINTS
+        .iter()
+        .map(|j| {
+            m.jnt_qposadr()[m.name_to_id(MjtObjBase::mjOBJ_JOINT, &format!("{prefix}{j}")).unwrap()]
+                as usize
+        })
+        .collect();
     let mut x = [REST[1], REST[2]];
     let fk = |d: &mut roqsim::context::Data, x: [f64; 2]| -> [f64; 2] {
         let mut qv = REST;
@@ -173,7 +225,8 @@ fn ik_vertical(e: &Engine, prefix: &str, site_name: &str, target: [f64; 3]) -> [
         let h = 1e-6;
         let fa = fk(&mut d, [x[0] + h, x[1]]);
         let fb = fk(&mut d, [x[0], x[1] + h]);
-        let j = [[(fa[0] - f[0]) / h, (fb[0] - f[0]) / h], [(fa[1] - f[1]) / h, (fb[1] - f[1]) / h]];
+        let j =
+            [[(fa[0] - f[0]) / h, (fb[0] - f[0]) / h], [(fa[1] - f[1]) / h, (fb[1] - f[1]) / h]];
         let det = j[0][0] * j[1][1] - j[0][1] * j[1][0];
         x[0] += (j[1][1] * r[0] - j[0][1] * r[1]) / det;
         x[1] += (-j[1][0] * r[0] + j[0][0] * r[1]) / det;
@@ -201,13 +254,31 @@ fn impedance_arm_holds_pose_within_1mm_and_table_records_the_law() {
     let t = e.ctx.blackboard.get::<ActuatorTable>("actuator_table:ur").unwrap();
     let lift = t.row("shoulder_lift").unwrap();
     assert_eq!((lift.law, lift.law_origin), (Law::Control(Control::Impedance), Origin::World));
-    assert_eq!(lift.gains, vec![("stiffness", 2.0, Origin::World), ("damping", 0.02, Origin::World)]);
-    assert_eq!((lift.ctrlrange, lift.ctrlrange_origin), (Some([-6.28319, 6.28319]), Origin::Model), "unit kept: the model's ctrlrange stays");
+    assert_eq!(
+        lift.gains,
+        vec![("stiffness", 2.0, Origin::World), ("damping", 0.02, Origin::World)]
+    );
+    assert_eq!(
+        (lift.ctrlrange, lift.ctrlrange_origin),
+        (Some([-6.28319, 6.28319]), Origin::Model),
+        "unit kept: the model's ctrlrange stays"
+    );
     assert_eq!((lift.forcerange, lift.forcerange_origin), (Some([-150.0, 150.0]), Origin::Model));
     let w3 = t.row("wrist_3").unwrap();
     assert_eq!(w3.law, Law::Control(Control::Position));
     assert_eq!(w3.gains, vec![("p", 2000.0, Origin::World), ("d", 500.0, Origin::World)]);
-    assert_eq!(t.gravcomp_bodies, vec!["shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link", "tool0"]);
+    assert_eq!(
+        t.gravcomp_bodies,
+        vec![
+            "shoulder_link",
+            "upper_arm_link",
+            "forearm_link",
+            "wrist_1_link",
+            "wrist_2_link",
+            "wrist_3_link",
+            "tool0"
+        ]
+    );
     // The compiled model carries the law: gain = stiffness, bias = [0, -stiffness, -damping].
     let m = e.ctx.model();
     let a = m.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "ur_shoulder_lift").unwrap();
@@ -226,7 +297,13 @@ fn without_gravity_compensation_the_arm_sags() {
     let sag = dist(f0, site(&e, "ur_attachment_site"));
     println!("position 2000 N·m/rad, no gravity compensation: flange sag {:.4} m", sag);
     assert!(sag > 3e-3 && sag < 3e-2, "sag {sag} m is not of the order of 1 cm");
-    assert!(e.ctx.blackboard.get::<ActuatorTable>("actuator_table:ur").unwrap().gravcomp_bodies.is_empty());
+    assert!(e
+        .ctx
+        .blackboard
+        .get::<ActuatorTable>("actuator_table:ur")
+        .unwrap()
+        .gravcomp_bodies
+        .is_empty());
     // A compliance gain without it folds: metres of arc, not millimetres.
     let mut e = engine(&bare_arm(", gravity_compensation: false, actuators: {control: impedance, stiffness: 2.0, damping: 0.02}"));
     let f0 = site(&e, "ur_attachment_site");
@@ -238,22 +315,41 @@ fn without_gravity_compensation_the_arm_sags() {
 
 #[test]
 fn effort_law_applies_exactly_the_commanded_torque() {
-    let mut e = engine(&bare_arm(", default_plugins: false, actuators: {control: effort, ctrlrange: [-150, 150]}"));
+    let mut e = engine(&bare_arm(
+        ", default_plugins: false, actuators: {control: effort, ctrlrange: [-150, 150]}",
+    ));
     let t = e.ctx.blackboard.get::<ActuatorTable>("actuator_table:ur").unwrap().clone();
-    assert!(t.gravcomp_bodies.is_empty(), "effort: supplying the gravity term is the controller's job");
+    assert!(
+        t.gravcomp_bodies.is_empty(),
+        "effort: supplying the gravity term is the controller's job"
+    );
     assert_eq!(t.row("elbow").unwrap().gains, vec![]);
-    assert_eq!((t.row("elbow").unwrap().ctrlrange, t.row("elbow").unwrap().ctrlrange_origin), (Some([-150.0, 150.0]), Origin::World));
+    assert_eq!(
+        (t.row("elbow").unwrap().ctrlrange, t.row("elbow").unwrap().ctrlrange_origin),
+        (Some([-150.0, 150.0]), Origin::World)
+    );
     let cmd = [12.5, -40.0, 7.25, 3.0, -2.5, 0.75];
     for step in 0..20 {
         for (i, j) in JOINTS.iter().enumerate() {
-            let a = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_ACTUATOR, &format!("ur_{}", j.trim_end_matches("_joint"))).unwrap();
+            let a = e
+                .ctx
+                .model()
+                .name_to_id(
+                    MjtObjBase::mjOBJ_ACTUATOR,
+                    &format!("ur_{}", j.trim_end_matches("_joint")),
+                )
+                .unwrap();
             e.ctx.data_mut().ctrl_mut()[a] = cmd[i] * (1.0 + step as f64 * 0.01);
         }
         e.step().unwrap();
         for (i, j) in JOINTS.iter().enumerate() {
             let dof = qadr(&e, &format!("ur_{j}")).1;
             let got = e.ctx.data().qfrc_actuator()[dof];
-            assert!((got - cmd[i] * (1.0 + step as f64 * 0.01)).abs() < 1e-12, "{j}: qfrc_actuator {got} vs ctrl {}", cmd[i]);
+            assert!(
+                (got - cmd[i] * (1.0 + step as f64 * 0.01)).abs() < 1e-12,
+                "{j}: qfrc_actuator {got} vs ctrl {}",
+                cmd[i]
+            );
         }
     }
 }
@@ -265,14 +361,28 @@ fn joint_state_efforts_add_gravity_compensation_back() {
     comp.step_n(750).unwrap();
     raw.step_n(750).unwrap();
     let ep = endpoint(&comp, "joint_states");
-    let Some((Payload::JointState(js), _)) = comp.ctx.interface.get(ep).latest().map(|(p, t)| (p.clone(), t)) else { panic!("no joint_states") };
+    let Some((Payload::JointState(js), _)) =
+        comp.ctx.interface.get(ep).latest().map(|(p, t)| (p.clone(), t))
+    else {
+        panic!("no joint_states")
+    };
     assert_eq!(js.name, JOINTS.to_vec());
     let dof = qadr(&comp, "ur_shoulder_lift_joint").1;
     let actuator_only = comp.ctx.data().qfrc_actuator()[dof];
     let raw_effort = raw.ctx.data().qfrc_actuator()[dof];
-    println!("shoulder_lift: reported {:.3} N·m, actuator alone {:.3}, uncompensated arm {:.3}", js.effort[1], actuator_only, raw_effort);
-    assert!(actuator_only.abs() < 0.5, "the compensated servo does almost nothing: {actuator_only}");
-    assert!(js.effort[1].abs() > 20.0 && (js.effort[1] - raw_effort).abs() < 0.03 * raw_effort.abs(), "reported {} vs uncompensated {raw_effort}", js.effort[1]);
+    println!(
+        "shoulder_lift: reported {:.3} N·m, actuator alone {:.3}, uncompensated arm {:.3}",
+        js.effort[1], actuator_only, raw_effort
+    );
+    assert!(
+        actuator_only.abs() < 0.5,
+        "the compensated servo does almost nothing: {actuator_only}"
+    );
+    assert!(
+        js.effort[1].abs() > 20.0 && (js.effort[1] - raw_effort).abs() < 0.03 * raw_effort.abs(),
+        "reported {} vs uncompensated {raw_effort}",
+        js.effort[1]
+    );
     assert!((js.stamp - comp.sim_time()).abs() < 0.011);
 }
 
@@ -285,17 +395,36 @@ fn three_point_trajectory_succeeds_within_0_01_rad() {
     let mut e = engine(&bare_arm(""));
     let ep = endpoint_topic(&e, "scaled_joint_trajectory_controller/follow_joint_trajectory");
     let last = plus([0.5, -0.3, 0.3, 0.1, 0.1, 0.8]);
-    let g = send(&mut e, ep, Payload::Trajectory(traj(&[(0.6, plus([0.2, -0.1, 0.1, 0.0, 0.0, 0.3])), (1.2, plus([0.4, -0.2, 0.2, 0.1, 0.0, 0.6])), (1.8, last)])));
+    let g = send(
+        &mut e,
+        ep,
+        Payload::Trajectory(traj(&[
+            (0.6, plus([0.2, -0.1, 0.1, 0.0, 0.0, 0.3])),
+            (1.2, plus([0.4, -0.2, 0.2, 0.1, 0.0, 0.6])),
+            (1.8, last),
+        ])),
+    );
     let (o, steps) = wait(&mut e, &g, 2500);
     let t = steps as f64 * e.dt();
-    let errs: Vec<f64> = JOINTS.iter().enumerate().map(|(i, j)| (q(&e, &format!("ur_{j}")) - last[i]).abs()).collect();
+    let errs: Vec<f64> = JOINTS
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (q(&e, &format!("ur_{j}")) - last[i]).abs())
+        .collect();
     let fb: Vec<Payload> = g.feedback.try_iter().collect();
-    println!("outcome {:?} at t = {t:.3} s; final errors {:?} rad; {} feedback messages", o.status, errs, fb.len());
+    println!(
+        "outcome {:?} at t = {t:.3} s; final errors {:?} rad; {} feedback messages",
+        o.status,
+        errs,
+        fb.len()
+    );
     assert_eq!((o.status, o.error_code), (GoalStatus::Succeeded, 0), "{o:?}");
     assert!((1.8..2.8).contains(&t), "graded at {t} s");
     assert!(errs.iter().all(|e| *e < 0.01), "errors {errs:?}");
     assert!(fb.len() >= 30, "feedback at 20 Hz over ~1.8 s: {}", fb.len());
-    let Payload::TrajectoryFeedback { joint_names, desired, actual } = &fb[fb.len() / 2] else { panic!() };
+    let Payload::TrajectoryFeedback { joint_names, desired, actual } = &fb[fb.len() / 2] else {
+        panic!()
+    };
     assert_eq!(joint_names.len(), 6);
     assert!(desired.iter().zip(actual).all(|(d, a)| (d - a).abs() < 0.1));
     // Holding the last point afterwards.
@@ -307,7 +436,10 @@ fn three_point_trajectory_succeeds_within_0_01_rad() {
 fn quintic_trajectory_with_velocities_and_accelerations_ends_on_target() {
     let mut e = engine(&bare_arm(""));
     let ep = endpoint(&e, "follow_joint_trajectory");
-    let mut goal = traj(&[(0.8, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0])), (1.6, plus([0.6, 0.0, 0.0, 0.0, 0.0, 0.0]))]);
+    let mut goal = traj(&[
+        (0.8, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0])),
+        (1.6, plus([0.6, 0.0, 0.0, 0.0, 0.0, 0.0])),
+    ]);
     goal.points[0].velocities = vec![0.375, 0.0, 0.0, 0.0, 0.0, 0.0];
     goal.points[0].accelerations = vec![0.0; 6];
     goal.points[1].velocities = vec![0.0; 6];
@@ -330,15 +462,22 @@ fn blocked_arm_aborts_with_goal_tolerance_violated() {
     );
     let mut e = engine(&yaml);
     let ep = endpoint(&e, "follow_joint_trajectory");
-    let g = send(&mut e, ep, Payload::Trajectory(traj(&[(1.0, plus([1.2, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
+    let g =
+        send(&mut e, ep, Payload::Trajectory(traj(&[(1.0, plus([1.2, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
     let (o, steps) = wait(&mut e, &g, 2000);
     let t = steps as f64 * e.dt();
     let pan = q(&e, "ur_shoulder_pan_joint");
-    println!("blocked: {:?} code {} at t = {t:.3} s, pan {pan:.3} rad: {}", o.status, o.error_code, o.error_string);
+    println!(
+        "blocked: {:?} code {} at t = {t:.3} s, pan {pan:.3} rad: {}",
+        o.status, o.error_code, o.error_string
+    );
     assert_eq!((o.status, o.error_code), (GoalStatus::Aborted, -5));
     assert!((t - 2.0).abs() < 0.01, "graded at the last point + goal_time_tolerance (1 s): {t}");
     assert!(pan < 0.7 && pan > 0.1, "the pillar stops the pan: {pan}");
-    assert_has(&o.error_string, &["GOAL_TOLERANCE_VIOLATED", "shoulder_pan_joint", "tolerance 0.5 rad"]);
+    assert_has(
+        &o.error_string,
+        &["GOAL_TOLERANCE_VIOLATED", "shoulder_pan_joint", "tolerance 0.5 rad"],
+    );
     // Afterwards it holds where it was, not pressing on towards 1.2.
     let held = q(&e, "ur_shoulder_pan_joint");
     e.step_n(200).unwrap();
@@ -357,12 +496,17 @@ fn goal_tolerance_precedence_goal_then_config_then_default() {
     let mut e = engine(&yaml);
     let ep = endpoint(&e, "follow_joint_trajectory");
     // Config tolerance 2.0 rad on the pan: the blocked arm "arrives".
-    let g = send(&mut e, ep, Payload::Trajectory(traj(&[(0.6, plus([1.2, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
+    let g =
+        send(&mut e, ep, Payload::Trajectory(traj(&[(0.6, plus([1.2, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
     let (o, _) = wait(&mut e, &g, 1500);
     assert_eq!(o.status, GoalStatus::Succeeded, "{o:?}");
     // The goal's own tolerance wins over the config's.
     let mut goal = traj(&[(0.6, plus([1.2, 0.0, 0.0, 0.0, 0.0, 0.0]))]);
-    goal.goal_tolerance = vec![JointTolerance { name: "shoulder_pan_joint".into(), position: 0.05, ..Default::default() }];
+    goal.goal_tolerance = vec![JointTolerance {
+        name: "shoulder_pan_joint".into(),
+        position: 0.05,
+        ..Default::default()
+    }];
     let g = send(&mut e, ep, Payload::Trajectory(goal));
     let (o, _) = wait(&mut e, &g, 1500);
     assert_eq!((o.status, o.error_code), (GoalStatus::Aborted, -5), "{o:?}");
@@ -373,7 +517,8 @@ fn goal_tolerance_precedence_goal_then_config_then_default() {
 fn cancel_mid_motion_holds_the_measured_position() {
     let mut e = engine(&bare_arm(""));
     let ep = endpoint(&e, "follow_joint_trajectory");
-    let g = send(&mut e, ep, Payload::Trajectory(traj(&[(2.0, plus([1.0, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
+    let g =
+        send(&mut e, ep, Payload::Trajectory(traj(&[(2.0, plus([1.0, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
     e.step_n(500).unwrap();
     g.cancel.store(true, Ordering::SeqCst);
     let at_cancel = q(&e, "ur_shoulder_pan_joint");
@@ -381,7 +526,10 @@ fn cancel_mid_motion_holds_the_measured_position() {
     e.step_n(500).unwrap();
     let after = q(&e, "ur_shoulder_pan_joint");
     let v = e.ctx.data().qvel()[qadr(&e, "ur_shoulder_pan_joint").1];
-    println!("canceled at pan {at_cancel:.4}, 1 s later {after:.4} (v {v:.2e}): {}", o.error_string);
+    println!(
+        "canceled at pan {at_cancel:.4}, 1 s later {after:.4} (v {v:.2e}): {}",
+        o.error_string
+    );
     assert_eq!(o.status, GoalStatus::Canceled);
     assert!((at_cancel - 0.5).abs() < 0.05, "mid-motion: {at_cancel}");
     assert!((after - at_cancel).abs() < 0.01, "stopped where it was: {at_cancel} -> {after}");
@@ -397,7 +545,13 @@ fn invalid_goals_are_refused_with_codes_and_messages() {
     let g = send(&mut e, ep, Payload::Trajectory(bad));
     let (o, _) = wait(&mut e, &g, 2);
     assert_eq!((o.status, o.error_code), (GoalStatus::Aborted, -2));
-    assert_has(&o.error_string, &["joint `elbow` is not commanded by controller `scaled_joint_trajectory_controller`", "elbow_joint"]);
+    assert_has(
+        &o.error_string,
+        &[
+            "joint `elbow` is not commanded by controller `scaled_joint_trajectory_controller`",
+            "elbow_joint",
+        ],
+    );
     let mut bad = traj(&[(1.0, REST), (0.5, REST)]);
     bad.points[1].time_from_start = 0.5;
     let g = send(&mut e, ep, Payload::Trajectory(bad));
@@ -417,7 +571,14 @@ fn velocity_commands_integrate_and_the_watchdog_stops_them() {
     let yaml = bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - arm_controller: {velocity_commands: true, velocity_timeout_s: 0.4}");
     let mut e = engine(&yaml);
     let ep = endpoint(&e, "joint_velocity");
-    e.ctx.interface.deliver(ep, Payload::JointState(JointState { name: vec!["shoulder_pan_joint".into()], velocity: vec![0.5], ..Default::default() }));
+    e.ctx.interface.deliver(
+        ep,
+        Payload::JointState(JointState {
+            name: vec!["shoulder_pan_joint".into()],
+            velocity: vec![0.5],
+            ..Default::default()
+        }),
+    );
     e.step_n(1000).unwrap();
     let h = e.ctx.blackboard.get::<ArmHandle>("arm:ur").unwrap();
     let pan = q(&e, "ur_shoulder_pan_joint");
@@ -449,14 +610,20 @@ fn vertical_path(e: &Engine, dz: f64, secs: f64, n: usize) -> TrajectoryGoal {
 fn descend_and_close(e: &mut Engine, max_effort: f64) -> ActionOutcome {
     let bx = body(e, "pick_box");
     let p = site(e, "ur_pinch");
-    assert!((p[0] - bx[0]).abs() < 1e-3 && (p[1] - bx[1]).abs() < 1e-3, "the box is under the pinch");
+    assert!(
+        (p[0] - bx[0]).abs() < 1e-3 && (p[1] - bx[1]).abs() < 1e-3,
+        "the box is under the pinch"
+    );
     let goal = vertical_path(e, bx[2] + 0.005 - p[2], 1.5, 15);
     let ep = endpoint(e, "follow_joint_trajectory");
     let g = send(e, ep, Payload::Trajectory(goal));
     let (o, _) = wait(e, &g, 1500);
     assert_eq!(o.status, GoalStatus::Succeeded, "descent: {o:?}");
     let p = site(e, "ur_pinch");
-    assert!(dist(p, [bx[0], bx[1], bx[2] + 0.005]) < 2e-3, "the pinch reached the box: {p:?} vs {bx:?}");
+    assert!(
+        dist(p, [bx[0], bx[1], bx[2] + 0.005]) < 2e-3,
+        "the pinch reached the box: {p:?} vs {bx:?}"
+    );
     let ep = endpoint(e, "gripper_cmd");
     let g = send(e, ep, Payload::Gripper(GripperGoal { position: 0.0425, max_effort }));
     wait(e, &g, 2000).0
@@ -479,7 +646,13 @@ fn contact_normal(e: &Engine, geom: &str, body_name: &str) -> f64 {
     let mut f = 0.0;
     for (i, c) in d.contact().iter().enumerate() {
         let (g1, g2) = (c.geom[0], c.geom[1]);
-        let other = if g1 == g { g2 } else if g2 == g { g1 } else { continue };
+        let other = if g1 == g {
+            g2
+        } else if g2 == g {
+            g1
+        } else {
+            continue;
+        };
         if m.geom_bodyid()[other as usize] == b {
             f += d.contact_force(i)[0];
         }
@@ -502,7 +675,11 @@ fn gripper_picks_the_box_lifts_it_0_2_m_and_holds_it_5_s() {
     let mut e = engine(&world_file("ur_pick.yaml"));
     let z0 = body(&e, "pick_box")[2];
     let o = descend_and_close(&mut e, 0.0);
-    let Some(Payload::GripperResult { position, stalled, reached_goal, effort }) = o.result.as_deref().cloned() else { panic!("{o:?}") };
+    let Some(Payload::GripperResult { position, stalled, reached_goal, effort }) =
+        o.result.as_deref().cloned()
+    else {
+        panic!("{o:?}")
+    };
     println!("grip: {:?}, position {position:.4} m, effort {effort:.1} N, stalled {stalled}, reached {reached_goal}", o.status);
     assert_eq!(o.status, GoalStatus::Succeeded);
     assert!(stalled && !reached_goal, "closed on a 50 mm box: stalls short of fully closed");
@@ -516,7 +693,11 @@ fn gripper_picks_the_box_lifts_it_0_2_m_and_holds_it_5_s() {
     e.step_n(2500).unwrap();
     let (b, p) = (body(&e, "pick_box"), site(&e, "ur_pinch"));
     let slip = dist([b[0] - p[0], b[1] - p[1], b[2] - p[2]], rel0);
-    println!("box lifted {:.4} m; after 5 s held it slipped {:.2e} m in the jaws", z_lift - z0, slip);
+    println!(
+        "box lifted {:.4} m; after 5 s held it slipped {:.2e} m in the jaws",
+        z_lift - z0,
+        slip
+    );
     assert!((z_lift - z0 - 0.2).abs() < 0.01, "lifted {}", z_lift - z0);
     assert!(b[2] - z0 > 0.19, "still up after 5 s: {}", b[2] - z0);
     // Measured with the shipped parallel_gripper: a steady ~0.9 mm/s creep (4.4 mm in 5 s), the
@@ -531,7 +712,9 @@ fn max_effort_limits_the_measured_grip_force() {
     let mut e = engine(&world_file("ur_pick.yaml"));
     let o = descend_and_close(&mut e, 10.0);
     let limited = mean_contact_normal(&mut e, "ur_left_pad", "pick_box", 250);
-    let Some(Payload::GripperResult { effort, .. }) = o.result.as_deref().cloned() else { panic!("{o:?}") };
+    let Some(Payload::GripperResult { effort, .. }) = o.result.as_deref().cloned() else {
+        panic!("{o:?}")
+    };
     let ep = endpoint(&e, "gripper_cmd");
     let g = send(&mut e, ep, Payload::Gripper(GripperGoal { position: 0.0425, max_effort: 0.0 }));
     wait(&mut e, &g, 2000);
@@ -551,16 +734,28 @@ fn controller_registry_list_switch_unload_and_transition_events() {
     let mut e = engine(&world_file("ur_pick.yaml"));
     let reg = Registry::get(&e.ctx, "ur").expect("registry");
     let list = reg.list();
-    let names: Vec<(&str, &str, State)> = list.iter().map(|c| (c.name.as_str(), c.type_name.as_str(), c.state)).collect();
+    let names: Vec<(&str, &str, State)> =
+        list.iter().map(|c| (c.name.as_str(), c.type_name.as_str(), c.state)).collect();
     assert_eq!(
         names,
         vec![
-            ("scaled_joint_trajectory_controller", "joint_trajectory_controller/JointTrajectoryController", State::Active),
+            (
+                "scaled_joint_trajectory_controller",
+                "joint_trajectory_controller/JointTrajectoryController",
+                State::Active
+            ),
             ("gripper_controller", "position_controllers/GripperActionController", State::Active),
-            ("joint_state_broadcaster", "joint_state_broadcaster/JointStateBroadcaster", State::Active),
+            (
+                "joint_state_broadcaster",
+                "joint_state_broadcaster/JointStateBroadcaster",
+                State::Active
+            ),
         ]
     );
-    assert_eq!(list[0].claimed_interfaces, JOINTS.iter().map(|j| format!("{j}/position")).collect::<Vec<_>>());
+    assert_eq!(
+        list[0].claimed_interfaces,
+        JOINTS.iter().map(|j| format!("{j}/position")).collect::<Vec<_>>()
+    );
     assert_eq!(list[1].claimed_interfaces, vec!["left_finger_joint/position".to_string()]);
     assert!(list[2].claimed_interfaces.is_empty() && list[2].required_state_interfaces.len() == 21);
     assert_eq!(list[0].update_rate, 500);
@@ -583,18 +778,39 @@ fn controller_registry_list_switch_unload_and_transition_events() {
     .unwrap();
     e.step_n(100).unwrap();
     // STRICT without naming the holder: refused, nothing changes.
-    let err = reg.switch(&["cartesian_compliance_controller".into()], &[], STRICT, e.sim_time()).unwrap_err();
-    assert_has(&err, &["cannot activate `cartesian_compliance_controller`", "claimed by `scaled_joint_trajectory_controller`", "deactivate_controllers"]);
+    let err = reg
+        .switch(&["cartesian_compliance_controller".into()], &[], STRICT, e.sim_time())
+        .unwrap_err();
+    assert_has(
+        &err,
+        &[
+            "cannot activate `cartesian_compliance_controller`",
+            "claimed by `scaled_joint_trajectory_controller`",
+            "deactivate_controllers",
+        ],
+    );
     // BEST_EFFORT (and strictness 0) never deactivate what was not named.
-    let rep = reg.switch(&["cartesian_compliance_controller".into()], &[], 0, e.sim_time()).unwrap();
-    assert!(rep.activated.is_empty() && rep.skipped.len() == 1 && reg.is_active("scaled_joint_trajectory_controller"));
-    let rep = reg.switch(&["cartesian_compliance_controller".into()], &[], BEST_EFFORT, e.sim_time()).unwrap();
+    let rep =
+        reg.switch(&["cartesian_compliance_controller".into()], &[], 0, e.sim_time()).unwrap();
+    assert!(
+        rep.activated.is_empty()
+            && rep.skipped.len() == 1
+            && reg.is_active("scaled_joint_trajectory_controller")
+    );
+    let rep = reg
+        .switch(&["cartesian_compliance_controller".into()], &[], BEST_EFFORT, e.sim_time())
+        .unwrap();
     assert!(rep.activated.is_empty());
     // STRICT naming both sides hands over in one call, posted like a service would, stamped with sim time.
     let (tx, rx) = unbounded();
     e.ctx.post(move |ctx| {
         let r2 = Registry::get(ctx, "ur").expect("registry");
-        let _ = tx.send(r2.switch(&["cartesian_compliance_controller".into()], &["scaled_joint_trajectory_controller".into()], STRICT, ctx.sim_time()));
+        let _ = tx.send(r2.switch(
+            &["cartesian_compliance_controller".into()],
+            &["scaled_joint_trajectory_controller".into()],
+            STRICT,
+            ctx.sim_time(),
+        ));
     });
     let t_switch = e.sim_time();
     e.step().unwrap();
@@ -603,46 +819,79 @@ fn controller_registry_list_switch_unload_and_transition_events() {
     assert_eq!(reg.state("scaled_joint_trajectory_controller"), Some(State::Inactive));
     assert!(reg.is_active("cartesian_compliance_controller"));
     let ev_ep = endpoint_topic(&e, "scaled_joint_trajectory_controller/transition_event");
-    let (p, tick) = e.ctx.interface.get(ev_ep).latest().map(|(p, t)| (p.clone(), t)).expect("transition published");
+    let (p, tick) = e
+        .ctx
+        .interface
+        .get(ev_ep)
+        .latest()
+        .map(|(p, t)| (p.clone(), t))
+        .expect("transition published");
     assert_eq!(tick, e.ctx.tick);
     let Payload::TransitionEvents(evs) = p else { panic!("{p:?}") };
     assert_eq!(evs.len(), 1);
-    assert_eq!((evs[0].transition_label.as_str(), evs[0].start_label.as_str(), evs[0].goal_label.as_str()), ("deactivate", "active", "inactive"));
+    assert_eq!(
+        (evs[0].transition_label.as_str(), evs[0].start_label.as_str(), evs[0].goal_label.as_str()),
+        ("deactivate", "active", "inactive")
+    );
     assert_eq!((evs[0].transition_id, evs[0].start_id, evs[0].goal_id), (4, 3, 2));
-    assert!((evs[0].stamp - t_switch).abs() < 1e-12 && evs[0].stamp > 0.19, "stamped with sim time: {}", evs[0].stamp);
+    assert!(
+        (evs[0].stamp - t_switch).abs() < 1e-12 && evs[0].stamp > 0.19,
+        "stamped with sim time: {}",
+        evs[0].stamp
+    );
     // While inactive: goals refused, and the arm holds.
     let ep = endpoint(&e, "follow_joint_trajectory");
-    let g = send(&mut e, ep, Payload::Trajectory(traj(&[(0.5, plus([0.5, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
+    let g =
+        send(&mut e, ep, Payload::Trajectory(traj(&[(0.5, plus([0.5, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
     let (o, _) = wait(&mut e, &g, 2);
     assert_eq!(o.status, GoalStatus::Aborted);
-    assert_has(&o.error_string, &["controller `scaled_joint_trajectory_controller` is inactive", "activate_controllers"]);
+    assert_has(
+        &o.error_string,
+        &["controller `scaled_joint_trajectory_controller` is inactive", "activate_controllers"],
+    );
     e.step_n(200).unwrap();
     assert!(q(&e, "ur_shoulder_pan_joint").abs() < 1e-3);
     // Unload of an active controller is refused; of an inactive one it works, and only declared ones load.
-    assert_has(&reg.unload("cartesian_compliance_controller", e.sim_time()).unwrap_err(), &["is active and cannot be unloaded", "deactivate it first"]);
+    assert_has(
+        &reg.unload("cartesian_compliance_controller", e.sim_time()).unwrap_err(),
+        &["is active and cannot be unloaded", "deactivate it first"],
+    );
     reg.unload("scaled_joint_trajectory_controller", e.sim_time()).unwrap();
     assert!(reg.list().iter().all(|c| c.name != "scaled_joint_trajectory_controller"));
-    assert_has(&reg.load("joint_trajectory_controller", e.sim_time()).unwrap_err(), &["is not declared", "scaled_joint_trajectory_controller"]);
+    assert_has(
+        &reg.load("joint_trajectory_controller", e.sim_time()).unwrap_err(),
+        &["is not declared", "scaled_joint_trajectory_controller"],
+    );
     reg.load("scaled_joint_trajectory_controller", e.sim_time()).unwrap();
     reg.configure("scaled_joint_trajectory_controller", e.sim_time()).unwrap();
     // FORCE_AUTO arbitrates: activating the trajectory controller deactivates the Cartesian one.
-    let rep = reg.switch(&["scaled_joint_trajectory_controller".into()], &[], FORCE_AUTO, e.sim_time()).unwrap();
+    let rep = reg
+        .switch(&["scaled_joint_trajectory_controller".into()], &[], FORCE_AUTO, e.sim_time())
+        .unwrap();
     assert_eq!(rep.deactivated, vec!["cartesian_compliance_controller".to_string()]);
     e.step().unwrap();
-    let g = send(&mut e, ep, Payload::Trajectory(traj(&[(0.5, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
+    let g =
+        send(&mut e, ep, Payload::Trajectory(traj(&[(0.5, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
     let (o, _) = wait(&mut e, &g, 1500);
     assert_eq!(o.status, GoalStatus::Succeeded, "{o:?}");
     // Every transition is in the log with its sim-time stamp.
     let log = reg.log();
-    assert!(log.iter().any(|t| t.controller == "scaled_joint_trajectory_controller" && t.label == "shutdown" && t.goal == State::Finalized));
+    assert!(log.iter().any(|t| t.controller == "scaled_joint_trajectory_controller"
+        && t.label == "shutdown"
+        && t.goal == State::Finalized));
     // A reset restores the declared states.
     let rep = reg.switch(&[], &["gripper_controller".into()], STRICT, e.sim_time()).unwrap();
     assert_eq!(rep.deactivated.len(), 1);
     let ep = endpoint(&e, "gripper_cmd");
     let g = send(&mut e, ep, Payload::Gripper(GripperGoal { position: 0.02, max_effort: 0.0 }));
-    assert_has(&wait(&mut e, &g, 2).0.error_string, &["controller `gripper_controller` is inactive"]);
+    assert_has(
+        &wait(&mut e, &g, 2).0.error_string,
+        &["controller `gripper_controller` is inactive"],
+    );
     e.reset().unwrap();
-    assert!(reg.is_active("gripper_controller") && reg.is_active("scaled_joint_trajectory_controller"));
+    assert!(
+        reg.is_active("gripper_controller") && reg.is_active("scaled_joint_trajectory_controller")
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -659,9 +908,13 @@ fn ft_reads_a_1kg_payload_as_9_81_n_along_world_z_after_tare() {
     // Tare through the service endpoint (std_srvs/Trigger).
     let (tx, rx) = unbounded();
     let tare = endpoint(&e, "tare");
-    e.ctx.interface.deliver(tare, Payload::Call(ServiceCall { request: Box::new(Payload::Empty), reply: tx }));
+    e.ctx
+        .interface
+        .deliver(tare, Payload::Call(ServiceCall { request: Box::new(Payload::Empty), reply: tx }));
     e.step().unwrap();
-    let Ok(Payload::Ack { success: true, message }) = rx.try_recv() else { panic!("no tare reply") };
+    let Ok(Payload::Ack { success: true, message }) = rx.try_recv() else {
+        panic!("no tare reply")
+    };
     let tared = reader.read(&e.ctx).unwrap();
     descend_and_close(&mut e, 0.0);
     lift(&mut e, 0.1);
@@ -671,12 +924,20 @@ fn ft_reads_a_1kg_payload_as_9_81_n_along_world_z_after_tare() {
         e.step().unwrap();
     }
     let w = reader.read(&e.ctx).unwrap();
-    let Some((Payload::Wrench(pw), _)) = e.ctx.interface.get(ep).latest().map(|(p, t)| (p.clone(), t)) else { panic!() };
+    let Some((Payload::Wrench(pw), _)) =
+        e.ctx.interface.get(ep).latest().map(|(p, t)| (p.clone(), t))
+    else {
+        panic!()
+    };
     println!(
         "F/T world frame: before tare Fz {:.3} N (the gripper), after tare {:.2e}; holding 1 kg: F = {:?} N ({message})",
         before.force[2], tared.force[2], w.force
     );
-    assert!((before.force[2] + 0.925 * 9.81).abs() < 0.1, "untared: the gripper's weight, inverted: {:?}", before.force);
+    assert!(
+        (before.force[2] + 0.925 * 9.81).abs() < 0.1,
+        "untared: the gripper's weight, inverted: {:?}",
+        before.force
+    );
     assert!(tared.force.iter().all(|f| f.abs() < 1e-6));
     assert!((w.force[2] + 9.81).abs() < 0.1, "1 kg payload: {:?}", w.force);
     assert!(w.force[0].abs() < 0.1 && w.force[1].abs() < 0.1);
@@ -752,8 +1013,15 @@ fn mobile_manipulator_arm_rides_the_base_and_claims_no_wheels() {
     let (p1, b1) = (site(&e, "arm_pinch"), body(&e, "base_link"));
     println!("base moved {:.3} m, pinch moved {:.3} m", b1[0] - b0[0], p1[0] - p0[0]);
     assert!(b1[0] - b0[0] > 0.5);
-    assert!(((p1[0] - p0[0]) - (b1[0] - b0[0])).abs() < 0.02 && (p1[2] - p0[2]).abs() < 0.01, "the arm rides the base");
-    assert!(h.positions().iter().zip(REST).all(|(a, b)| (a - b).abs() < 0.01), "and holds its rest stance: {:?}", h.positions());
+    assert!(
+        ((p1[0] - p0[0]) - (b1[0] - b0[0])).abs() < 0.02 && (p1[2] - p0[2]).abs() < 0.01,
+        "the arm rides the base"
+    );
+    assert!(
+        h.positions().iter().zip(REST).all(|(a, b)| (a - b).abs() < 0.01),
+        "and holds its rest stance: {:?}",
+        h.positions()
+    );
 }
 
 #[test]
@@ -770,7 +1038,11 @@ components:
     assert_eq!(&h.names()[1..], &JOINTS[..]);
     assert!((q(&e, "g_rail_joint") - 0.4).abs() < 1e-12);
     e.step_n(500).unwrap();
-    assert!((q(&e, "g_rail_joint") - 0.4).abs() < 1e-3, "held at rail.home: {}", q(&e, "g_rail_joint"));
+    assert!(
+        (q(&e, "g_rail_joint") - 0.4).abs() < 1e-3,
+        "held at rail.home: {}",
+        q(&e, "g_rail_joint")
+    );
     assert!((body(&e, "g_base_link")[1] - 0.4).abs() < 1e-3);
     let ep = endpoint(&e, "follow_joint_trajectory");
     let g = send(
@@ -778,19 +1050,35 @@ components:
         ep,
         Payload::Trajectory(TrajectoryGoal {
             joint_names: vec!["rail_joint".into()],
-            points: vec![TrajectoryPoint { positions: vec![-0.5], time_from_start: 1.5, ..Default::default() }],
-            goal_tolerance: vec![JointTolerance { name: "rail_joint".into(), position: 0.005, ..Default::default() }],
+            points: vec![TrajectoryPoint {
+                positions: vec![-0.5],
+                time_from_start: 1.5,
+                ..Default::default()
+            }],
+            goal_tolerance: vec![JointTolerance {
+                name: "rail_joint".into(),
+                position: 0.005,
+                ..Default::default()
+            }],
             ..Default::default()
         }),
     );
     let (o, _) = wait(&mut e, &g, 2000);
     assert_eq!(o.status, GoalStatus::Succeeded, "{o:?}");
-    assert!((body(&e, "g_base_link")[1] + 0.5).abs() < 0.005, "the arm base rode the rail to -0.5: {:?}", body(&e, "g_base_link"));
+    assert!(
+        (body(&e, "g_base_link")[1] + 0.5).abs() < 0.005,
+        "the arm base rode the rail to -0.5: {:?}",
+        body(&e, "g_base_link")
+    );
 }
 
 #[test]
 fn home_map_seeds_qpos_and_targets() {
-    let mut e = engine(&bare_arm(", home: {shoulder_pan_joint: 0.7}, default_plugins: false").replace("default_plugins: false}", "default_plugins: false}\n    components:\n      - arm_controller: {}"));
+    let mut e =
+        engine(&bare_arm(", home: {shoulder_pan_joint: 0.7}, default_plugins: false").replace(
+            "default_plugins: false}",
+            "default_plugins: false}\n    components:\n      - arm_controller: {}",
+        ));
     assert!((q(&e, "ur_shoulder_pan_joint") - 0.7).abs() < 1e-12);
     e.step_n(300).unwrap();
     assert!((q(&e, "ur_shoulder_pan_joint") - 0.7).abs() < 1e-3);
@@ -807,12 +1095,21 @@ components:
     );
     let t = e.ctx.blackboard.get::<ActuatorTable>("actuator_table:robot").unwrap().clone();
     let l = t.row("left_wheel_motor").unwrap();
-    assert_eq!((l.law, l.gains.clone()), (Law::Control(Control::Velocity), vec![("d", 3.0, Origin::World)]));
+    assert_eq!(
+        (l.law, l.gains.clone()),
+        (Law::Control(Control::Velocity), vec![("d", 3.0, Origin::World)])
+    );
     assert_eq!(t.row("right_wheel_motor").unwrap().gains[0].2, Origin::Model);
-    assert!(t.gravcomp_bodies.is_empty(), "velocity-driven wheels are the load path to the ground: not compensated");
+    assert!(
+        t.gravcomp_bodies.is_empty(),
+        "velocity-driven wheels are the load path to the ground: not compensated"
+    );
     e.step_n(10).unwrap();
     let err = refusal("components:\n  - spawn_robot: {model: turtlebot4, actuators: {each: {left_wheel_joint: {d: 1}}}}\n");
-    assert_has(&err, &["actuators.each.left_wheel_joint", "is a joint, not an actuator", "`left_wheel_motor`"]);
+    assert_has(
+        &err,
+        &["actuators.each.left_wheel_joint", "is a joint, not an actuator", "`left_wheel_motor`"],
+    );
 }
 
 // ------------------------------------------------------------------------------------------
@@ -825,24 +1122,54 @@ fn actuators_block_refusals_name_the_fix() {
         ("{kp: 100}", &["actuators.kp", "MuJoCo's spelling", "write `p`"]),
         ("{kv: 10}", &["actuators.kv", "write `d`"]),
         ("{kd: 10}", &["actuators.kd", "`damping`"]),
-        ("{each: {wrist_3: {forcerange: [-1, 1]}}}", &["actuators.each.wrist_3.forcerange", "effort_limit"]),
+        (
+            "{each: {wrist_3: {forcerange: [-1, 1]}}}",
+            &["actuators.each.wrist_3.forcerange", "effort_limit"],
+        ),
         ("{control: motor}", &["actuators.control", "`control: effort`"]),
         ("{control: pd}", &["actuators.control", "`control: position`"]),
-        ("{control: position, stiffness: 5}", &["actuators.stiffness", "`position` law does not read `stiffness`", "write `p`"]),
+        (
+            "{control: position, stiffness: 5}",
+            &["actuators.stiffness", "`position` law does not read `stiffness`", "write `p`"],
+        ),
         ("{control: effort, each: {elbow: {d: 3}}}", &["actuators.each.elbow.d", "no gain"]),
         ("{bogus: 1}", &["actuators.bogus", "unknown key", "effort_limit"]),
         ("{effort_limit: -3}", &["actuators.effort_limit", "> 0"]),
         // model-dependent, at build:
-        ("{each: {wrist_3_joint: {p: 100}}}", &["actuators.each.wrist_3_joint", "is a joint, not an actuator", "the actuator driving it is `wrist_3`"]),
-        ("{each: {gripper: {p: 100}}}", &["actuators.each.gripper", "has no actuator `gripper`", "shoulder_pan, shoulder_lift, elbow, wrist_1, wrist_2, wrist_3"]),
-        ("{control: velocity, d: 5}", &["actuators.ctrlrange", "from a position (rad or m) to a velocity", "state `ctrlrange: [lo, hi]`"]),
+        (
+            "{each: {wrist_3_joint: {p: 100}}}",
+            &[
+                "actuators.each.wrist_3_joint",
+                "is a joint, not an actuator",
+                "the actuator driving it is `wrist_3`",
+            ],
+        ),
+        (
+            "{each: {gripper: {p: 100}}}",
+            &[
+                "actuators.each.gripper",
+                "has no actuator `gripper`",
+                "shoulder_pan, shoulder_lift, elbow, wrist_1, wrist_2, wrist_3",
+            ],
+        ),
+        (
+            "{control: velocity, d: 5}",
+            &[
+                "actuators.ctrlrange",
+                "from a position (rad or m) to a velocity",
+                "state `ctrlrange: [lo, hi]`",
+            ],
+        ),
         ("{control: effort}", &["actuators.ctrlrange", "to an effort"]),
         ("{stiffness: 3}", &["actuators.stiffness", "model's own `position` law", "reads p, d"]),
     ];
     for (block, needles) in cases {
         let err = refusal(&bare_arm(&format!(", default_plugins: false, actuators: {block}")));
         assert_has(&err, needles);
-        assert!(err.contains("components.ur") || err.contains("[ur]") || err.contains("ur"), "{err}");
+        assert!(
+            err.contains("components.ur") || err.contains("[ur]") || err.contains("ur"),
+            "{err}"
+        );
     }
     // position -> impedance keeps the unit: the model's ctrlrange stays, nothing is refused.
     engine(&bare_arm(", actuators: {control: impedance, stiffness: 50}"));
@@ -859,7 +1186,14 @@ fn spawn_arm_refusals() {
     name: husky
 ",
     );
-    assert_has(&err, &["mount.robot", "no robot `husky` has been spawned before this arm", "declared BEFORE the arm"]);
+    assert_has(
+        &err,
+        &[
+            "mount.robot",
+            "no robot `husky` has been spawned before this arm",
+            "declared BEFORE the arm",
+        ],
+    );
     let err = refusal(
         "components:
   - spawn_robot: {model: husky_a200}
@@ -898,13 +1232,19 @@ fn arm_controller_and_force_torque_refusals() {
         "pedestal: true}",
         "pedestal: true}\n    components:\n      - arm_controller: {controller_name: a}\n      - arm_controller: {controller_name: b}\n        name: second",
     ));
-    assert_has(&err, &["already written by `ur.arm_controller`", "`ur.second` would be a second command source"]);
+    assert_has(
+        &err,
+        &["already written by `ur.arm_controller`", "`ur.second` would be a second command source"],
+    );
     // Top level: requires_owner.
     let err = refusal("components:\n  - arm_controller: {}\n");
     assert_has(&err, &["`arm_controller` belongs to a robot and must be nested under it"]);
     // Unknown joint.
     let err = refusal(&bare_arm(", default_plugins: false").replace("default_plugins: false}", "default_plugins: false}\n    components:\n      - arm_controller: {joints: [shoulder_pan]}"));
-    assert_has(&err, &["joints[0]", "`shoulder_pan` is an actuator, not a joint", "shoulder_pan_joint"]);
+    assert_has(
+        &err,
+        &["joints[0]", "`shoulder_pan` is an actuator, not a joint", "shoulder_pan_joint"],
+    );
     // A velocity-law arm is not held by position targets.
     let err = refusal(&bare_arm(", actuators: {control: velocity, d: 5, ctrlrange: [-3, 3]}"));
     assert_has(&err, &["is not a position servo", "`joints:`"]);
@@ -912,11 +1252,20 @@ fn arm_controller_and_force_torque_refusals() {
     let err = refusal(&bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - arm_controller: {goal_tolerance: -1, initial_state: sleeping}"));
     assert_has(&err, &["goal_tolerance", "initial_state", "one of active, inactive"]);
     // F/T: unknown site; required key.
-    let err = refusal(&bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - force_torque: {site: wrist_site}"));
+    let err = refusal(&bare_arm("").replace(
+        "pedestal: true}",
+        "pedestal: true}\n    components:\n      - force_torque: {site: wrist_site}",
+    ));
     assert_has(&err, &["site: no site `wrist_site`", "fts_site"]);
-    let err = refusal(&bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - force_torque: {frame: base}"));
+    let err = refusal(&bare_arm("").replace(
+        "pedestal: true}",
+        "pedestal: true}\n    components:\n      - force_torque: {frame: base}",
+    ));
     assert_has(&err, &["site"]);
-    let err = refusal(&bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - force_torque: {site: fts_site, frame: tool}"));
+    let err = refusal(&bare_arm("").replace(
+        "pedestal: true}",
+        "pedestal: true}\n    components:\n      - force_torque: {site: fts_site, frame: tool}",
+    ));
     assert_has(&err, &["frame", "tool"]);
     // Registry: a second initially-active controller on the same joints names both.
     let mut e = engine(&bare_arm(""));
@@ -935,26 +1284,47 @@ fn arm_controller_and_force_torque_refusals() {
             0.0,
         )
         .unwrap_err();
-    assert_has(&err, &["`teleop`", "`ur.arm_controller` (controller `scaled_joint_trajectory_controller`)", "elbow_joint/position", "one command source per joint"]);
+    assert_has(
+        &err,
+        &[
+            "`teleop`",
+            "`ur.arm_controller` (controller `scaled_joint_trajectory_controller`)",
+            "elbow_joint/position",
+            "one command source per joint",
+        ],
+    );
     e.step().unwrap();
 }
 
 #[test]
 fn streamed_trajectories_in_process_targets_and_startup_transitions() {
-    let yaml = bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - arm_controller: {stream_commands: true}");
+    let yaml = bare_arm("").replace(
+        "pedestal: true}",
+        "pedestal: true}\n    components:\n      - arm_controller: {stream_commands: true}",
+    );
     let mut e = engine(&yaml);
     e.step().unwrap();
     // The declared controllers' startup transitions are published on the first step, stamped 0.
     let ev = endpoint_topic(&e, "scaled_joint_trajectory_controller/transition_event");
-    let Some((Payload::TransitionEvents(evs), 1)) = e.ctx.interface.get(ev).latest().map(|(p, t)| (p.clone(), t)) else { panic!("no startup transitions") };
+    let Some((Payload::TransitionEvents(evs), 1)) =
+        e.ctx.interface.get(ev).latest().map(|(p, t)| (p.clone(), t))
+    else {
+        panic!("no startup transitions")
+    };
     let labels: Vec<&str> = evs.iter().map(|t| t.transition_label.as_str()).collect();
     assert_eq!(labels, vec!["configure", "activate"]);
     assert!(evs.iter().all(|t| t.stamp == 0.0));
     // A streamed trajectory (no result): the joints follow.
     let st = endpoint_topic(&e, "scaled_joint_trajectory_controller/joint_trajectory");
-    e.ctx.interface.deliver(st, Payload::Trajectory(traj(&[(0.5, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
+    e.ctx
+        .interface
+        .deliver(st, Payload::Trajectory(traj(&[(0.5, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0]))])));
     e.step_n(600).unwrap();
-    assert!((q(&e, "ur_shoulder_pan_joint") - 0.3).abs() < 0.005, "streamed: {}", q(&e, "ur_shoulder_pan_joint"));
+    assert!(
+        (q(&e, "ur_shoulder_pan_joint") - 0.3).abs() < 0.005,
+        "streamed: {}",
+        q(&e, "ur_shoulder_pan_joint")
+    );
     // The in-process handle: a target taken at the next step.
     let h = e.ctx.blackboard.get::<ArmHandle>("arm:ur").unwrap().clone();
     h.set_targets(&["wrist_3_joint"], &[0.9]);
@@ -963,5 +1333,7 @@ fn streamed_trajectories_in_process_targets_and_startup_transitions() {
     assert!((h.positions()[5] - 0.9).abs() < 0.005 && (h.positions()[0] - 0.3).abs() < 0.005);
     // A reset: rest again, the handle's targets with it.
     e.reset().unwrap();
-    assert!(q(&e, "ur_shoulder_pan_joint").abs() < 1e-12 && (h.targets()[1] - REST[1]).abs() < 1e-12);
+    assert!(
+        q(&e, "ur_shoulder_pan_joint").abs() < 1e-12 && (h.targets()[1] - REST[1]).abs() < 1e-12
+    );
 }

@@ -10,7 +10,8 @@ use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 fn engine(present: bool) -> Engine {
     let yaml = format!("sim: {{timestep: 0.002}}\ncomponents:\n  - dummy: {{size: 0.1, present: {present}}}\n    name: a\n");
-    let w = load_world_str(&yaml, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default()).unwrap();
+    let w = load_world_str(&yaml, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default())
+        .unwrap();
     Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap()
 }
 

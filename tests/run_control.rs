@@ -10,7 +10,8 @@ use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 fn engine() -> Engine {
     let yaml = "sim: {timestep: 0.002}\ncomponents:\n  - dummy: {size: 0.1}\n    name: a\n";
-    let w = load_world_str(yaml, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default()).unwrap();
+    let w = load_world_str(yaml, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default())
+        .unwrap();
     Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap()
 }
 
@@ -66,6 +67,9 @@ fn reset_request_and_quit_are_honoured_by_the_runner() {
     })
     .unwrap();
     assert_eq!(s.reason, "quit requested");
-    assert_eq!(s.steps, 5, "the reset happened first, then 5 steps, then the quit command ran at the next drain");
+    assert_eq!(
+        s.steps, 5,
+        "the reset happened first, then 5 steps, then the quit command ran at the next drain"
+    );
     assert!((e.sim_time() - 5.0 * 0.002).abs() < 1e-12, "t = {}", e.sim_time());
 }

@@ -78,7 +78,8 @@ fn world_sim(components: &str, extra_sim: &str) -> World {
 fn engine(components: &str, seed: u64) -> Engine {
     let w = world(components);
     let loaded = w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(loaded, EngineOptions { profile: false, seed: Some(seed) }).unwrap_or_else(|e| panic!("{e}"))
+    Engine::new(loaded, EngineOptions { profile: false, seed: Some(seed) })
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn lidar(e: &Engine, address: &str) -> LidarReader {
@@ -96,13 +97,19 @@ fn refused(components: &str, path: &str, needle: &str) {
         Ok(_) => panic!("expected a refusal at `{path}`"),
         Err(e) => e,
     };
-    assert!(e.0.iter().any(|x| x.path == path && x.message.contains(needle)), "no error at `{path}` containing `{needle}`; got:\n{e}");
+    assert!(
+        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
+        "no error at `{path}` containing `{needle}`; got:\n{e}"
+    );
 }
 
 /// A world that loads but fails at setup; returns the message.
 fn setup_error(components: &str) -> String {
     let w = world(components);
-    match Engine::new(w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}")), EngineOptions { profile: false, seed: Some(1) }) {
+    match Engine::new(
+        w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}")),
+        EngineOptions { profile: false, seed: Some(1) },
+    ) {
         Ok(_) => panic!("expected a setup error"),
         Err(e) => e.to_string(),
     }
@@ -164,7 +171,11 @@ fn lidar_no_return_too_close_and_their_overrides() {
     assert_eq!(s.ranges[up], f32::NEG_INFINITY, "too close → -inf (REP 117)");
     assert_eq!(s.ranges[diag], f32::INFINITY, "nothing there → +inf (REP 117)");
     let raw = scan(&e, "raw");
-    assert!((raw.ranges[up] as f64 - 0.10).abs() < 1e-4, "raw too-close publishes the distance: {}", raw.ranges[up]);
+    assert!(
+        (raw.ranges[up] as f64 - 0.10).abs() < 1e-4,
+        "raw too-close publishes the distance: {}",
+        raw.ranges[up]
+    );
     assert!(raw.ranges[diag].is_nan());
     let codes = scan(&e, "codes");
     assert_eq!(codes.ranges[up], 0.004f32);
@@ -245,7 +256,10 @@ fn lidar_scan_plane_follows_the_site_orientation() {
 
 #[test]
 fn lidar_rate_snaps_to_the_grid() {
-    let mut e = engine(&format!("  - lidar: {{{BASE}}}\n  - lidar: {{{BASE}, rate_hz: 7.0}}\n    name: odd\n"), 1);
+    let mut e = engine(
+        &format!("  - lidar: {{{BASE}}}\n  - lidar: {{{BASE}, rate_hz: 7.0}}\n    name: odd\n"),
+        1,
+    );
     let id = e.ctx.interface.all().iter().position(|ep| ep.name == "scan").unwrap();
     let snapped = e.ctx.interface.get(id).snapped.unwrap();
     assert_eq!(snapped.every_steps, 50);
@@ -359,12 +373,20 @@ fn lidar_range_noise_has_the_configured_sigma_and_is_seeded() {
 #[test]
 fn lidar_relative_sigma_scales_with_distance() {
     // every wall of the room is 3.0..4.24 m away: beyond `from` (0.5) sigma = 3.5 % of the distance
-    let mut e = noise_world("range_stddev: 0.01, range_stddev_relative: 0.035, range_stddev_relative_from: 0.5", 3);
+    let mut e = noise_world(
+        "range_stddev: 0.01, range_stddev_relative: 0.035, range_stddev_relative_from: 0.5",
+        3,
+    );
     let mut z = Vec::new();
     for _ in 0..20 {
         e.step().unwrap();
         let (t, n) = (scan(&e, "truth"), scan(&e, "noisy"));
-        z.extend(t.ranges.iter().zip(&n.ranges).map(|(a, b)| (*b as f64 - *a as f64) / (0.035 * *a as f64)));
+        z.extend(
+            t.ranges
+                .iter()
+                .zip(&n.ranges)
+                .map(|(a, b)| (*b as f64 - *a as f64) / (0.035 * *a as f64)),
+        );
     }
     let (_, s) = std_of(&z);
     assert!((s - 1.0).abs() < 0.05, "normalised std {s}");
@@ -395,11 +417,13 @@ fn lidar_dropout_rate_over_1000_scans() {
 #[test]
 fn lidar_noise_needs_a_seed_and_noiseless_does_not() {
     let w = world("  - lidar: {site: room, range_stddev: 0.01}\n");
-    let mut e = Engine::new(w.loaded.unwrap(), EngineOptions { profile: false, seed: None }).unwrap();
+    let mut e =
+        Engine::new(w.loaded.unwrap(), EngineOptions { profile: false, seed: None }).unwrap();
     let err = e.step_n(50).unwrap_err().to_string();
     assert!(err.contains("lidar:lidar") && err.contains("no seed"), "{err}");
     let w = world("  - lidar: {site: room}\n");
-    let mut e = Engine::new(w.loaded.unwrap(), EngineOptions { profile: false, seed: None }).unwrap();
+    let mut e =
+        Engine::new(w.loaded.unwrap(), EngineOptions { profile: false, seed: None }).unwrap();
     e.step_n(50).unwrap();
 }
 
@@ -407,13 +431,19 @@ fn lidar_noise_needs_a_seed_and_noiseless_does_not() {
 
 #[test]
 fn lidar_fault_block_is_parsed_and_switchable() {
-    let mut e = engine(&format!("  - lidar: {{{BASE}, rate_hz: 500, fault: {{dropout_percent: 100}}}}\n"), 1);
+    let mut e = engine(
+        &format!("  - lidar: {{{BASE}, rate_hz: 500, fault: {{dropout_percent: 100}}}}\n"),
+        1,
+    );
     e.step().unwrap();
     assert!((scan(&e, "lidar").ranges[0] as f64 - 2.0).abs() < 1e-4, "nominal until switched");
     let sw = e.ctx.blackboard.get::<FaultSwitch>("sensor_fault:lidar").unwrap().clone();
     sw.set(true);
     e.step().unwrap();
-    assert!(scan(&e, "lidar").ranges.iter().all(|r| *r == f32::INFINITY), "100 % dropout while faulted");
+    assert!(
+        scan(&e, "lidar").ranges.iter().all(|r| *r == f32::INFINITY),
+        "100 % dropout while faulted"
+    );
     e.reset().unwrap();
     assert!(!sw.is_on(), "a fault does not survive reset");
 }
@@ -425,36 +455,114 @@ fn refuse_lidar_fault_with_layout_keys() {
         "components.lidar.fault.rays",
         "changes the message layout (it sets a LaserScan's length)",
     );
-    refused(&format!("  - lidar: {{{BASE}, fault: {{angle_max: 1.0}}}}\n"), "components.lidar.fault.angle_max", "changes the message layout");
-    refused(&format!("  - lidar: {{{BASE}, fault: {{site: room}}}}\n"), "components.lidar.fault.site", "consumed once at configure");
-    refused(&format!("  - lidar: {{{BASE}, fault: {{bogus: 1}}}}\n"), "components.lidar.fault.bogus", "unknown key `bogus`");
-    refused(&format!("  - lidar: {{{BASE}, fault: {{dropout_percent: 150}}}}\n"), "components.lidar.fault.dropout_percent", "in the fault block: must be within 0..100");
-    refused(&format!("  - lidar: {{{BASE}, fault: {{detection_min: 30}}}}\n"), "components.lidar.fault.detection_min", "detection_min (30) > detection_max (20)");
+    refused(
+        &format!("  - lidar: {{{BASE}, fault: {{angle_max: 1.0}}}}\n"),
+        "components.lidar.fault.angle_max",
+        "changes the message layout",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, fault: {{site: room}}}}\n"),
+        "components.lidar.fault.site",
+        "consumed once at configure",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, fault: {{bogus: 1}}}}\n"),
+        "components.lidar.fault.bogus",
+        "unknown key `bogus`",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, fault: {{dropout_percent: 150}}}}\n"),
+        "components.lidar.fault.dropout_percent",
+        "in the fault block: must be within 0..100",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, fault: {{detection_min: 30}}}}\n"),
+        "components.lidar.fault.detection_min",
+        "detection_min (30) > detection_max (20)",
+    );
 }
 
 // ------------------------------------------------------------------------------ lidar refusals
 
 #[test]
 fn refuse_lidar_bad_config() {
-    refused("  - lidar: {rays: 360}\n", "components.lidar.site", "required: the site the rays are cast from");
-    refused(&format!("  - lidar: {{{BASE}, rays: 1}}\n"), "components.lidar.rays", "must be >= 2, got 1");
-    refused(&format!("  - lidar: {{{BASE}, angle_min: 1.0, angle_max: 1.0}}\n"), "components.lidar.angle_max", "must be greater than angle_min");
-    refused(&format!("  - lidar: {{{BASE}, angle_min: 0.0, angle_max: 7.0}}\n"), "components.lidar.angle_max", "more than a full turn");
-    refused(&format!("  - lidar: {{{BASE}, detection_min: 2.0, detection_max: 1.0}}\n"), "components.lidar.detection_min", "detection_min (2) > detection_max (1)");
-    refused(&format!("  - lidar: {{{BASE}, range_min: 5, max_range: 4}}\n"), "components.lidar.range_min", "must be below max_range");
-    refused(&format!("  - lidar: {{{BASE}, too_close: maybe}}\n"), "components.lidar.too_close", "`maybe` is not a range value");
-    refused(&format!("  - lidar: {{{BASE}, no_return: raw}}\n"), "components.lidar.no_return", "use +inf, nan or a number");
-    refused(&format!("  - lidar: {{{BASE}, dropout_percent: -1}}\n"), "components.lidar.dropout_percent", "within 0..100");
-    refused(&format!("  - lidar: {{{BASE}, range_stddev: -0.1}}\n"), "components.lidar.range_stddev", ">= 0");
-    refused(&format!("  - lidar: {{{BASE}, rate_hz: 0}}\n"), "components.lidar.rate_hz", "must be > 0");
-    refused(&format!("  - lidar: {{{BASE}, topics: {{laser: /x}}}}\n"), "components.lidar.topics.laser", "a lidar has one: `scan`");
-    refused(&format!("  - lidar: {{{BASE}, beams: 3}}\n"), "components.lidar.beams", "unknown field `beams`");
+    refused(
+        "  - lidar: {rays: 360}\n",
+        "components.lidar.site",
+        "required: the site the rays are cast from",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, rays: 1}}\n"),
+        "components.lidar.rays",
+        "must be >= 2, got 1",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, angle_min: 1.0, angle_max: 1.0}}\n"),
+        "components.lidar.angle_max",
+        "must be greater than angle_min",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, angle_min: 0.0, angle_max: 7.0}}\n"),
+        "components.lidar.angle_max",
+        "more than a full turn",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, detection_min: 2.0, detection_max: 1.0}}\n"),
+        "components.lidar.detection_min",
+        "detection_min (2) > detection_max (1)",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, range_min: 5, max_range: 4}}\n"),
+        "components.lidar.range_min",
+        "must be below max_range",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, too_close: maybe}}\n"),
+        "components.lidar.too_close",
+        "`maybe` is not a range value",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, no_return: raw}}\n"),
+        "components.lidar.no_return",
+        "use +inf, nan or a number",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, dropout_percent: -1}}\n"),
+        "components.lidar.dropout_percent",
+        "within 0..100",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, range_stddev: -0.1}}\n"),
+        "components.lidar.range_stddev",
+        ">= 0",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, rate_hz: 0}}\n"),
+        "components.lidar.rate_hz",
+        "must be > 0",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, topics: {{laser: /x}}}}\n"),
+        "components.lidar.topics.laser",
+        "a lidar has one: `scan`",
+    );
+    refused(
+        &format!("  - lidar: {{{BASE}, beams: 3}}\n"),
+        "components.lidar.beams",
+        "unknown field `beams`",
+    );
 }
 
 #[test]
 fn refuse_lidar_unknown_names_at_setup() {
     let e = setup_error("  - lidar: {site: nowhere}\n");
-    assert!(e.contains("[lidar] configure") && e.contains("site: no site `nowhere` in the model") && e.contains("scan") && e.contains("room"), "{e}");
+    assert!(
+        e.contains("[lidar] configure")
+            && e.contains("site: no site `nowhere` in the model")
+            && e.contains("scan")
+            && e.contains("room"),
+        "{e}"
+    );
     let e = setup_error("  - lidar: {site: scan, exclude_body: nobody}\n");
     assert!(e.contains("exclude_body: no body `nobody`") && e.contains("sensor_base"), "{e}");
     let e = setup_error("  - lidar: {site: scan, tf_parent: nobody}\n");
@@ -503,7 +611,10 @@ fn imu_resting_free_body_reads_gravity() {
 #[test]
 fn imu_mount_orientation_rotates_the_reading() {
     // rolled +90° about x: the sensor's +y points up, so gravity reads on +y
-    let mut e = engine("  - imu: {body: fixed_mount, rpy: [1.5707963267948966, 0, 0], frame_id: rolled}\n", 1);
+    let mut e = engine(
+        "  - imu: {body: fixed_mount, rpy: [1.5707963267948966, 0, 0], frame_id: rolled}\n",
+        1,
+    );
     e.step_n(5).unwrap();
     let r = imu(&e, "imu");
     assert!(close3(r.linear_acceleration, [0.0, 9.81, 0.0]), "{:?}", r.linear_acceleration);
@@ -584,7 +695,10 @@ fn imu_at_an_existing_site() {
 
 #[test]
 fn imu_fault_switch() {
-    let mut e = engine("  - imu: {body: fixed_mount, fault: {gyro_bias: [0, 0, 0.5], orientation: false}}\n", 1);
+    let mut e = engine(
+        "  - imu: {body: fixed_mount, fault: {gyro_bias: [0, 0, 0.5], orientation: false}}\n",
+        1,
+    );
     e.step_n(5).unwrap();
     assert!(imu(&e, "imu").angular_velocity[2].abs() < 1e-9);
     e.ctx.blackboard.get::<FaultSwitch>("sensor_fault:imu").unwrap().set(true);
@@ -596,20 +710,53 @@ fn imu_fault_switch() {
 #[test]
 fn refuse_imu_bad_config() {
     refused("  - imu: {}\n", "components.imu", "requires_owner");
-    refused("  - imu: {site: tilted, pos: [0, 0, 1]}\n", "components.imu.pos", "`pos` and `site` are exclusive");
-    refused("  - imu: {body: fixed_mount, rpy: [0, 0, 1], quat: [1, 0, 0, 0]}\n", "components.imu.quat", "`rpy` and `quat` are exclusive");
-    refused("  - imu: {body: fixed_mount, quat: [0, 0, 0, 0]}\n", "components.imu.quat", "non-zero quaternion");
-    refused("  - imu: {body: fixed_mount, accel_stddev: -1}\n", "components.imu.accel_stddev", ">= 0");
+    refused(
+        "  - imu: {site: tilted, pos: [0, 0, 1]}\n",
+        "components.imu.pos",
+        "`pos` and `site` are exclusive",
+    );
+    refused(
+        "  - imu: {body: fixed_mount, rpy: [0, 0, 1], quat: [1, 0, 0, 0]}\n",
+        "components.imu.quat",
+        "`rpy` and `quat` are exclusive",
+    );
+    refused(
+        "  - imu: {body: fixed_mount, quat: [0, 0, 0, 0]}\n",
+        "components.imu.quat",
+        "non-zero quaternion",
+    );
+    refused(
+        "  - imu: {body: fixed_mount, accel_stddev: -1}\n",
+        "components.imu.accel_stddev",
+        ">= 0",
+    );
     refused("  - imu: {body: fixed_mount, rate_hz: -5}\n", "components.imu.rate_hz", "must be > 0");
-    refused("  - imu: {body: fixed_mount, fault: {rate_hz: 10}}\n", "components.imu.fault.rate_hz", "consumed once at configure");
-    refused("  - imu: {body: fixed_mount, fault: {gyro_stddev: -1}}\n", "components.imu.fault.gyro_stddev", "in the fault block");
-    refused("  - imu: {body: fixed_mount, topics: {gyro: /g}}\n", "components.imu.topics.gyro", "an imu has one: `imu`");
+    refused(
+        "  - imu: {body: fixed_mount, fault: {rate_hz: 10}}\n",
+        "components.imu.fault.rate_hz",
+        "consumed once at configure",
+    );
+    refused(
+        "  - imu: {body: fixed_mount, fault: {gyro_stddev: -1}}\n",
+        "components.imu.fault.gyro_stddev",
+        "in the fault block",
+    );
+    refused(
+        "  - imu: {body: fixed_mount, topics: {gyro: /g}}\n",
+        "components.imu.topics.gyro",
+        "an imu has one: `imu`",
+    );
 }
 
 #[test]
 fn refuse_imu_unknown_names_at_setup() {
     let e = setup_error("  - imu: {body: nobody}\n");
-    assert!(e.contains("[imu] build") && e.contains("body: no body `nobody`") && e.contains("fixed_mount"), "{e}");
+    assert!(
+        e.contains("[imu] build")
+            && e.contains("body: no body `nobody`")
+            && e.contains("fixed_mount"),
+        "{e}"
+    );
     let e = setup_error("  - imu: {site: nowhere}\n");
     assert!(e.contains("site: no site `nowhere`") && e.contains("tilted"), "{e}");
 }
@@ -638,9 +785,12 @@ fn base() -> &'static Path {
 /// the scan frame is base + (-0.04, 0), so base x = 3.04.
 fn turtlebot(sets: &[&str]) -> Engine {
     let yaml = "sim: {world: empty_room}\ncomponents:\n  - spawn_robot: {model: turtlebot4, namespace: tb, prefix: tb_, pose: {position: {x: 3.04, y: 0.0}}}\n    name: robot\n";
-    let assignments = sets.iter().map(|s| roqsim::world::overrides::parse_set(s).unwrap()).collect();
-    let loaded = load_world_str(yaml, base(), &LoadOptions { assignments, ..Default::default() }).unwrap_or_else(|e| panic!("{e}"));
-    Engine::new(loaded, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("{e}"))
+    let assignments =
+        sets.iter().map(|s| roqsim::world::overrides::parse_set(s).unwrap()).collect();
+    let loaded = load_world_str(yaml, base(), &LoadOptions { assignments, ..Default::default() })
+        .unwrap_or_else(|e| panic!("{e}"));
+    Engine::new(loaded, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// (index, cos of the angle to world +x) of the ray of `s` pointing closest to world +x, given
@@ -663,10 +813,17 @@ fn turtlebot4_lidar_wall_housing_and_imu() {
     let mut e = turtlebot(&["components.robot.rplidar.lidar.too_close=raw"]);
     e.step_n(250).unwrap();
     let s = scan(&e, "robot.rplidar.lidar");
-    assert_eq!(s.frame_id, "rplidar_link", "spawn_sensor filled the device manifest's {{frame_id}}");
+    assert_eq!(
+        s.frame_id, "rplidar_link",
+        "spawn_sensor filled the device manifest's {{frame_id}}"
+    );
     assert_eq!((s.ranges.len(), s.range_min, s.range_max), (360, 0.15f32, 12.0f32));
     let scan_ep = e.ctx.interface.all().iter().find(|x| x.name == "scan").unwrap();
-    assert_eq!((scan_ep.namespace.as_str(), scan_ep.frame_prefix.as_str()), ("tb", "tb/"), "namespace inherited from the robot");
+    assert_eq!(
+        (scan_ep.namespace.as_str(), scan_ep.frame_prefix.as_str()),
+        ("tb", "tb/"),
+        "namespace inherited from the robot"
+    );
     // the device manifest sets emit_static_tf: false: the mount alone publishes rplidar_link
     let scan_frames: Vec<Transform> = e
         .ctx
@@ -675,7 +832,9 @@ fn turtlebot4_lidar_wall_housing_and_imu() {
         .iter()
         .filter(|x| x.get_hint("ros2", "tf") == Some("static"))
         .filter_map(|x| match x.latest() {
-            Some((Payload::Transforms(t), _)) => Some(t.iter().filter(|t| t.child == "rplidar_link").cloned().collect::<Vec<_>>()),
+            Some((Payload::Transforms(t), _)) => {
+                Some(t.iter().filter(|t| t.child == "rplidar_link").cloned().collect::<Vec<_>>())
+            }
             _ => None,
         })
         .flatten()
@@ -701,7 +860,12 @@ fn turtlebot4_lidar_wall_housing_and_imu() {
     assert!(imu_r.angular_velocity.iter().all(|w| w.abs() < 0.01));
     let ep = e.ctx.interface.all().iter().find(|x| x.name == "imu").unwrap();
     assert_eq!((ep.get_hint("ros2", "topic"), ep.namespace.as_str()), (Some("imu"), "tb"));
-    let tf = e.ctx.interface.all().iter().filter(|x| x.name == "tf_static" && x.owner.as_deref() == Some("robot"));
+    let tf = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .filter(|x| x.name == "tf_static" && x.owner.as_deref() == Some("robot"));
     let imu_tf = tf
         .filter_map(|x| match x.latest() {
             Some((Payload::Transforms(t), _)) => t.iter().find(|t| t.child == "imu_link").cloned(),

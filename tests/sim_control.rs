@@ -18,7 +18,8 @@ components:
 ";
 
 fn engine() -> Engine {
-    let w = load_world_str(WORLD, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default()).unwrap();
+    let w = load_world_str(WORLD, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default())
+        .unwrap();
     Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap()
 }
 
@@ -44,26 +45,63 @@ fn entities_spawnables_and_categories() {
     assert_eq!(sc::filter_names(c, true, "", &[], &[], 0).unwrap(), vec!["robot", "pillar"]);
     assert_eq!(sc::spawnables(c), vec!["obstacle"]);
     assert_eq!(sc::filter_names(c, true, "^rob", &[], &[], 0).unwrap(), vec!["robot"]);
-    assert_eq!(sc::filter_names(c, true, "", &[category::STATIC_OBJECT], &[], 0).unwrap(), vec!["pillar"]);
+    assert_eq!(
+        sc::filter_names(c, true, "", &[category::STATIC_OBJECT], &[], 0).unwrap(),
+        vec!["pillar"]
+    );
     assert_eq!(sc::category_of(c, "robot"), Some(category::ROBOT));
     assert_eq!(sc::category_of(c, "obstacle"), Some(category::DYNAMIC_OBJECT));
-    refused(sc::filter_names(c, true, "([", &[], &[], 0), codes::OPERATION_FAILED, "not a valid regular expression");
-    refused(sc::filter_names(c, true, "", &[], &["red".into()], 0), codes::FEATURE_UNSUPPORTED, "entity tags are not supported");
+    refused(
+        sc::filter_names(c, true, "([", &[], &[], 0),
+        codes::OPERATION_FAILED,
+        "not a valid regular expression",
+    );
+    refused(
+        sc::filter_names(c, true, "", &[], &["red".into()], 0),
+        codes::FEATURE_UNSUPPORTED,
+        "entity tags are not supported",
+    );
 }
 
 #[test]
 fn spawn_and_delete_move_an_entity_between_the_lists() {
     let mut e = engine();
-    refused(sc::spawn(&mut e.ctx, "", "", "", "", None), codes::NO_RESOURCE, "both uri and name are empty");
-    refused(sc::spawn(&mut e.ctx, "", "crate", "", "", None), codes::NOT_FOUND, "the world declares no entity `crate`; spawnable: [obstacle]");
-    refused(sc::spawn(&mut e.ctx, "other", "obstacle", "", "", None), codes::NAME_INVALID, "cannot be renamed to `other`");
-    refused(sc::spawn(&mut e.ctx, "", "obstacle", "<mujoco/>", "", None), codes::UNSUPPORTED_FORMAT, "spawn_formats is empty");
-    refused(sc::spawn(&mut e.ctx, "", "obstacle", "", "elsewhere", None), codes::NAMESPACE_INVALID, "not `elsewhere`");
-    refused(sc::spawn(&mut e.ctx, "", "robot", "", "", None), codes::NAME_NOT_UNIQUE, "already present");
+    refused(
+        sc::spawn(&mut e.ctx, "", "", "", "", None),
+        codes::NO_RESOURCE,
+        "both uri and name are empty",
+    );
+    refused(
+        sc::spawn(&mut e.ctx, "", "crate", "", "", None),
+        codes::NOT_FOUND,
+        "the world declares no entity `crate`; spawnable: [obstacle]",
+    );
+    refused(
+        sc::spawn(&mut e.ctx, "other", "obstacle", "", "", None),
+        codes::NAME_INVALID,
+        "cannot be renamed to `other`",
+    );
+    refused(
+        sc::spawn(&mut e.ctx, "", "obstacle", "<mujoco/>", "", None),
+        codes::UNSUPPORTED_FORMAT,
+        "spawn_formats is empty",
+    );
+    refused(
+        sc::spawn(&mut e.ctx, "", "obstacle", "", "elsewhere", None),
+        codes::NAMESPACE_INVALID,
+        "not `elsewhere`",
+    );
+    refused(
+        sc::spawn(&mut e.ctx, "", "robot", "", "", None),
+        codes::NAME_NOT_UNIQUE,
+        "already present",
+    );
     let pose = Some(([1.2, 0.1, 0.15], [0.0, 0.0, 0.0, 1.0]));
     assert_eq!(sc::spawn(&mut e.ctx, "obstacle", "obstacle", "", "", pose).unwrap(), "obstacle");
     assert_eq!(sc::spawnables(&e.ctx), Vec::<String>::new(), "spawning consumes the spawnable");
-    assert!(sc::filter_names(&e.ctx, true, "", &[], &[], 0).unwrap().contains(&"obstacle".to_string()));
+    assert!(sc::filter_names(&e.ctx, true, "", &[], &[], 0)
+        .unwrap()
+        .contains(&"obstacle".to_string()));
     let s = sc::entity_state(&e.ctx, "obstacle").unwrap();
     assert!((s.position[0] - 1.2).abs() < 1e-9 && (s.position[1] - 0.1).abs() < 1e-9);
     sc::delete(&mut e.ctx, "obstacle").unwrap();
@@ -85,7 +123,8 @@ fn set_entity_state_teleports_free_bodies_and_refuses_welded_moves() {
     assert!((s.position[0] - 2.0).abs() < 1e-12 && (s.position[1] + 1.0).abs() < 1e-12);
     assert!((2.0 * s.orientation[2].atan2(s.orientation[3]) - 1.0).abs() < 1e-9);
     // a twist: world-frame angular velocity comes back as written
-    sc::set_entity_state(&mut e.ctx, "robot", None, Some(([0.1, 0.0, 0.0], [0.0, 0.0, 0.5]))).unwrap();
+    sc::set_entity_state(&mut e.ctx, "robot", None, Some(([0.1, 0.0, 0.0], [0.0, 0.0, 0.5])))
+        .unwrap();
     let s = sc::entity_state(&e.ctx, "robot").unwrap();
     assert!((s.angular[2] - 0.5).abs() < 1e-9 && (s.linear[0] - 0.1).abs() < 1e-9, "{s:?}");
     // welded pillar: a move is refused naming the weld and the fix; its own pose succeeds
@@ -95,9 +134,18 @@ fn set_entity_state_teleports_free_bodies_and_refuses_welded_moves() {
         "`pillar` is welded and cannot be moved: motion: static (welded scenery; give `motion: physics` to move it)",
     );
     let cur = sc::entity_state(&e.ctx, "pillar").unwrap();
-    sc::set_entity_state(&mut e.ctx, "pillar", Some((cur.position, cur.orientation)), None).unwrap();
-    refused(sc::set_entity_state(&mut e.ctx, "robot", Some(([0.0; 3], [0.0; 4])), None), codes::SET_INVALID_POSE, "quaternion must be non-zero");
-    refused(sc::entity_state(&e.ctx, "ghost"), codes::NOT_FOUND, "no entity `ghost`; entities: robot, obstacle, pillar");
+    sc::set_entity_state(&mut e.ctx, "pillar", Some((cur.position, cur.orientation)), None)
+        .unwrap();
+    refused(
+        sc::set_entity_state(&mut e.ctx, "robot", Some(([0.0; 3], [0.0; 4])), None),
+        codes::SET_INVALID_POSE,
+        "quaternion must be non-zero",
+    );
+    refused(
+        sc::entity_state(&e.ctx, "ghost"),
+        codes::NOT_FOUND,
+        "no entity `ghost`; entities: robot, obstacle, pillar",
+    );
 }
 
 #[test]
@@ -120,6 +168,9 @@ fn simulation_state_transitions_and_stepping() {
     sc::set_state(c, state::PLAYING).unwrap();
     sc::set_state(c, state::QUITTING).unwrap();
     refused(sc::set_state(c, state::PLAYING), codes::INCORRECT_TRANSITION, "quitting");
-    assert_eq!(sc::reset_scope(2), roqsim::context::ResetScope { time: false, state: true, spawned: false });
+    assert_eq!(
+        sc::reset_scope(2),
+        roqsim::context::ResetScope { time: false, state: true, spawned: false }
+    );
     assert_eq!(sc::reset_scope(0), roqsim::context::ResetScope::ALL);
 }

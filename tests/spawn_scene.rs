@@ -15,7 +15,10 @@ fn base() -> PathBuf {
 }
 
 fn load_with(yaml: &str, dir: &Path, sets: &[&str]) -> Result<roqsim::LoadedWorld, String> {
-    let opts = LoadOptions { assignments: sets.iter().map(|s| parse_set(s).unwrap()).collect(), ..Default::default() };
+    let opts = LoadOptions {
+        assignments: sets.iter().map(|s| parse_set(s).unwrap()).collect(),
+        ..Default::default()
+    };
     load_world_str(yaml, dir, &opts).map_err(|e| e.to_string())
 }
 
@@ -25,7 +28,8 @@ fn load(yaml: &str) -> Result<roqsim::LoadedWorld, String> {
 
 fn engine_in(yaml: &str, dir: &Path) -> Engine {
     let w = load_with(yaml, dir, &[]).unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("engine failed: {e}"))
+    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("engine failed: {e}"))
 }
 
 fn engine(yaml: &str) -> Engine {
@@ -52,7 +56,11 @@ fn assert_has(text: &str, needle: &str) {
 }
 
 fn body_pose(e: &Engine, name: &str) -> ([f64; 3], [f64; 4]) {
-    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, name).unwrap_or_else(|| panic!("no body {name}"));
+    let id = e
+        .ctx
+        .model()
+        .name_to_id(MjtObjBase::mjOBJ_BODY, name)
+        .unwrap_or_else(|| panic!("no body {name}"));
     (e.ctx.data().xpos()[id], e.ctx.data().xquat()[id])
 }
 
@@ -177,7 +185,10 @@ fn two_robots_with_distinct_prefixes_and_the_registry() {
     assert_eq!(lidar.namespace, "robot2", "namespace defaults to the carrier's");
     assert_eq!(lidar.body, "r2_rplidar_mount");
     assert_eq!(lidar.free_joint, None);
-    assert_eq!(lidar.weld_reason.as_deref(), Some("mounted on `r2_base_link` (welded to its carrier)"));
+    assert_eq!(
+        lidar.weld_reason.as_deref(),
+        Some("mounted on `r2_base_link` (welded to its carrier)")
+    );
     assert_eq!(lidar.meta.get("frame_id").map(String::as_str), Some("rplidar_link"));
 }
 
@@ -206,15 +217,32 @@ fn robot_frames_become_static_transforms() {
         - {{name: mast_link, parent: base_link, pos: [0.0, 0.0, 0.3]}}
     name: robot{TB_OFF}"
     ));
-    let ep = e.ctx.interface.all().iter().find(|ep| ep.name == "tf_static" && ep.owner.as_deref() == Some("robot")).unwrap();
+    let ep = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .find(|ep| ep.name == "tf_static" && ep.owner.as_deref() == Some("robot"))
+        .unwrap();
     assert_eq!(ep.namespace, "robot1");
     assert_eq!(ep.frame_prefix, "robot1/");
     let t = tf_of(&e, "robot");
-    let pairs: Vec<(&str, &str)> = t.iter().map(|t| (t.parent.as_str(), t.child.as_str())).collect();
-    assert_eq!(pairs, vec![("base_link", "shell_link"), ("shell_link", "cover_link"), ("base_link", "mast_link")]);
-    assert!(close(&t[0].translation, &[0.0, 0.0, 0.0942], 1e-12) && close(&t[0].rotation, &[0.0, 0.0, 0.0, 1.0], 1e-12));
+    let pairs: Vec<(&str, &str)> =
+        t.iter().map(|t| (t.parent.as_str(), t.child.as_str())).collect();
+    assert_eq!(
+        pairs,
+        vec![("base_link", "shell_link"), ("shell_link", "cover_link"), ("base_link", "mast_link")]
+    );
+    assert!(
+        close(&t[0].translation, &[0.0, 0.0, 0.0942], 1e-12)
+            && close(&t[0].rotation, &[0.0, 0.0, 0.0, 1.0], 1e-12)
+    );
     assert!(close(&t[1].translation, &[0.01, 0.0, 0.05], 1e-12));
-    assert!(close(&t[1].rotation, &[0.0, 0.0, 0.25f64.sin(), 0.25f64.cos()], 1e-12), "{:?}", t[1].rotation);
+    assert!(
+        close(&t[1].rotation, &[0.0, 0.0, 0.25f64.sin(), 0.25f64.cos()], 1e-12),
+        "{:?}",
+        t[1].rotation
+    );
     assert!(close(&t[2].translation, &[0.0, 0.0, 0.3], 1e-12));
     // The site sits on base_link at the composed pose.
     let m = e.ctx.model();
@@ -259,7 +287,9 @@ fn pose_and_name_refusals() {
     assert_has(&msg, "components.robot.pose.header.frame_id: a spawn pose is stated in the world frame: use `world` (got `map`) (spawn_robot)");
     assert_has(&msg, "components.robot.pose.orientation: give either a quaternion {x, y, z, w} or Euler angles {roll, pitch, yaw}, not both (spawn_robot)");
     assert_has(&msg, "components.robot.namespace: `robot 1` is not a valid ROS namespace");
-    let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4, kinematics: diff}}\n"));
+    let msg = refusal(&format!(
+        "{SIM}components:\n  - spawn_robot: {{model: turtlebot4, kinematics: diff}}\n"
+    ));
     assert_has(&msg, "components.spawn_robot.kinematics: unknown field `kinematics`");
     let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{default_plugins: false}}\n"));
     assert_has(&msg, "missing field `model`");
@@ -267,7 +297,9 @@ fn pose_and_name_refusals() {
 
 #[test]
 fn unknown_model_is_refused_naming_the_bundled_ones() {
-    let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot9}}\n    name: robot\n"));
+    let msg = refusal(&format!(
+        "{SIM}components:\n  - spawn_robot: {{model: turtlebot9}}\n    name: robot\n"
+    ));
     assert_has(&msg, "components.robot.model: unknown model `turtlebot9`; bundled models: ");
     for m in ["husky_a200", "rplidar_a1", "turtlebot4"] {
         assert_has(&msg, m);
@@ -277,14 +309,20 @@ fn unknown_model_is_refused_naming_the_bundled_ones() {
 #[test]
 fn base_joint_refusal_and_weld() {
     let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4, default_plugins: false, base_joint: chassis_free}}\n"));
-    assert_has(&msg, "base_joint: model `turtlebot4` has no joint `chassis_free`; free joints: base_free");
+    assert_has(
+        &msg,
+        "base_joint: model `turtlebot4` has no joint `chassis_free`; free joints: base_free",
+    );
     let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4, default_plugins: false, base_joint: left_wheel_joint}}\n"));
     assert_has(&msg, "base_joint: joint `left_wheel_joint` of model `turtlebot4` is not a free joint; free joints: base_free");
     // A device model has no free joint: spawned as a "robot" it is welded, and says why.
     let e = engine(&format!("{SIM}components:\n  - spawn_robot: {{model: rplidar_a1, default_plugins: false, pose: {{position: {{z: 0.5}}}}}}\n    name: post\n"));
     let ent = e.ctx.entities.get("post").unwrap();
     assert_eq!(ent.free_joint, None);
-    assert_eq!(ent.weld_reason.as_deref(), Some("model `rplidar_a1` has no free joint `base_free`: its base is welded to the world"));
+    assert_eq!(
+        ent.weld_reason.as_deref(),
+        Some("model `rplidar_a1` has no free joint `base_free`: its base is welded to the world")
+    );
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -293,7 +331,10 @@ fn base_joint_refusal_and_weld() {
 
 fn component<'a>(w: &'a roqsim::LoadedWorld, addr: &str) -> &'a roqsim::world::LoadedComponent {
     w.components.iter().find(|c| c.args.address == addr).unwrap_or_else(|| {
-        panic!("no component {addr}; have {:?}", w.components.iter().map(|c| &c.args.address).collect::<Vec<_>>())
+        panic!(
+            "no component {addr}; have {:?}",
+            w.components.iter().map(|c| &c.args.address).collect::<Vec<_>>()
+        )
     })
 }
 
@@ -316,9 +357,16 @@ fn manifest_merge_keeps_the_manifest_keys() {
     ))
     .unwrap();
     let addrs: Vec<&str> = w.components.iter().map(|c| c.args.address.as_str()).collect();
-    assert_eq!(addrs, vec!["robot", "robot.diff_drive", "robot.rplidar", "robot.rplidar.lidar", "robot.imu"]);
+    assert_eq!(
+        addrs,
+        vec!["robot", "robot.diff_drive", "robot.rplidar", "robot.rplidar.lidar", "robot.imu"]
+    );
     let lidar = component(&w, "robot.rplidar.lidar");
-    assert_eq!(lidar.config.get("range_stddev").and_then(|v| v.as_f64()), Some(0.05), "the world's value wins");
+    assert_eq!(
+        lidar.config.get("range_stddev").and_then(|v| v.as_f64()),
+        Some(0.05),
+        "the world's value wins"
+    );
     assert_eq!(int(lidar, "rays"), Some(360), "the manifest's rays is kept");
     // {frame_id} filled from the mount (rplidar_link), not the device's default (laser).
     assert_eq!(lidar.config.get("frame_id").and_then(|v| v.as_str()), Some("rplidar_link"));
@@ -329,10 +377,12 @@ fn manifest_merge_keeps_the_manifest_keys() {
 
 #[test]
 fn set_reaches_a_manifest_component_and_late_expansion_keys_are_refused() {
-    let yaml = format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4}}\n    name: robot\n");
+    let yaml =
+        format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4}}\n    name: robot\n");
     let w = load_with(&yaml, &base(), &["components.robot.rplidar.lidar.rays=720"]).unwrap();
     assert_eq!(int(component(&w, "robot.rplidar.lidar"), "rays"), Some(720));
-    let msg = load_with(&yaml, &base(), &["components.robot.rplidar.model=rplidar_a2"]).unwrap_err();
+    let msg =
+        load_with(&yaml, &base(), &["components.robot.rplidar.model=rplidar_a2"]).unwrap_err();
     assert_has(
         &msg,
         "components.robot.rplidar.model: `model` is read when `robot.rplidar` expands its model's manifest, which happened before this override could reach it (`robot.rplidar` comes from a manifest). Declare `robot.rplidar` in the world, nested under its carrier, with `model:` set there (--set components.robot.rplidar.model=rplidar_a2)",
@@ -383,7 +433,10 @@ fn mount_on_a_declared_frame_and_mount_refusals() {
 "
     ));
     assert_has(&msg, "components.robot.a.parent_frame: required for a mount nested under `robot`: name a body or a declared frame of the carrier to hang from (or `attach_to:` a body) (spawn_sensor)");
-    assert_has(&msg, "components.robot.b.attach_to: `parent_frame` and `attach_to` are mutually exclusive");
+    assert_has(
+        &msg,
+        "components.robot.b.attach_to: `parent_frame` and `attach_to` are mutually exclusive",
+    );
     assert_has(&msg, "components.robot.b.motion: `attach_to` and `motion` are mutually exclusive: a mount that rides a body takes its pose from that body");
     let msg = refusal(&format!(
         "{SIM}components:
@@ -416,7 +469,11 @@ fn top_level_sensor_motion_modes() {
     assert_eq!(mast.prefix, "mast_");
     assert_eq!(mast.weld_reason.as_deref(), Some("motion: static (welded to the world)"));
     let t = tf_of(&e, "mast");
-    assert_eq!((t[0].parent.as_str(), t[0].child.as_str()), ("world", "laser"), "the vendor default frame_id");
+    assert_eq!(
+        (t[0].parent.as_str(), t[0].child.as_str()),
+        ("world", "laser"),
+        "the vendor default frame_id"
+    );
     assert!(close(&t[0].translation, &[1.0, 0.0, 1.5], 1e-12));
     assert!(close(&t[0].rotation, &[0.0, 0.0, 0.15f64.sin(), 0.15f64.cos()], 1e-12));
     let d = e.ctx.entities.get("dropped").unwrap();
@@ -448,10 +505,16 @@ fn device_dir(manifest: &str) -> tempfile::TempDir {
 #[test]
 fn placeholder_refusals() {
     let dir = device_dir("components:\n  - dummy: {record: true, fail_on: '{frame_id}'}\n");
-    let msg = refusal_in(&format!("{SIM}components:\n  - spawn_sensor: {{model: dev/dev.xml}}\n    name: cam\n"), dir.path());
+    let msg = refusal_in(
+        &format!("{SIM}components:\n  - spawn_sensor: {{model: dev/dev.xml}}\n    name: cam\n"),
+        dir.path(),
+    );
     assert_has(&msg, "components.cam.model: frame_id: the manifest of `dev/dev.xml` uses {frame_id} (component `dummy`) but neither this mount nor the manifest names one; set `frame_id:` on the mount");
     let dir = device_dir("frame_id: optical\ncomponents:\n  - dummy: {fail_on: '{bogus}'}\n");
-    let msg = refusal_in(&format!("{SIM}components:\n  - spawn_sensor: {{model: dev/dev.xml}}\n    name: cam\n"), dir.path());
+    let msg = refusal_in(
+        &format!("{SIM}components:\n  - spawn_sensor: {{model: dev/dev.xml}}\n    name: cam\n"),
+        dir.path(),
+    );
     assert_has(&msg, "manifest of `dev/dev.xml`, component `dummy`: unknown placeholder `{bogus}`; a device manifest may use only {frame_id} and {parent_frame}");
     // Both filled: a mount under a robot gets its frame and parent names.
     let dir = device_dir(
@@ -462,13 +525,24 @@ fn placeholder_refusals() {
         env!("CARGO_MANIFEST_DIR")
     );
     let w = load_with(&yaml, dir.path(), &[]).unwrap();
-    assert_eq!(w.doc.components[0].components[0].components[0].config.get("fail_on").and_then(|v| v.as_str()), Some("shell_link"));
+    assert_eq!(
+        w.doc.components[0].components[0].components[0]
+            .config
+            .get("fail_on")
+            .and_then(|v| v.as_str()),
+        Some("shell_link")
+    );
     let e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap();
     let t = tf_of(&e, "robot.cam");
-    let pairs: Vec<(&str, &str)> = t.iter().map(|t| (t.parent.as_str(), t.child.as_str())).collect();
+    let pairs: Vec<(&str, &str)> =
+        t.iter().map(|t| (t.parent.as_str(), t.child.as_str())).collect();
     assert_eq!(pairs, vec![("shell_link", "optical"), ("optical", "optical_rot")]);
     assert!(close(&t[0].translation, &[0.0, 0.0, 0.21], 1e-12));
-    assert!(close(&t[1].rotation, &[0.0, std::f64::consts::FRAC_PI_4.sin(), 0.0, std::f64::consts::FRAC_PI_4.cos()], 1e-9));
+    assert!(close(
+        &t[1].rotation,
+        &[0.0, std::f64::consts::FRAC_PI_4.sin(), 0.0, std::f64::consts::FRAC_PI_4.cos()],
+        1e-9
+    ));
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -492,7 +566,10 @@ fn boxes_sit_on_the_floor_and_motion_decides_the_joint() {
     let crate_ = e.ctx.entities.get("crate").unwrap();
     assert_eq!(crate_.kind, EntityKind::Object);
     assert_eq!(crate_.free_joint, None);
-    assert_eq!(crate_.weld_reason.as_deref(), Some("motion: static (welded scenery; give `motion: physics` to move it)"));
+    assert_eq!(
+        crate_.weld_reason.as_deref(),
+        Some("motion: static (welded scenery; give `motion: physics` to move it)")
+    );
     let parcel = e.ctx.entities.get("parcel").unwrap();
     assert_eq!(parcel.free_joint.as_deref(), Some("parcel_free"));
     assert_eq!(parcel.weld_reason, None);
@@ -507,14 +584,20 @@ fn boxes_sit_on_the_floor_and_motion_decides_the_joint() {
     let (p, _) = body_pose(&e, "crate");
     assert!(close(&p, &[1.0, 1.0, 0.4], 1e-12), "static box at half its height: {p:?}");
     let (p, q) = body_pose(&e, "parcel");
-    assert!((p[2] - 0.15).abs() < 0.002 && (yaw(&q) - 0.3).abs() < 0.01, "physics box rests at half height: {p:?}");
+    assert!(
+        (p[2] - 0.15).abs() < 0.002 && (yaw(&q) - 0.3).abs() < 0.01,
+        "physics box rests at half height: {p:?}"
+    );
     // Tipped onto an edge: its centre starts at 0.1·√2 so the edge touches the floor.
     let (p, _) = body_pose(&e, "tipped");
     assert!(p[2] > 0.09 && p[2] < 0.1415, "{p:?}");
     assert!((body_pose(&e, "ghost").0[2] - 1.0).abs() < 1e-12, "a driven box holds its pose");
     e.reset().unwrap();
     let (p, _) = body_pose(&e, "tipped");
-    assert!((p[2] - 0.1 * 2f64.sqrt()).abs() < 1e-9, "reset re-seats the free box at its spawn pose: {p:?}");
+    assert!(
+        (p[2] - 0.1 * 2f64.sqrt()).abs() < 1e-9,
+        "reset re-seats the free box at its spawn pose: {p:?}"
+    );
 }
 
 #[test]
@@ -563,10 +646,16 @@ fn prop_refusals() {
     assert_has(&msg, "components.b: missing field `pose` (box)");
     assert_has(&msg, "components.boxes.instances[0].size: full extents [x, y, z] must all be > 0 (m), got [1.0, 1.0, -1.0] (boxes)");
     assert_has(&msg, "components.boxes.instances[1].colour: unknown field `colour`");
-    assert_has(&msg, "components.cylinder.height: the full height must be > 0 (m), got 0 (cylinder)");
+    assert_has(
+        &msg,
+        "components.cylinder.height: the full height must be > 0 (m), got 0 (cylinder)",
+    );
     assert_has(&msg, "components.cylinder.mass: must be > 0 (kg), got -1 (cylinder)");
     let msg = refusal(&format!("{SIM}components:\n  - box: {{pose: {{}}, size: [0.4, 0.2, 0.8], color: [1, 0]}}\n    name: a\n"));
-    assert_has(&msg, "components.a.color: a colour is [r, g, b] or [r, g, b, a] in 0..1, got 2 values (box)");
+    assert_has(
+        &msg,
+        "components.a.color: a colour is [r, g, b] or [r, g, b, a] in 0..1, got 2 values (box)",
+    );
 }
 
 fn prop_dir() -> tempfile::TempDir {
@@ -602,7 +691,11 @@ fn spawn_model_props() {
     let shell = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "b_shell").unwrap();
     assert!(close(&m.geom_friction()[shell], &[0.7, 0.01, 0.001], 1e-12));
     let big = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "c_shell").unwrap();
-    assert!(close(&m.geom_size()[big], &[0.2, 0.2, 0.2], 1e-12), "scale 2: {:?}", m.geom_size()[big]);
+    assert!(
+        close(&m.geom_size()[big], &[0.2, 0.2, 0.2], 1e-12),
+        "scale 2: {:?}",
+        m.geom_size()[big]
+    );
     assert!(close(&m.geom_pos()[big], &[0.0, 0.0, 0.2], 1e-12));
     assert_eq!(e.ctx.entities.get("box").unwrap().free_joint.as_deref(), Some("b_crate_free"));
     assert!(e.ctx.entities.get("table").unwrap().weld_reason.is_some());
@@ -610,7 +703,13 @@ fn spawn_model_props() {
     assert_eq!((t[0].parent.as_str(), t[0].child.as_str()), ("world", "a_crate"));
     assert!(close(&t[0].translation, &[1.0, 0.0, 0.0], 1e-12));
     e.step_n(25).unwrap();
-    let ep = e.ctx.interface.all().iter().find(|ep| ep.name == "tf" && ep.owner.as_deref() == Some("box")).unwrap();
+    let ep = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .find(|ep| ep.name == "tf" && ep.owner.as_deref() == Some("box"))
+        .unwrap();
     assert_eq!(ep.get_hint("ros2", "tf"), Some("dynamic"));
     match ep.latest() {
         Some((Payload::Transforms(t), tick)) => {
@@ -648,12 +747,21 @@ fn ray_x(e: &mut Engine, from: [f64; 3]) -> Option<(f64, String)> {
     ray_x_excluding(e, from, None)
 }
 
-fn ray_x_excluding(e: &mut Engine, from: [f64; 3], exclude: Option<usize>) -> Option<(f64, String)> {
+fn ray_x_excluding(
+    e: &mut Engine,
+    from: [f64; 3],
+    exclude: Option<usize>,
+) -> Option<(f64, String)> {
     let mut rays = RayBatch::new(1);
     rays.dirs.copy_from_slice(&[1.0, 0.0, 0.0]);
     rays.cast(e.ctx.data_mut(), from, exclude, None, true, 50.0);
     let g = rays.geom[0];
-    (g >= 0).then(|| (rays.dist[0], e.ctx.model().id_to_name(MjtObjBase::mjOBJ_GEOM, g as usize).unwrap_or("?").to_string()))
+    (g >= 0).then(|| {
+        (
+            rays.dist[0],
+            e.ctx.model().id_to_name(MjtObjBase::mjOBJ_GEOM, g as usize).unwrap_or("?").to_string(),
+        )
+    })
 }
 
 #[test]
@@ -661,7 +769,10 @@ fn floorplan_builds_walls_with_a_door_gap() {
     let mut e = engine(&format!("{SIM}components:{TWO_ROOMS}"));
     let m = e.ctx.model();
     assert!(m.name_to_id(MjtObjBase::mjOBJ_GEOM, "floor").is_some());
-    assert!(m.name_to_id(MjtObjBase::mjOBJ_GEOM, "wall_north").is_none(), "the empty room is not built");
+    assert!(
+        m.name_to_id(MjtObjBase::mjOBJ_GEOM, "wall_north").is_none(),
+        "the empty room is not built"
+    );
     // Through the door at mid height: the far wall (face at 9.94).
     let (d, g) = ray_x(&mut e, [2.0, 2.0, 1.0]).unwrap();
     assert_eq!(g, "wall_1_0");
@@ -701,7 +812,10 @@ fn floorplan_from_a_json_file() {
         r#"{"lines": [{"id": 7, "x0_m": 0, "y0_m": 0, "x1_m": 0, "y1_m": 6}], "doors": [{"line_id": 7, "t": 0.25, "width_m": 1.0}]}"#,
     )
     .unwrap();
-    let mut e = engine_in(&format!("{SIM}components:\n  - floorplan: {{floorplan: rooms.json, thickness: 0.2}}\n"), dir.path());
+    let mut e = engine_in(
+        &format!("{SIM}components:\n  - floorplan: {{floorplan: rooms.json, thickness: 0.2}}\n"),
+        dir.path(),
+    );
     let m = e.ctx.model();
     let g = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "wall_7_0").unwrap();
     // the piece below the door: from -0.1 to 1.0 along the wall
@@ -729,10 +843,16 @@ fn floorplan_refusals() {
 "
     ));
     assert_has(&msg, "components.floorplan.lines[1]: wall `0` has zero length (floorplan)");
-    assert_has(&msg, "components.floorplan.lines[1].id: id 0 is used by two walls; ids must be distinct");
+    assert_has(
+        &msg,
+        "components.floorplan.lines[1].id: id 0 is used by two walls; ids must be distinct",
+    );
     assert_has(&msg, "components.floorplan.doors[0].line_id: no wall has id 3; ids: 0, 0");
     assert_has(&msg, "components.floorplan.doors[1].width_m: a 0.9 m door at t = 0.1 runs past the end of wall 0 (2.000 m long)");
-    assert_has(&msg, "components.floorplan.opening_height: must be > 0 and <= height (2.5 m), got 3");
+    assert_has(
+        &msg,
+        "components.floorplan.opening_height: must be > 0 and <= height (2.5 m), got 3",
+    );
     assert_has(&msg, "components.floorplan.floor.texture: PNG textures are not supported yet");
     let msg = refusal(&format!("{SIM}components:{TWO_ROOMS}  - floorplan: {{lines: [{{id: 0, x0_m: 0, y0_m: 0, x1_m: 1, y1_m: 0}}]}}\n    name: second\n"));
     assert_has(&msg, "two plugins build a ground and light (floorplan, second); keep one");
@@ -749,14 +869,22 @@ fn bundled_worlds_load() {
         ("turtlebot_floorplan.yaml", vec!["crate", "parcel", "bin", "robot", "robot.rplidar"]),
     ] {
         let path = base().join(file);
-        let w = roqsim::load_world(&path, &LoadOptions::default()).unwrap_or_else(|e| panic!("{file}: {e}"));
-        let e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let w = roqsim::load_world(&path, &LoadOptions::default())
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert_eq!(e.ctx.entities.names(), entities, "{file}");
     }
     let w = roqsim::load_world(&base().join("four_bases.yaml"), &LoadOptions::default()).unwrap();
     let e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap();
-    let ns: Vec<(String, String)> =
-        e.ctx.entities.all().iter().filter(|x| x.kind == EntityKind::Robot).map(|x| (x.name.clone(), x.namespace.clone())).collect();
+    let ns: Vec<(String, String)> = e
+        .ctx
+        .entities
+        .all()
+        .iter()
+        .filter(|x| x.kind == EntityKind::Robot)
+        .map(|x| (x.name.clone(), x.namespace.clone()))
+        .collect();
     assert_eq!(
         ns,
         vec![
@@ -788,7 +916,11 @@ fn mesh_refs_resolve_from_the_models_own_dir() {
     let dir = tempfile::tempdir().unwrap();
     let m = dir.path().join("tet");
     std::fs::create_dir_all(m.join("meshes")).unwrap();
-    std::fs::write(m.join("meshes/tet.obj"), "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n").unwrap();
+    std::fs::write(
+        m.join("meshes/tet.obj"),
+        "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+    )
+    .unwrap();
     std::fs::write(
         m.join("tet.xml"),
         "<mujoco><compiler meshdir=\"meshes\"/><asset><mesh name=\"tet\" file=\"tet.obj\"/></asset><worldbody><body name=\"tet\"><geom type=\"mesh\" mesh=\"tet\"/></body></worldbody></mujoco>",
@@ -797,7 +929,10 @@ fn mesh_refs_resolve_from_the_models_own_dir() {
     let xml = m.join("tet.xml");
     let loaded = roqsim::spawn::load_model(xml.to_str().unwrap(), &base()).unwrap();
     let file = loaded.spec.mesh_iter().next().unwrap().file().to_string();
-    assert_eq!(Path::new(&file), m.join("meshes/tet.obj").canonicalize().unwrap_or(m.join("meshes/tet.obj")));
+    assert_eq!(
+        Path::new(&file),
+        m.join("meshes/tet.obj").canonicalize().unwrap_or(m.join("meshes/tet.obj"))
+    );
     // The world lives elsewhere (worlds/): the prop still compiles, twice, under two prefixes.
     let e = engine(&format!(
         "{SIM}components:\n  - spawn_model: {{model: {0}, prefix: a_}}\n    name: a\n  - spawn_model: {{model: {0}, prefix: b_, pose: {{position: {{x: 1}}}}}}\n    name: b\n",
@@ -818,7 +953,10 @@ fn top_level_mount_attached_to_a_spawned_body_rides_it() {
     ));
     let ent = e.ctx.entities.get("mast").unwrap();
     assert_eq!(ent.prefix, "r1_mast_");
-    assert_eq!(ent.weld_reason.as_deref(), Some("mounted on `r1_base_link` (welded to its carrier)"));
+    assert_eq!(
+        ent.weld_reason.as_deref(),
+        Some("mounted on `r1_base_link` (welded to its carrier)")
+    );
     let t = tf_of(&e, "mast");
     assert_eq!((t[0].parent.as_str(), t[0].child.as_str()), ("base_link", "mast_laser"));
     e.step_n(100).unwrap();

@@ -82,22 +82,38 @@ fn bad_07_entry_without_plugin_ref() {
 
 #[test]
 fn bad_08_two_plugin_refs_in_one_entry() {
-    refused("components:\n  - dummy: {}\n    lidar: {}\n", "components[0]", "2 plugin refs (dummy, lidar)");
+    refused(
+        "components:\n  - dummy: {}\n    lidar: {}\n",
+        "components[0]",
+        "2 plugin refs (dummy, lidar)",
+    );
 }
 
 #[test]
 fn bad_09_unknown_plugin() {
-    refused("components:\n  - warp_drive: {}\n", "components.warp_drive", "unknown plugin `warp_drive`");
+    refused(
+        "components:\n  - warp_drive: {}\n",
+        "components.warp_drive",
+        "unknown plugin `warp_drive`",
+    );
 }
 
 #[test]
 fn bad_10_unknown_config_key() {
-    refused("components:\n  - dummy: {sise: 0.1}\n    name: a\n", "components.a.sise", "unknown field `sise`, expected one of");
+    refused(
+        "components:\n  - dummy: {sise: 0.1}\n    name: a\n",
+        "components.a.sise",
+        "unknown field `sise`, expected one of",
+    );
 }
 
 #[test]
 fn bad_11_wrong_type() {
-    refused("components:\n  - dummy: {size: big}\n    name: a\n", "components.a.size", "invalid type: string \"big\", expected f64");
+    refused(
+        "components:\n  - dummy: {size: big}\n    name: a\n",
+        "components.a.size",
+        "invalid type: string \"big\", expected f64",
+    );
 }
 
 #[test]
@@ -111,7 +127,11 @@ fn bad_12_name_inside_config_gives_corrected_spelling() {
 
 #[test]
 fn bad_13_components_inside_config() {
-    refused("components:\n  - dummy: {components: []}\n", "components.dummy.components", "sibling of the plugin ref");
+    refused(
+        "components:\n  - dummy: {components: []}\n",
+        "components.dummy.components",
+        "sibling of the plugin ref",
+    );
 }
 
 #[test]
@@ -121,17 +141,29 @@ fn bad_14_name_with_a_dot() {
 
 #[test]
 fn bad_15_enabled_not_bool() {
-    refused("components:\n  - dummy: {}\n    enabled: nope\n", "components[0].enabled", "must be true or false");
+    refused(
+        "components:\n  - dummy: {}\n    enabled: nope\n",
+        "components[0].enabled",
+        "must be true or false",
+    );
 }
 
 #[test]
 fn bad_16_duplicate_labels() {
-    refused("components:\n  - dummy: {}\n  - dummy: {}\n", "components.dummy", "two entries labelled `dummy`");
+    refused(
+        "components:\n  - dummy: {}\n  - dummy: {}\n",
+        "components.dummy",
+        "two entries labelled `dummy`",
+    );
 }
 
 #[test]
 fn bad_17_unknown_sim_key() {
-    refused("sim: {timestepp: 0.001}\ncomponents: []\n", "sim.timestepp", "unknown field `timestepp`, expected one of `timestep`");
+    refused(
+        "sim: {timestepp: 0.001}\ncomponents: []\n",
+        "sim.timestepp",
+        "unknown field `timestepp`, expected one of `timestep`",
+    );
 }
 
 #[test]
@@ -147,9 +179,21 @@ fn bad_19_unknown_integrator() {
 #[test]
 fn bad_20_bad_pacing() {
     refused("sim: {pacing: {factor: -2}}\n", "sim.pacing.factor", "must be > 0");
-    refused("sim: {pacing: warp}\n", "sim.pacing", "expected `realtime`, `asap` or `{factor: x}` (x > 0)");
-    refused("sim: {pacing: {factor: 2, speed: 3}}\n", "sim.pacing", "expected `realtime`, `asap` or `{factor: x}`");
-    refused("sim: {gravity: [0, 0, .nan]}\n", "sim.gravity", "every component must be finite and within ±1e4");
+    refused(
+        "sim: {pacing: warp}\n",
+        "sim.pacing",
+        "expected `realtime`, `asap` or `{factor: x}` (x > 0)",
+    );
+    refused(
+        "sim: {pacing: {factor: 2, speed: 3}}\n",
+        "sim.pacing",
+        "expected `realtime`, `asap` or `{factor: x}`",
+    );
+    refused(
+        "sim: {gravity: [0, 0, .nan]}\n",
+        "sim.gravity",
+        "every component must be finite and within ±1e4",
+    );
     refused("sim: {timestep: 1.0}\n", "sim.timestep", "longer than 0.1 s");
     refused("sim: {iterations: 0}\n", "sim.iterations", "must be between 1 and 10000, got 0");
 }
@@ -165,17 +209,29 @@ fn bad_21_contact_override_below_floor_names_it() {
 
 #[test]
 fn bad_22_contact_override_too_long() {
-    refused("sim: {contact_override: {solref: [0.02, 1, 3]}}\n", "sim.contact_override.solref", "at most 2");
+    refused(
+        "sim: {contact_override: {solref: [0.02, 1, 3]}}\n",
+        "sim.contact_override.solref",
+        "at most 2",
+    );
 }
 
 #[test]
 fn bad_23_contact_override_unknown_key() {
-    refused("sim: {contact_override: {solrf: [0.02]}}\n", "sim.contact_override.solrf", "unknown field `solrf`");
+    refused(
+        "sim: {contact_override: {solrf: [0.02]}}\n",
+        "sim.contact_override.solrf",
+        "unknown field `solrf`",
+    );
 }
 
 #[test]
 fn bad_24_unknown_world() {
-    refused("sim: {world: moon_base}\n", "sim.world", "use the built-in `empty_room`, or a path to an MJCF file");
+    refused(
+        "sim: {world: moon_base}\n",
+        "sim.world",
+        "use the built-in `empty_room`, or a path to an MJCF file",
+    );
 }
 
 #[test]
@@ -185,13 +241,21 @@ fn bad_25_missing_world_file() {
 
 #[test]
 fn bad_26_override_matches_nothing_names_addresses() {
-    refused_with(load_with(OK, &["components.b.size=0.2"]), "components.b.size", "the addresses that exist are: a");
+    refused_with(
+        load_with(OK, &["components.b.size=0.2"]),
+        "components.b.size",
+        "the addresses that exist are: a",
+    );
 }
 
 #[test]
 fn bad_27_override_near_miss_names_candidates() {
     let yaml = "components:\n  - dummy: {}\n    name: a\n    components:\n      - dummy: {}\n        name: inner\n";
-    refused_with(load_with(yaml, &["components.inner.size=0.2"]), "components.inner.size", "did you mean components.a.inner?");
+    refused_with(
+        load_with(yaml, &["components.inner.size=0.2"]),
+        "components.inner.size",
+        "did you mean components.a.inner?",
+    );
 }
 
 #[test]
@@ -199,7 +263,11 @@ fn bad_28_set_without_equals_and_reserved_keys() {
     let e = parse_set("sim.timestep").unwrap_err();
     assert!(e.message.contains("path=value"), "{e}");
     refused_with(load_with(OK, &["components.a.name=x"]), "components.a.name", "reserved sibling");
-    refused_with(load_with(OK, &["physics.timestep=1"]), "physics.timestep", "starts with `sim.` or `components.<address>.`");
+    refused_with(
+        load_with(OK, &["physics.timestep=1"]),
+        "physics.timestep",
+        "starts with `sim.` or `components.<address>.`",
+    );
 }
 
 #[test]
@@ -210,8 +278,16 @@ fn bad_29_override_file_missing() {
 
 #[test]
 fn bad_30_plugin_value_checks() {
-    refused("components:\n  - dummy: {size: 0}\n    name: a\n", "components.a.size", "must be > 0 (m), got 0");
-    refused("components:\n  - dummy: {fail_on: launch}\n    name: a\n", "components.a.fail_on", "unknown hook `launch`");
+    refused(
+        "components:\n  - dummy: {size: 0}\n    name: a\n",
+        "components.a.size",
+        "must be > 0 (m), got 0",
+    );
+    refused(
+        "components:\n  - dummy: {fail_on: launch}\n    name: a\n",
+        "components.a.fail_on",
+        "unknown hook `launch`",
+    );
 }
 
 #[test]
@@ -221,12 +297,20 @@ fn bad_31_gravity_wrong_length() {
 
 #[test]
 fn bad_32_config_must_be_a_mapping() {
-    refused("components:\n  - dummy: [1, 2]\n", "components.dummy", "must be a mapping, got a list");
+    refused(
+        "components:\n  - dummy: [1, 2]\n",
+        "components.dummy",
+        "must be a mapping, got a list",
+    );
 }
 
 #[test]
 fn bad_33_ros_and_no_communication_refused_together() {
-    let r = load_world_str(OK, base(), &LoadOptions { ros: true, no_communication: true, ..Default::default() });
+    let r = load_world_str(
+        OK,
+        base(),
+        &LoadOptions { ros: true, no_communication: true, ..Default::default() },
+    );
     refused_with(r, "", "refused together");
 }
 
@@ -250,7 +334,10 @@ fn every_error_is_reported_at_once() {
         ("components.nope", "unknown plugin"),
         ("components.dummy.name", "sibling"),
     ] {
-        assert!(e.0.iter().any(|x| x.path == path && x.message.contains(needle)), "missing {path}: {needle}\n{e}");
+        assert!(
+            e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
+            "missing {path}: {needle}\n{e}"
+        );
     }
     assert!(e.len() >= 4, "{e}");
 }
@@ -264,14 +351,20 @@ fn no_communication_drops_bridges_and_warns() {
     )
     .unwrap();
     assert_eq!(w.components.len(), 1);
-    assert!(w.warnings[0].contains("communicates with nothing (dropped ros2_bridge)"), "{:?}", w.warnings);
+    assert!(
+        w.warnings[0].contains("communicates with nothing (dropped ros2_bridge)"),
+        "{:?}",
+        w.warnings
+    );
 }
 
 // ---------------------------------------------------------------- overrides
 
 #[test]
 fn overrides_apply_compose_and_later_wins() {
-    let w = load_with(OK, &["components.a.size=0.3", "sim.timestep=0.001", "components.a.size=0.25"]).unwrap();
+    let w =
+        load_with(OK, &["components.a.size=0.3", "sim.timestep=0.001", "components.a.size=0.25"])
+            .unwrap();
     assert_eq!(w.components[0].config.get("size").and_then(|v| v.as_f64()), Some(0.25));
     assert_eq!(w.timestep, 0.001);
     // an override file, same nested shape, dotted addresses allowed
@@ -280,7 +373,8 @@ fn overrides_apply_compose_and_later_wins() {
     std::fs::write(&f, "sim: {seed: 9}\ncomponents:\n  a.inner: {size: 0.05}\n").unwrap();
     let yaml = "components:\n  - dummy: {}\n    name: a\n    components:\n      - dummy: {}\n        name: inner\n";
     let assignments = load_override_file(&f).unwrap();
-    let w = load_world_str(yaml, base(), &LoadOptions { assignments, ..Default::default() }).unwrap();
+    let w =
+        load_world_str(yaml, base(), &LoadOptions { assignments, ..Default::default() }).unwrap();
     assert_eq!(w.sim.seed, Some(9));
     let inner = w.components.iter().find(|c| c.args.address == "a.inner").unwrap();
     assert_eq!(inner.config.get("size").and_then(|v| v.as_f64()), Some(0.05));
@@ -300,21 +394,49 @@ fn enabled_false_removes_the_entry_and_its_children() {
 // ---------------------------------------------------------------- lifecycle
 
 fn calls(engine: &Engine) -> Vec<String> {
-    engine.ctx.blackboard.get::<Rc<RefCell<Vec<String>>>>(roqsim::plugins::dummy::CALL_LOG_KEY).unwrap().borrow().clone()
+    engine
+        .ctx
+        .blackboard
+        .get::<Rc<RefCell<Vec<String>>>>(roqsim::plugins::dummy::CALL_LOG_KEY)
+        .unwrap()
+        .borrow()
+        .clone()
 }
 
 #[test]
 fn lifecycle_order_and_reverse_shutdown() {
     let yaml = "components:\n  - dummy: {record: true}\n    name: a\n  - dummy: {record: true}\n    name: b\n  - dummy: {record: true}\n    name: c\n";
-    let mut e = Engine::new(load(yaml).unwrap(), EngineOptions { profile: true, seed: Some(1) }).unwrap();
+    let mut e =
+        Engine::new(load(yaml).unwrap(), EngineOptions { profile: true, seed: Some(1) }).unwrap();
     e.step_n(2).unwrap();
     let errs = e.shutdown();
     assert!(errs.is_empty());
     let got = calls(&e);
     let want: Vec<String> = [
-        "a:build", "b:build", "c:build", "a:configure", "b:configure", "c:configure", "a:on_reset", "b:on_reset", "c:on_reset",
-        "a:pre_step", "b:pre_step", "c:pre_step", "a:post_step", "b:post_step", "c:post_step", "a:pre_step", "b:pre_step",
-        "c:pre_step", "a:post_step", "b:post_step", "c:post_step", "c:shutdown", "b:shutdown", "a:shutdown",
+        "a:build",
+        "b:build",
+        "c:build",
+        "a:configure",
+        "b:configure",
+        "c:configure",
+        "a:on_reset",
+        "b:on_reset",
+        "c:on_reset",
+        "a:pre_step",
+        "b:pre_step",
+        "c:pre_step",
+        "a:post_step",
+        "b:post_step",
+        "c:post_step",
+        "a:pre_step",
+        "b:pre_step",
+        "c:pre_step",
+        "a:post_step",
+        "b:post_step",
+        "c:post_step",
+        "c:shutdown",
+        "b:shutdown",
+        "a:shutdown",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -324,13 +446,17 @@ fn lifecycle_order_and_reverse_shutdown() {
     let rows = e.timing_report();
     let pre = rows.iter().find(|r| r.plugin.starts_with("b ") && r.hook == "pre_step").unwrap();
     assert_eq!(pre.calls, 2);
-    assert_eq!(e.load_report().iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), vec!["parse", "expand", "instantiate", "world", "build", "compile", "data", "configure"]);
+    assert_eq!(
+        e.load_report().iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        vec!["parse", "expand", "instantiate", "world", "build", "compile", "data", "configure"]
+    );
 }
 
 #[test]
 fn failing_shutdown_is_reported_and_others_still_run() {
     let yaml = "components:\n  - dummy: {record: true}\n    name: a\n  - dummy: {record: true, fail_on: shutdown}\n    name: b\n  - dummy: {record: true}\n    name: c\n";
-    let mut e = Engine::new(load(yaml).unwrap(), EngineOptions { profile: false, seed: Some(1) }).unwrap();
+    let mut e =
+        Engine::new(load(yaml).unwrap(), EngineOptions { profile: false, seed: Some(1) }).unwrap();
     let errs = e.shutdown();
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].to_string(), "[b] shutdown: failing on purpose (fail_on: shutdown)");
@@ -349,7 +475,14 @@ fn failing_hook_names_plugin_and_hook() {
 fn stop_request_ends_the_run_cleanly() {
     let yaml = "sim: {timestep: 0.002}\ncomponents:\n  - dummy: {stop_at_s: 0.5}\n    name: a\n";
     let mut e = Engine::new(load(yaml).unwrap(), EngineOptions::default()).unwrap();
-    let s = roqsim::runner::run(&mut e, roqsim::runner::Limits { steps: Some(10_000), seconds: None }, None, false, &|| false).unwrap();
+    let s = roqsim::runner::run(
+        &mut e,
+        roqsim::runner::Limits { steps: Some(10_000), seconds: None },
+        None,
+        false,
+        &|| false,
+    )
+    .unwrap();
     assert_eq!(s.steps, 250);
     assert_eq!(s.reason, "stop requested: a reached stop_at_s = 0.5 s");
 }
@@ -363,7 +496,14 @@ fn state(e: &Engine) -> (Vec<u64>, Vec<u64>) {
 
 #[test]
 fn two_runs_are_bitwise_identical_and_reset_reproduces() {
-    let world = || load_world_str(&std::fs::read_to_string(base().join("worlds/demo.yaml")).unwrap(), &base().join("worlds"), &LoadOptions::default()).unwrap();
+    let world = || {
+        load_world_str(
+            &std::fs::read_to_string(base().join("worlds/demo.yaml")).unwrap(),
+            &base().join("worlds"),
+            &LoadOptions::default(),
+        )
+        .unwrap()
+    };
     let mut a = Engine::new(world(), EngineOptions { profile: false, seed: Some(3) }).unwrap();
     let mut b = Engine::new(world(), EngineOptions { profile: false, seed: Some(3) }).unwrap();
     a.step_n(10_000).unwrap();
@@ -389,14 +529,17 @@ fn rates_snap_to_the_physics_grid() {
     let id = i.add(roqsim::context::Endpoint::out("scan").rate(30.0));
     assert_eq!(i.get(id).snapped.unwrap().every_steps, 17);
     assert!(!i.is_due(id, 16) && i.is_due(id, 17) && i.is_due(id, 34));
-    assert!(matches!(&i.notes[0], roqsim::engine::rates::SnapNote::Warn(m) if m.contains("500/17") || m.contains("29.4118 Hz")));
+    assert!(
+        matches!(&i.notes[0], roqsim::engine::rates::SnapNote::Warn(m) if m.contains("500/17") || m.contains("29.4118 Hz"))
+    );
     let row = &i.rate_table()[0];
     assert_eq!((row.requested_hz, row.every_steps), (30.0, 17));
 }
 
 #[test]
 fn rng_for_is_keyed_by_seed_episode_time_and_name() {
-    let mut e = Engine::new(load(OK).unwrap(), EngineOptions { profile: false, seed: Some(42) }).unwrap();
+    let mut e =
+        Engine::new(load(OK).unwrap(), EngineOptions { profile: false, seed: Some(42) }).unwrap();
     e.step_n(10).unwrap();
     let draw = |e: &Engine, name: &str| -> Vec<u32> {
         let mut r = e.ctx.rng_for(name).unwrap();
@@ -411,7 +554,8 @@ fn rng_for_is_keyed_by_seed_episode_time_and_name() {
     e.step_n(10).unwrap();
     assert_ne!(first, draw(&e, "lidar"), "another episode");
     // a fresh engine, same seed: episode 0 at the same time reproduces
-    let mut f = Engine::new(load(OK).unwrap(), EngineOptions { profile: false, seed: Some(42) }).unwrap();
+    let mut f =
+        Engine::new(load(OK).unwrap(), EngineOptions { profile: false, seed: Some(42) }).unwrap();
     f.step_n(10).unwrap();
     assert_eq!(first, draw(&f, "lidar"));
 }
@@ -420,7 +564,10 @@ fn rng_for_is_keyed_by_seed_episode_time_and_name() {
 fn unresolved_seed_is_an_error_at_the_first_draw() {
     let e = Engine::new(load(OK).unwrap(), EngineOptions { profile: false, seed: None }).unwrap();
     let err = e.ctx.rng_for("lidar").unwrap_err().to_string();
-    assert!(err.contains("`lidar` draws noise but the run has no seed: pass --seed N or set sim.seed"), "{err}");
+    assert!(
+        err.contains("`lidar` draws noise but the run has no seed: pass --seed N or set sim.seed"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -26,25 +26,35 @@ impl std::fmt::Debug for Blackboard {
 impl Blackboard {
     /// Store `value` under `key` (replacing any previous value).
     pub fn set<T: Any>(&mut self, key: impl Into<String>, value: T) {
-        self.entries.insert(key.into(), Entry { value: Box::new(value), type_name: type_name::<T>() });
+        self.entries
+            .insert(key.into(), Entry { value: Box::new(value), type_name: type_name::<T>() });
     }
 
     /// The value under `key` as a `T`; an error names the key, and the stored and wanted types.
     pub fn get<T: Any>(&self, key: &str) -> Result<&T, String> {
         let e = self.entries.get(key).ok_or_else(|| {
             let keys: Vec<&str> = self.entries.keys().map(String::as_str).collect();
-            format!("blackboard has no `{key}` (wanted a {}); keys present: [{}]", type_name::<T>(), keys.join(", "))
+            format!(
+                "blackboard has no `{key}` (wanted a {}); keys present: [{}]",
+                type_name::<T>(),
+                keys.join(", ")
+            )
         })?;
-        e.value
-            .downcast_ref::<T>()
-            .ok_or_else(|| format!("blackboard `{key}` holds a {}, not a {}", e.type_name, type_name::<T>()))
+        e.value.downcast_ref::<T>().ok_or_else(|| {
+            format!("blackboard `{key}` holds a {}, not a {}", e.type_name, type_name::<T>())
+        })
     }
 
     /// Mutable access, with the same errors as [`Blackboard::get`].
     pub fn get_mut<T: Any>(&mut self, key: &str) -> Result<&mut T, String> {
-        let e = self.entries.get_mut(key).ok_or_else(|| format!("blackboard has no `{key}` (wanted a {})", type_name::<T>()))?;
+        let e = self
+            .entries
+            .get_mut(key)
+            .ok_or_else(|| format!("blackboard has no `{key}` (wanted a {})", type_name::<T>()))?;
         let tn = e.type_name;
-        e.value.downcast_mut::<T>().ok_or_else(|| format!("blackboard `{key}` holds a {tn}, not a {}", type_name::<T>()))
+        e.value
+            .downcast_mut::<T>()
+            .ok_or_else(|| format!("blackboard `{key}` holds a {tn}, not a {}", type_name::<T>()))
     }
 
     /// True when `key` is present.

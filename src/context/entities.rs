@@ -94,7 +94,10 @@ impl EntityRegistry {
     /// Register; a duplicate name is an error naming it.
     pub fn add(&mut self, e: Entity) -> Result<(), String> {
         if self.list.iter().any(|x| x.name == e.name) {
-            return Err(format!("entity `{}` is already registered; give the entry a distinct name:", e.name));
+            return Err(format!(
+                "entity `{}` is already registered; give the entry a distinct name:",
+                e.name
+            ));
         }
         self.list.push(e);
         Ok(())

@@ -164,7 +164,12 @@ impl Interface {
         if note != SnapNote::Quiet {
             self.notes.push(note);
         }
-        self.extra_rates.push(RateRow { name: what.to_string(), requested_hz: hz, realised_hz: s.realised_hz, every_steps: s.every_steps });
+        self.extra_rates.push(RateRow {
+            name: what.to_string(),
+            requested_hz: hz,
+            realised_hz: s.realised_hz,
+            every_steps: s.every_steps,
+        });
         s
     }
 
@@ -175,13 +180,22 @@ impl Interface {
         if note != SnapNote::Quiet {
             self.notes.push(note);
         }
-        self.extra_rates.push(RateRow { name: what.to_string(), requested_hz: s.requested_hz, realised_hz: s.realised_hz, every_steps: s.every_steps });
+        self.extra_rates.push(RateRow {
+            name: what.to_string(),
+            requested_hz: s.requested_hz,
+            realised_hz: s.realised_hz,
+            every_steps: s.every_steps,
+        });
     }
 
     /// Register an endpoint; its rate (if any) is snapped to the physics grid here.
     pub fn add(&mut self, mut ep: Endpoint) -> EndpointId {
         if let Some(hz) = ep.rate_hz {
-            let what = if ep.namespace.is_empty() { ep.name.clone() } else { format!("{}/{}", ep.namespace, ep.name) };
+            let what = if ep.namespace.is_empty() {
+                ep.name.clone()
+            } else {
+                format!("{}/{}", ep.namespace, ep.name)
+            };
             let s = snap_rate(hz, self.physics_hz);
             let note = snap_note(&what, &s, self.physics_hz);
             if note != SnapNote::Quiet {
@@ -271,8 +285,17 @@ impl Interface {
             .iter()
             .filter_map(|e| {
                 let s = e.snapped?;
-                let name = if e.namespace.is_empty() { e.name.clone() } else { format!("{}/{}", e.namespace, e.name) };
-                Some(RateRow { name, requested_hz: s.requested_hz, realised_hz: s.realised_hz, every_steps: s.every_steps })
+                let name = if e.namespace.is_empty() {
+                    e.name.clone()
+                } else {
+                    format!("{}/{}", e.namespace, e.name)
+                };
+                Some(RateRow {
+                    name,
+                    requested_hz: s.requested_hz,
+                    realised_hz: s.realised_hz,
+                    every_steps: s.every_steps,
+                })
             })
             .collect();
         rows.extend(self.extra_rates.iter().cloned());

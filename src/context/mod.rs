@@ -252,7 +252,13 @@ impl SimContext {
             return;
         }
         let d = self.data();
-        let snap = Snapshot { time: d.time(), tick: self.tick, episode: self.episode, qpos: d.qpos().to_vec(), qvel: d.qvel().to_vec() };
+        let snap = Snapshot {
+            time: d.time(),
+            tick: self.tick,
+            episode: self.episode,
+            qpos: d.qpos().to_vec(),
+            qvel: d.qvel().to_vec(),
+        };
         self.snapshot.store(Arc::new(snap));
     }
 }

@@ -28,7 +28,9 @@ impl SimRng {
     /// Key = `seed`, counter = (episode, hash(name), tick, 0).
     pub fn new(seed: u64, episode: u32, tick: u64, name: &str) -> Self {
         let key = [seed as u32, (seed >> 32) as u32];
-        let counter: u128 = ((episode as u128) << 96) | ((name_hash(name) as u128) << 64) | (((tick & 0xffff_ffff) as u128) << 32);
+        let counter: u128 = ((episode as u128) << 96)
+            | ((name_hash(name) as u128) << 64)
+            | (((tick & 0xffff_ffff) as u128) << 32);
         SimRng { inner: Philox::new(key, counter), spare: None }
     }
     /// Raw 32 bits.
@@ -67,11 +69,36 @@ mod tests {
 
     #[test]
     fn reproducible_and_episode_dependent() {
-        let a: Vec<u32> = (0..8).map({ let mut r = SimRng::new(7, 0, 100, "lidar"); move |_| r.next_u32() }).collect();
-        let b: Vec<u32> = (0..8).map({ let mut r = SimRng::new(7, 0, 100, "lidar"); move |_| r.next_u32() }).collect();
-        let c: Vec<u32> = (0..8).map({ let mut r = SimRng::new(7, 1, 100, "lidar"); move |_| r.next_u32() }).collect();
-        let d: Vec<u32> = (0..8).map({ let mut r = SimRng::new(7, 0, 100, "imu"); move |_| r.next_u32() }).collect();
-        let e: Vec<u32> = (0..8).map({ let mut r = SimRng::new(7, 0, 101, "lidar"); move |_| r.next_u32() }).collect();
+        let a: Vec<u32> = (0..8)
+            .map({
+                let mut r = SimRng::new(7, 0, 100, "lidar");
+                move |_| r.next_u32()
+            })
+            .collect();
+        let b: Vec<u32> = (0..8)
+            .map({
+                let mut r = SimRng::new(7, 0, 100, "lidar");
+                move |_| r.next_u32()
+            })
+            .collect();
+        let c: Vec<u32> = (0..8)
+            .map({
+                let mut r = SimRng::new(7, 1, 100, "lidar");
+                move |_| r.next_u32()
+            })
+            .collect();
+        let d: Vec<u32> = (0..8)
+            .map({
+                let mut r = SimRng::new(7, 0, 100, "imu");
+                move |_| r.next_u32()
+            })
+            .collect();
+        let e: Vec<u32> = (0..8)
+            .map({
+                let mut r = SimRng::new(7, 0, 101, "lidar");
+                move |_| r.next_u32()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

@@ -88,23 +88,42 @@ impl Engine {
     /// Set up a loaded world: build, compile, create data, configure, reset.
     pub fn new(world: LoadedWorld, opts: EngineOptions) -> Result<Engine, SimError> {
         install_mujoco_log_handler();
-        let LoadedWorld { sim, world: def, timestep, components, plugins, base_dir, load_times, .. } = world;
+        let LoadedWorld {
+            sim,
+            world: def,
+            timestep,
+            components,
+            plugins,
+            base_dir,
+            load_times,
+            ..
+        } = world;
         let mut load_report: Vec<(String, f64)> = load_times;
         let seed = opts.seed.or(sim.seed);
         let mut ctx = SimContext::new(timestep, seed, RunInfo { base_dir, timestep });
 
         let t0 = Instant::now();
         let mut spec = match &def {
-            WorldDef::EmptyRoom => MjSpec::from_xml_string(&mjcf::empty_room_xml()).map_err(|e| SimError::Mujoco(e.to_string()))?,
-            WorldDef::Mjcf(p) => MjSpec::from_xml(p).map_err(|e| SimError::Mujoco(format!("world `{}`: {e}", p.display())))?,
-            WorldDef::Plugin(_) => MjSpec::from_xml_string(mjcf::empty_spec_xml()).map_err(|e| SimError::Mujoco(e.to_string()))?,
+            WorldDef::EmptyRoom => MjSpec::from_xml_string(&mjcf::empty_room_xml())
+                .map_err(|e| SimError::Mujoco(e.to_string()))?,
+            WorldDef::Mjcf(p) => MjSpec::from_xml(p)
+                .map_err(|e| SimError::Mujoco(format!("world `{}`: {e}", p.display())))?,
+            WorldDef::Plugin(_) => MjSpec::from_xml_string(mjcf::empty_spec_xml())
+                .map_err(|e| SimError::Mujoco(e.to_string()))?,
         };
         load_report.push(("world".into(), t0.elapsed().as_secs_f64()));
 
         let mut slots: Vec<Slot> = components
             .iter()
             .zip(plugins)
-            .map(|(c, p)| Slot { transport: c.descriptor.flags.transport_only, address: c.args.address.clone(), plugin_ref: c.plugin.clone(), hooks: p.hooks(), plugin: p, timing: [(0, 0); 6] })
+            .map(|(c, p)| Slot {
+                transport: c.descriptor.flags.transport_only,
+                address: c.args.address.clone(),
+                plugin_ref: c.plugin.clone(),
+                hooks: p.hooks(),
+                plugin: p,
+                timing: [(0, 0); 6],
+            })
             .collect();
 
         // build
@@ -152,8 +171,16 @@ impl Engine {
             }
         }
 
-        let idx = |h: Hooks| slots.iter().enumerate().filter(|(_, s)| s.hooks.contains(h)).map(|(i, _)| i).collect::<Vec<_>>();
-        let (pre_idx, post_idx, reset_idx) = (idx(Hooks::PRE_STEP), idx(Hooks::POST_STEP), idx(Hooks::ON_RESET));
+        let idx = |h: Hooks| {
+            slots
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.hooks.contains(h))
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        };
+        let (pre_idx, post_idx, reset_idx) =
+            (idx(Hooks::PRE_STEP), idx(Hooks::POST_STEP), idx(Hooks::ON_RESET));
         let mut engine = Engine {
             ctx,
             slots,
@@ -257,7 +284,9 @@ impl Engine {
         for &i in &self.post_idx {
             let s = &mut self.slots[i];
             if s.transport {
-                s.plugin.post_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "post_step", m))?;
+                s.plugin
+                    .post_step(&mut self.ctx)
+                    .map_err(|m| hook_err(&s.address, "post_step", m))?;
             }
         }
         self.ctx.paused = false;
@@ -274,11 +303,15 @@ impl Engine {
             let s = &mut self.slots[i];
             if self.profile {
                 let t = Instant::now();
-                s.plugin.pre_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "pre_step", m))?;
+                s.plugin
+                    .pre_step(&mut self.ctx)
+                    .map_err(|m| hook_err(&s.address, "pre_step", m))?;
                 s.timing[PRE_STEP].0 += t.elapsed().as_nanos();
                 s.timing[PRE_STEP].1 += 1;
             } else {
-                s.plugin.pre_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "pre_step", m))?;
+                s.plugin
+                    .pre_step(&mut self.ctx)
+                    .map_err(|m| hook_err(&s.address, "pre_step", m))?;
             }
         }
         let t_expected = self.ctx.data().time() + self.ctx.dt;
@@ -291,11 +324,15 @@ impl Engine {
             let s = &mut self.slots[i];
             if self.profile {
                 let t = Instant::now();
-                s.plugin.post_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "post_step", m))?;
+                s.plugin
+                    .post_step(&mut self.ctx)
+                    .map_err(|m| hook_err(&s.address, "post_step", m))?;
                 s.timing[POST_STEP].0 += t.elapsed().as_nanos();
                 s.timing[POST_STEP].1 += 1;
             } else {
-                s.plugin.post_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "post_step", m))?;
+                s.plugin
+                    .post_step(&mut self.ctx)
+                    .map_err(|m| hook_err(&s.address, "post_step", m))?;
             }
         }
         self.ctx.publish_snapshot();
@@ -317,7 +354,10 @@ impl Engine {
         let time = t_expected + self.ctx.time_offset;
         for (name, arr) in [("qpos", d.qpos()), ("qvel", d.qvel()), ("qacc", d.qacc())] {
             if let Some(i) = arr.iter().position(|x| !x.is_finite()) {
-                return Err(SimError::NonFinite { time, field: format!("{name}[{i}] = {} ({})", arr[i], dof_name(d.model(), name, i)) });
+                return Err(SimError::NonFinite {
+                    time,
+                    field: format!("{name}[{i}] = {} ({})", arr[i], dof_name(d.model(), name, i)),
+                });
             }
         }
         let bad_now = bad_warnings(d);
@@ -357,7 +397,12 @@ impl Engine {
             for (h, name) in Hooks::NAMES.iter().enumerate() {
                 let (ns, n) = s.timing[h];
                 if n > 0 && s.hooks.contains(Hooks(1 << h)) {
-                    rows.push(TimingRow { plugin: format!("{} ({})", s.address, s.plugin_ref), hook: name, avg_us: ns as f64 / n as f64 / 1000.0, calls: n });
+                    rows.push(TimingRow {
+                        plugin: format!("{} ({})", s.address, s.plugin_ref),
+                        hook: name,
+                        avg_us: ns as f64 / n as f64 / 1000.0,
+                        calls: n,
+                    });
                 }
             }
         }
@@ -399,7 +444,9 @@ fn install_mujoco_log_handler() {
         let text = m.subject();
         match m.level() {
             MjtLogLevel::mjLOG_ERROR => tracing::error!("MuJoCo: {text}"),
-            MjtLogLevel::mjLOG_WARNING if text.contains("empty prefix") => tracing::debug!("MuJoCo: {text}"),
+            MjtLogLevel::mjLOG_WARNING if text.contains("empty prefix") => {
+                tracing::debug!("MuJoCo: {text}")
+            }
             MjtLogLevel::mjLOG_WARNING => tracing::warn!("MuJoCo: {text}"),
             _ => tracing::debug!("MuJoCo: {text}"),
         }
@@ -410,12 +457,16 @@ fn install_mujoco_log_handler() {
 
 fn bad_warnings(d: &crate::context::Data) -> i32 {
     let w = d.warning();
-    [mjtWarning::mjWARN_BADQPOS, mjtWarning::mjWARN_BADQVEL, mjtWarning::mjWARN_BADQACC].iter().map(|&i| w[i as usize].number).sum()
+    [mjtWarning::mjWARN_BADQPOS, mjtWarning::mjWARN_BADQVEL, mjtWarning::mjWARN_BADQACC]
+        .iter()
+        .map(|&i| w[i as usize].number)
+        .sum()
 }
 
 fn dof_name(m: &MjModel, field: &str, i: usize) -> String {
     // Map a qpos/qvel index to the joint that owns it.
-    let (adr, n) = if field == "qpos" { (m.jnt_qposadr(), m.ffi().nq) } else { (m.jnt_dofadr(), m.ffi().nv) };
+    let (adr, n) =
+        if field == "qpos" { (m.jnt_qposadr(), m.ffi().nq) } else { (m.jnt_dofadr(), m.ffi().nv) };
     let _ = n;
     let mut owner = None;
     for (j, &a) in adr.iter().enumerate() {

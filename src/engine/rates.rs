@@ -39,7 +39,11 @@ pub fn snap_rate(requested_hz: f64, physics_hz: f64) -> SnappedRate {
     let ratio = physics_hz / requested_hz;
     let lo = ratio.floor().max(1.0);
     let hi = ratio.ceil().max(1.0);
-    let k = if (physics_hz / lo - requested_hz).abs() <= (physics_hz / hi - requested_hz).abs() { lo } else { hi };
+    let k = if (physics_hz / lo - requested_hz).abs() <= (physics_hz / hi - requested_hz).abs() {
+        lo
+    } else {
+        hi
+    };
     let k = k as u64;
     SnappedRate { requested_hz, realised_hz: physics_hz / k as f64, every_steps: k }
 }

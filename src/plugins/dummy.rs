@@ -53,7 +53,10 @@ impl ValidateConfig for DummyConfig {
         }
         if let Some(h) = &self.fail_on {
             if !Hooks::NAMES.contains(&h.as_str()) {
-                e.push(ConfigError::new("fail_on", format!("unknown hook `{h}`; one of {}", Hooks::NAMES.join(", "))));
+                e.push(ConfigError::new(
+                    "fail_on",
+                    format!("unknown hook `{h}`; one of {}", Hooks::NAMES.join(", ")),
+                ));
             }
         }
         e
@@ -84,7 +87,8 @@ impl Dummy {
                 if !ctx.blackboard.contains(CALL_LOG_KEY) {
                     ctx.blackboard.set(CALL_LOG_KEY, Rc::new(RefCell::new(Vec::<String>::new())));
                 }
-                self.log = Some(ctx.blackboard.get::<Rc<RefCell<Vec<String>>>>(CALL_LOG_KEY)?.clone());
+                self.log =
+                    Some(ctx.blackboard.get::<Rc<RefCell<Vec<String>>>>(CALL_LOG_KEY)?.clone());
             }
             if let Some(l) = &self.log {
                 l.borrow_mut().push(format!("{}:{hook}", self.address));
@@ -104,9 +108,16 @@ impl Plugin for Dummy {
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         self.record(b.ctx, "build")?;
         let k = (self.body.len() % 7) as f64;
-        let body = spec.world_body_mut().add_body().with_name(&self.body).with_pos([-2.0 + 0.5 * k, -2.0, 0.5]);
+        let body = spec.world_body_mut().add_body().with_name(&self.body).with_pos([
+            -2.0 + 0.5 * k,
+            -2.0,
+            0.5,
+        ]);
         body.add_free_joint();
-        body.add_geom().with_type(MjtGeomBase::mjGEOM_BOX).with_size([self.cfg.size; 3]).with_rgba([0.8, 0.3, 0.2, 1.0]);
+        body.add_geom()
+            .with_type(MjtGeomBase::mjGEOM_BOX)
+            .with_size([self.cfg.size; 3])
+            .with_rgba([0.8, 0.3, 0.2, 1.0]);
         let mut e = Entity::new(&self.address, EntityKind::Object, &self.body);
         e.declared_present = self.cfg.present;
         e.present = self.cfg.present;

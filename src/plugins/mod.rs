@@ -3,8 +3,8 @@
 pub mod assets;
 pub mod core;
 pub mod dummy;
-pub mod manipulation;
 pub mod faults;
+pub mod manipulation;
 pub mod mobile;
 pub mod observe;
 pub mod scene;
@@ -99,19 +99,31 @@ fn type_of(p: &serde_json::Value, defs: &serde_json::Value) -> String {
         let name = r.rsplit('/').next().unwrap_or(r);
         if let Some(d) = defs.get(name) {
             if let Some(e) = d.get("enum") {
-                return e.as_array().map(|a| a.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(" | ")).unwrap_or_default();
+                return e
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(" | "))
+                    .unwrap_or_default();
             }
             if let Some(one) = d.get("oneOf").or(d.get("anyOf")) {
-                return one.as_array().map(|a| a.iter().map(|x| type_of(x, defs)).collect::<Vec<_>>().join(" | ")).unwrap_or_default();
+                return one
+                    .as_array()
+                    .map(|a| a.iter().map(|x| type_of(x, defs)).collect::<Vec<_>>().join(" | "))
+                    .unwrap_or_default();
             }
         }
         return name.to_string();
     }
     if let Some(e) = p.get("enum") {
-        return e.as_array().map(|a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" | ")).unwrap_or_default();
+        return e
+            .as_array()
+            .map(|a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" | "))
+            .unwrap_or_default();
     }
     if let Some(one) = p.get("anyOf").or(p.get("oneOf")) {
-        let parts: Vec<String> = one.as_array().map(|a| a.iter().map(|x| type_of(x, defs)).filter(|t| t != "null").collect()).unwrap_or_default();
+        let parts: Vec<String> = one
+            .as_array()
+            .map(|a| a.iter().map(|x| type_of(x, defs)).filter(|t| t != "null").collect())
+            .unwrap_or_default();
         return parts.join(" | ");
     }
     match p.get("type") {
@@ -123,7 +135,12 @@ fn type_of(p: &serde_json::Value, defs: &serde_json::Value) -> String {
             }
         }
         Some(serde_json::Value::String(t)) => t.clone(),
-        Some(serde_json::Value::Array(ts)) => ts.iter().filter_map(|t| t.as_str()).filter(|t| *t != "null").collect::<Vec<_>>().join(" | "),
+        Some(serde_json::Value::Array(ts)) => ts
+            .iter()
+            .filter_map(|t| t.as_str())
+            .filter(|t| *t != "null")
+            .collect::<Vec<_>>()
+            .join(" | "),
         _ => "any".into(),
     }
 }
@@ -133,11 +150,19 @@ fn describe_props(v: &serde_json::Value, defs: &serde_json::Value, indent: &str,
         out.push_str(&format!("{indent}(none)\n"));
         return;
     };
-    let required: Vec<&str> = v.get("required").and_then(|r| r.as_array()).map(|a| a.iter().filter_map(|x| x.as_str()).collect()).unwrap_or_default();
+    let required: Vec<&str> = v
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
     for (k, p) in props {
         let ty = type_of(p, defs);
         let default = p.get("default").map(|d| format!(" = {d}")).unwrap_or_default();
-        let req = if required.contains(&k.as_str()) && p.get("default").is_none() { " (required)" } else { "" };
+        let req = if required.contains(&k.as_str()) && p.get("default").is_none() {
+            " (required)"
+        } else {
+            ""
+        };
         out.push_str(&format!("{indent}{k}: {ty}{default}{req}\n"));
         if let Some(desc) = p.get("description").and_then(|d| d.as_str()) {
             for line in desc.lines() {

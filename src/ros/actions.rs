@@ -51,7 +51,14 @@ pub fn duration_s(d: &RosDuration) -> f64 {
 }
 
 fn tolerances(t: &[r2r::control_msgs::msg::JointTolerance]) -> Vec<pl::JointTolerance> {
-    t.iter().map(|t| pl::JointTolerance { name: t.name.clone(), position: t.position, velocity: t.velocity, acceleration: t.acceleration }).collect()
+    t.iter()
+        .map(|t| pl::JointTolerance {
+            name: t.name.clone(),
+            position: t.position,
+            velocity: t.velocity,
+            acceleration: t.acceleration,
+        })
+        .collect()
 }
 
 /// A FollowJointTrajectory goal as a payload, or why it cannot be run.
@@ -93,16 +100,24 @@ pub fn fjt_result(o: &ActionOutcome) -> Fjt::Result {
 /// GripperCommand feedback from a GripperResult-shaped sample (the gripper sends none today).
 pub fn gripper_feedback(p: &Payload, _t: f64) -> Option<Grip::Feedback> {
     let Payload::GripperResult { position, effort, stalled, reached_goal } = p else { return None };
-    Some(Grip::Feedback { position: *position, effort: *effort, stalled: *stalled, reached_goal: *reached_goal })
+    Some(Grip::Feedback {
+        position: *position,
+        effort: *effort,
+        stalled: *stalled,
+        reached_goal: *reached_goal,
+    })
 }
 
 /// The GripperCommand result of an outcome: the producer's GripperResult (zeros when it sent
 /// none, e.g. a refused goal).
 pub fn gripper_result(o: &ActionOutcome) -> Grip::Result {
     match o.result.as_deref() {
-        Some(Payload::GripperResult { position, effort, stalled, reached_goal }) => {
-            Grip::Result { position: *position, effort: *effort, stalled: *stalled, reached_goal: *reached_goal }
-        }
+        Some(Payload::GripperResult { position, effort, stalled, reached_goal }) => Grip::Result {
+            position: *position,
+            effort: *effort,
+            stalled: *stalled,
+            reached_goal: *reached_goal,
+        },
         _ => Grip::Result::default(),
     }
 }
@@ -116,7 +131,10 @@ enum Event {
 
 /// Move feedback and the outcome from their crossbeam channels onto one async channel (a helper
 /// thread; it ends with the outcome, or when the producer dropped the goal).
-fn forward(feedback: Receiver<Payload>, outcome: Receiver<ActionOutcome>) -> UnboundedReceiver<Event> {
+fn forward(
+    feedback: Receiver<Payload>,
+    outcome: Receiver<ActionOutcome>,
+) -> UnboundedReceiver<Event> {
     let (tx, rx) = unbounded();
     let _ = std::thread::Builder::new().name("roqsim-goal".into()).spawn(move || {
         let mut feedback_open = true;
@@ -155,8 +173,13 @@ fn forward(feedback: Receiver<Payload>, outcome: Receiver<ActionOutcome>) -> Unb
 
 /// End goal `g` as `o` says (the CANCELED path when a cancel was accepted and r2r refuses the
 /// other: see the module doc).
-fn finish<A>(g: &mut ActionServerGoal<A>, o: &ActionOutcome, result: A::Result, canceling: bool, name: &str)
-where
+fn finish<A>(
+    g: &mut ActionServerGoal<A>,
+    o: &ActionOutcome,
+    result: A::Result,
+    canceling: bool,
+    name: &str,
+) where
     A: WrappedActionTypeSupport + 'static,
     A::Result: Clone,
 {
@@ -201,7 +224,12 @@ where
         let payload = match goal {
             Ok(p) => p,
             Err(msg) => {
-                let o = ActionOutcome { status: GoalStatus::Aborted, error_code: INVALID_GOAL, error_string: msg, result: None };
+                let o = ActionOutcome {
+                    status: GoalStatus::Aborted,
+                    error_code: INVALID_GOAL,
+                    error_string: msg,
+                    result: None,
+                };
                 finish(&mut g, &o, result_of(&o), false, &name);
                 return;
             }
@@ -209,7 +237,12 @@ where
         let (ftx, frx) = crossbeam_channel::unbounded();
         let (otx, orx) = crossbeam_channel::bounded(1);
         let cancel = Arc::new(AtomicBool::new(false));
-        let call = ActionCall { goal: Box::new(payload), feedback: ftx, outcome: otx, cancel: cancel.clone() };
+        let call = ActionCall {
+            goal: Box::new(payload),
+            feedback: ftx,
+            outcome: otx,
+            cancel: cancel.clone(),
+        };
         commands.post(move |ctx: &mut SimContext| ctx.interface.deliver(id, Payload::Goal(call)));
         let mut events = forward(frx, orx).fuse();
         let mut cancel_requests = cancel_requests.fuse();
@@ -249,28 +282,48 @@ where
 
 /// control_msgs/action/FollowJointTrajectory.
 pub fn serve_follow_joint_trajectory(a: ServeArgs) -> Result<Task, String> {
-    let requests = a
-        .node
-        .create_action_server::<Fjt::Action>(a.name)
-        .map_err(|e| format!("cannot create the control_msgs/action/FollowJointTrajectory server {}: {e}", a.name))?;
+    let requests = a.node.create_action_server::<Fjt::Action>(a.name).map_err(|e| {
+        format!(
+            "cannot create the control_msgs/action/FollowJointTrajectory server {}: {e}",
+            a.name
+        )
+    })?;
     let (commands, id, name) = (a.commands, a.endpoint, a.name.to_string());
     Ok(serve_loop(requests, move |req: ActionServerGoalRequest<Fjt::Action>| {
         let goal = decode_fjt_goal(&req.goal);
-        run_goal::<Fjt::Action>(req, goal, commands.clone(), id, fjt_feedback, fjt_result, name.clone())
+        run_goal::<Fjt::Action>(
+            req,
+            goal,
+            commands.clone(),
+            id,
+            fjt_feedback,
+            fjt_result,
+            name.clone(),
+        )
     }))
 }
 
 /// control_msgs/action/GripperCommand.
 pub fn serve_gripper_command(a: ServeArgs) -> Result<Task, String> {
-    let requests = a
-        .node
-        .create_action_server::<Grip::Action>(a.name)
-        .map_err(|e| format!("cannot create the control_msgs/action/GripperCommand server {}: {e}", a.name))?;
+    let requests = a.node.create_action_server::<Grip::Action>(a.name).map_err(|e| {
+        format!("cannot create the control_msgs/action/GripperCommand server {}: {e}", a.name)
+    })?;
     let (commands, id, name) = (a.commands, a.endpoint, a.name.to_string());
     Ok(serve_loop(requests, move |req: ActionServerGoalRequest<Grip::Action>| {
         let c = &req.goal.command;
-        let goal = Ok(Payload::Gripper(pl::GripperGoal { position: c.position, max_effort: c.max_effort }));
-        run_goal::<Grip::Action>(req, goal, commands.clone(), id, gripper_feedback, gripper_result, name.clone())
+        let goal = Ok(Payload::Gripper(pl::GripperGoal {
+            position: c.position,
+            max_effort: c.max_effort,
+        }));
+        run_goal::<Grip::Action>(
+            req,
+            goal,
+            commands.clone(),
+            id,
+            gripper_feedback,
+            gripper_result,
+            name.clone(),
+        )
     }))
 }
 
@@ -289,7 +342,12 @@ mod tests {
             time_from_start: RosDuration { sec: 1, nanosec: 500_000_000 },
             ..Default::default()
         });
-        g.goal_tolerance.push(r2r::control_msgs::msg::JointTolerance { name: "a".into(), position: 0.05, velocity: 0.0, acceleration: 0.0 });
+        g.goal_tolerance.push(r2r::control_msgs::msg::JointTolerance {
+            name: "a".into(),
+            position: 0.05,
+            velocity: 0.0,
+            acceleration: 0.0,
+        });
         g.goal_time_tolerance = RosDuration { sec: 0, nanosec: 250_000_000 };
         let Payload::Trajectory(t) = decode_fjt_goal(&g).unwrap() else { panic!() };
         assert_eq!(t.joint_names, vec!["a", "b"]);
@@ -304,10 +362,23 @@ mod tests {
 
     #[test]
     fn outcomes_and_feedback_map_to_messages() {
-        let o = ActionOutcome { status: GoalStatus::Aborted, error_code: -5, error_string: "GOAL_TOLERANCE_VIOLATED: x".into(), result: None };
+        let o = ActionOutcome {
+            status: GoalStatus::Aborted,
+            error_code: -5,
+            error_string: "GOAL_TOLERANCE_VIOLATED: x".into(),
+            result: None,
+        };
         let r = fjt_result(&o);
         assert_eq!((r.error_code, r.error_string.as_str()), (-5, "GOAL_TOLERANCE_VIOLATED: x"));
-        let f = fjt_feedback(&Payload::TrajectoryFeedback { joint_names: vec!["a".into()], desired: vec![1.0], actual: vec![0.75] }, 1.25).unwrap();
+        let f = fjt_feedback(
+            &Payload::TrajectoryFeedback {
+                joint_names: vec!["a".into()],
+                desired: vec![1.0],
+                actual: vec![0.75],
+            },
+            1.25,
+        )
+        .unwrap();
         assert_eq!(f.error.positions, vec![0.25]);
         assert_eq!((f.header.stamp.sec, f.header.stamp.nanosec), (1, 250_000_000));
         assert!(fjt_feedback(&Payload::Empty, 0.0).is_none());
@@ -315,7 +386,12 @@ mod tests {
             status: GoalStatus::Succeeded,
             error_code: 0,
             error_string: String::new(),
-            result: Some(Box::new(Payload::GripperResult { position: 0.0175, effort: 40.0, stalled: true, reached_goal: false })),
+            result: Some(Box::new(Payload::GripperResult {
+                position: 0.0175,
+                effort: 40.0,
+                stalled: true,
+                reached_goal: false,
+            })),
         };
         let r = gripper_result(&o);
         assert_eq!((r.position, r.effort, r.stalled, r.reached_goal), (0.0175, 40.0, true, false));

@@ -149,7 +149,9 @@ fn wall_ns() -> i64 {
 }
 
 fn same_transform(a: &TransformStamped, b: &TransformStamped) -> bool {
-    a.header.frame_id == b.header.frame_id && a.child_frame_id == b.child_frame_id && a.transform == b.transform
+    a.header.frame_id == b.header.frame_id
+        && a.child_frame_id == b.child_frame_id
+        && a.transform == b.transform
 }
 
 impl Plugin for Ros2Bridge {
@@ -169,7 +171,8 @@ impl Plugin for Ros2Bridge {
         let rctx = r2r::Context::create().map_err(|e| {
             format!("cannot start ROS 2 (rcl init failed: {e}); source scripts/env.sh (ROS libraries, RMW_IMPLEMENTATION, HOME) before running with --ros")
         })?;
-        let mut node = r2r::Node::create(rctx, &cfg.node_name, "").map_err(|e| format!("cannot create the ROS node `{}`: {e}", cfg.node_name))?;
+        let mut node = r2r::Node::create(rctx, &cfg.node_name, "")
+            .map_err(|e| format!("cannot create the ROS node `{}`: {e}", cfg.node_name))?;
         let physics_hz = ctx.interface.physics_hz();
         let mut topics: Vec<String> = Vec::new();
         let mut topic_idx = |t: &str| -> usize {
@@ -196,14 +199,21 @@ impl Plugin for Ros2Bridge {
                 );
                 continue;
             }
-            let out = convert::make_outbound(&mut node, &o.msg_type, &o.topic, o.qos).map_err(|e| format!("endpoint {}: {e}", o.label))?;
+            let out = convert::make_outbound(&mut node, &o.msg_type, &o.topic, o.qos)
+                .map_err(|e| format!("endpoint {}: {e}", o.label))?;
             let every = o.rate_override.map(|hz| {
                 let producer = ctx.interface.get(o.id).snapped.map(|s| s.every_steps).unwrap_or(1);
                 let s = plan::snap_override(hz, physics_hz, producer);
-                ctx.interface.record_rate(&format!("ros2 {} (rates override of {})", o.topic, o.label), s);
+                ctx.interface
+                    .record_rate(&format!("ros2 {} (rates override of {})", o.topic, o.label), s);
                 s.every_steps
             });
-            watched.push(Watched { topic: o.topic.clone(), msg_type: o.msg_type.clone(), side: Side::Publishes, endpoint: o.label.clone() });
+            watched.push(Watched {
+                topic: o.topic.clone(),
+                msg_type: o.msg_type.clone(),
+                side: Side::Publishes,
+                endpoint: o.label.clone(),
+            });
             tracked.push(o.id);
             outs.push(OutSlot {
                 id: o.id,
@@ -221,22 +231,48 @@ impl Plugin for Ros2Bridge {
             .create_publisher::<TFMessage>(&plan.tf_topic, convert::qos_profile(Qos::Tf))
             .map_err(|e| format!("cannot create the TF publisher on {}: {e}", plan.tf_topic))?;
         let tf_static_pub = node
-            .create_publisher::<TFMessage>(&plan.tf_static_topic, convert::qos_profile(Qos::TransientLocal))
-            .map_err(|e| format!("cannot create the static TF publisher on {}: {e}", plan.tf_static_topic))?;
+            .create_publisher::<TFMessage>(
+                &plan.tf_static_topic,
+                convert::qos_profile(Qos::TransientLocal),
+            )
+            .map_err(|e| {
+                format!("cannot create the static TF publisher on {}: {e}", plan.tf_static_topic)
+            })?;
         for t in [&plan.tf_topic, &plan.tf_static_topic] {
-            watched.push(Watched { topic: t.clone(), msg_type: plan::TF_MESSAGE.into(), side: Side::Publishes, endpoint: "(bridge TF)".into() });
+            watched.push(Watched {
+                topic: t.clone(),
+                msg_type: plan::TF_MESSAGE.into(),
+                side: Side::Publishes,
+                endpoint: "(bridge TF)".into(),
+            });
         }
-        let tfs: Vec<TfSlot> =
-            plan.tf.iter().map(|t| TfSlot { id: t.id, route: t.route, frames: Frames { prefix: t.frame_prefix.clone(), hint: None } }).collect();
+        let tfs: Vec<TfSlot> = plan
+            .tf
+            .iter()
+            .map(|t| TfSlot {
+                id: t.id,
+                route: t.route,
+                frames: Frames { prefix: t.frame_prefix.clone(), hint: None },
+            })
+            .collect();
         tracked.extend(tfs.iter().map(|t| t.id));
 
         let mut merged = Vec::new();
         for m in &plan.merged {
             let publisher = node
                 .create_publisher::<JointState>(&m.topic, convert::qos_profile(Qos::Reliable))
-                .map_err(|e| format!("cannot create the merged joint_states publisher on {}: {e}", m.topic))?;
-            let s = ctx.interface.bind_rate(&format!("ros2 merged joint_states {}", m.topic), m.requested_hz);
-            watched.push(Watched { topic: m.topic.clone(), msg_type: plan::JOINT_STATE.into(), side: Side::Publishes, endpoint: "(merged joint_states)".into() });
+                .map_err(|e| {
+                    format!("cannot create the merged joint_states publisher on {}: {e}", m.topic)
+                })?;
+            let s = ctx
+                .interface
+                .bind_rate(&format!("ros2 merged joint_states {}", m.topic), m.requested_hz);
+            watched.push(Watched {
+                topic: m.topic.clone(),
+                msg_type: plan::JOINT_STATE.into(),
+                side: Side::Publishes,
+                endpoint: "(merged joint_states)".into(),
+            });
             tracked.extend(m.members.iter().copied());
             merged.push(MergedSlot {
                 topic: topic_idx(&m.topic),
@@ -247,7 +283,12 @@ impl Plugin for Ros2Bridge {
                 every: s.every_steps,
                 fresh: false,
             });
-            tracing::info!("[{}] merged joint_states on {} from {} endpoints", self.address, m.topic, m.members.len());
+            tracing::info!(
+                "[{}] merged joint_states on {} from {} endpoints",
+                self.address,
+                m.topic,
+                m.members.len()
+            );
         }
 
         let clock = if cfg.publish_clock {
@@ -255,7 +296,12 @@ impl Plugin for Ros2Bridge {
                 .create_publisher::<Clock>("/clock", convert::qos_profile(Qos::Reliable))
                 .map_err(|e| format!("cannot create the /clock publisher: {e}"))?;
             let s = ctx.interface.bind_rate("ros2 /clock", cfg.clock_rate_hz.unwrap_or(physics_hz));
-            watched.push(Watched { topic: "/clock".into(), msg_type: "rosgraph_msgs/msg/Clock".into(), side: Side::Publishes, endpoint: "(clock)".into() });
+            watched.push(Watched {
+                topic: "/clock".into(),
+                msg_type: "rosgraph_msgs/msg/Clock".into(),
+                side: Side::Publishes,
+                endpoint: "(clock)".into(),
+            });
             Some((publisher, Clock::default(), s.every_steps))
         } else {
             None
@@ -405,7 +451,8 @@ impl Plugin for Ros2Bridge {
             }
             listened |= p.get_inter_process_subscription_count().unwrap_or(0) > 0;
         }
-        listened |= r.outs.iter().any(|o| o.out.subscribers() > 0) || r.tf_pub.get_inter_process_subscription_count().unwrap_or(0) > 0;
+        listened |= r.outs.iter().any(|o| o.out.subscribers() > 0)
+            || r.tf_pub.get_inter_process_subscription_count().unwrap_or(0) > 0;
         if listened && self.cfg.linger_s > 0.0 {
             std::thread::sleep(Duration::from_secs_f64(self.cfg.linger_s));
         }
@@ -418,7 +465,8 @@ impl Plugin for Ros2Bridge {
             for (t, st, w) in trace {
                 s += &format!("{} {} {}\n", r.topics[*t as usize], st, w);
             }
-            std::fs::write(path, s).map_err(|e| format!("latency_trace: cannot write `{path}`: {e}"))?;
+            std::fs::write(path, s)
+                .map_err(|e| format!("latency_trace: cannot write `{path}`: {e}"))?;
         }
         Ok(())
     }
@@ -453,7 +501,8 @@ impl Running {
             let projected;
             let msg = match &slot.field {
                 Some(f) => {
-                    projected = field::project(p, f).map_err(|e| format!("endpoint {}: {e}", slot.label))?;
+                    projected = field::project(p, f)
+                        .map_err(|e| format!("endpoint {}: {e}", slot.label))?;
                     &projected
                 }
                 None => p,
@@ -485,12 +534,17 @@ impl Running {
             }
             let Some((p, _)) = iface.get(slot.id).latest() else { continue };
             match slot.route {
-                TfRoute::Dynamic => convert::transforms_of(p, now, &slot.frames, &mut self.tf_msg.transforms)?,
+                TfRoute::Dynamic => {
+                    convert::transforms_of(p, now, &slot.frames, &mut self.tf_msg.transforms)?
+                }
                 TfRoute::Static => {
                     let mut ts = Vec::new();
                     convert::transforms_of(p, now, &slot.frames, &mut ts)?;
                     for t in ts {
-                        let known = self.statics.get(&t.child_frame_id).is_some_and(|old| same_transform(old, &t));
+                        let known = self
+                            .statics
+                            .get(&t.child_frame_id)
+                            .is_some_and(|old| same_transform(old, &t));
                         if !known {
                             self.statics.insert(t.child_frame_id.clone(), t);
                             static_changed = true;
@@ -576,7 +630,9 @@ impl Running {
                         tracing::debug!("endpoint {}: paused re-send: {e}", slot.label);
                     }
                 }
-                Payload::Odometry(o) if o.publish_tf => convert::transforms_of(p, at(t), &slot.frames, &mut self.tf_msg.transforms)?,
+                Payload::Odometry(o) if o.publish_tf => {
+                    convert::transforms_of(p, at(t), &slot.frames, &mut self.tf_msg.transforms)?
+                }
                 _ => {}
             }
         }

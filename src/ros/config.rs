@@ -158,12 +158,16 @@ fn merged_from_value<'de, D: Deserializer<'de>>(d: D) -> Result<MergedJointState
         serde_norway::Value::Sequence(items) => {
             let mut groups = Vec::new();
             for (i, item) in items.into_iter().enumerate() {
-                let g: MergeGroup = serde_norway::from_value(item).map_err(|e| D::Error::custom(format!("group [{i}]: {e} ({HOW})")))?;
+                let g: MergeGroup = serde_norway::from_value(item)
+                    .map_err(|e| D::Error::custom(format!("group [{i}]: {e} ({HOW})")))?;
                 groups.push(g);
             }
             Ok(MergedJointStates::Groups(groups))
         }
-        other => Err(D::Error::custom(format!("got `{}`: {HOW}", serde_norway::to_string(&other).unwrap_or_default().trim()))),
+        other => Err(D::Error::custom(format!(
+            "got `{}`: {HOW}",
+            serde_norway::to_string(&other).unwrap_or_default().trim()
+        ))),
     }
 }
 
@@ -175,7 +179,10 @@ impl ValidateConfig for BridgeConfig {
         }
         if let Some(ns) = &self.tf_namespace {
             if ns.trim_matches('/').is_empty() {
-                e.push(ConfigError::new("tf_namespace", "empty: omit it for the global /tf, or name the robot's namespace (`robot1`)"));
+                e.push(ConfigError::new(
+                    "tf_namespace",
+                    "empty: omit it for the global /tf, or name the robot's namespace (`robot1`)",
+                ));
             } else if let Err(m) = names::check_namespace(ns) {
                 e.push(ConfigError::new("tf_namespace", m));
             }
@@ -190,12 +197,18 @@ impl ValidateConfig for BridgeConfig {
         }
         for (k, hz) in &self.rates {
             if !(*hz > 0.0 && hz.is_finite()) {
-                e.push(ConfigError::new(format!("rates.{k}"), format!("must be a rate > 0 Hz, got {hz}")));
+                e.push(ConfigError::new(
+                    format!("rates.{k}"),
+                    format!("must be a rate > 0 Hz, got {hz}"),
+                ));
             }
         }
         if let Some(o) = &self.owners {
             if o.is_empty() {
-                e.push(ConfigError::new("owners", "an empty owner list serves nothing: omit `owners` to serve every endpoint"));
+                e.push(ConfigError::new(
+                    "owners",
+                    "an empty owner list serves nothing: omit `owners` to serve every endpoint",
+                ));
             }
         }
         if let MergedJointStates::Groups(gs) = &self.merged_joint_states {
@@ -205,21 +218,39 @@ impl ValidateConfig for BridgeConfig {
                     e.push(ConfigError::new(format!("merged_joint_states[{i}].topic"), m));
                 }
                 if g.owners.is_empty() {
-                    e.push(ConfigError::new(format!("merged_joint_states[{i}].owners"), "empty: name the entities whose joint states this group merges"));
+                    e.push(ConfigError::new(
+                        format!("merged_joint_states[{i}].owners"),
+                        "empty: name the entities whose joint states this group merges",
+                    ));
                 }
                 if let Some(j) = seen.insert(g.topic.clone(), i) {
                     e.push(ConfigError::new(
                         format!("merged_joint_states[{i}].topic"),
-                        format!("`{}` is also group [{j}]'s topic: one merged publisher per topic", g.topic),
+                        format!(
+                            "`{}` is also group [{j}]'s topic: one merged publisher per topic",
+                            g.topic
+                        ),
                     ));
                 }
             }
         }
-        if self.node_name.is_empty() || !self.node_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || self.node_name.starts_with(|c: char| c.is_ascii_digit()) {
-            e.push(ConfigError::new("node_name", format!("`{}` is not a ROS node name (letters, digits, `_`; not starting with a digit)", self.node_name)));
+        if self.node_name.is_empty()
+            || !self.node_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || self.node_name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            e.push(ConfigError::new(
+                "node_name",
+                format!(
+                    "`{}` is not a ROS node name (letters, digits, `_`; not starting with a digit)",
+                    self.node_name
+                ),
+            ));
         }
         if !(self.linger_s >= 0.0 && self.linger_s.is_finite() && self.linger_s <= 10.0) {
-            e.push(ConfigError::new("linger_s", format!("must be in [0, 10] s, got {}", self.linger_s)));
+            e.push(ConfigError::new(
+                "linger_s",
+                format!("must be in [0, 10] s, got {}", self.linger_s),
+            ));
         }
         e
     }
@@ -252,13 +283,26 @@ mod tests {
 
     #[test]
     fn merged_forms() {
-        assert_eq!(parse("{merged_joint_states: auto}").unwrap().merged_joint_states, MergedJointStates::Auto);
-        assert_eq!(parse("{merged_joint_states: true}").unwrap().merged_joint_states, MergedJointStates::All);
-        assert_eq!(parse("{merged_joint_states: false}").unwrap().merged_joint_states, MergedJointStates::Off);
-        let c = parse("{merged_joint_states: [{topic: /cell/joint_states, owners: [l, r]}]}").unwrap();
+        assert_eq!(
+            parse("{merged_joint_states: auto}").unwrap().merged_joint_states,
+            MergedJointStates::Auto
+        );
+        assert_eq!(
+            parse("{merged_joint_states: true}").unwrap().merged_joint_states,
+            MergedJointStates::All
+        );
+        assert_eq!(
+            parse("{merged_joint_states: false}").unwrap().merged_joint_states,
+            MergedJointStates::Off
+        );
+        let c =
+            parse("{merged_joint_states: [{topic: /cell/joint_states, owners: [l, r]}]}").unwrap();
         assert_eq!(
             c.merged_joint_states,
-            MergedJointStates::Groups(vec![MergeGroup { topic: "/cell/joint_states".into(), owners: vec!["l".into(), "r".into()] }])
+            MergedJointStates::Groups(vec![MergeGroup {
+                topic: "/cell/joint_states".into(),
+                owners: vec!["l".into(), "r".into()]
+            }])
         );
     }
 
@@ -268,7 +312,11 @@ mod tests {
         assert_eq!(e[0].path, "merged_joint_states");
         assert!(e[0].message.contains("takes `auto`, `true`, `false`"), "{}", e[0].message);
         let e = parse("{merged_joint_states: [{topic: /js}]}").unwrap_err();
-        assert!(e[0].message.contains("group [0]") && e[0].message.contains("owners"), "{}", e[0].message);
+        assert!(
+            e[0].message.contains("group [0]") && e[0].message.contains("owners"),
+            "{}",
+            e[0].message
+        );
         let e = parse("{clock_rate_hz: 0}").unwrap_err();
         assert_eq!(e[0].path, "clock_rate_hz");
         let e = parse("{tf_namespace: 'a b'}").unwrap_err();
@@ -279,7 +327,9 @@ mod tests {
         assert!(e[0].message.contains("unknown field `bogus`"), "{}", e[0].message);
         let e = parse("{owners: []}").unwrap_err();
         assert_eq!(e[0].path, "owners");
-        let e = parse("{merged_joint_states: [{topic: /a, owners: [x]}, {topic: /a, owners: [y]}]}").unwrap_err();
+        let e =
+            parse("{merged_joint_states: [{topic: /a, owners: [x]}, {topic: /a, owners: [y]}]}")
+                .unwrap_err();
         assert_eq!(e[0].path, "merged_joint_states[1].topic");
         let e = parse("{node_name: 'my node'}").unwrap_err();
         assert_eq!(e[0].path, "node_name");

@@ -24,7 +24,10 @@
 //! manager logs it.
 
 use r2r::controller_manager_msgs::msg::{ControllerState, HardwareInterface as HwMsg};
-use r2r::controller_manager_msgs::srv::{ConfigureController, ListControllers, ListHardwareInterfaces, LoadController, SwitchController, UnloadController};
+use r2r::controller_manager_msgs::srv::{
+    ConfigureController, ListControllers, ListHardwareInterfaces, LoadController, SwitchController,
+    UnloadController,
+};
 use r2r::{QosProfile, WrappedServiceTypeSupport};
 
 use crate::context::{CommandSender, SimContext};
@@ -35,7 +38,14 @@ use crate::ros::names;
 use crate::ros::services::{recv_async, serve_loop, REPLY_TIMEOUT};
 
 /// The services under `<namespace>/controller_manager/`.
-pub const SERVICES: [&str; 6] = ["list_controllers", "switch_controller", "load_controller", "configure_controller", "unload_controller", "list_hardware_interfaces"];
+pub const SERVICES: [&str; 6] = [
+    "list_controllers",
+    "switch_controller",
+    "load_controller",
+    "configure_controller",
+    "unload_controller",
+    "list_hardware_interfaces",
+];
 
 /// One robot's controller manager: the entity and its absolute base name.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,7 +75,12 @@ pub fn managers(ctx: &SimContext, cfg: &BridgeConfig) -> Result<Vec<Manager>, St
             .interface
             .all()
             .iter()
-            .find(|ep| ep.owner.as_deref() == Some(entity) && ep.get_hint("ros2", "controller").is_some_and(|c| declared.iter().any(|d| d == c)))
+            .find(|ep| {
+                ep.owner.as_deref() == Some(entity)
+                    && ep
+                        .get_hint("ros2", "controller")
+                        .is_some_and(|c| declared.iter().any(|d| d == c))
+            })
             .map(|ep| ep.namespace.clone())
             .or_else(|| ctx.entities.get(entity).map(|e| e.namespace.clone()))
             .unwrap_or_default();
@@ -83,30 +98,82 @@ pub fn managers(ctx: &SimContext, cfg: &BridgeConfig) -> Result<Vec<Manager>, St
 }
 
 /// Create the six services of every manager; returns the tasks serving them.
-pub fn serve_all(node: &mut r2r::Node, ctx: &SimContext, cfg: &BridgeConfig, commands: &CommandSender) -> Result<Vec<Task>, String> {
+pub fn serve_all(
+    node: &mut r2r::Node,
+    ctx: &SimContext,
+    cfg: &BridgeConfig,
+    commands: &CommandSender,
+) -> Result<Vec<Task>, String> {
     let mut tasks = Vec::new();
     for m in managers(ctx, cfg)? {
-        tasks.push(service::<ListControllers::Service>(node, &m, "list_controllers", commands, |r, _, _, _| ListControllers::Response {
-            controller: r.list().iter().map(controller_state).collect(),
-        })?);
-        tasks.push(service::<SwitchController::Service>(node, &m, "switch_controller", commands, switch)?);
-        tasks.push(service::<LoadController::Service>(node, &m, "load_controller", commands, |r, q, t, n| LoadController::Response {
-            ok: logged(n, &q.name, r.load(&q.name, t)),
-        })?);
-        tasks.push(service::<ConfigureController::Service>(node, &m, "configure_controller", commands, |r, q, t, n| ConfigureController::Response {
-            ok: logged(n, &q.name, r.configure(&q.name, t)),
-        })?);
-        tasks.push(service::<UnloadController::Service>(node, &m, "unload_controller", commands, |r, q, t, n| UnloadController::Response {
-            ok: logged(n, &q.name, r.unload(&q.name, t)),
-        })?);
-        tasks.push(service::<ListHardwareInterfaces::Service>(node, &m, "list_hardware_interfaces", commands, |r, _, _, _| {
-            let hw = r.hardware_interfaces();
-            ListHardwareInterfaces::Response {
-                command_interfaces: hw.iter().filter(|h| h.is_command).map(hardware_interface).collect(),
-                state_interfaces: hw.iter().filter(|h| !h.is_command).map(hardware_interface).collect(),
-            }
-        })?);
-        tracing::info!("controller_manager for robot `{}` at {} ({} services)", m.entity, m.base, SERVICES.len());
+        tasks.push(service::<ListControllers::Service>(
+            node,
+            &m,
+            "list_controllers",
+            commands,
+            |r, _, _, _| ListControllers::Response {
+                controller: r.list().iter().map(controller_state).collect(),
+            },
+        )?);
+        tasks.push(service::<SwitchController::Service>(
+            node,
+            &m,
+            "switch_controller",
+            commands,
+            switch,
+        )?);
+        tasks.push(service::<LoadController::Service>(
+            node,
+            &m,
+            "load_controller",
+            commands,
+            |r, q, t, n| LoadController::Response { ok: logged(n, &q.name, r.load(&q.name, t)) },
+        )?);
+        tasks.push(service::<ConfigureController::Service>(
+            node,
+            &m,
+            "configure_controller",
+            commands,
+            |r, q, t, n| ConfigureController::Response {
+                ok: logged(n, &q.name, r.configure(&q.name, t)),
+            },
+        )?);
+        tasks.push(service::<UnloadController::Service>(
+            node,
+            &m,
+            "unload_controller",
+            commands,
+            |r, q, t, n| UnloadController::Response {
+                ok: logged(n, &q.name, r.unload(&q.name, t)),
+            },
+        )?);
+        tasks.push(service::<ListHardwareInterfaces::Service>(
+            node,
+            &m,
+            "list_hardware_interfaces",
+            commands,
+            |r, _, _, _| {
+                let hw = r.hardware_interfaces();
+                ListHardwareInterfaces::Response {
+                    command_interfaces: hw
+                        .iter()
+                        .filter(|h| h.is_command)
+                        .map(hardware_interface)
+                        .collect(),
+                    state_interfaces: hw
+                        .iter()
+                        .filter(|h| !h.is_command)
+                        .map(hardware_interface)
+                        .collect(),
+                }
+            },
+        )?);
+        tracing::info!(
+            "controller_manager for robot `{}` at {} ({} services)",
+            m.entity,
+            m.base,
+            SERVICES.len()
+        );
     }
     Ok(tasks)
 }
@@ -128,10 +195,20 @@ pub fn controller_state(c: &ControllerInfo) -> ControllerState {
 
 /// controller_manager_msgs/HardwareInterface of a registry row.
 pub fn hardware_interface(h: &HardwareInterface) -> HwMsg {
-    HwMsg { name: h.name.clone(), data_type: "double".into(), is_available: h.is_available, is_claimed: h.is_claimed }
+    HwMsg {
+        name: h.name.clone(),
+        data_type: "double".into(),
+        is_available: h.is_available,
+        is_claimed: h.is_claimed,
+    }
 }
 
-fn switch(r: &Registry, q: SwitchController::Request, t: f64, service: &str) -> SwitchController::Response {
+fn switch(
+    r: &Registry,
+    q: SwitchController::Request,
+    t: f64,
+    service: &str,
+) -> SwitchController::Response {
     match r.switch(&q.activate_controllers, &q.deactivate_controllers, q.strictness, t) {
         Ok(rep) => {
             let message = rep.message();
@@ -159,9 +236,20 @@ fn logged(service: &str, controller: &str, r: Result<(), String>) -> bool {
 }
 
 /// What runs on the physics thread for one request: (registry, request, sim time, service name).
-type OnPhysics<S> = fn(&Registry, <S as WrappedServiceTypeSupport>::Request, f64, &str) -> <S as WrappedServiceTypeSupport>::Response;
+type OnPhysics<S> = fn(
+    &Registry,
+    <S as WrappedServiceTypeSupport>::Request,
+    f64,
+    &str,
+) -> <S as WrappedServiceTypeSupport>::Response;
 
-fn service<S>(node: &mut r2r::Node, m: &Manager, srv: &str, commands: &CommandSender, f: OnPhysics<S>) -> Result<Task, String>
+fn service<S>(
+    node: &mut r2r::Node,
+    m: &Manager,
+    srv: &str,
+    commands: &CommandSender,
+    f: OnPhysics<S>,
+) -> Result<Task, String>
 where
     S: WrappedServiceTypeSupport + 'static,
     S::Request: Send + 'static,
@@ -176,7 +264,9 @@ where
         let (tx, rx) = crossbeam_channel::bounded(1);
         let (entity, n, msg) = (entity.clone(), name.clone(), req.message.clone());
         commands.post(move |ctx: &mut SimContext| {
-            let resp = Registry::get(ctx, &entity).map(|r| f(&r, msg, ctx.sim_time(), &n)).unwrap_or_default();
+            let resp = Registry::get(ctx, &entity)
+                .map(|r| f(&r, msg, ctx.sim_time(), &n))
+                .unwrap_or_default();
             let _ = tx.send(resp);
         });
         let name = name.clone();
@@ -203,8 +293,10 @@ mod tests {
 
     fn engine(yaml: &str) -> Engine {
         let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds");
-        let w = load_world_str(yaml, &base, &LoadOptions::default()).unwrap_or_else(|e| panic!("load failed: {e}"));
-        Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap_or_else(|e| panic!("engine failed: {e}"))
+        let w = load_world_str(yaml, &base, &LoadOptions::default())
+            .unwrap_or_else(|e| panic!("load failed: {e}"));
+        Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+            .unwrap_or_else(|e| panic!("engine failed: {e}"))
     }
 
     #[test]
@@ -228,8 +320,15 @@ components:
             ],
             "the crate has no controllers: no manager"
         );
-        let cfg = BridgeConfig { namespace: "sim".into(), owners: Some(vec!["arm_r".into()]), ..Default::default() };
-        assert_eq!(managers(&e.ctx, &cfg).unwrap(), vec![Manager { entity: "arm_r".into(), base: "/sim/right/controller_manager".into() }]);
+        let cfg = BridgeConfig {
+            namespace: "sim".into(),
+            owners: Some(vec!["arm_r".into()]),
+            ..Default::default()
+        };
+        assert_eq!(
+            managers(&e.ctx, &cfg).unwrap(),
+            vec![Manager { entity: "arm_r".into(), base: "/sim/right/controller_manager".into() }]
+        );
         // Two robots with controllers in one namespace: refused, naming both and the fix.
         let e = engine(&two.replace("namespace: right", "namespace: left"));
         let err = managers(&e.ctx, &BridgeConfig::default()).unwrap_err();
@@ -242,20 +341,42 @@ components:
 
     #[test]
     fn rows_map_to_controller_manager_msgs() {
-        let e = engine(&std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds/ur_pick.yaml")).unwrap());
+        let e = engine(
+            &std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds/ur_pick.yaml"),
+            )
+            .unwrap(),
+        );
         let reg = Registry::get(&e.ctx, "ur").expect("registry");
         let rows = reg.list();
         let jtc = controller_state(&rows[0]);
-        assert_eq!((jtc.name.as_str(), jtc.state.as_str(), jtc.type_.as_str()), ("scaled_joint_trajectory_controller", "active", "joint_trajectory_controller/JointTrajectoryController"));
+        assert_eq!(
+            (jtc.name.as_str(), jtc.state.as_str(), jtc.type_.as_str()),
+            (
+                "scaled_joint_trajectory_controller",
+                "active",
+                "joint_trajectory_controller/JointTrajectoryController"
+            )
+        );
         assert_eq!(jtc.update_rate, 500);
         assert_eq!(jtc.claimed_interfaces.len(), 6);
         assert!(!jtc.is_chainable && !jtc.is_chained && jtc.chain_connections.is_empty());
-        reg.switch(&[], &["scaled_joint_trajectory_controller".into()], crate::controllers::STRICT, 1.0).unwrap();
+        reg.switch(
+            &[],
+            &["scaled_joint_trajectory_controller".into()],
+            crate::controllers::STRICT,
+            1.0,
+        )
+        .unwrap();
         let jtc = controller_state(&reg.list()[0]);
         assert_eq!(jtc.state, State::Inactive.label());
         assert!(jtc.claimed_interfaces.is_empty() && jtc.required_command_interfaces.len() == 6);
         let hw: Vec<HwMsg> = reg.hardware_interfaces().iter().map(hardware_interface).collect();
         assert!(hw.iter().all(|h| h.data_type == "double" && h.is_available));
-        assert_eq!(hw.iter().filter(|h| h.is_claimed).count(), 1, "only the gripper's command interface is held now");
+        assert_eq!(
+            hw.iter().filter(|h| h.is_claimed).count(),
+            1,
+            "only the gripper's command interface is held now"
+        );
     }
 }

@@ -40,7 +40,9 @@ pub fn qos_profile(q: Qos) -> QosProfile {
         Qos::SensorData => QosProfile::sensor_data(),
         Qos::Reliable => QosProfile::default(),
         Qos::Tf => QosProfile::default().keep_last(100),
-        Qos::TransientLocal => QosProfile::default().keep_last(1).durability(r2r::qos::DurabilityPolicy::TransientLocal),
+        Qos::TransientLocal => QosProfile::default()
+            .keep_last(1)
+            .durability(r2r::qos::DurabilityPolicy::TransientLocal),
     }
 }
 
@@ -120,7 +122,11 @@ fn a3(v: &geo::Vector3) -> [f64; 3] {
 }
 
 fn wrong(p: &Payload, ty: &str) -> String {
-    format!("a {} payload cannot be published as {ty} (it takes: {})", p.kind(), accepts(ty).join(", "))
+    format!(
+        "a {} payload cannot be published as {ty} (it takes: {})",
+        p.kind(),
+        accepts(ty).join(", ")
+    )
 }
 
 /// The payload kinds a wire type's converter accepts.
@@ -193,7 +199,11 @@ pub fn fill_imu(m: &mut sensor::Imu, p: &Payload, fr: &Frames) -> Result<(), Str
 }
 
 /// Fill a JointState (joint names are published as the producer gives them).
-pub fn fill_joint_state(m: &mut sensor::JointState, p: &Payload, _fr: &Frames) -> Result<(), String> {
+pub fn fill_joint_state(
+    m: &mut sensor::JointState,
+    p: &Payload,
+    _fr: &Frames,
+) -> Result<(), String> {
     let Payload::JointState(s) = p else { return Err(wrong(p, "sensor_msgs/msg/JointState")) };
     m.header.stamp = stamp(s.stamp);
     m.header.frame_id.clear();
@@ -237,7 +247,12 @@ pub fn fill_twist(m: &mut geo::Twist, p: &Payload, _fr: &Frames) -> Result<(), S
 }
 
 /// Fill a TwistStamped (stamped with `now`: a Twist payload carries no stamp).
-fn fill_twist_stamped(m: &mut geo::TwistStamped, p: &Payload, fr: &Frames, now: f64) -> Result<(), String> {
+fn fill_twist_stamped(
+    m: &mut geo::TwistStamped,
+    p: &Payload,
+    fr: &Frames,
+    now: f64,
+) -> Result<(), String> {
     let Payload::Twist(t) = p else { return Err(wrong(p, "geometry_msgs/msg/TwistStamped")) };
     header(&mut m.header, now, fr, "");
     v3(&mut m.twist.linear, &t.linear);
@@ -270,17 +285,32 @@ pub fn transform_stamped(t: &pl::Transform, at: f64, fr: &Frames) -> geo::Transf
 
 /// The TF a payload contributes: Transforms as given; Odometry/PoseTwist as `frame → child`.
 /// Stamped with the payload's stamp, else `now`.
-pub fn transforms_of(p: &Payload, now: f64, fr: &Frames, out: &mut Vec<geo::TransformStamped>) -> Result<(), String> {
+pub fn transforms_of(
+    p: &Payload,
+    now: f64,
+    fr: &Frames,
+    out: &mut Vec<geo::TransformStamped>,
+) -> Result<(), String> {
     match p {
         Payload::Transforms(ts) => {
             out.extend(ts.iter().map(|t| transform_stamped(t, now, fr)));
         }
         Payload::Odometry(o) => {
-            let t = pl::Transform { parent: o.frame_id.clone(), child: o.child_frame_id.clone(), translation: o.position, rotation: o.orientation };
+            let t = pl::Transform {
+                parent: o.frame_id.clone(),
+                child: o.child_frame_id.clone(),
+                translation: o.position,
+                rotation: o.orientation,
+            };
             out.push(transform_stamped(&t, o.stamp, fr));
         }
         Payload::PoseTwist(o) => {
-            let t = pl::Transform { parent: o.frame_id.clone(), child: o.child_frame_id.clone(), translation: o.position, rotation: o.orientation };
+            let t = pl::Transform {
+                parent: o.frame_id.clone(),
+                child: o.child_frame_id.clone(),
+                translation: o.position,
+                rotation: o.orientation,
+            };
             out.push(transform_stamped(&t, o.stamp, fr));
         }
         _ => return Err(wrong(p, "tf2_msgs/msg/TFMessage")),
@@ -302,8 +332,15 @@ pub fn fill_wrench(m: &mut geo::WrenchStamped, p: &Payload, fr: &Frames) -> Resu
     Ok(())
 }
 
-fn fill_ackermann(m: &mut ack::AckermannDriveStamped, p: &Payload, fr: &Frames, now: f64) -> Result<(), String> {
-    let Payload::Ackermann(a) = p else { return Err(wrong(p, "ackermann_msgs/msg/AckermannDriveStamped")) };
+fn fill_ackermann(
+    m: &mut ack::AckermannDriveStamped,
+    p: &Payload,
+    fr: &Frames,
+    now: f64,
+) -> Result<(), String> {
+    let Payload::Ackermann(a) = p else {
+        return Err(wrong(p, "ackermann_msgs/msg/AckermannDriveStamped"));
+    };
     header(&mut m.header, now, fr, "");
     m.drive.steering_angle = a.steering_angle as f32;
     m.drive.steering_angle_velocity = a.steering_angle_velocity as f32;
@@ -363,7 +400,12 @@ impl<T: r2r::WrappedTypesupport + 'static> Outbound for Typed<T> {
     }
 }
 
-fn typed<T: r2r::WrappedTypesupport + Default + 'static>(node: &mut r2r::Node, topic: &str, qos: QosProfile, fill: FillFn<T>) -> r2r::Result<Box<dyn Outbound>> {
+fn typed<T: r2r::WrappedTypesupport + Default + 'static>(
+    node: &mut r2r::Node,
+    topic: &str,
+    qos: QosProfile,
+    fill: FillFn<T>,
+) -> r2r::Result<Box<dyn Outbound>> {
     let publisher = node.create_publisher::<T>(topic, qos)?;
     Ok(Box::new(Typed { publisher, msg: T::default(), fill }))
 }
@@ -376,7 +418,9 @@ struct Transitions {
 
 impl Outbound for Transitions {
     fn publish(&mut self, p: &Payload, _fr: &Frames, _now: f64) -> Result<(), String> {
-        let Payload::TransitionEvents(evs) = p else { return Err(wrong(p, "lifecycle_msgs/msg/TransitionEvent")) };
+        let Payload::TransitionEvents(evs) = p else {
+            return Err(wrong(p, "lifecycle_msgs/msg/TransitionEvent"));
+        };
         for e in evs {
             // TransitionEvent.timestamp: nanoseconds (here of sim time).
             self.msg.timestamp = nanos(e.stamp).max(0) as u64;
@@ -417,28 +461,71 @@ pub const OUT_TYPES: &[&str] = &[
 
 /// Create a publisher of `msg_type` on `topic` with its converter. An unknown type is an error
 /// naming the types that have one.
-pub fn make_outbound(node: &mut r2r::Node, msg_type: &str, topic: &str, qos: Qos) -> Result<Box<dyn Outbound>, String> {
+pub fn make_outbound(
+    node: &mut r2r::Node,
+    msg_type: &str,
+    topic: &str,
+    qos: Qos,
+) -> Result<Box<dyn Outbound>, String> {
     let q = qos_profile(qos);
     let r = match msg_type {
-        "nav_msgs/msg/Odometry" => typed::<nav::Odometry>(node, topic, q, |m, p, fr, _| fill_odometry(m, p, fr)),
-        "sensor_msgs/msg/LaserScan" => typed::<sensor::LaserScan>(node, topic, q, |m, p, fr, _| fill_scan(m, p, fr)),
-        "sensor_msgs/msg/Imu" => typed::<sensor::Imu>(node, topic, q, |m, p, fr, _| fill_imu(m, p, fr)),
-        "sensor_msgs/msg/JointState" => typed::<sensor::JointState>(node, topic, q, |m, p, fr, _| fill_joint_state(m, p, fr)),
-        "geometry_msgs/msg/Twist" => typed::<geo::Twist>(node, topic, q, |m, p, fr, _| fill_twist(m, p, fr)),
-        "geometry_msgs/msg/TwistStamped" => typed::<geo::TwistStamped>(node, topic, q, fill_twist_stamped),
-        "geometry_msgs/msg/PoseStamped" => typed::<geo::PoseStamped>(node, topic, q, |m, p, fr, _| fill_pose(m, p, fr)),
-        "geometry_msgs/msg/WrenchStamped" => typed::<geo::WrenchStamped>(node, topic, q, |m, p, fr, _| fill_wrench(m, p, fr)),
-        "sensor_msgs/msg/BatteryState" => typed::<sensor::BatteryState>(node, topic, q, |m, p, fr, _| crate::ros::reports::fill_battery(m, p, fr)),
+        "nav_msgs/msg/Odometry" => {
+            typed::<nav::Odometry>(node, topic, q, |m, p, fr, _| fill_odometry(m, p, fr))
+        }
+        "sensor_msgs/msg/LaserScan" => {
+            typed::<sensor::LaserScan>(node, topic, q, |m, p, fr, _| fill_scan(m, p, fr))
+        }
+        "sensor_msgs/msg/Imu" => {
+            typed::<sensor::Imu>(node, topic, q, |m, p, fr, _| fill_imu(m, p, fr))
+        }
+        "sensor_msgs/msg/JointState" => {
+            typed::<sensor::JointState>(node, topic, q, |m, p, fr, _| fill_joint_state(m, p, fr))
+        }
+        "geometry_msgs/msg/Twist" => {
+            typed::<geo::Twist>(node, topic, q, |m, p, fr, _| fill_twist(m, p, fr))
+        }
+        "geometry_msgs/msg/TwistStamped" => {
+            typed::<geo::TwistStamped>(node, topic, q, fill_twist_stamped)
+        }
+        "geometry_msgs/msg/PoseStamped" => {
+            typed::<geo::PoseStamped>(node, topic, q, |m, p, fr, _| fill_pose(m, p, fr))
+        }
+        "geometry_msgs/msg/WrenchStamped" => {
+            typed::<geo::WrenchStamped>(node, topic, q, |m, p, fr, _| fill_wrench(m, p, fr))
+        }
+        "sensor_msgs/msg/BatteryState" => {
+            typed::<sensor::BatteryState>(node, topic, q, |m, p, fr, _| {
+                crate::ros::reports::fill_battery(m, p, fr)
+            })
+        }
         "tf2_msgs/msg/TFMessage" => typed::<tf2::TFMessage>(node, topic, q, fill_tf),
-        "ackermann_msgs/msg/AckermannDriveStamped" => typed::<ack::AckermannDriveStamped>(node, topic, q, fill_ackermann),
-        "rosgraph_msgs/msg/Clock" => typed::<rosgraph::Clock>(node, topic, q, |m, p, _, _| fill_clock(m, p)),
-        "lifecycle_msgs/msg/TransitionEvent" => node
-            .create_publisher::<lifecycle::TransitionEvent>(topic, q)
-            .map(|publisher| Box::new(Transitions { publisher, msg: lifecycle::TransitionEvent::default() }) as Box<dyn Outbound>),
-        "std_msgs/msg/Float64" => typed::<std_msgs::Float64>(node, topic, q, |m, p, _, _| fill_f64(m, p)),
-        "std_msgs/msg/Bool" => typed::<std_msgs::Bool>(node, topic, q, |m, p, _, _| fill_bool(m, p)),
-        "std_msgs/msg/String" => typed::<std_msgs::String>(node, topic, q, |m, p, _, _| fill_string(m, p)),
-        other => return Err(format!("no converter for `{other}`; the ROS 2 bridge converts: {}", OUT_TYPES.join(", "))),
+        "ackermann_msgs/msg/AckermannDriveStamped" => {
+            typed::<ack::AckermannDriveStamped>(node, topic, q, fill_ackermann)
+        }
+        "rosgraph_msgs/msg/Clock" => {
+            typed::<rosgraph::Clock>(node, topic, q, |m, p, _, _| fill_clock(m, p))
+        }
+        "lifecycle_msgs/msg/TransitionEvent" => {
+            node.create_publisher::<lifecycle::TransitionEvent>(topic, q).map(|publisher| {
+                Box::new(Transitions { publisher, msg: lifecycle::TransitionEvent::default() })
+                    as Box<dyn Outbound>
+            })
+        }
+        "std_msgs/msg/Float64" => {
+            typed::<std_msgs::Float64>(node, topic, q, |m, p, _, _| fill_f64(m, p))
+        }
+        "std_msgs/msg/Bool" => {
+            typed::<std_msgs::Bool>(node, topic, q, |m, p, _, _| fill_bool(m, p))
+        }
+        "std_msgs/msg/String" => {
+            typed::<std_msgs::String>(node, topic, q, |m, p, _, _| fill_string(m, p))
+        }
+        other => {
+            return Err(format!(
+                "no converter for `{other}`; the ROS 2 bridge converts: {}",
+                OUT_TYPES.join(", ")
+            ))
+        }
     };
     r.map_err(|e| format!("cannot create a {msg_type} publisher on {topic}: {e}"))
 }
@@ -461,7 +548,13 @@ pub fn decode_ackermann(d: &ack::AckermannDrive) -> Payload {
     })
 }
 
-fn sub<T, F>(node: &mut r2r::Node, topic: &str, qos: QosProfile, sink: Sink, decode: F) -> r2r::Result<Task>
+fn sub<T, F>(
+    node: &mut r2r::Node,
+    topic: &str,
+    qos: QosProfile,
+    sink: Sink,
+    decode: F,
+) -> r2r::Result<Task>
 where
     T: r2r::WrappedTypesupport + Send + 'static,
     F: Fn(T) -> Payload + Send + 'static,
@@ -485,7 +578,8 @@ pub fn decode_trajectory(m: traj::JointTrajectory) -> Payload {
                 velocities: p.velocities,
                 accelerations: p.accelerations,
                 effort: p.effort,
-                time_from_start: p.time_from_start.sec as f64 + p.time_from_start.nanosec as f64 * 1e-9,
+                time_from_start: p.time_from_start.sec as f64
+                    + p.time_from_start.nanosec as f64 * 1e-9,
             })
             .collect(),
         ..Default::default()
@@ -509,40 +603,85 @@ pub const IN_TYPES: &[&str] = &[
 
 /// Subscribe to `msg_type` on `topic`; every message is decoded and handed to `sink`. Inbound
 /// frame ids lose `fr`'s prefix.
-pub fn make_inbound(node: &mut r2r::Node, msg_type: &str, topic: &str, qos: Qos, fr: Frames, sink: Sink) -> Result<Task, String> {
+pub fn make_inbound(
+    node: &mut r2r::Node,
+    msg_type: &str,
+    topic: &str,
+    qos: Qos,
+    fr: Frames,
+    sink: Sink,
+) -> Result<Task, String> {
     let q = qos_profile(qos);
     let r = match msg_type {
-        "geometry_msgs/msg/Twist" => sub::<geo::Twist, _>(node, topic, q, sink, |m| decode_twist(&m)),
-        "geometry_msgs/msg/TwistStamped" => sub::<geo::TwistStamped, _>(node, topic, q, sink, |m| decode_twist(&m.twist)),
-        "ackermann_msgs/msg/AckermannDriveStamped" => sub::<ack::AckermannDriveStamped, _>(node, topic, q, sink, |m| decode_ackermann(&m.drive)),
-        "ackermann_msgs/msg/AckermannDrive" => sub::<ack::AckermannDrive, _>(node, topic, q, sink, |m| decode_ackermann(&m)),
+        "geometry_msgs/msg/Twist" => {
+            sub::<geo::Twist, _>(node, topic, q, sink, |m| decode_twist(&m))
+        }
+        "geometry_msgs/msg/TwistStamped" => {
+            sub::<geo::TwistStamped, _>(node, topic, q, sink, |m| decode_twist(&m.twist))
+        }
+        "ackermann_msgs/msg/AckermannDriveStamped" => {
+            sub::<ack::AckermannDriveStamped, _>(node, topic, q, sink, |m| {
+                decode_ackermann(&m.drive)
+            })
+        }
+        "ackermann_msgs/msg/AckermannDrive" => {
+            sub::<ack::AckermannDrive, _>(node, topic, q, sink, |m| decode_ackermann(&m))
+        }
         "sensor_msgs/msg/JointState" => sub::<sensor::JointState, _>(node, topic, q, sink, |m| {
-            Payload::JointState(pl::JointState { stamp: seconds(&m.header.stamp), name: m.name, position: m.position, velocity: m.velocity, effort: m.effort })
-        }),
-        "trajectory_msgs/msg/JointTrajectory" => sub::<traj::JointTrajectory, _>(node, topic, q, sink, decode_trajectory),
-        "geometry_msgs/msg/PoseStamped" => sub::<geo::PoseStamped, _>(node, topic, q, sink, move |m| {
-            Payload::PoseTwist(pl::PoseTwist {
+            Payload::JointState(pl::JointState {
                 stamp: seconds(&m.header.stamp),
-                frame_id: fr.strip(&m.header.frame_id).to_string(),
-                child_frame_id: String::new(),
-                position: [m.pose.position.x, m.pose.position.y, m.pose.position.z],
-                orientation: [m.pose.orientation.x, m.pose.orientation.y, m.pose.orientation.z, m.pose.orientation.w],
-                linear: [0.0; 3],
-                angular: [0.0; 3],
+                name: m.name,
+                position: m.position,
+                velocity: m.velocity,
+                effort: m.effort,
             })
         }),
-        "geometry_msgs/msg/WrenchStamped" => sub::<geo::WrenchStamped, _>(node, topic, q, sink, move |m| {
-            Payload::Wrench(pl::Wrench {
-                stamp: seconds(&m.header.stamp),
-                frame_id: fr.strip(&m.header.frame_id).to_string(),
-                force: a3(&m.wrench.force),
-                torque: a3(&m.wrench.torque),
+        "trajectory_msgs/msg/JointTrajectory" => {
+            sub::<traj::JointTrajectory, _>(node, topic, q, sink, decode_trajectory)
+        }
+        "geometry_msgs/msg/PoseStamped" => {
+            sub::<geo::PoseStamped, _>(node, topic, q, sink, move |m| {
+                Payload::PoseTwist(pl::PoseTwist {
+                    stamp: seconds(&m.header.stamp),
+                    frame_id: fr.strip(&m.header.frame_id).to_string(),
+                    child_frame_id: String::new(),
+                    position: [m.pose.position.x, m.pose.position.y, m.pose.position.z],
+                    orientation: [
+                        m.pose.orientation.x,
+                        m.pose.orientation.y,
+                        m.pose.orientation.z,
+                        m.pose.orientation.w,
+                    ],
+                    linear: [0.0; 3],
+                    angular: [0.0; 3],
+                })
             })
-        }),
-        "std_msgs/msg/Float64" => sub::<std_msgs::Float64, _>(node, topic, q, sink, |m| Payload::Float64(m.data)),
-        "std_msgs/msg/Bool" => sub::<std_msgs::Bool, _>(node, topic, q, sink, |m| Payload::Bool(m.data)),
-        "std_msgs/msg/String" => sub::<std_msgs::String, _>(node, topic, q, sink, |m| Payload::String(m.data)),
-        other => return Err(format!("no decoder for `{other}`; the ROS 2 bridge subscribes: {}", IN_TYPES.join(", "))),
+        }
+        "geometry_msgs/msg/WrenchStamped" => {
+            sub::<geo::WrenchStamped, _>(node, topic, q, sink, move |m| {
+                Payload::Wrench(pl::Wrench {
+                    stamp: seconds(&m.header.stamp),
+                    frame_id: fr.strip(&m.header.frame_id).to_string(),
+                    force: a3(&m.wrench.force),
+                    torque: a3(&m.wrench.torque),
+                })
+            })
+        }
+        "std_msgs/msg/Float64" => {
+            sub::<std_msgs::Float64, _>(node, topic, q, sink, |m| Payload::Float64(m.data))
+        }
+        "std_msgs/msg/Bool" => {
+            sub::<std_msgs::Bool, _>(node, topic, q, sink, |m| Payload::Bool(m.data))
+        }
+        "std_msgs/msg/String" => {
+            sub::<std_msgs::String, _>(node, topic, q, sink, |m| Payload::String(m.data))
+        }
+        other => {
+            return Err(format!(
+                "no decoder for `{other}`; the ROS 2 bridge subscribes: {}",
+                IN_TYPES.join(", ")
+            ))
+        }
     };
     r.map_err(|e| format!("cannot subscribe {msg_type} on {topic}: {e}"))
 }
@@ -590,8 +729,14 @@ mod tests {
         let mut tfs = Vec::new();
         transforms_of(&p, 9.0, &fr, &mut tfs).unwrap();
         assert_eq!(tfs.len(), 1);
-        assert_eq!((tfs[0].header.frame_id.as_str(), tfs[0].child_frame_id.as_str()), ("robot1/odom", "robot1/base_link"));
-        assert_eq!(tfs[0].header.stamp.nanosec, 500_000_000, "odometry TF carries the odometry stamp");
+        assert_eq!(
+            (tfs[0].header.frame_id.as_str(), tfs[0].child_frame_id.as_str()),
+            ("robot1/odom", "robot1/base_link")
+        );
+        assert_eq!(
+            tfs[0].header.stamp.nanosec, 500_000_000,
+            "odometry TF carries the odometry stamp"
+        );
         assert_eq!(tfs[0].transform.translation.x, 1.0);
         let e = fill_scan(&mut sensor::LaserScan::default(), &p, &fr).unwrap_err();
         assert!(e.contains("a Odometry payload cannot be published as sensor_msgs/msg/LaserScan (it takes: LaserScan)"), "{e}");
@@ -600,14 +745,31 @@ mod tests {
     #[test]
     fn scan_frame_hint_and_merge() {
         let fr = Frames { prefix: String::new(), hint: Some("rplidar_link".into()) };
-        let p = Payload::LaserScan(pl::LaserScan { stamp: 0.1, ranges: vec![1.0, 2.0], angle_increment: 0.5, ..Default::default() });
+        let p = Payload::LaserScan(pl::LaserScan {
+            stamp: 0.1,
+            ranges: vec![1.0, 2.0],
+            angle_increment: 0.5,
+            ..Default::default()
+        });
         let mut m = sensor::LaserScan::default();
         m.ranges = vec![9.0; 10];
         fill_scan(&mut m, &p, &fr).unwrap();
         assert_eq!(m.header.frame_id, "rplidar_link");
         assert_eq!(m.ranges, vec![1.0, 2.0]);
-        let a = pl::JointState { stamp: 0.0, name: vec!["l".into(), "r".into()], position: vec![1.0, 2.0], velocity: vec![0.1, 0.2], effort: vec![] };
-        let b = pl::JointState { stamp: 0.0, name: vec!["j1".into()], position: vec![3.0], velocity: vec![0.3], effort: vec![] };
+        let a = pl::JointState {
+            stamp: 0.0,
+            name: vec!["l".into(), "r".into()],
+            position: vec![1.0, 2.0],
+            velocity: vec![0.1, 0.2],
+            effort: vec![],
+        };
+        let b = pl::JointState {
+            stamp: 0.0,
+            name: vec!["j1".into()],
+            position: vec![3.0],
+            velocity: vec![0.3],
+            effort: vec![],
+        };
         let mut js = sensor::JointState::default();
         fill_merged(&mut js, &[Some(a), None, Some(b)], 2.0);
         assert_eq!(js.name, vec!["l", "r", "j1"]);
@@ -622,18 +784,37 @@ mod tests {
         let mut t = geo::TwistStamped::default();
         t.twist.linear.x = 0.2;
         t.twist.angular.z = -0.5;
-        assert_eq!(decode_twist(&t.twist), Payload::Twist(pl::Twist { linear: [0.2, 0.0, 0.0], angular: [0.0, 0.0, -0.5] }));
+        assert_eq!(
+            decode_twist(&t.twist),
+            Payload::Twist(pl::Twist { linear: [0.2, 0.0, 0.0], angular: [0.0, 0.0, -0.5] })
+        );
         let d = ack::AckermannDrive { steering_angle: 0.25, speed: 1.5, ..Default::default() };
-        assert_eq!(decode_ackermann(&d), Payload::Ackermann(pl::AckermannDrive { steering_angle: 0.25, speed: 1.5, ..Default::default() }));
-        let mut jt = traj::JointTrajectory { joint_names: vec!["a".into(), "b".into()], ..Default::default() };
+        assert_eq!(
+            decode_ackermann(&d),
+            Payload::Ackermann(pl::AckermannDrive {
+                steering_angle: 0.25,
+                speed: 1.5,
+                ..Default::default()
+            })
+        );
+        let mut jt = traj::JointTrajectory {
+            joint_names: vec!["a".into(), "b".into()],
+            ..Default::default()
+        };
         jt.points.push(traj::JointTrajectoryPoint {
             positions: vec![0.1, 0.2],
-            time_from_start: r2r::builtin_interfaces::msg::Duration { sec: 1, nanosec: 500_000_000 },
+            time_from_start: r2r::builtin_interfaces::msg::Duration {
+                sec: 1,
+                nanosec: 500_000_000,
+            },
             ..Default::default()
         });
         let Payload::Trajectory(g) = decode_trajectory(jt) else { panic!("not a trajectory") };
         assert_eq!(g.joint_names, vec!["a", "b"]);
-        assert_eq!((g.points[0].positions.clone(), g.points[0].time_from_start), (vec![0.1, 0.2], 1.5));
+        assert_eq!(
+            (g.points[0].positions.clone(), g.points[0].time_from_start),
+            (vec![0.1, 0.2], 1.5)
+        );
         let fr = Frames { prefix: "robot1/".into(), hint: None };
         assert_eq!(fr.strip("robot1/map"), "map");
         assert_eq!(fr.strip("map"), "map");

@@ -14,7 +14,12 @@ fn axis(v: &[f64], rest: &str, path: &str, kind: &str) -> Result<Payload, String
         "y" => 1,
         "z" => 2,
         "w" if v.len() == 4 => 3,
-        _ => return Err(format!("field `{path}` of a {kind} payload: a vector member takes .x, .y or .z{}", if v.len() == 4 { " or .w" } else { "" })),
+        _ => {
+            return Err(format!(
+                "field `{path}` of a {kind} payload: a vector member takes .x, .y or .z{}",
+                if v.len() == 4 { " or .w" } else { "" }
+            ))
+        }
     };
     Ok(Payload::Float64(v[i]))
 }
@@ -34,7 +39,9 @@ pub fn project(p: &Payload, path: &str) -> Result<Payload, String> {
     let f = |x: f64| Ok(Payload::Float64(x));
     let vec3 = |v: &[f64]| axis(v, rest, path, kind);
     let res = match p {
-        Payload::Float64(_) | Payload::Bool(_) | Payload::String(_) if path.is_empty() => Ok(p.clone()),
+        Payload::Float64(_) | Payload::Bool(_) | Payload::String(_) if path.is_empty() => {
+            Ok(p.clone())
+        }
         Payload::Odometry(o) => match head {
             "stamp" => f(o.stamp),
             "frame_id" => Ok(Payload::String(o.frame_id.clone())),
@@ -100,7 +107,10 @@ pub fn project(p: &Payload, path: &str) -> Result<Payload, String> {
         if !e.is_empty() {
             return e;
         }
-        format!("field `{path}`: a {kind} payload has no such primitive member ({})", members(p).join(", "))
+        format!(
+            "field `{path}`: a {kind} payload has no such primitive member ({})",
+            members(p).join(", ")
+        )
     })
 }
 
@@ -116,13 +126,23 @@ pub fn members(p: &Payload) -> Vec<&'static str> {
             "linear.{x,y,z}",
             "angular.{x,y,z}",
         ],
-        Payload::Imu(_) => vec!["stamp", "frame_id", "orientation.{x,y,z,w}", "angular_velocity.{x,y,z}", "linear_acceleration.{x,y,z}"],
+        Payload::Imu(_) => vec![
+            "stamp",
+            "frame_id",
+            "orientation.{x,y,z,w}",
+            "angular_velocity.{x,y,z}",
+            "linear_acceleration.{x,y,z}",
+        ],
         Payload::Twist(_) => vec!["linear.{x,y,z}", "angular.{x,y,z}"],
         Payload::Wrench(_) => vec!["stamp", "frame_id", "force.{x,y,z}", "torque.{x,y,z}"],
-        Payload::Ackermann(_) => vec!["steering_angle", "steering_angle_velocity", "speed", "acceleration", "jerk"],
+        Payload::Ackermann(_) => {
+            vec!["steering_angle", "steering_angle_velocity", "speed", "acceleration", "jerk"]
+        }
         Payload::LaserScan(_) => vec!["stamp", "frame_id", "range_min", "range_max"],
         Payload::JointState(_) => vec!["stamp"],
-        Payload::Float64(_) | Payload::Bool(_) | Payload::String(_) => vec!["(none: already a primitive; drop the field hint)"],
+        Payload::Float64(_) | Payload::Bool(_) | Payload::String(_) => {
+            vec!["(none: already a primitive; drop the field hint)"]
+        }
         _ => vec!["see Payload::member for the members of reports"],
     }
 }
@@ -134,10 +154,18 @@ mod tests {
 
     #[test]
     fn projects_members() {
-        let o = Payload::Odometry(Odometry { position: [1.0, 2.0, 3.0], orientation: [0.0, 0.0, 0.6, 0.8], ..Default::default() });
+        let o = Payload::Odometry(Odometry {
+            position: [1.0, 2.0, 3.0],
+            orientation: [0.0, 0.0, 0.6, 0.8],
+            ..Default::default()
+        });
         assert_eq!(project(&o, "position.y").unwrap(), Payload::Float64(2.0));
         assert_eq!(project(&o, "orientation.w").unwrap(), Payload::Float64(0.8));
-        let w = Payload::Wrench(Wrench { force: [0.0, 0.0, -9.8], frame_id: "tool0".into(), ..Default::default() });
+        let w = Payload::Wrench(Wrench {
+            force: [0.0, 0.0, -9.8],
+            frame_id: "tool0".into(),
+            ..Default::default()
+        });
         assert_eq!(project(&w, "force.z").unwrap(), Payload::Float64(-9.8));
         assert_eq!(project(&w, "frame_id").unwrap(), Payload::String("tool0".into()));
         assert_eq!(project(&Payload::Bool(true), "").unwrap(), Payload::Bool(true));
@@ -147,7 +175,11 @@ mod tests {
     fn refusals_name_what_exists() {
         let o = Payload::Odometry(Odometry::default());
         let e = project(&o, "speed").unwrap_err();
-        assert!(e.contains("field `speed`: a Odometry payload has no such primitive member") && e.contains("position.{x,y,z}"), "{e}");
+        assert!(
+            e.contains("field `speed`: a Odometry payload has no such primitive member")
+                && e.contains("position.{x,y,z}"),
+            "{e}"
+        );
         let e = project(&o, "position.q").unwrap_err();
         assert!(e.contains("takes .x, .y or .z"), "{e}");
     }

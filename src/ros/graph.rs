@@ -54,7 +54,11 @@ pub struct Peer {
 
 /// The run-ending message for a mismatch.
 pub fn mismatch_message(w: &Watched, peer: &Peer) -> String {
-    let who = if peer.nodes.is_empty() { String::new() } else { format!(" (node {})", peer.nodes.join(", ")) };
+    let who = if peer.nodes.is_empty() {
+        String::new()
+    } else {
+        format!(" (node {})", peer.nodes.join(", "))
+    };
     let peer_side = if peer.publishes { "publishes" } else { "subscribes" };
     let ty = match &peer.msg_type {
         Some(t) => t.clone(),
@@ -81,7 +85,11 @@ pub fn mismatch_message(w: &Watched, peer: &Peer) -> String {
 /// whenever it is not ours. `publishers(topic)` lists `(type, node)` of the topic's publishers
 /// (exact: rcl_get_publishers_info_by_topic). A foreign publisher is named with its type and
 /// node; a foreign subscriber with its type when the graph's first entry gives it away.
-pub fn find_mismatch(watched: &[Watched], types: &HashMap<String, Vec<String>>, publishers: &dyn Fn(&str) -> Vec<(String, String)>) -> Option<String> {
+pub fn find_mismatch(
+    watched: &[Watched],
+    types: &HashMap<String, Vec<String>>,
+    publishers: &dyn Fn(&str) -> Vec<(String, String)>,
+) -> Option<String> {
     for w in watched {
         let Some(ts) = types.get(&w.topic) else { continue };
         let first_foreign = ts.first().filter(|t| **t != w.msg_type).cloned();
@@ -90,7 +98,8 @@ pub fn find_mismatch(watched: &[Watched], types: &HashMap<String, Vec<String>>, 
         }
         let pubs = publishers(&w.topic);
         let peer = if let Some((t, _)) = pubs.iter().find(|(t, _)| *t != w.msg_type) {
-            let nodes: Vec<String> = pubs.iter().filter(|(pt, _)| pt == t).map(|(_, n)| n.clone()).collect();
+            let nodes: Vec<String> =
+                pubs.iter().filter(|(pt, _)| pt == t).map(|(_, n)| n.clone()).collect();
             Peer { msg_type: Some(t.clone()), publishes: true, nodes, n_types: ts.len() }
         } else {
             Peer { msg_type: first_foreign, publishes: false, nodes: Vec::new(), n_types: ts.len() }
@@ -126,28 +135,58 @@ mod tests {
     #[test]
     fn names_topic_types_and_sides() {
         let w = vec![
-            Watched { topic: "/odom".into(), msg_type: "nav_msgs/msg/Odometry".into(), side: Side::Publishes, endpoint: "odom".into() },
-            Watched { topic: "/cmd_vel".into(), msg_type: "geometry_msgs/msg/Twist".into(), side: Side::Subscribes, endpoint: "cmd_vel".into() },
+            Watched {
+                topic: "/odom".into(),
+                msg_type: "nav_msgs/msg/Odometry".into(),
+                side: Side::Publishes,
+                endpoint: "odom".into(),
+            },
+            Watched {
+                topic: "/cmd_vel".into(),
+                msg_type: "geometry_msgs/msg/Twist".into(),
+                side: Side::Subscribes,
+                endpoint: "cmd_vel".into(),
+            },
         ];
         let mut types = HashMap::new();
         types.insert("/odom".to_string(), vec!["nav_msgs/msg/Odometry".to_string()]);
         // r2r's second entry is another topic's type: only the count and the publishers matter
-        types.insert("/cmd_vel".to_string(), vec!["geometry_msgs/msg/Twist".to_string(), "sensor_msgs/msg/Imu".to_string()]);
-        let pubs = |t: &str| if t == "/cmd_vel" { vec![("geometry_msgs/msg/TwistStamped".to_string(), "/teleop".to_string())] } else { vec![] };
+        types.insert(
+            "/cmd_vel".to_string(),
+            vec!["geometry_msgs/msg/Twist".to_string(), "sensor_msgs/msg/Imu".to_string()],
+        );
+        let pubs = |t: &str| {
+            if t == "/cmd_vel" {
+                vec![("geometry_msgs/msg/TwistStamped".to_string(), "/teleop".to_string())]
+            } else {
+                vec![]
+            }
+        };
         let m = find_mismatch(&w, &types, &pubs).unwrap();
         assert!(
             m.starts_with("topic /cmd_vel: roqsim subscribes geometry_msgs/msg/Twist (endpoint cmd_vel) but a peer publishes geometry_msgs/msg/TwistStamped (node /teleop)"),
             "{m}"
         );
         // a subscriber of another type on our publication (sorted first: named)
-        types.insert("/odom".to_string(), vec!["geometry_msgs/msg/PoseStamped".to_string(), "x".to_string()]);
+        types.insert(
+            "/odom".to_string(),
+            vec!["geometry_msgs/msg/PoseStamped".to_string(), "x".to_string()],
+        );
         types.remove("/cmd_vel");
         let m = find_mismatch(&w, &types, &|_| vec![]).unwrap();
         assert!(m.starts_with("topic /odom: roqsim publishes nav_msgs/msg/Odometry (endpoint odom) but a peer subscribes geometry_msgs/msg/PoseStamped;"), "{m}");
         // sorted after ours: r2r cannot name it
-        types.insert("/odom".to_string(), vec!["nav_msgs/msg/Odometry".to_string(), "garbage".to_string()]);
+        types.insert(
+            "/odom".to_string(),
+            vec!["nav_msgs/msg/Odometry".to_string(), "garbage".to_string()],
+        );
         let m = find_mismatch(&w, &types, &|_| vec![]).unwrap();
-        assert!(m.contains("but a peer subscribes another type (the graph lists 2 types on this topic)"), "{m}");
+        assert!(
+            m.contains(
+                "but a peer subscribes another type (the graph lists 2 types on this topic)"
+            ),
+            "{m}"
+        );
         types.insert("/odom".to_string(), vec!["nav_msgs/msg/Odometry".to_string()]);
         assert_eq!(find_mismatch(&w, &types, &|_| vec![]), None);
     }

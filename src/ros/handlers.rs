@@ -39,7 +39,10 @@ pub const SERVICES: &[(&str, ServeFn)] = &[
 
 /// Action handlers, keyed by `pkg/action/Type`.
 pub const ACTIONS: &[(&str, ServeFn)] = &[
-    ("control_msgs/action/FollowJointTrajectory", crate::ros::actions::serve_follow_joint_trajectory),
+    (
+        "control_msgs/action/FollowJointTrajectory",
+        crate::ros::actions::serve_follow_joint_trajectory,
+    ),
     ("control_msgs/action/GripperCommand", crate::ros::actions::serve_gripper_command),
 ];
 

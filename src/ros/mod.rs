@@ -21,15 +21,15 @@ pub mod names;
 pub mod plan;
 
 #[cfg(feature = "ros")]
+pub mod actions;
+#[cfg(feature = "ros")]
 pub mod bridge;
+#[cfg(feature = "ros")]
+pub mod controller_manager;
 #[cfg(feature = "ros")]
 pub mod convert;
 #[cfg(feature = "ros")]
 pub mod handlers;
-#[cfg(feature = "ros")]
-pub mod actions;
-#[cfg(feature = "ros")]
-pub mod controller_manager;
 #[cfg(feature = "ros")]
 pub mod reports;
 #[cfg(feature = "ros")]

@@ -84,7 +84,8 @@ pub fn normalize_type(t: &str, kind: &str) -> String {
 
 fn check_segments(s: &str, what: &str) -> Result<(), String> {
     for seg in s.split('/').filter(|x| !x.is_empty()) {
-        let ok = seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !seg.starts_with(|c: char| c.is_ascii_digit());
+        let ok = seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !seg.starts_with(|c: char| c.is_ascii_digit());
         if !ok {
             return Err(format!(
                 "`{s}` is not a valid ROS {what}: segment `{seg}` must hold only letters, digits and `_`, and not start with a digit"
@@ -105,7 +106,10 @@ pub fn check_namespace(ns: &str) -> Result<(), String> {
 /// Check a topic name (absolute or relative).
 pub fn check_topic(t: &str) -> Result<(), String> {
     if t.trim_matches('/').is_empty() {
-        return Err("empty topic: give a relative name (placed in the namespace) or an absolute `/name`".into());
+        return Err(
+            "empty topic: give a relative name (placed in the namespace) or an absolute `/name`"
+                .into(),
+        );
     }
     if t.ends_with('/') {
         return Err(format!("`{t}` is not a valid ROS topic: it ends with `/`"));
@@ -143,11 +147,17 @@ mod tests {
         assert_eq!(resolve_topic("", "robot1", "scan", Some("scan2")), "/robot1/scan2");
         assert_eq!(resolve_topic("", "robot1", "scan", Some("front/scan")), "/robot1/front/scan");
         // absolute hardwires, bypassing both namespaces
-        assert_eq!(resolve_topic("sim", "robot1", "joint_states", Some("/joint_states")), "/joint_states");
+        assert_eq!(
+            resolve_topic("sim", "robot1", "joint_states", Some("/joint_states")),
+            "/joint_states"
+        );
         assert_eq!(resolve_global("sim", "joint_states"), "/sim/joint_states");
         assert_eq!(resolve_global("sim", "/cell/joint_states"), "/cell/joint_states");
         assert_eq!(tf_topics(None), ("/tf".to_string(), "/tf_static".to_string()));
-        assert_eq!(tf_topics(Some("a200_0000")), ("/a200_0000/tf".to_string(), "/a200_0000/tf_static".to_string()));
+        assert_eq!(
+            tf_topics(Some("a200_0000")),
+            ("/a200_0000/tf".to_string(), "/a200_0000/tf_static".to_string())
+        );
         assert_eq!(tf_topics(Some("/r1/")), ("/r1/tf".to_string(), "/r1/tf_static".to_string()));
     }
 
@@ -166,7 +176,10 @@ mod tests {
         assert_eq!(normalize_type("nav_msgs/msg/Odometry", "msg"), "nav_msgs/msg/Odometry");
         assert_eq!(normalize_type("sensor_msgs.msg.LaserScan", "msg"), "sensor_msgs/msg/LaserScan");
         assert_eq!(normalize_type("std_srvs/SetBool", "srv"), "std_srvs/srv/SetBool");
-        assert_eq!(normalize_type("control_msgs.action.FollowJointTrajectory", "action"), "control_msgs/action/FollowJointTrajectory");
+        assert_eq!(
+            normalize_type("control_msgs.action.FollowJointTrajectory", "action"),
+            "control_msgs/action/FollowJointTrajectory"
+        );
     }
 
     #[test]

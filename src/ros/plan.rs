@@ -40,7 +40,9 @@ impl Qos {
             None | Some("reliable") | Some("default") => Ok(Qos::Reliable),
             Some("sensor_data") | Some("best_effort") => Ok(Qos::SensorData),
             Some("transient_local") | Some("latched") => Ok(Qos::TransientLocal),
-            Some(o) => Err(format!("unknown qos hint `{o}`: use sensor_data, reliable or transient_local")),
+            Some(o) => {
+                Err(format!("unknown qos hint `{o}`: use sensor_data, reliable or transient_local"))
+            }
         }
     }
 }
@@ -187,7 +189,11 @@ pub fn build(iface: &Interface, cfg: &BridgeConfig) -> Result<Plan, Vec<String>>
             continue;
         }
         let lbl = label(ep);
-        let frame_prefix = format!("{}{}", names::normalize_prefix(&cfg.frame_prefix), names::normalize_prefix(&ep.frame_prefix));
+        let frame_prefix = format!(
+            "{}{}",
+            names::normalize_prefix(&cfg.frame_prefix),
+            names::normalize_prefix(&ep.frame_prefix)
+        );
         let topic_hint = hint(ep, "topic");
         if let Some(t) = topic_hint {
             if let Err(m) = names::check_topic(t) {
@@ -204,7 +210,9 @@ pub fn build(iface: &Interface, cfg: &BridgeConfig) -> Result<Plan, Vec<String>>
                         "static" => TfRoute::Static,
                         "dynamic" => TfRoute::Dynamic,
                         o => {
-                            errors.push(format!("endpoint {lbl}: tf hint `{o}`: use `static` or `dynamic`"));
+                            errors.push(format!(
+                                "endpoint {lbl}: tf hint `{o}`: use `static` or `dynamic`"
+                            ));
                             continue;
                         }
                     };
@@ -221,7 +229,12 @@ pub fn build(iface: &Interface, cfg: &BridgeConfig) -> Result<Plan, Vec<String>>
                     plan.outputs.push(OutPlan {
                         id,
                         label: lbl,
-                        topic: names::resolve_topic(&cfg.namespace, &ep.namespace, &ep.name, topic_hint),
+                        topic: names::resolve_topic(
+                            &cfg.namespace,
+                            &ep.namespace,
+                            &ep.name,
+                            topic_hint,
+                        ),
                         msg_type: TF_MESSAGE.to_string(),
                         qos,
                         frame_prefix,
@@ -233,7 +246,8 @@ pub fn build(iface: &Interface, cfg: &BridgeConfig) -> Result<Plan, Vec<String>>
                     continue;
                 }
                 let Some(msg_type) = msg_type else {
-                    plan.notes.push(format!("endpoint {lbl} has no ros2 `type` hint: not published"));
+                    plan.notes
+                        .push(format!("endpoint {lbl} has no ros2 `type` hint: not published"));
                     continue;
                 };
                 let qos = match Qos::from_hint(hint(ep, "qos")) {
@@ -257,7 +271,12 @@ pub fn build(iface: &Interface, cfg: &BridgeConfig) -> Result<Plan, Vec<String>>
                 plan.outputs.push(OutPlan {
                     id,
                     label: lbl,
-                    topic: names::resolve_topic(&cfg.namespace, &ep.namespace, &ep.name, topic_hint),
+                    topic: names::resolve_topic(
+                        &cfg.namespace,
+                        &ep.namespace,
+                        &ep.name,
+                        topic_hint,
+                    ),
                     msg_type,
                     qos,
                     frame_prefix,
@@ -322,7 +341,8 @@ fn realised_hz(iface: &Interface, id: EndpointId) -> f64 {
 
 /// The scope several namespaces share, by whole segments (`dual/left`, `dual/right` → `dual`).
 pub fn common_scope(nss: &[&str]) -> String {
-    let split: Vec<Vec<&str>> = nss.iter().map(|n| n.split('/').filter(|s| !s.is_empty()).collect()).collect();
+    let split: Vec<Vec<&str>> =
+        nss.iter().map(|n| n.split('/').filter(|s| !s.is_empty()).collect()).collect();
     let Some(first) = split.first() else { return String::new() };
     let mut n = first.len();
     for s in &split[1..] {
@@ -331,9 +351,21 @@ pub fn common_scope(nss: &[&str]) -> String {
     first[..n].join("/")
 }
 
-fn merge_joint_states(iface: &Interface, cfg: &BridgeConfig, plan: &mut Plan, errors: &mut Vec<String>) {
-    let js: Vec<OutPlan> = plan.outputs.iter().filter(|o| o.msg_type == JOINT_STATE && o.field.is_none()).cloned().collect();
-    let topic_of = |id: EndpointId| js.iter().find(|o| o.id == id).map(|o| o.topic.clone()).unwrap_or_default();
+fn merge_joint_states(
+    iface: &Interface,
+    cfg: &BridgeConfig,
+    plan: &mut Plan,
+    errors: &mut Vec<String>,
+) {
+    let js: Vec<OutPlan> = plan
+        .outputs
+        .iter()
+        .filter(|o| o.msg_type == JOINT_STATE && o.field.is_none())
+        .cloned()
+        .collect();
+    let topic_of = |id: EndpointId| {
+        js.iter().find(|o| o.id == id).map(|o| o.topic.clone()).unwrap_or_default()
+    };
     let mut groups: Vec<(String, Vec<EndpointId>)> = Vec::new();
     match &cfg.merged_joint_states {
         MergedJointStates::Off => {}
@@ -360,14 +392,21 @@ fn merge_joint_states(iface: &Interface, cfg: &BridgeConfig, plan: &mut Plan, er
                 if members.len() < 2 {
                     continue;
                 }
-                let nss: Vec<&str> = members.iter().map(|&id| iface.get(id).namespace.as_str()).collect();
+                let nss: Vec<&str> =
+                    members.iter().map(|&id| iface.get(id).namespace.as_str()).collect();
                 let scope = common_scope(&nss);
-                groups.push((names::resolve_topic(&cfg.namespace, &scope, "joint_states", None), members));
+                groups.push((
+                    names::resolve_topic(&cfg.namespace, &scope, "joint_states", None),
+                    members,
+                ));
             }
         }
         MergedJointStates::All => {
             if js.len() >= 2 {
-                groups.push((names::resolve_global(&cfg.namespace, "joint_states"), js.iter().map(|o| o.id).collect()));
+                groups.push((
+                    names::resolve_global(&cfg.namespace, "joint_states"),
+                    js.iter().map(|o| o.id).collect(),
+                ));
             }
         }
         MergedJointStates::Groups(gs) => {
@@ -375,13 +414,18 @@ fn merge_joint_states(iface: &Interface, cfg: &BridgeConfig, plan: &mut Plan, er
                 let mut members = Vec::new();
                 for owner in &g.owners {
                     for o in &js {
-                        if names::owner_matches(Some(std::slice::from_ref(owner)), iface.get(o.id).owner.as_deref()) && !members.contains(&o.id) {
+                        if names::owner_matches(
+                            Some(std::slice::from_ref(owner)),
+                            iface.get(o.id).owner.as_deref(),
+                        ) && !members.contains(&o.id)
+                        {
                             members.push(o.id);
                         }
                     }
                 }
                 if members.is_empty() {
-                    let have: Vec<String> = js.iter().filter_map(|o| iface.get(o.id).owner.clone()).collect();
+                    let have: Vec<String> =
+                        js.iter().filter_map(|o| iface.get(o.id).owner.clone()).collect();
                     errors.push(format!(
                         "merged_joint_states[{i}]: no joint_states endpoint is owned by [{}]; entities publishing joint states: [{}]",
                         g.owners.join(", "),
@@ -398,7 +442,10 @@ fn merge_joint_states(iface: &Interface, cfg: &BridgeConfig, plan: &mut Plan, er
         let first = topic_of(members[0]);
         if members.iter().all(|&m| topic_of(m) == first) {
             let who: Vec<String> = members.iter().map(|&m| label(iface.get(m))).collect();
-            plan.notes.push(format!("joint_states of [{}] already share {first}: not merged", who.join(", ")));
+            plan.notes.push(format!(
+                "joint_states of [{}] already share {first}: not merged",
+                who.join(", ")
+            ));
             continue;
         }
         let requested_hz = members.iter().map(|&m| realised_hz(iface, m)).fold(0.0, f64::max);
@@ -454,16 +501,56 @@ mod tests {
 
     fn iface() -> Interface {
         let mut i = Interface::new(500.0);
-        let ns = |e: Endpoint, owner: &str, ns: &str| e.owner(Some(owner)).namespace(ns).frame_prefix(&names::normalize_prefix(ns));
-        i.add(ns(Endpoint::out("odom").rate(50.0).hint("ros2", "type", "nav_msgs/msg/Odometry"), "robot1", "robot1"));
-        i.add(ns(Endpoint::out("scan").rate(10.0).hint("ros2", "type", "sensor_msgs.msg.LaserScan").hint("ros2", "qos", "sensor_data"), "robot1", "robot1"));
+        let ns = |e: Endpoint, owner: &str, ns: &str| {
+            e.owner(Some(owner)).namespace(ns).frame_prefix(&names::normalize_prefix(ns))
+        };
+        i.add(ns(
+            Endpoint::out("odom").rate(50.0).hint("ros2", "type", "nav_msgs/msg/Odometry"),
+            "robot1",
+            "robot1",
+        ));
+        i.add(ns(
+            Endpoint::out("scan")
+                .rate(10.0)
+                .hint("ros2", "type", "sensor_msgs.msg.LaserScan")
+                .hint("ros2", "qos", "sensor_data"),
+            "robot1",
+            "robot1",
+        ));
         i.add(ns(Endpoint::out("tf_static").hint("ros2", "tf", "static"), "robot1", "robot1"));
-        i.add(ns(Endpoint::input("cmd_vel").hint("ros2", "type", "geometry_msgs/msg/Twist"), "robot1", "robot1"));
-        i.add(ns(Endpoint::out("joint_states").rate(50.0).hint("ros2", "type", JOINT_STATE), "robot1", "robot1"));
-        i.add(ns(Endpoint::out("joint_states").rate(100.0).hint("ros2", "type", JOINT_STATE), "robot1", "robot1/arm"));
-        i.add(ns(Endpoint::out("odom").rate(50.0).hint("ros2", "type", "nav_msgs/msg/Odometry"), "robot2", "robot2"));
-        i.add(ns(Endpoint::out("scan").rate(10.0).hint("ros2", "type", "sensor_msgs/msg/LaserScan").hint("ros2", "topic", "/front_scan"), "robot2", "robot2"));
-        i.add(ns(Endpoint::out("joint_states").rate(50.0).hint("ros2", "type", JOINT_STATE), "robot2", "robot2"));
+        i.add(ns(
+            Endpoint::input("cmd_vel").hint("ros2", "type", "geometry_msgs/msg/Twist"),
+            "robot1",
+            "robot1",
+        ));
+        i.add(ns(
+            Endpoint::out("joint_states").rate(50.0).hint("ros2", "type", JOINT_STATE),
+            "robot1",
+            "robot1",
+        ));
+        i.add(ns(
+            Endpoint::out("joint_states").rate(100.0).hint("ros2", "type", JOINT_STATE),
+            "robot1",
+            "robot1/arm",
+        ));
+        i.add(ns(
+            Endpoint::out("odom").rate(50.0).hint("ros2", "type", "nav_msgs/msg/Odometry"),
+            "robot2",
+            "robot2",
+        ));
+        i.add(ns(
+            Endpoint::out("scan")
+                .rate(10.0)
+                .hint("ros2", "type", "sensor_msgs/msg/LaserScan")
+                .hint("ros2", "topic", "/front_scan"),
+            "robot2",
+            "robot2",
+        ));
+        i.add(ns(
+            Endpoint::out("joint_states").rate(50.0).hint("ros2", "type", JOINT_STATE),
+            "robot2",
+            "robot2",
+        ));
         i.add(Endpoint::out("debug"));
         i
     }
@@ -478,7 +565,10 @@ mod tests {
         let t = topics(&p);
         assert!(t.contains(&("robot1/odom".into(), "/robot1/odom".into())));
         assert!(t.contains(&("robot1/scan".into(), "/robot1/scan".into())));
-        assert!(t.contains(&("robot2/scan".into(), "/front_scan".into())), "absolute hint hardwires: {t:?}");
+        assert!(
+            t.contains(&("robot2/scan".into(), "/front_scan".into())),
+            "absolute hint hardwires: {t:?}"
+        );
         // robot1's base joint_states is replaced by the merged one on the same topic; the arm keeps its own
         assert!(!t.contains(&("robot1/joint_states".into(), "/robot1/joint_states".into())));
         assert!(t.contains(&("robot1/arm/joint_states".into(), "/robot1/arm/joint_states".into())));
@@ -486,17 +576,29 @@ mod tests {
         assert_eq!(p.merged[0].topic, "/robot1/joint_states");
         assert_eq!(p.merged[0].members, vec![4, 5]);
         assert_eq!(p.merged[0].requested_hz, 100.0);
-        assert!(p.warnings[0].contains("2 entities publish joint states (robot1, robot2) and auto keeps them apart"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].contains(
+                "2 entities publish joint states (robot1, robot2) and auto keeps them apart"
+            ),
+            "{:?}",
+            p.warnings
+        );
         // robot2 has a single joint_states endpoint: published as is
         assert!(t.contains(&("robot2/joint_states".into(), "/robot2/joint_states".into())));
         let scan = p.outputs.iter().find(|o| o.label == "robot1/scan").unwrap();
         assert_eq!(scan.msg_type, "sensor_msgs/msg/LaserScan");
         assert_eq!(scan.qos, Qos::SensorData);
         assert_eq!(scan.frame_prefix, "robot1/");
-        assert_eq!(p.tf, vec![TfPlan { id: 2, route: TfRoute::Static, frame_prefix: "robot1/".into() }]);
+        assert_eq!(
+            p.tf,
+            vec![TfPlan { id: 2, route: TfRoute::Static, frame_prefix: "robot1/".into() }]
+        );
         assert_eq!(p.inputs.len(), 1);
         assert_eq!(p.inputs[0].name, "/robot1/cmd_vel");
-        assert_eq!(p.inputs[0].kind, InKind::Topic { msg_type: "geometry_msgs/msg/Twist".into(), qos: Qos::Reliable });
+        assert_eq!(
+            p.inputs[0].kind,
+            InKind::Topic { msg_type: "geometry_msgs/msg/Twist".into(), qos: Qos::Reliable }
+        );
         assert!(p.notes.iter().any(|n| n.contains("endpoint debug has no ros2 `type` hint")));
         assert_eq!((p.tf_topic.as_str(), p.tf_static_topic.as_str()), ("/tf", "/tf_static"));
     }
@@ -522,40 +624,77 @@ mod tests {
         );
         assert_eq!(p.outputs[0].frame_prefix, "world1/robot2/");
         assert!(p.merged.is_empty() && p.warnings.is_empty() && p.inputs.is_empty());
-        assert_eq!((p.tf_topic.as_str(), p.tf_static_topic.as_str()), ("/robot2/tf", "/robot2/tf_static"));
+        assert_eq!(
+            (p.tf_topic.as_str(), p.tf_static_topic.as_str()),
+            ("/robot2/tf", "/robot2/tf_static")
+        );
     }
 
     #[test]
     fn merged_true_false_groups() {
-        let all = build(&iface(), &BridgeConfig { merged_joint_states: MergedJointStates::All, ..Default::default() }).unwrap();
+        let all = build(
+            &iface(),
+            &BridgeConfig { merged_joint_states: MergedJointStates::All, ..Default::default() },
+        )
+        .unwrap();
         assert_eq!(all.merged.len(), 1);
         assert_eq!(all.merged[0].topic, "/joint_states");
         assert_eq!(all.merged[0].members, vec![4, 5, 8]);
         assert!(all.warnings.is_empty());
-        let off = build(&iface(), &BridgeConfig { merged_joint_states: MergedJointStates::Off, ..Default::default() }).unwrap();
+        let off = build(
+            &iface(),
+            &BridgeConfig { merged_joint_states: MergedJointStates::Off, ..Default::default() },
+        )
+        .unwrap();
         assert!(off.merged.is_empty());
         assert_eq!(off.outputs.iter().filter(|o| o.msg_type == JOINT_STATE).count(), 3);
-        let g = MergedJointStates::Groups(vec![MergeGroup { topic: "/cell/joint_states".into(), owners: vec!["robot2".into(), "robot1".into()] }]);
-        let grp = build(&iface(), &BridgeConfig { merged_joint_states: g, ..Default::default() }).unwrap();
+        let g = MergedJointStates::Groups(vec![MergeGroup {
+            topic: "/cell/joint_states".into(),
+            owners: vec!["robot2".into(), "robot1".into()],
+        }]);
+        let grp = build(&iface(), &BridgeConfig { merged_joint_states: g, ..Default::default() })
+            .unwrap();
         assert_eq!(grp.merged[0].members, vec![8, 4, 5], "group order, then registration order");
-        let bad = MergedJointStates::Groups(vec![MergeGroup { topic: "js".into(), owners: vec!["nobody".into()] }]);
-        let e = build(&iface(), &BridgeConfig { merged_joint_states: bad, ..Default::default() }).unwrap_err();
-        assert!(e[0].contains("no joint_states endpoint is owned by [nobody]") && e[0].contains("robot1"), "{e:?}");
+        let bad = MergedJointStates::Groups(vec![MergeGroup {
+            topic: "js".into(),
+            owners: vec!["nobody".into()],
+        }]);
+        let e = build(&iface(), &BridgeConfig { merged_joint_states: bad, ..Default::default() })
+            .unwrap_err();
+        assert!(
+            e[0].contains("no joint_states endpoint is owned by [nobody]")
+                && e[0].contains("robot1"),
+            "{e:?}"
+        );
     }
 
     #[test]
     fn shared_topic_is_not_merged() {
         let mut i = Interface::new(500.0);
         for _ in 0..2 {
-            i.add(Endpoint::out("joint_states").owner(Some("dual")).namespace("dual").hint("ros2", "type", JOINT_STATE).hint("ros2", "topic", "/joint_states"));
+            i.add(
+                Endpoint::out("joint_states")
+                    .owner(Some("dual"))
+                    .namespace("dual")
+                    .hint("ros2", "type", JOINT_STATE)
+                    .hint("ros2", "topic", "/joint_states"),
+            );
         }
         let p = build(&i, &BridgeConfig::default()).unwrap();
         assert!(p.merged.is_empty());
         assert!(p.notes.iter().any(|n| n.contains("already share /joint_states")), "{:?}", p.notes);
         // dual/left + dual/right → /dual/joint_states
         let mut i = Interface::new(500.0);
-        i.add(Endpoint::out("joint_states").owner(Some("dual")).namespace("dual/left").hint("ros2", "type", JOINT_STATE));
-        i.add(Endpoint::out("joint_states").owner(Some("dual")).namespace("dual/right").hint("ros2", "type", JOINT_STATE));
+        i.add(Endpoint::out("joint_states").owner(Some("dual")).namespace("dual/left").hint(
+            "ros2",
+            "type",
+            JOINT_STATE,
+        ));
+        i.add(Endpoint::out("joint_states").owner(Some("dual")).namespace("dual/right").hint(
+            "ros2",
+            "type",
+            JOINT_STATE,
+        ));
         let p = build(&i, &BridgeConfig::default()).unwrap();
         assert_eq!(p.merged[0].topic, "/dual/joint_states");
         assert_eq!(p.outputs.len(), 2, "members keep their own topics");
@@ -566,13 +705,26 @@ mod tests {
         let mut rates = BTreeMap::new();
         rates.insert("robot1/scan".to_string(), 5.0);
         rates.insert("odom".to_string(), 20.0);
-        let p = build(&iface(), &BridgeConfig { rates: rates.clone(), ..Default::default() }).unwrap();
-        assert_eq!(p.outputs.iter().find(|o| o.label == "robot1/scan").unwrap().rate_override, Some(5.0));
-        assert_eq!(p.outputs.iter().find(|o| o.label == "robot2/scan").unwrap().rate_override, None);
-        assert_eq!(p.outputs.iter().find(|o| o.label == "robot2/odom").unwrap().rate_override, Some(20.0));
+        let p =
+            build(&iface(), &BridgeConfig { rates: rates.clone(), ..Default::default() }).unwrap();
+        assert_eq!(
+            p.outputs.iter().find(|o| o.label == "robot1/scan").unwrap().rate_override,
+            Some(5.0)
+        );
+        assert_eq!(
+            p.outputs.iter().find(|o| o.label == "robot2/scan").unwrap().rate_override,
+            None
+        );
+        assert_eq!(
+            p.outputs.iter().find(|o| o.label == "robot2/odom").unwrap().rate_override,
+            Some(20.0)
+        );
         rates.insert("lidar".to_string(), 5.0);
         let e = build(&iface(), &BridgeConfig { rates, ..Default::default() }).unwrap_err();
-        assert!(e[0].starts_with("rates.lidar: no published endpoint") && e[0].contains("robot1/scan"), "{e:?}");
+        assert!(
+            e[0].starts_with("rates.lidar: no published endpoint") && e[0].contains("robot1/scan"),
+            "{e:?}"
+        );
         // producer every 10 steps (50 Hz at 500): on 50/k, 20 Hz is nearest k=3 (16.67 Hz, 3.3 off; 25 Hz is 5 off)
         let s = snap_override(20.0, 500.0, 10);
         assert_eq!(s.every_steps, 30);
@@ -583,11 +735,27 @@ mod tests {
     #[test]
     fn type_collision_and_bad_hints() {
         let mut i = Interface::new(500.0);
-        i.add(Endpoint::out("a").hint("ros2", "type", "std_msgs/msg/Float64").hint("ros2", "topic", "/x"));
-        i.add(Endpoint::out("b").hint("ros2", "type", "std_msgs/msg/Bool").hint("ros2", "topic", "/x"));
-        i.add(Endpoint::out("c").hint("ros2", "type", "std_msgs/msg/Bool").hint("ros2", "qos", "fast"));
+        i.add(
+            Endpoint::out("a")
+                .hint("ros2", "type", "std_msgs/msg/Float64")
+                .hint("ros2", "topic", "/x"),
+        );
+        i.add(
+            Endpoint::out("b")
+                .hint("ros2", "type", "std_msgs/msg/Bool")
+                .hint("ros2", "topic", "/x"),
+        );
+        i.add(
+            Endpoint::out("c")
+                .hint("ros2", "type", "std_msgs/msg/Bool")
+                .hint("ros2", "qos", "fast"),
+        );
         i.add(Endpoint::out("d").hint("ros2", "tf", "sometimes"));
-        i.add(Endpoint::out("e").hint("ros2", "type", "std_msgs/msg/Bool").hint("ros2", "topic", "a b"));
+        i.add(
+            Endpoint::out("e")
+                .hint("ros2", "type", "std_msgs/msg/Bool")
+                .hint("ros2", "topic", "a b"),
+        );
         let e = build(&i, &BridgeConfig::default()).unwrap_err();
         assert!(e.iter().any(|m| m.contains("unknown qos hint `fast`")), "{e:?}");
         assert!(e.iter().any(|m| m.contains("tf hint `sometimes`")), "{e:?}");
@@ -598,24 +766,48 @@ mod tests {
     #[test]
     fn tf_routing() {
         let mut i = Interface::new(500.0);
-        i.add(Endpoint::out("pose").hint("ros2", "tf", "dynamic").hint("ros2", "topic", "tf").hint("ros2", "type", TF_MESSAGE));
-        i.add(Endpoint::out("pose").namespace("r").hint("ros2", "tf", "dynamic").hint("ros2", "topic", "gt_pose"));
+        i.add(
+            Endpoint::out("pose")
+                .hint("ros2", "tf", "dynamic")
+                .hint("ros2", "topic", "tf")
+                .hint("ros2", "type", TF_MESSAGE),
+        );
+        i.add(
+            Endpoint::out("pose")
+                .namespace("r")
+                .hint("ros2", "tf", "dynamic")
+                .hint("ros2", "topic", "gt_pose"),
+        );
         let p = build(&i, &BridgeConfig::default()).unwrap();
         assert_eq!(p.tf.len(), 1);
         assert_eq!(p.tf[0].route, TfRoute::Dynamic);
         assert_eq!(p.outputs.len(), 1);
-        assert_eq!((p.outputs[0].topic.as_str(), p.outputs[0].msg_type.as_str()), ("/r/gt_pose", TF_MESSAGE));
+        assert_eq!(
+            (p.outputs[0].topic.as_str(), p.outputs[0].msg_type.as_str()),
+            ("/r/gt_pose", TF_MESSAGE)
+        );
     }
 
     #[test]
     fn inbound_kinds() {
         let mut i = Interface::new(500.0);
         i.add(Endpoint::input("fault").hint("ros2", "service", "std_srvs/SetBool"));
-        i.add(Endpoint::input("follow_joint_trajectory").namespace("arm").hint("ros2", "action", "control_msgs.action.FollowJointTrajectory"));
-        i.add(Endpoint::input("drive").hint("ros2", "type", "ackermann_msgs/msg/AckermannDriveStamped"));
+        i.add(Endpoint::input("follow_joint_trajectory").namespace("arm").hint(
+            "ros2",
+            "action",
+            "control_msgs.action.FollowJointTrajectory",
+        ));
+        i.add(Endpoint::input("drive").hint(
+            "ros2",
+            "type",
+            "ackermann_msgs/msg/AckermannDriveStamped",
+        ));
         let p = build(&i, &BridgeConfig::default()).unwrap();
         assert_eq!(p.inputs[0].kind, InKind::Service { srv_type: "std_srvs/srv/SetBool".into() });
-        assert_eq!(p.inputs[1].kind, InKind::Action { action_type: "control_msgs/action/FollowJointTrajectory".into() });
+        assert_eq!(
+            p.inputs[1].kind,
+            InKind::Action { action_type: "control_msgs/action/FollowJointTrajectory".into() }
+        );
         assert_eq!(p.inputs[1].name, "/arm/follow_joint_trajectory");
         assert_eq!(p.inputs[2].name, "/drive");
         assert_eq!(common_scope(&["dual/left", "dual/right"]), "dual");

@@ -90,16 +90,24 @@ mod tests {
         fill_battery(&mut m, &Payload::EnergyReport(r.clone()), &fr).unwrap();
         assert_eq!((m.header.stamp.sec, m.header.stamp.nanosec), (2, 500_000_000));
         assert_eq!(m.header.frame_id, "robot/base_link");
-        assert_eq!((m.voltage, m.current, m.capacity, m.charge, m.percentage), (12.0, -2.0, 4.0, 3.0, 0.75));
+        assert_eq!(
+            (m.voltage, m.current, m.capacity, m.charge, m.percentage),
+            (12.0, -2.0, 4.0, 3.0, 0.75)
+        );
         assert_eq!((m.power_supply_status, m.power_supply_health, m.present), (2, 1, true));
         let bare = EnergyReport { stamp: 1.0, power_w: 5.0, ..Default::default() };
         fill_battery(&mut m, &Payload::EnergyReport(bare), &fr).unwrap();
-        assert!(m.voltage.is_nan() && m.current.is_nan() && m.percentage.is_nan() && m.charge.is_nan());
+        assert!(
+            m.voltage.is_nan() && m.current.is_nan() && m.percentage.is_nan() && m.charge.is_nan()
+        );
         assert_eq!((m.power_supply_status, m.power_supply_health, m.present), (0, 0, false));
         let dead = EnergyReport { depleted: true, state_of_charge: Some(0.0), ..r };
         fill_battery(&mut m, &Payload::EnergyReport(dead), &fr).unwrap();
         assert_eq!(m.power_supply_health, 3);
         let e = fill_battery(&mut m, &Payload::Bool(true), &fr).unwrap_err();
-        assert!(e.contains("a Bool payload cannot be published as sensor_msgs/msg/BatteryState"), "{e}");
+        assert!(
+            e.contains("a Bool payload cannot be published as sensor_msgs/msg/BatteryState"),
+            "{e}"
+        );
     }
 }

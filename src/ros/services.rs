@@ -55,7 +55,10 @@ pub fn sim_time() -> f64 {
 
 /// The next value of a crossbeam receiver as a future: a helper thread blocks on it (at most
 /// `timeout`) and passes it on. `None` when every sender is gone or the time ran out.
-pub fn recv_async<T: Send + 'static>(rx: Receiver<T>, timeout: Duration) -> impl Future<Output = Option<T>> + Send {
+pub fn recv_async<T: Send + 'static>(
+    rx: Receiver<T>,
+    timeout: Duration,
+) -> impl Future<Output = Option<T>> + Send {
     let (tx, frx) = futures::channel::oneshot::channel();
     // If the thread cannot start, `tx` is dropped with the closure and the future yields None.
     let _ = std::thread::Builder::new().name("roqsim-reply".into()).spawn(move || {
@@ -92,7 +95,10 @@ where
 /// the next step); returns where the answer will arrive.
 pub fn call(commands: &CommandSender, id: EndpointId, request: Payload) -> Receiver<Payload> {
     let (tx, rx) = crossbeam_channel::bounded(1);
-    commands.post(move |ctx: &mut SimContext| ctx.interface.deliver(id, Payload::Call(ServiceCall { request: Box::new(request), reply: tx })));
+    commands.post(move |ctx: &mut SimContext| {
+        ctx.interface
+            .deliver(id, Payload::Call(ServiceCall { request: Box::new(request), reply: tx }))
+    });
     rx
 }
 
@@ -155,7 +161,8 @@ mod tests {
 
     #[test]
     fn replies_map_to_success_and_message() {
-        let (ok, m) = ack_of(Some(Payload::Ack { success: true, message: "landed".into() }), "/x/override");
+        let (ok, m) =
+            ack_of(Some(Payload::Ack { success: true, message: "landed".into() }), "/x/override");
         assert!(ok);
         assert_eq!(m, "landed");
         let (ok, m) = ack_of(Some(Payload::Bool(true)), "/x/override");

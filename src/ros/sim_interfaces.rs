@@ -111,7 +111,11 @@ pub struct SimInterfacesConfig {
 
 impl Default for SimInterfacesConfig {
     fn default() -> Self {
-        SimInterfacesConfig { namespace: String::new(), node_name: default_node_name(), start_paused: false }
+        SimInterfacesConfig {
+            namespace: String::new(),
+            node_name: default_node_name(),
+            start_paused: false,
+        }
     }
 }
 
@@ -121,8 +125,17 @@ impl ValidateConfig for SimInterfacesConfig {
         if let Err(m) = names::check_namespace(&self.namespace) {
             e.push(ConfigError::new("namespace", m));
         }
-        if self.node_name.is_empty() || !self.node_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || self.node_name.starts_with(|c: char| c.is_ascii_digit()) {
-            e.push(ConfigError::new("node_name", format!("`{}` is not a ROS node name (letters, digits, `_`; not starting with a digit)", self.node_name)));
+        if self.node_name.is_empty()
+            || !self.node_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || self.node_name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            e.push(ConfigError::new(
+                "node_name",
+                format!(
+                    "`{}` is not a ROS node name (letters, digits, `_`; not starting with a digit)",
+                    self.node_name
+                ),
+            ));
         }
         e
     }
@@ -174,7 +187,11 @@ enum Outcome {
 
 enum StepSink {
     Service(Reply<srv::StepSimulation::Response>),
-    Action { feedback: mpsc::UnboundedSender<u64>, acked: Arc<AtomicU64>, done: oneshot::Sender<Outcome> },
+    Action {
+        feedback: mpsc::UnboundedSender<u64>,
+        acked: Arc<AtomicU64>,
+        done: oneshot::Sender<Outcome>,
+    },
 }
 
 /// The one StepSimulation / SimulateSteps request being taken.
@@ -200,7 +217,10 @@ impl StepJob {
             StepSink::Service(r) => r.send(srv::StepSimulation::Response {
                 result: match o {
                     Outcome::Succeeded => ok(),
-                    Outcome::Canceled(k) => res(codes::OPERATION_FAILED, format!("canceled after {k} of {} steps", self.n)),
+                    Outcome::Canceled(k) => res(
+                        codes::OPERATION_FAILED,
+                        format!("canceled after {k} of {} steps", self.n),
+                    ),
                     Outcome::Failed(f) => res(f.code, f.message),
                 },
             }),
@@ -292,14 +312,24 @@ impl Answer for srv::GetSimulatorFeatures::Response {
 
 /// A handler: runs on the physics thread, answers through the reply (now, or later from
 /// post_step).
-type Handler<S> = fn(<S as WrappedServiceTypeSupport>::Request, Reply<<S as WrappedServiceTypeSupport>::Response>, &mut SimContext, &mut Shared);
+type Handler<S> = fn(
+    <S as WrappedServiceTypeSupport>::Request,
+    Reply<<S as WrappedServiceTypeSupport>::Response>,
+    &mut SimContext,
+    &mut Shared,
+);
 
 fn entity_state_msg(s: &sc::EntityState, t: f64) -> si::EntityState {
     let mut m = si::EntityState::default();
     m.header.stamp = convert::stamp(t);
     m.header.frame_id = WORLD_FRAME.to_string();
     m.pose.position = geo::Point { x: s.position[0], y: s.position[1], z: s.position[2] };
-    m.pose.orientation = geo::Quaternion { x: s.orientation[0], y: s.orientation[1], z: s.orientation[2], w: s.orientation[3] };
+    m.pose.orientation = geo::Quaternion {
+        x: s.orientation[0],
+        y: s.orientation[1],
+        z: s.orientation[2],
+        w: s.orientation[3],
+    };
     m.twist.linear = geo::Vector3 { x: s.linear[0], y: s.linear[1], z: s.linear[2] };
     m.twist.angular = geo::Vector3 { x: s.angular[0], y: s.angular[1], z: s.angular[2] };
     m
@@ -317,8 +347,14 @@ fn check_frame(frame: &str, what: &str) -> Result<(), String> {
 fn present_entity<'a>(ctx: &'a SimContext, name: &str) -> Result<&'a Entity, Refusal> {
     match ctx.entities.get(name) {
         Some(e) if e.present => Ok(e),
-        Some(_) => Err(Refusal { code: codes::NOT_FOUND, message: format!("`{name}` is absent (it is among GetSpawnables): spawn it first") }),
-        None => Err(Refusal { code: codes::NOT_FOUND, message: format!("no entity `{name}`; entities: {}", ctx.entities.names().join(", ")) }),
+        Some(_) => Err(Refusal {
+            code: codes::NOT_FOUND,
+            message: format!("`{name}` is absent (it is among GetSpawnables): spawn it first"),
+        }),
+        None => Err(Refusal {
+            code: codes::NOT_FOUND,
+            message: format!("no entity `{name}`; entities: {}", ctx.entities.names().join(", ")),
+        }),
     }
 }
 
@@ -338,11 +374,17 @@ pub fn describe(e: &Entity) -> String {
         (None, Some(w)) => format!("welded: {w}"),
         (None, None) => "no free joint".to_string(),
     };
-    let declared = if e.declared_present { "declared present" } else { "declared absent (present: false)" };
+    let declared =
+        if e.declared_present { "declared present" } else { "declared absent (present: false)" };
     format!("{kind}{model}, {motion}, {declared}")
 }
 
-fn h_features(_: srv::GetSimulatorFeatures::Request, r: Reply<srv::GetSimulatorFeatures::Response>, _: &mut SimContext, _: &mut Shared) {
+fn h_features(
+    _: srv::GetSimulatorFeatures::Request,
+    r: Reply<srv::GetSimulatorFeatures::Response>,
+    _: &mut SimContext,
+    _: &mut Shared,
+) {
     r.send(srv::GetSimulatorFeatures::Response {
         features: si::SimulatorFeatures {
             features: sc::FEATURES.to_vec(),
@@ -359,26 +401,46 @@ fn filtered(ctx: &SimContext, f: &si::EntityFilters) -> Result<Vec<String>, Refu
     sc::filter_names(ctx, true, &f.filter, &cats, &f.tags.tags, f.bounds.type_)
 }
 
-fn h_entities(q: srv::GetEntities::Request, r: Reply<srv::GetEntities::Response>, ctx: &mut SimContext, _: &mut Shared) {
+fn h_entities(
+    q: srv::GetEntities::Request,
+    r: Reply<srv::GetEntities::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
     r.send(match filtered(ctx, &q.filters) {
         Ok(entities) => srv::GetEntities::Response { result: ok(), entities },
         Err(f) => Answer::failed(f.code, f.message),
     });
 }
 
-fn h_entities_states(q: srv::GetEntitiesStates::Request, r: Reply<srv::GetEntitiesStates::Response>, ctx: &mut SimContext, _: &mut Shared) {
+fn h_entities_states(
+    q: srv::GetEntitiesStates::Request,
+    r: Reply<srv::GetEntitiesStates::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
     let t = ctx.sim_time();
     let out = filtered(ctx, &q.filters).and_then(|names| {
-        let states = names.iter().map(|n| sc::entity_state(ctx, n).map(|s| entity_state_msg(&s, t))).collect::<Result<Vec<_>, _>>()?;
+        let states = names
+            .iter()
+            .map(|n| sc::entity_state(ctx, n).map(|s| entity_state_msg(&s, t)))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok((names, states))
     });
     r.send(match out {
-        Ok((entities, states)) => srv::GetEntitiesStates::Response { result: ok(), entities, states },
+        Ok((entities, states)) => {
+            srv::GetEntitiesStates::Response { result: ok(), entities, states }
+        }
         Err(f) => Answer::failed(f.code, f.message),
     });
 }
 
-fn h_entity_state(q: srv::GetEntityState::Request, r: Reply<srv::GetEntityState::Response>, ctx: &mut SimContext, _: &mut Shared) {
+fn h_entity_state(
+    q: srv::GetEntityState::Request,
+    r: Reply<srv::GetEntityState::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
     let t = ctx.sim_time();
     let out = present_entity(ctx, &q.entity).and_then(|_| sc::entity_state(ctx, &q.entity));
     r.send(match out {
@@ -387,7 +449,12 @@ fn h_entity_state(q: srv::GetEntityState::Request, r: Reply<srv::GetEntityState:
     });
 }
 
-fn h_set_entity_state(q: srv::SetEntityState::Request, r: Reply<srv::SetEntityState::Response>, ctx: &mut SimContext, _: &mut Shared) {
+fn h_set_entity_state(
+    q: srv::SetEntityState::Request,
+    r: Reply<srv::SetEntityState::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
     let mut run = || -> Result<(), Refusal> {
         present_entity(ctx, &q.entity)?;
         if q.set_acceleration {
@@ -396,7 +463,8 @@ fn h_set_entity_state(q: srv::SetEntityState::Request, r: Reply<srv::SetEntitySt
                 message: "set_acceleration: accelerations cannot be set (MuJoCo computes them from forces); set a pose and/or a twist".into(),
             });
         }
-        check_frame(&q.state.header.frame_id, "state.header.frame_id").map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })?;
+        check_frame(&q.state.header.frame_id, "state.header.frame_id")
+            .map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })?;
         let s = &q.state;
         let pose = q.set_pose.then(|| {
             let (p, o) = (&s.pose.position, &s.pose.orientation);
@@ -414,12 +482,19 @@ fn h_set_entity_state(q: srv::SetEntityState::Request, r: Reply<srv::SetEntitySt
     });
 }
 
-fn h_entity_info(q: srv::GetEntityInfo::Request, r: Reply<srv::GetEntityInfo::Response>, ctx: &mut SimContext, _: &mut Shared) {
+fn h_entity_info(
+    q: srv::GetEntityInfo::Request,
+    r: Reply<srv::GetEntityInfo::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
     r.send(match present_entity(ctx, &q.entity) {
         Ok(e) => srv::GetEntityInfo::Response {
             result: ok(),
             info: si::EntityInfo {
-                category: si::EntityCategory { category: sc::category_of(ctx, &q.entity).unwrap_or(sc::category::OBJECT) },
+                category: si::EntityCategory {
+                    category: sc::category_of(ctx, &q.entity).unwrap_or(sc::category::OBJECT),
+                },
                 description: describe(e),
                 tags: Vec::new(),
             },
@@ -428,7 +503,12 @@ fn h_entity_info(q: srv::GetEntityInfo::Request, r: Reply<srv::GetEntityInfo::Re
     });
 }
 
-fn h_spawnables(_: srv::GetSpawnables::Request, r: Reply<srv::GetSpawnables::Response>, ctx: &mut SimContext, _: &mut Shared) {
+fn h_spawnables(
+    _: srv::GetSpawnables::Request,
+    r: Reply<srv::GetSpawnables::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
     let spawnables = sc::spawnables(ctx)
         .into_iter()
         .map(|name| si::Spawnable {
@@ -449,16 +529,23 @@ fn initial_pose(p: &geo::PoseStamped) -> Result<Option<([f64; 3], [f64; 4])>, Re
     if pos == [0.0; 3] && (q == [0.0, 0.0, 0.0, 1.0] || q == [0.0; 4]) {
         return Ok(None);
     }
-    check_frame(&p.header.frame_id, "initial_pose.header.frame_id").map_err(|m| Refusal { code: codes::SPAWN_INVALID_POSE, message: m })?;
+    check_frame(&p.header.frame_id, "initial_pose.header.frame_id")
+        .map_err(|m| Refusal { code: codes::SPAWN_INVALID_POSE, message: m })?;
     Ok(Some((pos, q)))
 }
 
-fn h_spawn(q: srv::SpawnEntity::Request, r: Reply<srv::SpawnEntity::Response>, ctx: &mut SimContext, _: &mut Shared) {
+fn h_spawn(
+    q: srv::SpawnEntity::Request,
+    r: Reply<srv::SpawnEntity::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
     let mut run = || -> Result<String, Refusal> {
         let pose = initial_pose(&q.initial_pose)?;
         let uri = q.entity_resource.uri.as_str();
         // allow_renaming: the simulator may pick another name, and a compiled entity's is fixed.
-        let name = if q.allow_renaming && !uri.is_empty() && q.name != uri { "" } else { q.name.as_str() };
+        let name =
+            if q.allow_renaming && !uri.is_empty() && q.name != uri { "" } else { q.name.as_str() };
         sc::spawn(ctx, name, uri, &q.entity_resource.resource_string, &q.entity_namespace, pose)
     };
     r.send(match run() {
@@ -467,7 +554,12 @@ fn h_spawn(q: srv::SpawnEntity::Request, r: Reply<srv::SpawnEntity::Response>, c
     });
 }
 
-fn h_delete(q: srv::DeleteEntity::Request, r: Reply<srv::DeleteEntity::Response>, ctx: &mut SimContext, _: &mut Shared) {
+fn h_delete(
+    q: srv::DeleteEntity::Request,
+    r: Reply<srv::DeleteEntity::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
     r.send(srv::DeleteEntity::Response {
         result: match sc::delete(ctx, &q.entity) {
             Ok(()) => ok(),
@@ -476,15 +568,30 @@ fn h_delete(q: srv::DeleteEntity::Request, r: Reply<srv::DeleteEntity::Response>
     });
 }
 
-fn h_get_state(_: srv::GetSimulationState::Request, r: Reply<srv::GetSimulationState::Response>, ctx: &mut SimContext, _: &mut Shared) {
-    r.send(srv::GetSimulationState::Response { state: si::SimulationState { state: sc::get_state(ctx) }, result: ok() });
+fn h_get_state(
+    _: srv::GetSimulationState::Request,
+    r: Reply<srv::GetSimulationState::Response>,
+    ctx: &mut SimContext,
+    _: &mut Shared,
+) {
+    r.send(srv::GetSimulationState::Response {
+        state: si::SimulationState { state: sc::get_state(ctx) },
+        result: ok(),
+    });
 }
 
-fn h_set_state(q: srv::SetSimulationState::Request, r: Reply<srv::SetSimulationState::Response>, ctx: &mut SimContext, sh: &mut Shared) {
+fn h_set_state(
+    q: srv::SetSimulationState::Request,
+    r: Reply<srv::SetSimulationState::Response>,
+    ctx: &mut SimContext,
+    sh: &mut Shared,
+) {
     match sc::set_state(ctx, q.state.state) {
         // STOPPED resets the world: answer once the driver has done it.
         Ok(()) if ctx.control.reset.is_some() => {
-            sh.after_reset.push(Box::new(move |_| r.send(srv::SetSimulationState::Response { result: ok() })));
+            sh.after_reset.push(Box::new(move |_| {
+                r.send(srv::SetSimulationState::Response { result: ok() })
+            }));
         }
         Ok(()) => r.send(srv::SetSimulationState::Response { result: ok() }),
         Err(f) => r.send(Answer::failed(f.code, f.message)),
@@ -514,7 +621,12 @@ fn start_job(ctx: &mut SimContext, sh: &mut Shared, id: u64, n: u64, sink: StepS
 
 static NEXT_JOB: AtomicU64 = AtomicU64::new(1);
 
-fn h_step(q: srv::StepSimulation::Request, r: Reply<srv::StepSimulation::Response>, ctx: &mut SimContext, sh: &mut Shared) {
+fn h_step(
+    q: srv::StepSimulation::Request,
+    r: Reply<srv::StepSimulation::Response>,
+    ctx: &mut SimContext,
+    sh: &mut Shared,
+) {
     if q.steps == 0 {
         // Nothing to take; the state rule still applies.
         return r.send(srv::StepSimulation::Response {
@@ -527,9 +639,16 @@ fn h_step(q: srv::StepSimulation::Request, r: Reply<srv::StepSimulation::Respons
     start_job(ctx, sh, NEXT_JOB.fetch_add(1, Ordering::SeqCst), q.steps, StepSink::Service(r));
 }
 
-fn h_reset(q: srv::ResetSimulation::Request, r: Reply<srv::ResetSimulation::Response>, ctx: &mut SimContext, sh: &mut Shared) {
+fn h_reset(
+    q: srv::ResetSimulation::Request,
+    r: Reply<srv::ResetSimulation::Response>,
+    ctx: &mut SimContext,
+    sh: &mut Shared,
+) {
     match sc::request_reset(ctx, q.scope) {
-        Ok(()) => sh.after_reset.push(Box::new(move |_| r.send(srv::ResetSimulation::Response { result: ok() }))),
+        Ok(()) => sh
+            .after_reset
+            .push(Box::new(move |_| r.send(srv::ResetSimulation::Response { result: ok() }))),
         Err(f) => r.send(Answer::failed(f.code, f.message)),
     }
 }
@@ -553,7 +672,12 @@ fn progress(ctx: &mut SimContext, sh: &mut Shared) {
             None
         }
     } else if ctx.control.state != RunState::Paused {
-        let m = format!("the simulation left PAUSED (state is now {}) after {} of {} steps", sc::get_state(ctx), job.taken, job.n);
+        let m = format!(
+            "the simulation left PAUSED (state is now {}) after {} of {} steps",
+            sc::get_state(ctx),
+            job.taken,
+            job.n
+        );
         Some(Outcome::Failed(Refusal { code: codes::INCORRECT_STATE, message: m }))
     } else if ctx.paused && ctx.control.pending_steps == 0 {
         match job.sink {
@@ -590,13 +714,20 @@ fn spawn(sp: &LocalSpawner, f: impl std::future::Future<Output = ()> + 'static) 
 }
 
 /// A service answered on the physics thread by `handler`.
-fn serve<S>(node: &mut r2r::Node, name: &str, link: &Link, handler: Handler<S>) -> Result<Starter, String>
+fn serve<S>(
+    node: &mut r2r::Node,
+    name: &str,
+    link: &Link,
+    handler: Handler<S>,
+) -> Result<Starter, String>
 where
     S: WrappedServiceTypeSupport + 'static,
     S::Request: Send + 'static,
     S::Response: Answer + Send + 'static,
 {
-    let mut requests = node.create_service::<S>(name, QosProfile::services_default()).map_err(|e| format!("cannot create the service {name}: {e}"))?;
+    let mut requests = node
+        .create_service::<S>(name, QosProfile::services_default())
+        .map_err(|e| format!("cannot create the service {name}: {e}"))?;
     let link = link.clone();
     let name = name.to_string();
     Ok(Box::new(move |sp: &LocalSpawner| {
@@ -609,7 +740,12 @@ where
                     let (tx, rx) = oneshot::channel();
                     let msg = req.message.clone();
                     link.post(move |ctx, sh| handler(msg, Reply(tx), ctx, sh));
-                    let resp = rx.await.unwrap_or_else(|_| S::Response::failed(codes::OPERATION_FAILED, "the simulation ended before answering".into()));
+                    let resp = rx.await.unwrap_or_else(|_| {
+                        S::Response::failed(
+                            codes::OPERATION_FAILED,
+                            "the simulation ended before answering".into(),
+                        )
+                    });
                     if let Err(e) = req.respond(resp) {
                         tracing::warn!("sim_interfaces: cannot answer {name}: {e}");
                     }
@@ -626,11 +762,14 @@ where
     S: WrappedServiceTypeSupport + 'static,
     S::Response: Answer + Send + 'static,
 {
-    let mut requests = node.create_service::<S>(name, QosProfile::services_default()).map_err(|e| format!("cannot create the service {name}: {e}"))?;
+    let mut requests = node
+        .create_service::<S>(name, QosProfile::services_default())
+        .map_err(|e| format!("cannot create the service {name}: {e}"))?;
     Ok(Box::new(move |sp: &LocalSpawner| {
         spawn(sp, async move {
             while let Some(req) = requests.next().await {
-                let _ = req.respond(S::Response::failed(codes::FEATURE_UNSUPPORTED, why.to_string()));
+                let _ =
+                    req.respond(S::Response::failed(codes::FEATURE_UNSUPPORTED, why.to_string()));
             }
         });
     }))
@@ -660,11 +799,20 @@ async fn run_goal(req: r2r::ActionServerGoalRequest<SimulateSteps::Action>, link
                 Err(f) => Outcome::Failed(f),
             });
         } else {
-            start_job(ctx, sh, id, n, StepSink::Action { feedback: fb_tx, acked: a, done: done_tx });
+            start_job(
+                ctx,
+                sh,
+                id,
+                n,
+                StepSink::Action { feedback: fb_tx, acked: a, done: done_tx },
+            );
         }
     });
     let publish = |k: u64| {
-        let _ = goal.publish_feedback(SimulateSteps::Feedback { completed_steps: k, remaining_steps: n.saturating_sub(k) });
+        let _ = goal.publish_feedback(SimulateSteps::Feedback {
+            completed_steps: k,
+            remaining_steps: n.saturating_sub(k),
+        });
         acked.store(k, Ordering::SeqCst);
     };
     let mut cancel = cancel.fuse();
@@ -690,7 +838,9 @@ async fn run_goal(req: r2r::ActionServerGoalRequest<SimulateSteps::Action>, link
     }
     let sent = match outcome {
         Outcome::Succeeded => goal.succeed(action_result(codes::OK, "")),
-        Outcome::Canceled(k) => goal.cancel(action_result(codes::OK, format!("canceled after {k} of {n} steps"))),
+        Outcome::Canceled(k) => {
+            goal.cancel(action_result(codes::OK, format!("canceled after {k} of {n} steps")))
+        }
         Outcome::Failed(f) => goal.abort(action_result(f.code, f.message)),
     };
     if sent.is_err() {
@@ -701,7 +851,9 @@ async fn run_goal(req: r2r::ActionServerGoalRequest<SimulateSteps::Action>, link
 }
 
 fn serve_action(node: &mut r2r::Node, name: &str, link: &Link) -> Result<Starter, String> {
-    let mut goals = node.create_action_server::<SimulateSteps::Action>(name).map_err(|e| format!("cannot create the action server {name}: {e}"))?;
+    let mut goals = node
+        .create_action_server::<SimulateSteps::Action>(name)
+        .map_err(|e| format!("cannot create the action server {name}: {e}"))?;
     let link = link.clone();
     Ok(Box::new(move |sp: &LocalSpawner| {
         let sp2 = sp.clone();
@@ -739,7 +891,13 @@ pub struct SimInterfaces {
 impl SimInterfaces {
     /// A plugin from its config.
     pub fn new(cfg: SimInterfacesConfig, args: &PluginArgs) -> Self {
-        SimInterfaces { cfg, address: args.address.clone(), shared: Default::default(), stop: Arc::new(AtomicBool::new(false)), thread: None }
+        SimInterfaces {
+            cfg,
+            address: args.address.clone(),
+            shared: Default::default(),
+            stop: Arc::new(AtomicBool::new(false)),
+            thread: None,
+        }
     }
 }
 
@@ -752,7 +910,8 @@ impl Plugin for SimInterfaces {
         let rctx = r2r::Context::create().map_err(|e| {
             format!("cannot start ROS 2 (rcl init failed: {e}); source scripts/env.sh (ROS libraries, RMW_IMPLEMENTATION, HOME) before running with --sim-control")
         })?;
-        let mut node = r2r::Node::create(rctx, &self.cfg.node_name, "").map_err(|e| format!("cannot create the ROS node `{}`: {e}", self.cfg.node_name))?;
+        let mut node = r2r::Node::create(rctx, &self.cfg.node_name, "")
+            .map_err(|e| format!("cannot create the ROS node `{}`: {e}", self.cfg.node_name))?;
         let link = Link { commands: ctx.command_sender(), shared: self.shared.clone() };
         let ns = self.cfg.namespace.clone();
         let n = |s: &str| service_name(&ns, s);
@@ -834,7 +993,11 @@ mod tests {
 
     #[test]
     fn service_names_follow_the_namespace() {
-        assert_eq!(service_name("", "get_entities"), "get_entities", "relative: the node's namespace");
+        assert_eq!(
+            service_name("", "get_entities"),
+            "get_entities",
+            "relative: the node's namespace"
+        );
         assert_eq!(service_name("/", "get_entities"), "/get_entities");
         assert_eq!(service_name("/sim", "get_entities"), "/sim/get_entities");
         assert_eq!(service_name("/sim/", "step_simulation"), "/sim/step_simulation");
@@ -843,14 +1006,29 @@ mod tests {
 
     #[test]
     fn config_defaults_and_refusals() {
-        let c: SimInterfacesConfig = crate::plugin::typed_config(&serde_norway::from_str("{}").unwrap()).unwrap();
+        let c: SimInterfacesConfig =
+            crate::plugin::typed_config(&serde_norway::from_str("{}").unwrap()).unwrap();
         assert_eq!(c, SimInterfacesConfig::default());
-        assert_eq!((c.namespace.as_str(), c.node_name.as_str(), c.start_paused), ("", "roqsim_sim_interfaces", false));
-        let bad = SimInterfacesConfig { namespace: "a//b".into(), node_name: "9x".into(), start_paused: false };
+        assert_eq!(
+            (c.namespace.as_str(), c.node_name.as_str(), c.start_paused),
+            ("", "roqsim_sim_interfaces", false)
+        );
+        let bad = SimInterfacesConfig {
+            namespace: "a//b".into(),
+            node_name: "9x".into(),
+            start_paused: false,
+        };
         let e = bad.validate();
-        assert_eq!(e.iter().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["namespace", "node_name"], "{e:?}");
+        assert_eq!(
+            e.iter().map(|e| e.path.as_str()).collect::<Vec<_>>(),
+            ["namespace", "node_name"],
+            "{e:?}"
+        );
         assert!(e[1].message.contains("`9x` is not a ROS node name"));
-        let unknown = crate::plugin::typed_config::<SimInterfacesConfig>(&serde_norway::from_str("{namespce: sim}").unwrap()).unwrap_err();
+        let unknown = crate::plugin::typed_config::<SimInterfacesConfig>(
+            &serde_norway::from_str("{namespce: sim}").unwrap(),
+        )
+        .unwrap_err();
         assert!(unknown.iter().any(|e| e.message.contains("namespce")), "{unknown:?}");
     }
 
@@ -858,10 +1036,14 @@ mod tests {
     fn descriptions_name_kind_model_motion_and_presence() {
         let mut e = Entity::new("box", EntityKind::Object, "box_body");
         e.model = "box".into();
-        e.weld_reason = Some("motion: static (welded scenery; give `motion: physics` to move it)".into());
+        e.weld_reason =
+            Some("motion: static (welded scenery; give `motion: physics` to move it)".into());
         assert_eq!(describe(&e), "object `box`, welded: motion: static (welded scenery; give `motion: physics` to move it), declared present");
         e.free_joint = Some("box_free".into());
         e.declared_present = false;
-        assert_eq!(describe(&e), "object `box`, movable (free joint), declared absent (present: false)");
+        assert_eq!(
+            describe(&e),
+            "object `box`, movable (free joint), declared absent (present: false)"
+        );
     }
 }

@@ -109,12 +109,20 @@ impl WorldDoc {
                 Some("sim") => match v {
                     Value::Mapping(m) => doc.sim = m.clone(),
                     Value::Null => {}
-                    other => errors.push("sim", format!("must be a mapping, got {}", type_name(other))),
+                    other => {
+                        errors.push("sim", format!("must be a mapping, got {}", type_name(other)))
+                    }
                 },
                 Some("components") => doc.components = parse_list(v, "components", errors),
-                Some("plugins") => errors.push("plugins", "unknown top-level key; the plugin list is spelled `components:`"),
-                Some(other) => errors.push(other, "unknown top-level key; a world has `sim:` and `components:`"),
-                None => errors.push("", format!("top-level keys must be strings, got {}", type_name(k))),
+                Some("plugins") => errors.push(
+                    "plugins",
+                    "unknown top-level key; the plugin list is spelled `components:`",
+                ),
+                Some(other) => errors
+                    .push(other, "unknown top-level key; a world has `sim:` and `components:`"),
+                None => {
+                    errors.push("", format!("top-level keys must be strings, got {}", type_name(k)))
+                }
             }
         }
         doc
@@ -127,7 +135,13 @@ pub fn parse_list(v: &Value, path: &str, errors: &mut ConfigErrors) -> Vec<Compo
         Value::Sequence(s) => s,
         Value::Null => return Vec::new(),
         other => {
-            errors.push(path, format!("must be a list of entries (`- plugin: {{...}}`), got {}", type_name(other)));
+            errors.push(
+                path,
+                format!(
+                    "must be a list of entries (`- plugin: {{...}}`), got {}",
+                    type_name(other)
+                ),
+            );
             return Vec::new();
         }
     };
@@ -153,7 +167,12 @@ pub fn parse_list(v: &Value, path: &str, errors: &mut ConfigErrors) -> Vec<Compo
     out
 }
 
-fn parse_entry(item: &Value, item_path: &str, list_path: &str, errors: &mut ConfigErrors) -> Option<Component> {
+fn parse_entry(
+    item: &Value,
+    item_path: &str,
+    list_path: &str,
+    errors: &mut ConfigErrors,
+) -> Option<Component> {
     let m = match item {
         Value::Mapping(m) => m,
         Value::String(s) => {
@@ -161,7 +180,10 @@ fn parse_entry(item: &Value, item_path: &str, list_path: &str, errors: &mut Conf
             return None;
         }
         other => {
-            errors.push(item_path, format!("entry must be a mapping with one plugin ref, got {}", type_name(other)));
+            errors.push(
+                item_path,
+                format!("entry must be a mapping with one plugin ref, got {}", type_name(other)),
+            );
             return None;
         }
     };
@@ -219,7 +241,10 @@ fn parse_entry(item: &Value, item_path: &str, list_path: &str, errors: &mut Conf
         Value::Mapping(c) => c.clone(),
         Value::Null => Mapping::new(),
         other => {
-            errors.push(&addr_path, format!("the config of `{plugin}` must be a mapping, got {}", type_name(other)));
+            errors.push(
+                &addr_path,
+                format!("the config of `{plugin}` must be a mapping, got {}", type_name(other)),
+            );
             Mapping::new()
         }
     };
@@ -257,7 +282,11 @@ fn parse_entry(item: &Value, item_path: &str, list_path: &str, errors: &mut Conf
 }
 
 /// Depth-first (pre-order) walk with addresses: `(address, owner address, component)`.
-pub fn walk<'a>(list: &'a [Component], parent: Option<&str>, out: &mut Vec<(String, Option<String>, &'a Component)>) {
+pub fn walk<'a>(
+    list: &'a [Component],
+    parent: Option<&str>,
+    out: &mut Vec<(String, Option<String>, &'a Component)>,
+) {
     for c in list {
         let addr = match parent {
             Some(p) => format!("{p}.{}", c.label()),

@@ -89,11 +89,18 @@ pub fn expand_tree(
                             let names: Vec<String> = chain[i..]
                                 .iter()
                                 .chain(std::iter::once(&exp.model_path))
-                                .map(|p| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default())
+                                .map(|p| {
+                                    p.file_name()
+                                        .map(|f| f.to_string_lossy().into_owned())
+                                        .unwrap_or_default()
+                                })
                                 .collect();
                             errors.push(
                                 format!("components.{addr}"),
-                                format!("manifest expansion reaches the same model twice: {}", names.join(" -> ")),
+                                format!(
+                                    "manifest expansion reaches the same model twice: {}",
+                                    names.join(" -> ")
+                                ),
                             );
                             continue;
                         }

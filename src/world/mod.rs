@@ -90,14 +90,18 @@ pub struct LoadedWorld {
 
 impl std::fmt::Debug for LoadedWorld {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LoadedWorld").field("path", &self.path).field("components", &self.components).finish()
+        f.debug_struct("LoadedWorld")
+            .field("path", &self.path)
+            .field("components", &self.components)
+            .finish()
     }
 }
 
 /// Load a world file.
 pub fn load_world(path: &Path, opts: &LoadOptions) -> Result<LoadedWorld, ConfigErrors> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::new("", format!("cannot read world `{}`: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ConfigError::new("", format!("cannot read world `{}`: {e}", path.display()))
+    })?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let base_dir = if base_dir.as_os_str().is_empty() { PathBuf::from(".") } else { base_dir };
     let mut w = load_world_str(&text, &base_dir, opts)?;
@@ -108,13 +112,20 @@ pub fn load_world(path: &Path, opts: &LoadOptions) -> Result<LoadedWorld, Config
 /// Parse YAML text, reporting a syntax error with its line and column.
 pub fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
     serde_norway::from_str::<Value>(text).map_err(|e| {
-        let at = e.location().map(|l| format!(" at line {}, column {}", l.line(), l.column())).unwrap_or_default();
+        let at = e
+            .location()
+            .map(|l| format!(" at line {}, column {}", l.line(), l.column()))
+            .unwrap_or_default();
         ConfigError::new("", format!("YAML syntax error{at}: {e}"))
     })
 }
 
 /// Load a world from YAML text; relative paths resolve against `base_dir`.
-pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result<LoadedWorld, ConfigErrors> {
+pub fn load_world_str(
+    text: &str,
+    base_dir: &Path,
+    opts: &LoadOptions,
+) -> Result<LoadedWorld, ConfigErrors> {
     let t0 = std::time::Instant::now();
     let mut load_times = Vec::new();
     let root = parse_yaml(text)?;
@@ -131,13 +142,18 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
         let before = doc.components.len();
         let mut dropped = Vec::new();
         doc.components.retain(|c| {
-            let transport = BRIDGE_REFS.contains(&c.plugin.as_str()) || lookup(&c.plugin).is_some_and(|d| d.flags.transport_only);
+            let transport = BRIDGE_REFS.contains(&c.plugin.as_str())
+                || lookup(&c.plugin).is_some_and(|d| d.flags.transport_only);
             if transport {
                 dropped.push(c.label().to_string());
             }
             !transport
         });
-        let what = if before != doc.components.len() { format!(" (dropped {})", dropped.join(", ")) } else { String::new() };
+        let what = if before != doc.components.len() {
+            format!(" (dropped {})", dropped.join(", "))
+        } else {
+            String::new()
+        };
         warnings.push(format!(
             "--no-communication: this run communicates with nothing{what}: nothing is published (no /clock, no TF, \
              no sensor topics, no odometry) and nothing is received (no cmd_vel, no goals, no services)"
@@ -164,7 +180,15 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
 
     // Manifest expansion.
     let lookup_fn = |name: &str| lookup(name);
-    expand::expand_tree(&mut doc.components, &lookup_fn, base_dir, None, None, &mut Vec::new(), &mut errors);
+    expand::expand_tree(
+        &mut doc.components,
+        &lookup_fn,
+        base_dir,
+        None,
+        None,
+        &mut Vec::new(),
+        &mut errors,
+    );
 
     // Overrides, pass 2: what only a manifest supplies.
     let keys = |plugin: &str| lookup(plugin).map(|d| d.expansion_keys).unwrap_or(&[]);
@@ -175,32 +199,37 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
     let t0 = std::time::Instant::now();
 
     // The sim block.
-    let sim: SimBlock = match crate::plugin::typed_config::<SimBlock>(&Value::Mapping(doc.sim.clone())) {
-        Ok(s) => s,
-        Err(es) => {
-            for e in es {
-                let p = if e.path.is_empty() { "sim".to_string() } else { format!("sim.{}", e.path) };
-                let msg = if e.message.contains("untagged enum Pacing") {
-                    "expected `realtime`, `asap` or `{factor: x}` (x > 0)".to_string()
-                } else {
-                    e.message
-                };
-                errors.push(p, msg);
+    let sim: SimBlock =
+        match crate::plugin::typed_config::<SimBlock>(&Value::Mapping(doc.sim.clone())) {
+            Ok(s) => s,
+            Err(es) => {
+                for e in es {
+                    let p = if e.path.is_empty() {
+                        "sim".to_string()
+                    } else {
+                        format!("sim.{}", e.path)
+                    };
+                    let msg = if e.message.contains("untagged enum Pacing") {
+                        "expected `realtime`, `asap` or `{factor: x}` (x > 0)".to_string()
+                    } else {
+                        e.message
+                    };
+                    errors.push(p, msg);
+                }
+                // Keep the keys that are fine on their own, so their values are still checked.
+                let good: Mapping = doc
+                    .sim
+                    .iter()
+                    .filter(|(k, v)| {
+                        let mut one = Mapping::new();
+                        one.insert((*k).clone(), (*v).clone());
+                        crate::plugin::typed_config::<SimBlock>(&Value::Mapping(one)).is_ok()
+                    })
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                crate::plugin::typed_config::<SimBlock>(&Value::Mapping(good)).unwrap_or_default()
             }
-            // Keep the keys that are fine on their own, so their values are still checked.
-            let good: Mapping = doc
-                .sim
-                .iter()
-                .filter(|(k, v)| {
-                    let mut one = Mapping::new();
-                    one.insert((*k).clone(), (*v).clone());
-                    crate::plugin::typed_config::<SimBlock>(&Value::Mapping(one)).is_ok()
-                })
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            crate::plugin::typed_config::<SimBlock>(&Value::Mapping(good)).unwrap_or_default()
-        }
-    };
+        };
 
     // World definition.
     let mut world = match sim.world.as_deref() {
@@ -247,7 +276,12 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
             unknown.push((addr, c.plugin.clone()));
             continue;
         };
-        let args = PluginArgs { label: c.label().to_string(), address: addr.clone(), owner, base_dir: base_dir.to_path_buf() };
+        let args = PluginArgs {
+            label: c.label().to_string(),
+            address: addr.clone(),
+            owner,
+            base_dir: base_dir.to_path_buf(),
+        };
         match (desc.create)(&Value::Mapping(c.config.clone()), &args) {
             Ok(p) => {
                 plugins.push(p);
@@ -261,7 +295,11 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
             }
             Err(es) => {
                 for e in es {
-                    let p = if e.path.is_empty() { format!("components.{addr}") } else { format!("components.{addr}.{}", e.path) };
+                    let p = if e.path.is_empty() {
+                        format!("components.{addr}")
+                    } else {
+                        format!("components.{addr}.{}", e.path)
+                    };
                     errors.push(p, format!("{} ({})", e.message, c.plugin));
                 }
             }
@@ -284,7 +322,8 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
     }
 
     // One world slot.
-    let providers: Vec<&LoadedComponent> = components.iter().filter(|c| c.descriptor.flags.provides_world).collect();
+    let providers: Vec<&LoadedComponent> =
+        components.iter().filter(|c| c.descriptor.flags.provides_world).collect();
     if providers.len() > 1 {
         let names: Vec<&str> = providers.iter().map(|c| c.args.address.as_str()).collect();
         errors.push(
@@ -293,14 +332,28 @@ pub fn load_world_str(text: &str, base_dir: &Path, opts: &LoadOptions) -> Result
         );
     } else if let Some(p) = providers.first() {
         if sim.world.is_some() {
-            warnings.push(format!("sim.world is set but `{}` builds its own world; the plugin wins", p.args.address));
+            warnings.push(format!(
+                "sim.world is set but `{}` builds its own world; the plugin wins",
+                p.args.address
+            ));
         }
         world = WorldDef::Plugin(p.args.address.clone());
     }
 
     errors.into_result()?;
     load_times.push(("instantiate".to_string(), t0.elapsed().as_secs_f64()));
-    Ok(LoadedWorld { path: None, base_dir: base_dir.to_path_buf(), doc, sim, world, timestep, components, plugins, warnings, load_times })
+    Ok(LoadedWorld {
+        path: None,
+        base_dir: base_dir.to_path_buf(),
+        doc,
+        sim,
+        world,
+        timestep,
+        components,
+        plugins,
+        warnings,
+        load_times,
+    })
 }
 
 /// The `timestep="..."` of an MJCF file's `<option>`, read without compiling.

@@ -95,9 +95,14 @@ pub fn known_models() -> Vec<String> {
 
 /// Resolve a model reference. Errors name what was tried and what exists.
 pub fn resolve_model(reference: &str, base_dir: &Path) -> Result<ModelAsset, String> {
-    let looks_like_path = reference.contains('/') || reference.ends_with(".xml") || reference.ends_with(".mjcf");
+    let looks_like_path =
+        reference.contains('/') || reference.ends_with(".xml") || reference.ends_with(".mjcf");
     let path = if looks_like_path {
-        let p = if Path::new(reference).is_absolute() { PathBuf::from(reference) } else { base_dir.join(reference) };
+        let p = if Path::new(reference).is_absolute() {
+            PathBuf::from(reference)
+        } else {
+            base_dir.join(reference)
+        };
         if !p.is_file() {
             return Err(format!("model file `{}` not found", p.display()));
         }
@@ -106,17 +111,20 @@ pub fn resolve_model(reference: &str, base_dir: &Path) -> Result<ModelAsset, Str
         let roots: Vec<PathBuf> = if pkg == "roqsim" {
             model_roots()
         } else {
-            ament_prefixes().into_iter().map(|p| p.join("share").join(pkg).join("models")).filter(|p| p.is_dir()).collect()
+            ament_prefixes()
+                .into_iter()
+                .map(|p| p.join("share").join(pkg).join("models"))
+                .filter(|p| p.is_dir())
+                .collect()
         };
         if roots.is_empty() {
             return Err(format!(
                 "model `{reference}`: package `{pkg}` has no share/{pkg}/models on AMENT_PREFIX_PATH (is the package built and sourced?)"
             ));
         }
-        roots
-            .iter()
-            .find_map(|r| find_in(r, name))
-            .ok_or_else(|| format!("model `{reference}`: package `{pkg}` ships no model `{name}`"))?
+        roots.iter().find_map(|r| find_in(r, name)).ok_or_else(|| {
+            format!("model `{reference}`: package `{pkg}` ships no model `{name}`")
+        })?
     } else {
         match model_roots().iter().find_map(|r| find_in(r, reference)) {
             Some(p) => p,
@@ -191,7 +199,8 @@ pub fn load_manifest(asset: &ModelAsset) -> Result<Manifest, String> {
             "rest_height" => out.rest_height = v.as_f64(),
             "frame_id" => out.frame_id = v.as_str().map(str::to_string),
             "frames" => {
-                out.frames = serde_norway::from_value(v).map_err(|e| format!("{}: frames: {e}", p.display()))?;
+                out.frames = serde_norway::from_value(v)
+                    .map_err(|e| format!("{}: frames: {e}", p.display()))?;
             }
             "components" => {
                 out.components = parse_list(&v, "components", &mut errors);
@@ -202,7 +211,11 @@ pub fn load_manifest(asset: &ModelAsset) -> Result<Manifest, String> {
         }
     }
     if !errors.is_empty() {
-        return Err(format!("{}: {}", p.display(), errors.0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")));
+        return Err(format!(
+            "{}: {}",
+            p.display(),
+            errors.0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+        ));
     }
     mark_manifest(&mut out.components);
     Ok(out)

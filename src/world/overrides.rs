@@ -36,7 +36,10 @@ impl Assignment {
 /// Parse `path=value` (the value is read as YAML: `720` is a number, `[1, 2]` a list).
 pub fn parse_set(arg: &str) -> Result<Assignment, ConfigError> {
     let Some((path, raw)) = arg.split_once('=') else {
-        return Err(ConfigError::new(arg, "--set takes path=value (e.g. --set sim.timestep=0.001)"));
+        return Err(ConfigError::new(
+            arg,
+            "--set takes path=value (e.g. --set sim.timestep=0.001)",
+        ));
     };
     let path = path.trim();
     if path.is_empty() || path.split('.').any(str::is_empty) {
@@ -45,15 +48,22 @@ pub fn parse_set(arg: &str) -> Result<Assignment, ConfigError> {
     let value: Value = if raw.trim().is_empty() {
         Value::Null
     } else {
-        serde_norway::from_str(raw).map_err(|e| ConfigError::new(path, format!("--set value `{raw}` is not valid YAML: {e}")))?
+        serde_norway::from_str(raw).map_err(|e| {
+            ConfigError::new(path, format!("--set value `{raw}` is not valid YAML: {e}"))
+        })?
     };
-    Ok(Assignment { path: path.split('.').map(str::to_string).collect(), value, source: format!("--set {arg}") })
+    Ok(Assignment {
+        path: path.split('.').map(str::to_string).collect(),
+        value,
+        source: format!("--set {arg}"),
+    })
 }
 
 /// Read an override document (the same nested shape as a world) into leaf assignments.
 pub fn load_override_file(path: &Path) -> Result<Vec<Assignment>, ConfigError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::new("", format!("--override {}: cannot read: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ConfigError::new("", format!("--override {}: cannot read: {e}", path.display()))
+    })?;
     let v: Value = serde_norway::from_str(&text).map_err(|e| {
         ConfigError::new("", format!("--override {}: YAML syntax error: {e}", path.display()))
     })?;
@@ -62,7 +72,12 @@ pub fn load_override_file(path: &Path) -> Result<Vec<Assignment>, ConfigError> {
     match v {
         Value::Mapping(m) => flatten(&m, &mut Vec::new(), &src, &mut out),
         Value::Null => {}
-        _ => return Err(ConfigError::new("", format!("{src}: must be a mapping like the world document"))),
+        _ => {
+            return Err(ConfigError::new(
+                "",
+                format!("{src}: must be a mapping like the world document"),
+            ))
+        }
     }
     Ok(out)
 }
@@ -77,7 +92,11 @@ fn flatten(m: &Mapping, prefix: &mut Vec<String>, src: &str, out: &mut Vec<Assig
         prefix.extend(key.split('.').map(str::to_string));
         match v {
             Value::Mapping(inner) if !inner.is_empty() => flatten(inner, prefix, src, out),
-            _ => out.push(Assignment { path: prefix.clone(), value: v.clone(), source: src.to_string() }),
+            _ => out.push(Assignment {
+                path: prefix.clone(),
+                value: v.clone(),
+                source: src.to_string(),
+            }),
         }
         prefix.truncate(n);
     }
@@ -97,7 +116,10 @@ pub fn set_in(map: &mut Mapping, path: &[String], value: Value) -> Result<(), St
     }
     match entry {
         Value::Mapping(inner) => set_in(inner, rest, value),
-        _ => Err(format!("`{first}` holds a value, not a mapping; cannot set `{}` inside it", rest.join("."))),
+        _ => Err(format!(
+            "`{first}` holds a value, not a mapping; cannot set `{}` inside it",
+            rest.join(".")
+        )),
     }
 }
 
@@ -111,12 +133,20 @@ enum Hit {
 /// Plugin refs and the config keys their `expand` reads (for the late-override refusal).
 pub type ExpansionKeys<'a> = &'a dyn Fn(&str) -> &'static [&'static str];
 
-fn apply_components(list: &mut [Component], segs: &[String], value: &Value, late: Option<ExpansionKeys>, parent: &str) -> Hit {
+fn apply_components(
+    list: &mut [Component],
+    segs: &[String],
+    value: &Value,
+    late: Option<ExpansionKeys>,
+    parent: &str,
+) -> Hit {
     let Some((first, rest)) = segs.split_first() else { return Hit::NoMatch };
     let Some(c) = list.iter_mut().find(|c| c.label() == first) else { return Hit::NoMatch };
     let addr = if parent.is_empty() { first.clone() } else { format!("{parent}.{first}") };
     if rest.is_empty() {
-        return Hit::Refused(format!("`{addr}` names a component, not one of its keys; add the key (e.g. {addr}.<key>=...)"));
+        return Hit::Refused(format!(
+            "`{addr}` names a component, not one of its keys; add the key (e.g. {addr}.<key>=...)"
+        ));
     }
     if c.components.iter().any(|n| n.label() == rest[0]) {
         return apply_components(&mut c.components, rest, value, late, &addr);
@@ -130,7 +160,10 @@ fn apply_components(list: &mut [Component], segs: &[String], value: &Value, late
             _ => return Hit::Refused("`enabled` takes true or false".into()),
         },
         "name" | "components" => {
-            return Hit::Refused(format!("`{}` is a reserved sibling of the entry, not settable by an override", rest[0]))
+            return Hit::Refused(format!(
+                "`{}` is a reserved sibling of the entry, not settable by an override",
+                rest[0]
+            ))
         }
         _ => {}
     }
@@ -141,7 +174,8 @@ fn apply_components(list: &mut [Component], segs: &[String], value: &Value, late
         return Hit::NoMatch;
     }
     if let Some(keys) = late {
-        if c.origin == Origin::Manifest && c.expanded && keys(&c.plugin).contains(&rest[0].as_str()) {
+        if c.origin == Origin::Manifest && c.expanded && keys(&c.plugin).contains(&rest[0].as_str())
+        {
             return Hit::Refused(format!(
                 "`{}` is read when `{addr}` expands its model's manifest, which happened before this override could \
                  reach it (`{addr}` comes from a manifest). Declare `{addr}` in the world, nested under its carrier, \
@@ -158,7 +192,12 @@ fn apply_components(list: &mut [Component], segs: &[String], value: &Value, late
 
 /// Apply assignments to `doc`. Returns the assignments that matched nothing (to retry after
 /// expansion), and records refusals in `errors`. `late` is given on the second pass.
-pub fn apply(doc: &mut WorldDoc, assigns: &[Assignment], late: Option<ExpansionKeys>, errors: &mut ConfigErrors) -> Vec<Assignment> {
+pub fn apply(
+    doc: &mut WorldDoc,
+    assigns: &[Assignment],
+    late: Option<ExpansionKeys>,
+    errors: &mut ConfigErrors,
+) -> Vec<Assignment> {
     let mut deferred = Vec::new();
     for a in assigns {
         let Some((head, rest)) = a.path.split_first() else { continue };
@@ -168,14 +207,19 @@ pub fn apply(doc: &mut WorldDoc, assigns: &[Assignment], late: Option<ExpansionK
                     errors.push(a.dotted(), format!("{e} ({})", a.source));
                 }
             }
-            "components" if !rest.is_empty() => match apply_components(&mut doc.components, rest, &a.value, late, "") {
-                Hit::Applied => {}
-                Hit::NoMatch => deferred.push(a.clone()),
-                Hit::Refused(msg) => errors.push(a.dotted(), format!("{msg} ({})", a.source)),
-            },
+            "components" if !rest.is_empty() => {
+                match apply_components(&mut doc.components, rest, &a.value, late, "") {
+                    Hit::Applied => {}
+                    Hit::NoMatch => deferred.push(a.clone()),
+                    Hit::Refused(msg) => errors.push(a.dotted(), format!("{msg} ({})", a.source)),
+                }
+            }
             _ => errors.push(
                 a.dotted(),
-                format!("an override path starts with `sim.` or `components.<address>.` ({})", a.source),
+                format!(
+                    "an override path starts with `sim.` or `components.<address>.` ({})",
+                    a.source
+                ),
             ),
         }
     }
@@ -200,7 +244,10 @@ pub fn refuse_unmatched(doc: &WorldDoc, unmatched: &[Assignment], errors: &mut C
             .collect();
         near.dedup();
         let hint = if !near.is_empty() {
-            format!("did you mean {}?", near.iter().map(|n| format!("components.{n}")).collect::<Vec<_>>().join(" or "))
+            format!(
+                "did you mean {}?",
+                near.iter().map(|n| format!("components.{n}")).collect::<Vec<_>>().join(" or ")
+            )
         } else if all.is_empty() {
             "the world has no components".to_string()
         } else {

@@ -175,7 +175,10 @@ impl SimBlock {
     pub fn validate(&self, timestep: f64, errors: &mut ConfigErrors) {
         if let Some(ts) = self.timestep {
             if !(ts > 0.0 && ts.is_finite()) {
-                errors.push("sim.timestep", format!("must be a positive number of seconds, got {ts}"));
+                errors.push(
+                    "sim.timestep",
+                    format!("must be a positive number of seconds, got {ts}"),
+                );
             }
         }
         if let Some(ts) = self.timestep {
@@ -186,14 +189,20 @@ impl SimBlock {
         for (key, v) in [("gravity", self.gravity), ("wind", self.wind)] {
             if let Some(v) = v {
                 if v.iter().any(|x| !x.is_finite() || x.abs() > 1e4) {
-                    errors.push(format!("sim.{key}"), format!("every component must be finite and within ±1e4, got {v:?}"));
+                    errors.push(
+                        format!("sim.{key}"),
+                        format!("every component must be finite and within ±1e4, got {v:?}"),
+                    );
                 }
             }
         }
         for (key, v) in [("iterations", self.iterations), ("ls_iterations", self.ls_iterations)] {
             if let Some(v) = v {
                 if v == 0 || v > 10_000 {
-                    errors.push(format!("sim.{key}"), format!("must be between 1 and 10000, got {v}"));
+                    errors.push(
+                        format!("sim.{key}"),
+                        format!("must be between 1 and 10000, got {v}"),
+                    );
                 }
             }
         }
@@ -202,10 +211,15 @@ impl SimBlock {
                 errors.push("sim.pacing.factor", format!("must be > 0, got {factor}"));
             }
         }
-        for (key, v) in [("impratio", self.impratio), ("density", self.density), ("viscosity", self.viscosity)] {
+        for (key, v) in
+            [("impratio", self.impratio), ("density", self.density), ("viscosity", self.viscosity)]
+        {
             if let Some(v) = v {
                 if v < 0.0 || !v.is_finite() {
-                    errors.push(format!("sim.{key}"), format!("must be a finite value >= 0, got {v}"));
+                    errors.push(
+                        format!("sim.{key}"),
+                        format!("must be a finite value >= 0, got {v}"),
+                    );
                 }
             }
         }
@@ -217,7 +231,10 @@ impl SimBlock {
             ] {
                 if let Some(v) = v {
                     if v.is_empty() {
-                        errors.push(format!("sim.contact_override.{key}"), "is empty; give 1 to {max} numbers or remove the key");
+                        errors.push(
+                            format!("sim.contact_override.{key}"),
+                            "is empty; give 1 to {max} numbers or remove the key",
+                        );
                     } else if v.len() > max {
                         errors.push(
                             format!("sim.contact_override.{key}"),
@@ -245,7 +262,10 @@ impl SimBlock {
     }
 
     /// The padded (solref, solimp, friction) an override resolves to, starting from `current`.
-    pub fn padded_override(&self, current: ([f64; 2], [f64; 5], [f64; 5])) -> Option<([f64; 2], [f64; 5], [f64; 5])> {
+    pub fn padded_override(
+        &self,
+        current: ([f64; 2], [f64; 5], [f64; 5]),
+    ) -> Option<([f64; 2], [f64; 5], [f64; 5])> {
         let co = self.contact_override.as_ref()?;
         let (mut r, mut i, mut f) = current;
         if let Some(v) = &co.solref {
@@ -268,10 +288,15 @@ mod tests {
     #[test]
     fn pads_short_vectors_from_current() {
         let s = SimBlock {
-            contact_override: Some(ContactOverride { solref: Some(vec![0.05]), ..Default::default() }),
+            contact_override: Some(ContactOverride {
+                solref: Some(vec![0.05]),
+                ..Default::default()
+            }),
             ..Default::default()
         };
-        let (r, i, f) = s.padded_override((MJ_DEFAULT_O_SOLREF, MJ_DEFAULT_O_SOLIMP, MJ_DEFAULT_O_FRICTION)).unwrap();
+        let (r, i, f) = s
+            .padded_override((MJ_DEFAULT_O_SOLREF, MJ_DEFAULT_O_SOLIMP, MJ_DEFAULT_O_FRICTION))
+            .unwrap();
         assert_eq!(r, [0.05, 1.0]);
         assert_eq!(i, MJ_DEFAULT_O_SOLIMP);
         assert_eq!(f, MJ_DEFAULT_O_FRICTION);
@@ -280,7 +305,10 @@ mod tests {
     #[test]
     fn floor_named() {
         let s = SimBlock {
-            contact_override: Some(ContactOverride { solref: Some(vec![0.001, 1.0]), ..Default::default() }),
+            contact_override: Some(ContactOverride {
+                solref: Some(vec![0.001, 1.0]),
+                ..Default::default()
+            }),
             ..Default::default()
         };
         let mut e = ConfigErrors::default();
@@ -290,7 +318,10 @@ mod tests {
         assert!(e.0[0].message.contains("floor 2*timestep = 0.004 s"), "{}", e.0[0].message);
         // negative solref is the direct form: no floor
         let s = SimBlock {
-            contact_override: Some(ContactOverride { solref: Some(vec![-1000.0, -10.0]), ..Default::default() }),
+            contact_override: Some(ContactOverride {
+                solref: Some(vec![-1000.0, -10.0]),
+                ..Default::default()
+            }),
             ..Default::default()
         };
         let mut e = ConfigErrors::default();

@@ -136,10 +136,22 @@ impl ValidateConfig for ConveyorConfig {
             ));
         }
         if self.height.is_finite() && self.height <= BELT_THICKNESS + 0.001 {
-            e.push(ConfigError::new("height", format!("must exceed the belt thickness ({BELT_THICKNESS} m), got {}", self.height)));
+            e.push(ConfigError::new(
+                "height",
+                format!("must exceed the belt thickness ({BELT_THICKNESS} m), got {}", self.height),
+            ));
         }
-        if self.roller_radius.is_finite() && self.height.is_finite() && self.roller_radius * 2.0 > self.height {
-            e.push(ConfigError::new("roller_radius", format!("a roller of radius {} does not fit under a belt {} m high", self.roller_radius, self.height)));
+        if self.roller_radius.is_finite()
+            && self.height.is_finite()
+            && self.roller_radius * 2.0 > self.height
+        {
+            e.push(ConfigError::new(
+                "roller_radius",
+                format!(
+                    "a roller of radius {} does not fit under a belt {} m high",
+                    self.roller_radius, self.height
+                ),
+            ));
         }
         if !self.speed.is_finite() {
             e.push(ConfigError::new("speed", format!("must be finite (m/s), got {}", self.speed)));
@@ -147,8 +159,13 @@ impl ValidateConfig for ConveyorConfig {
         if !(self.friction >= 0.0 && self.friction.is_finite()) {
             e.push(ConfigError::new("friction", format!("must be >= 0, got {}", self.friction)));
         }
-        if !(self.belt_wrap >= 0.0 && self.belt_wrap.is_finite()) || (self.length.is_finite() && self.belt_wrap >= self.length / 2.0) {
-            e.push(ConfigError::new("belt_wrap", format!("must be within [0, length/2) (m), got {}", self.belt_wrap)));
+        if !(self.belt_wrap >= 0.0 && self.belt_wrap.is_finite())
+            || (self.length.is_finite() && self.belt_wrap >= self.length / 2.0)
+        {
+            e.push(ConfigError::new(
+                "belt_wrap",
+                format!("must be within [0, length/2) (m), got {}", self.belt_wrap),
+            ));
         }
         if self.pos.iter().chain(&self.rpy).any(|v| !v.is_finite()) {
             e.push(ConfigError::new("pos", "pos and rpy must be finite"));
@@ -156,7 +173,10 @@ impl ValidateConfig for ConveyorConfig {
         if let Some(p) = &self.package_pose {
             let n = (p[3] * p[3] + p[4] * p[4] + p[5] * p[5] + p[6] * p[6]).sqrt();
             if p.iter().any(|v| !v.is_finite()) || n < 1e-9 {
-                e.push(ConfigError::new("package_pose", format!("x y z qw qx qy qz with a non-zero quaternion, got {p:?}")));
+                e.push(ConfigError::new(
+                    "package_pose",
+                    format!("x y z qw qx qy qz with a non-zero quaternion, got {p:?}"),
+                ));
             }
         }
         e
@@ -200,7 +220,15 @@ impl Conveyor {
     /// Construct from config.
     pub fn new(cfg: ConveyorConfig, args: &PluginArgs) -> Self {
         let speed = Rc::new(Cell::new(cfg.speed));
-        Conveyor { stem: args.address.replace('.', "_"), address: args.address.clone(), cfg, speed, qpos: 0, dof: 0, ep: 0 }
+        Conveyor {
+            stem: args.address.replace('.', "_"),
+            address: args.address.clone(),
+            cfg,
+            speed,
+            qpos: 0,
+            dof: 0,
+            ep: 0,
+        }
     }
 
     /// Name of the belt body and geom in the compiled model.
@@ -279,11 +307,17 @@ impl Plugin for Conveyor {
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let m = ctx.model();
         let j = format!("{}{}_belt_slide", self.cfg.prefix, self.stem);
-        let jid = m.name_to_id(MjtObjBase::mjOBJ_JOINT, &j).ok_or_else(|| format!("belt joint `{j}` missing after compile"))?;
+        let jid = m
+            .name_to_id(MjtObjBase::mjOBJ_JOINT, &j)
+            .ok_or_else(|| format!("belt joint `{j}` missing after compile"))?;
         self.qpos = m.jnt_qposadr()[jid] as usize;
         self.dof = m.jnt_dofadr()[jid] as usize;
         self.ep = ctx.interface.add(
-            Endpoint::input("speed").owner(Some(&self.address)).namespace(&self.cfg.namespace).hint("ros2", "type", "std_msgs/msg/Float64").hint("ros2", "qos", "reliable"),
+            Endpoint::input("speed")
+                .owner(Some(&self.address))
+                .namespace(&self.cfg.namespace)
+                .hint("ros2", "type", "std_msgs/msg/Float64")
+                .hint("ros2", "qos", "reliable"),
         );
         ctx.blackboard.set(handle_key(&self.address), ConveyorHandle(self.speed.clone()));
         Ok(())
@@ -303,7 +337,11 @@ impl Plugin for Conveyor {
         if let Some(p) = ctx.interface.take_latest(self.ep) {
             match p {
                 Payload::Float64(v) if v.is_finite() => self.speed.set(v),
-                other => tracing::warn!("conveyor `{}`: ignored a {} on `speed` (expects a finite Float64, m/s)", self.address, other.kind()),
+                other => tracing::warn!(
+                    "conveyor `{}`: ignored a {} on `speed` (expects a finite Float64, m/s)",
+                    self.address,
+                    other.kind()
+                ),
             }
         }
         let wrap = self.cfg.belt_wrap;

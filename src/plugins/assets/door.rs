@@ -178,13 +178,23 @@ pub struct DoorConfig {
 impl ValidateConfig for DoorConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.pos.len() == 2 || self.pos.len() == 3) || self.pos.iter().any(|v| !v.is_finite()) {
-            e.push(ConfigError::new("pos", format!("the opening centre is [x, y] or [x, y, z] (m), got {:?}", self.pos)));
+        if !(self.pos.len() == 2 || self.pos.len() == 3) || self.pos.iter().any(|v| !v.is_finite())
+        {
+            e.push(ConfigError::new(
+                "pos",
+                format!("the opening centre is [x, y] or [x, y, z] (m), got {:?}", self.pos),
+            ));
         }
         if self.rpy.iter().any(|v| !v.is_finite()) {
             e.push(ConfigError::new("rpy", format!("must be finite (rad), got {:?}", self.rpy)));
         }
-        for (k, v) in [("width", self.width), ("height", self.height), ("thickness", self.thickness), ("kp", self.kp), ("max_torque", self.max_torque)] {
+        for (k, v) in [
+            ("width", self.width),
+            ("height", self.height),
+            ("thickness", self.thickness),
+            ("kp", self.kp),
+            ("max_torque", self.max_torque),
+        ] {
             if !(v > 0.0 && v.is_finite()) {
                 e.push(ConfigError::new(k, format!("must be > 0, got {v}")));
             }
@@ -193,19 +203,34 @@ impl ValidateConfig for DoorConfig {
             e.push(ConfigError::new("kv", format!("must be >= 0 (N·m·s/rad), got {}", self.kv)));
         }
         if !(self.mount_offset >= 0.0 && self.mount_offset.is_finite()) {
-            e.push(ConfigError::new("mount_offset", format!("must be >= 0 (m), got {}", self.mount_offset)));
+            e.push(ConfigError::new(
+                "mount_offset",
+                format!("must be >= 0 (m), got {}", self.mount_offset),
+            ));
         }
         if self.hinge_side != "left" && self.hinge_side != "right" {
-            e.push(ConfigError::new("hinge_side", format!("`left` or `right`, got `{}`", self.hinge_side)));
+            e.push(ConfigError::new(
+                "hinge_side",
+                format!("`left` or `right`, got `{}`", self.hinge_side),
+            ));
         }
         if self.swing != 1 && self.swing != -1 {
-            e.push(ConfigError::new("swing", format!("+1 or -1 (which way the leaf opens about +z), got {}", self.swing)));
+            e.push(ConfigError::new(
+                "swing",
+                format!("+1 or -1 (which way the leaf opens about +z), got {}", self.swing),
+            ));
         }
         if !(self.max_angle > 0.0 && self.max_angle <= 180.0) {
-            e.push(ConfigError::new("max_angle", format!("must be within (0, 180] (deg), got {}", self.max_angle)));
+            e.push(ConfigError::new(
+                "max_angle",
+                format!("must be within (0, 180] (deg), got {}", self.max_angle),
+            ));
         }
         if !(0.0..=1.0).contains(&self.open) {
-            e.push(ConfigError::new("open", format!("an openness fraction within 0..1, got {}", self.open)));
+            e.push(ConfigError::new(
+                "open",
+                format!("an openness fraction within 0..1, got {}", self.open),
+            ));
         }
         if let Some(c) = &self.color {
             e.extend(check_rgba(c, "color"));
@@ -321,7 +346,10 @@ impl Door {
         let c = &self.cfg;
         let s = &self.stem;
         let (hw, h) = (c.width / 2.0, c.height);
-        let frame_rgba = Self::rgba(if c.frame_color.is_some() { &c.frame_color } else { &c.color }, &FRAME_RGBA);
+        let frame_rgba = Self::rgba(
+            if c.frame_color.is_some() { &c.frame_color } else { &c.color },
+            &FRAME_RGBA,
+        );
         let casing = if builtin_casing {
             let (jt, jd) = (0.025, c.mount_offset.max(0.03) + 0.01); // jamb half-width, half-depth (m)
             format!(
@@ -416,12 +444,30 @@ impl Plugin for Door {
             let mut m = load_model(mref, &self.base_dir).map_err(|e| format!("model: {e}"))?;
             let q = if self.sx() > 0.0 { [1.0, 0.0, 0.0, 0.0] } else { [0.0, 0.0, 0.0, 1.0] };
             let leaf_body = format!("{}_leaf", self.stem);
-            attach(&mut child, Some(&leaf_body), &mut m.spec, [0.0; 3], q, &format!("{}_leafmodel_", self.stem))?;
+            attach(
+                &mut child,
+                Some(&leaf_body),
+                &mut m.spec,
+                [0.0; 3],
+                q,
+                &format!("{}_leafmodel_", self.stem),
+            )?;
         }
         if self.cfg.frame && !builtin_casing {
             match load_model(&self.cfg.frame_model, &self.base_dir) {
-                Ok(mut m) => attach(&mut child, Some(&self.stem), &mut m.spec, [0.0; 3], [1.0, 0.0, 0.0, 0.0], &format!("{}_frame_", self.stem))?,
-                Err(e) => tracing::warn!("door `{}`: frame_model `{}` not found ({e}); the opening is left bare", self.address, self.cfg.frame_model),
+                Ok(mut m) => attach(
+                    &mut child,
+                    Some(&self.stem),
+                    &mut m.spec,
+                    [0.0; 3],
+                    [1.0, 0.0, 0.0, 0.0],
+                    &format!("{}_frame_", self.stem),
+                )?,
+                Err(e) => tracing::warn!(
+                    "door `{}`: frame_model `{}` not found ({e}); the opening is left bare",
+                    self.address,
+                    self.cfg.frame_model
+                ),
             }
         }
         attach(spec, None, &mut child, pos, quat, &self.cfg.prefix)?;
@@ -430,24 +476,44 @@ impl Plugin for Door {
         e.namespace = self.namespace();
         e.model = self.cfg.model.clone().unwrap_or_else(|| "door".into());
         e.initial_pose = Pose { pos, quat };
-        e.weld_reason = Some("a door's casing is welded; its leaf swings on the hinge (command `cmd`)".into());
+        e.weld_reason =
+            Some("a door's casing is welded; its leaf swings on the hinge (command `cmd`)".into());
         b.ctx.entities.add(e)
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let m = ctx.model();
         let j = format!("{}{}_hinge", self.cfg.prefix, self.stem);
-        let jid = m.name_to_id(MjtObjBase::mjOBJ_JOINT, &j).ok_or_else(|| format!("hinge `{j}` missing after compile"))?;
+        let jid = m
+            .name_to_id(MjtObjBase::mjOBJ_JOINT, &j)
+            .ok_or_else(|| format!("hinge `{j}` missing after compile"))?;
         self.qpos = m.jnt_qposadr()[jid] as usize;
         self.dof = m.jnt_dofadr()[jid] as usize;
         let a = format!("{}{}_actuator", self.cfg.prefix, self.stem);
-        self.act = m.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, &a).ok_or_else(|| format!("actuator `{a}` missing after compile"))?;
+        self.act = m
+            .name_to_id(MjtObjBase::mjOBJ_ACTUATOR, &a)
+            .ok_or_else(|| format!("actuator `{a}` missing after compile"))?;
         if self.cfg.controllable {
             let ns = self.namespace();
-            self.cmd = Some(ctx.interface.add(Endpoint::input("cmd").owner(Some(&self.address)).namespace(&ns).hint("ros2", "type", "std_msgs/msg/Float64").hint("ros2", "qos", "reliable")));
-            self.out = Some(ctx.interface.add(
-                Endpoint::out("state").owner(Some(&self.address)).namespace(&ns).rate(STATE_RATE_HZ).hint("ros2", "type", "std_msgs/msg/Float64").hint("ros2", "qos", "reliable"),
-            ));
+            self.cmd = Some(
+                ctx.interface.add(
+                    Endpoint::input("cmd")
+                        .owner(Some(&self.address))
+                        .namespace(&ns)
+                        .hint("ros2", "type", "std_msgs/msg/Float64")
+                        .hint("ros2", "qos", "reliable"),
+                ),
+            );
+            self.out = Some(
+                ctx.interface.add(
+                    Endpoint::out("state")
+                        .owner(Some(&self.address))
+                        .namespace(&ns)
+                        .rate(STATE_RATE_HZ)
+                        .hint("ros2", "type", "std_msgs/msg/Float64")
+                        .hint("ros2", "qos", "reliable"),
+                ),
+            );
         }
         ctx.blackboard.set(handle_key(&self.address), DoorHandle(self.state.clone()));
         Ok(())
@@ -474,8 +540,14 @@ impl Plugin for Door {
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
         if let Some(id) = self.cmd {
             match ctx.interface.take_latest(id) {
-                Some(Payload::Float64(f)) if f.is_finite() => self.state.borrow_mut().request = Some(f.clamp(0.0, 1.0)),
-                Some(other) => tracing::warn!("door `{}`: ignored a {} on `cmd` (expects an openness Float64 0..1)", self.address, other.kind()),
+                Some(Payload::Float64(f)) if f.is_finite() => {
+                    self.state.borrow_mut().request = Some(f.clamp(0.0, 1.0))
+                }
+                Some(other) => tracing::warn!(
+                    "door `{}`: ignored a {} on `cmd` (expects an openness Float64 0..1)",
+                    self.address,
+                    other.kind()
+                ),
                 None => {}
             }
         }
@@ -506,7 +578,13 @@ impl Plugin for Door {
                 let back = (q - dir * BACKOFF_RAD).clamp(0.0, self.max_rad);
                 self.hold = Some(back);
                 self.state.borrow_mut().stalled = true;
-                tracing::info!("door `{}`: stalled at {:.1} deg short of {:.1} deg; backing off to {:.1} deg", self.address, q.to_degrees(), target.to_degrees(), back.to_degrees());
+                tracing::info!(
+                    "door `{}`: stalled at {:.1} deg short of {:.1} deg; backing off to {:.1} deg",
+                    self.address,
+                    q.to_degrees(),
+                    target.to_degrees(),
+                    back.to_degrees()
+                );
             }
         }
         let ctrl = self.target_angle().clamp(0.0, self.max_rad);

@@ -17,7 +17,9 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, JointRef, Scope};
 
 /// Endpoint roles (keys of `topics:`).
@@ -116,12 +118,17 @@ impl Plugin for JointStatePublisher {
         if self.cfg.joints.is_empty() {
             let nj = model.ffi().njnt as usize;
             for j in 0..nj {
-                if scalar(model.jnt_type()[j]) && common::in_subtree(model, model.jnt_bodyid()[j] as usize, root) {
+                if scalar(model.jnt_type()[j])
+                    && common::in_subtree(model, model.jnt_bodyid()[j] as usize, root)
+                {
                     self.joints.push(JointRef::new(model, &entity, j));
                 }
             }
             if self.joints.is_empty() {
-                return Err(format!("entity `{}` has no hinge or slide joint to publish", entity.name));
+                return Err(format!(
+                    "entity `{}` has no hinge or slide joint to publish",
+                    entity.name
+                ));
             }
         } else {
             for (i, name) in self.cfg.joints.iter().enumerate() {
@@ -136,13 +143,15 @@ impl Plugin for JointStatePublisher {
             }
         }
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
-        self.id = ctx.interface.add(scope.apply(
-            Endpoint::out("joint_states")
-                .rate(self.cfg.rate_hz)
-                .hint("ros2", "type", "sensor_msgs/msg/JointState")
-                .hint("ros2", "qos", "reliable"),
-            &self.cfg.topics,
-        ));
+        self.id = ctx.interface.add(
+            scope.apply(
+                Endpoint::out("joint_states")
+                    .rate(self.cfg.rate_hz)
+                    .hint("ros2", "type", "sensor_msgs/msg/JointState")
+                    .hint("ros2", "qos", "reliable"),
+                &self.cfg.topics,
+            ),
+        );
         Ok(())
     }
 

@@ -34,7 +34,9 @@ pub fn require_owner(plugin: &str, args: &PluginArgs) -> Result<(), ConfigError>
 /// The entity a plugin nested at `owner` belongs to (walking up the address), cloned.
 pub fn owner_entity(ctx: &SimContext, plugin: &str, owner: Option<&str>) -> Result<Entity, String> {
     let Some(o) = owner else {
-        return Err(format!("`{plugin}` must be nested under a robot's spawn entry (requires_owner)"));
+        return Err(format!(
+            "`{plugin}` must be nested under a robot's spawn entry (requires_owner)"
+        ));
     };
     ctx.entities.resolve_owner(Some(o)).cloned().ok_or_else(|| {
         format!(
@@ -60,7 +62,11 @@ impl Scope {
     /// Scope for `entity`, with an optional `namespace:` override (empty = inherit the entity's,
     /// as the seed's `namespace: ""` default reads).
     pub fn new(entity: &Entity, namespace: Option<&str>) -> Scope {
-        let ns = namespace.filter(|s| !s.trim_matches('/').is_empty()).unwrap_or(&entity.namespace).trim_matches('/').to_string();
+        let ns = namespace
+            .filter(|s| !s.trim_matches('/').is_empty())
+            .unwrap_or(&entity.namespace)
+            .trim_matches('/')
+            .to_string();
         let frame_prefix = if ns.is_empty() { String::new() } else { format!("{ns}/") };
         Scope { owner: entity.name.clone(), namespace: ns, frame_prefix }
     }
@@ -69,7 +75,8 @@ impl Scope {
     /// owner, namespace, frame prefix, and the `("ros2", "topic", ..)` hint when `topics` names it.
     pub fn apply(&self, ep: Endpoint, topics: &BTreeMap<String, String>) -> Endpoint {
         let topic = topics.get(&ep.name).cloned();
-        let mut ep = ep.owner(Some(&self.owner)).namespace(&self.namespace).frame_prefix(&self.frame_prefix);
+        let mut ep =
+            ep.owner(Some(&self.owner)).namespace(&self.namespace).frame_prefix(&self.frame_prefix);
         if let Some(t) = topic {
             ep = ep.hint("ros2", "topic", t);
         }
@@ -83,7 +90,10 @@ pub fn check_topics(topics: &BTreeMap<String, String>, roles: &[&str]) -> Vec<Co
     let mut e = Vec::new();
     for (k, v) in topics {
         if !roles.contains(&k.as_str()) {
-            e.push(ConfigError::new(format!("topics.{k}"), format!("no endpoint role `{k}` here; the roles are: {}", roles.join(", "))));
+            e.push(ConfigError::new(
+                format!("topics.{k}"),
+                format!("no endpoint role `{k}` here; the roles are: {}", roles.join(", ")),
+            ));
         } else if v.trim().is_empty() || v.trim() == "/" {
             e.push(ConfigError::new(
                 format!("topics.{k}"),
@@ -102,7 +112,10 @@ pub fn unprefixed<'a>(name: &'a str, prefix: &str) -> &'a str {
 /// Id of the entity's root body (its registered `body`).
 pub fn entity_body(model: &MjModel, entity: &Entity) -> Result<usize, String> {
     model.name_to_id(MjtObjBase::mjOBJ_BODY, &entity.body).ok_or_else(|| {
-        format!("entity `{}` names root body `{}`, which is not in the compiled model", entity.name, entity.body)
+        format!(
+            "entity `{}` names root body `{}`, which is not in the compiled model",
+            entity.name, entity.body
+        )
     })
 }
 
@@ -120,7 +133,13 @@ pub fn in_subtree(model: &MjModel, mut body: usize, root: usize) -> bool {
     }
 }
 
-fn names_where(model: &MjModel, obj: MjtObjBase, n: usize, prefix: &str, keep: impl Fn(usize) -> bool) -> Vec<String> {
+fn names_where(
+    model: &MjModel,
+    obj: MjtObjBase,
+    n: usize,
+    prefix: &str,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<String> {
     (0..n)
         .filter(|&i| keep(i))
         .filter_map(|i| model.id_to_name(obj, i).map(|s| unprefixed(s, prefix).to_string()))
@@ -130,7 +149,8 @@ fn names_where(model: &MjModel, obj: MjtObjBase, n: usize, prefix: &str, keep: i
 /// Joint an actuator drives, when its transmission is a joint.
 pub fn actuator_joint(model: &MjModel, act: usize) -> Option<usize> {
     let t = model.actuator_trntype()[act];
-    (t == mjtTrn::mjTRN_JOINT || t == mjtTrn::mjTRN_JOINTINPARENT).then(|| model.actuator_trnid()[act][0] as usize)
+    (t == mjtTrn::mjTRN_JOINT || t == mjtTrn::mjTRN_JOINTINPARENT)
+        .then(|| model.actuator_trnid()[act][0] as usize)
 }
 
 /// Actuators of the entity (transmission on a joint of its subtree), unprefixed names.
@@ -138,8 +158,11 @@ pub fn entity_actuators(model: &MjModel, entity: &Entity) -> Vec<String> {
     let Ok(root) = entity_body(model, entity) else { return Vec::new() };
     let nu = model.ffi().nu as usize;
     names_where(model, MjtObjBase::mjOBJ_ACTUATOR, nu, &entity.prefix, |a| {
-        actuator_joint(model, a).is_some_and(|j| in_subtree(model, model.jnt_bodyid()[j] as usize, root))
-            || model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a).is_some_and(|n| !entity.prefix.is_empty() && n.starts_with(&entity.prefix))
+        actuator_joint(model, a)
+            .is_some_and(|j| in_subtree(model, model.jnt_bodyid()[j] as usize, root))
+            || model
+                .id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a)
+                .is_some_and(|n| !entity.prefix.is_empty() && n.starts_with(&entity.prefix))
     })
 }
 
@@ -147,13 +170,20 @@ pub fn entity_actuators(model: &MjModel, entity: &Entity) -> Vec<String> {
 pub fn entity_joints(model: &MjModel, entity: &Entity) -> Vec<String> {
     let Ok(root) = entity_body(model, entity) else { return Vec::new() };
     let nj = model.ffi().njnt as usize;
-    names_where(model, MjtObjBase::mjOBJ_JOINT, nj, &entity.prefix, |j| in_subtree(model, model.jnt_bodyid()[j] as usize, root))
+    names_where(model, MjtObjBase::mjOBJ_JOINT, nj, &entity.prefix, |j| {
+        in_subtree(model, model.jnt_bodyid()[j] as usize, root)
+    })
 }
 
 /// Resolve an actuator the config names by its model name (`key` is the config key, for the
 /// message). A joint name given instead is refused naming the actuator that drives it; an unknown
 /// name is refused listing the entity's actuators.
-pub fn resolve_actuator(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+pub fn resolve_actuator(
+    model: &MjModel,
+    entity: &Entity,
+    key: &str,
+    name: &str,
+) -> Result<usize, String> {
     let full = format!("{}{name}", entity.prefix);
     if let Some(a) = model.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, &full) {
         return Ok(a);
@@ -162,7 +192,11 @@ pub fn resolve_actuator(model: &MjModel, entity: &Entity, key: &str, name: &str)
         let nu = model.ffi().nu as usize;
         let drivers: Vec<String> = (0..nu)
             .filter(|&a| actuator_joint(model, a) == Some(j))
-            .filter_map(|a| model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a).map(|s| unprefixed(s, &entity.prefix).to_string()))
+            .filter_map(|a| {
+                model
+                    .id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a)
+                    .map(|s| unprefixed(s, &entity.prefix).to_string())
+            })
             .collect();
         return Err(if drivers.is_empty() {
             format!("{key}: `{name}` is a joint of `{}`, not an actuator, and no actuator drives it; its actuators are [{}]", entity.name, entity_actuators(model, entity).join(", "))
@@ -183,7 +217,12 @@ pub fn resolve_actuator(model: &MjModel, entity: &Entity, key: &str, name: &str)
 
 /// Resolve a joint of the entity by its model name; an unknown name (or one on another entity) is
 /// refused listing the entity's joints; an actuator name given instead names its joint.
-pub fn resolve_joint(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+pub fn resolve_joint(
+    model: &MjModel,
+    entity: &Entity,
+    key: &str,
+    name: &str,
+) -> Result<usize, String> {
     let full = format!("{}{name}", entity.prefix);
     if let Some(j) = model.name_to_id(MjtObjBase::mjOBJ_JOINT, &full) {
         let root = entity_body(model, entity)?;
@@ -194,7 +233,10 @@ pub fn resolve_joint(model: &MjModel, entity: &Entity, key: &str, name: &str) ->
     if let Some(a) = model.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, &full) {
         if let Some(j) = actuator_joint(model, a) {
             let jn = model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("?");
-            return Err(format!("{key}: `{name}` is an actuator, not a joint; the joint it drives is `{}`", unprefixed(jn, &entity.prefix)));
+            return Err(format!(
+                "{key}: `{name}` is an actuator, not a joint; the joint it drives is `{}`",
+                unprefixed(jn, &entity.prefix)
+            ));
         }
     }
     Err(format!(
@@ -205,7 +247,12 @@ pub fn resolve_joint(model: &MjModel, entity: &Entity, key: &str, name: &str) ->
 }
 
 /// Resolve a body of the entity by its model name (an empty name = the entity's root body).
-pub fn resolve_body(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+pub fn resolve_body(
+    model: &MjModel,
+    entity: &Entity,
+    key: &str,
+    name: &str,
+) -> Result<usize, String> {
     let root = entity_body(model, entity)?;
     if name.is_empty() {
         return Ok(root);
@@ -217,12 +264,23 @@ pub fn resolve_body(model: &MjModel, entity: &Entity, key: &str, name: &str) -> 
         }
     }
     let nb = model.ffi().nbody as usize;
-    let bodies = names_where(model, MjtObjBase::mjOBJ_BODY, nb, &entity.prefix, |b| b != 0 && in_subtree(model, b, root));
-    Err(format!("{key}: entity `{}` has no body `{name}` (looked up as `{full}`); its bodies are [{}]", entity.name, bodies.join(", ")))
+    let bodies = names_where(model, MjtObjBase::mjOBJ_BODY, nb, &entity.prefix, |b| {
+        b != 0 && in_subtree(model, b, root)
+    });
+    Err(format!(
+        "{key}: entity `{}` has no body `{name}` (looked up as `{full}`); its bodies are [{}]",
+        entity.name,
+        bodies.join(", ")
+    ))
 }
 
 /// Resolve a site of the entity by its model name.
-pub fn resolve_site(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+pub fn resolve_site(
+    model: &MjModel,
+    entity: &Entity,
+    key: &str,
+    name: &str,
+) -> Result<usize, String> {
     let root = entity_body(model, entity)?;
     let full = format!("{}{name}", entity.prefix);
     if let Some(s) = model.name_to_id(MjtObjBase::mjOBJ_SITE, &full) {
@@ -231,8 +289,14 @@ pub fn resolve_site(model: &MjModel, entity: &Entity, key: &str, name: &str) -> 
         }
     }
     let ns = model.ffi().nsite as usize;
-    let sites = names_where(model, MjtObjBase::mjOBJ_SITE, ns, &entity.prefix, |s| in_subtree(model, model.site_bodyid()[s] as usize, root));
-    Err(format!("{key}: entity `{}` has no site `{name}` (looked up as `{full}`); its sites are [{}]", entity.name, sites.join(", ")))
+    let sites = names_where(model, MjtObjBase::mjOBJ_SITE, ns, &entity.prefix, |s| {
+        in_subtree(model, model.site_bodyid()[s] as usize, root)
+    });
+    Err(format!(
+        "{key}: entity `{}` has no site `{name}` (looked up as `{full}`); its sites are [{}]",
+        entity.name,
+        sites.join(", ")
+    ))
 }
 
 /// Whether entity `name` is present (an unknown name reads as present). An absent entity is
@@ -247,7 +311,15 @@ pub fn entity_present(ctx: &SimContext, name: &str) -> bool {
 /// `configure` so a per-step clamp needs no model access.
 pub fn ctrl_limits(model: &MjModel) -> Vec<[f64; 2]> {
     let nu = model.ffi().nu as usize;
-    (0..nu).map(|a| if model.actuator_ctrllimited()[a] { model.actuator_ctrlrange()[a] } else { [f64::NEG_INFINITY, f64::INFINITY] }).collect()
+    (0..nu)
+        .map(|a| {
+            if model.actuator_ctrllimited()[a] {
+                model.actuator_ctrlrange()[a]
+            } else {
+                [f64::NEG_INFINITY, f64::INFINITY]
+            }
+        })
+        .collect()
 }
 
 /// Clamp a control value to the actuator's `ctrlrange` when it is control-limited.
@@ -291,8 +363,16 @@ pub struct JointRef {
 impl JointRef {
     /// Describe joint `id` of `entity`.
     pub fn new(model: &MjModel, entity: &Entity, id: usize) -> JointRef {
-        let name = model.id_to_name(MjtObjBase::mjOBJ_JOINT, id).map(|s| unprefixed(s, &entity.prefix).to_string()).unwrap_or_default();
-        JointRef { id, name, qpos: model.jnt_qposadr()[id] as usize, dof: model.jnt_dofadr()[id] as usize }
+        let name = model
+            .id_to_name(MjtObjBase::mjOBJ_JOINT, id)
+            .map(|s| unprefixed(s, &entity.prefix).to_string())
+            .unwrap_or_default();
+        JointRef {
+            id,
+            name,
+            qpos: model.jnt_qposadr()[id] as usize,
+            dof: model.jnt_dofadr()[id] as usize,
+        }
     }
 }
 
@@ -327,7 +407,12 @@ pub fn is_position_servo(model: &MjModel, act: usize) -> bool {
 }
 
 /// Resolve `name` as an actuator of the entity that must be a velocity servo (ctrl in rad/s or m/s).
-pub fn resolve_velocity_actuator(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+pub fn resolve_velocity_actuator(
+    model: &MjModel,
+    entity: &Entity,
+    key: &str,
+    name: &str,
+) -> Result<usize, String> {
     let id = resolve_actuator(model, entity, key, name)?;
     if !is_velocity_servo(model, id) {
         return Err(format!(
@@ -339,7 +424,12 @@ pub fn resolve_velocity_actuator(model: &MjModel, entity: &Entity, key: &str, na
 }
 
 /// Resolve `name` as an actuator of the entity that must be a position servo (ctrl in rad or m).
-pub fn resolve_position_actuator(model: &MjModel, entity: &Entity, key: &str, name: &str) -> Result<usize, String> {
+pub fn resolve_position_actuator(
+    model: &MjModel,
+    entity: &Entity,
+    key: &str,
+    name: &str,
+) -> Result<usize, String> {
     let id = resolve_actuator(model, entity, key, name)?;
     if !is_position_servo(model, id) {
         return Err(format!(

@@ -19,7 +19,9 @@ use serde::Deserialize;
 
 use crate::context::SimContext;
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core as common;
 
 /// Config of `payload`.
@@ -42,7 +44,10 @@ impl ValidateConfig for PayloadConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if !(self.mass >= 0.0 && self.mass.is_finite()) {
-            e.push(ConfigError::new("mass", format!("must be a finite number >= 0 (kg), got {}", self.mass)));
+            e.push(ConfigError::new(
+                "mass",
+                format!("must be a finite number >= 0 (kg), got {}", self.mass),
+            ));
         }
         if self.offset.is_some() {
             e.push(ConfigError::new(

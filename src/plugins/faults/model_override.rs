@@ -63,7 +63,9 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::payload::{set_const, write_body_mass};
 use crate::plugins::core::{self as common};
 use crate::plugins::faults::Verdict;
@@ -260,7 +262,10 @@ impl ValidateConfig for ModelOverrideConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if self.overrides.is_empty() {
-            e.push(ConfigError::new("overrides", "is empty: name at least one {field, select, to}"));
+            e.push(ConfigError::new(
+                "overrides",
+                "is empty: name at least one {field, select, to}",
+            ));
         }
         if !(self.rate_hz > 0.0 && self.rate_hz.is_finite()) {
             e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
@@ -272,11 +277,30 @@ impl ValidateConfig for ModelOverrideConfig {
                 continue;
             };
             if o.select.is_empty() && o.bodies.is_empty() && o.entity.trim().is_empty() {
-                e.push(ConfigError::new(at("select"), format!("the override selects nothing: name {}s in `select:`{}", row.ns.word(), if row.ns == FieldNs::Geom { ", or give `bodies:` or `entity:`" } else { "" })));
+                e.push(ConfigError::new(
+                    at("select"),
+                    format!(
+                        "the override selects nothing: name {}s in `select:`{}",
+                        row.ns.word(),
+                        if row.ns == FieldNs::Geom {
+                            ", or give `bodies:` or `entity:`"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
             }
             if row.ns != FieldNs::Geom && (!o.bodies.is_empty() || !o.entity.trim().is_empty()) {
                 let k = if o.bodies.is_empty() { "entity" } else { "bodies" };
-                e.push(ConfigError::new(at(k), format!("`{k}:` selects geoms, and `{}` is a {} field: name its {}s in `select:`", o.field, row.ns.word(), row.ns.word())));
+                e.push(ConfigError::new(
+                    at(k),
+                    format!(
+                        "`{k}:` selects geoms, and `{}` is a {} field: name its {}s in `select:`",
+                        o.field,
+                        row.ns.word(),
+                        row.ns.word()
+                    ),
+                ));
             }
             for (j, n) in o.select.iter().enumerate() {
                 if n.trim().is_empty() {
@@ -297,12 +321,26 @@ impl ValidateConfig for ModelOverrideConfig {
                 continue;
             }
             match o.field.as_str() {
-                "geom_friction" if vals.iter().any(|v| *v < 0.0) => e.push(ConfigError::new(at("to"), format!("friction must be >= 0, got {vals:?}"))),
-                "geom_contype" | "geom_conaffinity" if vals[0] < 0.0 || vals[0].fract() != 0.0 || vals[0] > i32::MAX as f64 => {
-                    e.push(ConfigError::new(at("to"), format!("a bit mask: a whole number >= 0, got {}", vals[0])))
+                "geom_friction" if vals.iter().any(|v| *v < 0.0) => e.push(ConfigError::new(
+                    at("to"),
+                    format!("friction must be >= 0, got {vals:?}"),
+                )),
+                "geom_contype" | "geom_conaffinity"
+                    if vals[0] < 0.0 || vals[0].fract() != 0.0 || vals[0] > i32::MAX as f64 =>
+                {
+                    e.push(ConfigError::new(
+                        at("to"),
+                        format!("a bit mask: a whole number >= 0, got {}", vals[0]),
+                    ))
                 }
-                "actuator_forcerange" if vals[0] > vals[1] => e.push(ConfigError::new(at("to"), format!("[lo, hi] needs lo <= hi, got {vals:?}"))),
-                "body_mass" if vals[0] <= 0.0 => e.push(ConfigError::new(at("to"), format!("a body mass must be > 0 (kg), got {}", vals[0]))),
+                "actuator_forcerange" if vals[0] > vals[1] => e.push(ConfigError::new(
+                    at("to"),
+                    format!("[lo, hi] needs lo <= hi, got {vals:?}"),
+                )),
+                "body_mass" if vals[0] <= 0.0 => e.push(ConfigError::new(
+                    at("to"),
+                    format!("a body mass must be > 0 (kg), got {}", vals[0]),
+                )),
                 _ => {}
             }
         }
@@ -432,7 +470,10 @@ impl ModelOverride {
             owner: args.owner.clone(),
             resolved: Vec::new(),
             captured: false,
-            shared: Rc::new(RefCell::new(Shared { verified: Verdict::Untested.as_str().into(), ..Default::default() })),
+            shared: Rc::new(RefCell::new(Shared {
+                verified: Verdict::Untested.as_str().into(),
+                ..Default::default()
+            })),
             ep_in: 0,
             ep_state: 0,
             ep_verified: 0,
@@ -448,7 +489,11 @@ impl ModelOverride {
     }
 
     fn selected_geoms(&self) -> BTreeSet<usize> {
-        self.resolved.iter().filter(|r| r.field.ns == FieldNs::Geom).flat_map(|r| r.ids.iter().copied()).collect()
+        self.resolved
+            .iter()
+            .filter(|r| r.field.ns == FieldNs::Geom)
+            .flat_map(|r| r.ids.iter().copied())
+            .collect()
     }
 
     /// Read the current rows of every selected object.
@@ -519,10 +564,16 @@ impl ModelOverride {
     fn verify(&self, ctx: &SimContext, r: &Resolved, on: bool) -> (Verdict, String) {
         let what = format!("{} -> {:?} on [{}]", r.field.name, r.target, r.names.join(", "));
         if !on {
-            return (Verdict::Untested, format!("{} restored to nominal (nothing to verify)", r.field.name));
+            return (
+                Verdict::Untested,
+                format!("{} restored to nominal (nothing to verify)", r.field.name),
+            );
         }
         if r.nominal.iter().all(|n| n == &r.target) {
-            return (Verdict::NoEffect, format!("{what}: the target equals the nominal value, so nothing changed"));
+            return (
+                Verdict::NoEffect,
+                format!("{what}: the target equals the nominal value, so nothing changed"),
+            );
         }
         let m = ctx.model();
         match r.field.name {
@@ -571,28 +622,42 @@ impl ModelOverride {
             "geom_contype" | "geom_conaffinity" => {
                 let sel = self.selected_geoms();
                 let (ct, ca) = (m.geom_contype(), m.geom_conaffinity());
-                let after: Vec<(usize, usize)> = touching(ctx, &sel).into_iter().map(|(_, a, b)| (a, b)).collect();
+                let after: Vec<(usize, usize)> =
+                    touching(ctx, &sel).into_iter().map(|(_, a, b)| (a, b)).collect();
                 if let Some(&(a, b)) = after.iter().find(|&&(a, b)| !pairs_collide(ct, ca, a, b)) {
                     let nm = |g| crate::plugins::observe::geom_name(m, g);
                     return (Verdict::NoEffect, format!("{what}: `{}` and `{}` still collide although their masks no longer pair", nm(a), nm(b)));
                 }
-                let removed = self.before.iter().filter(|&&(a, b)| !pairs_collide(ct, ca, a, b) && !after.contains(&(a, b))).count();
+                let removed = self
+                    .before
+                    .iter()
+                    .filter(|&&(a, b)| !pairs_collide(ct, ca, a, b) && !after.contains(&(a, b)))
+                    .count();
                 if removed > 0 {
-                    return (Verdict::Landed, format!("{what}: {removed} contact(s) the selection had before are gone"));
+                    return (
+                        Verdict::Landed,
+                        format!("{what}: {removed} contact(s) the selection had before are gone"),
+                    );
                 }
                 let nominal_pairs = |a: usize, b: usize| {
                     let nom = |g: usize, f: &str| -> i32 {
                         self.resolved
                             .iter()
                             .filter(|x| x.field.name == f)
-                            .find_map(|x| x.ids.iter().position(|&id| id == g).map(|k| x.nominal[k][0] as i32))
+                            .find_map(|x| {
+                                x.ids.iter().position(|&id| id == g).map(|k| x.nominal[k][0] as i32)
+                            })
                             .unwrap_or(if f == "geom_contype" { ct[g] } else { ca[g] })
                     };
-                    (nom(a, "geom_contype") & nom(b, "geom_conaffinity")) != 0 || (nom(b, "geom_contype") & nom(a, "geom_conaffinity")) != 0
+                    (nom(a, "geom_contype") & nom(b, "geom_conaffinity")) != 0
+                        || (nom(b, "geom_contype") & nom(a, "geom_conaffinity")) != 0
                 };
                 let added = after.iter().filter(|&&(a, b)| !nominal_pairs(a, b)).count();
                 if added > 0 {
-                    return (Verdict::Landed, format!("{what}: {added} contact(s) the nominal masks would not have made"));
+                    return (
+                        Verdict::Landed,
+                        format!("{what}: {added} contact(s) the nominal masks would not have made"),
+                    );
                 }
                 (Verdict::Untested, format!("{what}: no contact the change affects was present before or after it (not a failure)"))
             }
@@ -606,7 +671,13 @@ impl ModelOverride {
                 for (k, &a) in r.ids.iter().enumerate() {
                     let f = force[outadr[a] as usize];
                     if f < lo - tol || f > hi + tol {
-                        return (Verdict::NoEffect, format!("{what}: `{}` still exerts {f} outside [{lo}, {hi}]", r.names[k]));
+                        return (
+                            Verdict::NoEffect,
+                            format!(
+                                "{what}: `{}` still exerts {f} outside [{lo}, {hi}]",
+                                r.names[k]
+                            ),
+                        );
                     }
                     if (f - lo).abs() <= tol || (f - hi).abs() <= tol {
                         landed.push(format!("{} at {f}", r.names[k]));
@@ -621,10 +692,21 @@ impl ModelOverride {
             "body_mass" => {
                 let (mass, sub, parent) = (m.body_mass(), m.body_subtreemass(), m.body_parentid());
                 for (k, &b) in r.ids.iter().enumerate() {
-                    let children: f64 = (1..mass.len()).filter(|&c| parent[c] as usize == b && c != b).map(|c| sub[c]).sum();
+                    let children: f64 = (1..mass.len())
+                        .filter(|&c| parent[c] as usize == b && c != b)
+                        .map(|c| sub[c])
+                        .sum();
                     let tol = 1e-9 * r.target[0].max(1.0);
-                    if (mass[b] - r.target[0]).abs() > tol || (sub[b] - (r.target[0] + children)).abs() > 1e-6 * sub[b].max(1.0) {
-                        return (Verdict::NoEffect, format!("{what}: `{}` reads mass {} / subtree {} after mj_setConst", r.names[k], mass[b], sub[b]));
+                    if (mass[b] - r.target[0]).abs() > tol
+                        || (sub[b] - (r.target[0] + children)).abs() > 1e-6 * sub[b].max(1.0)
+                    {
+                        return (
+                            Verdict::NoEffect,
+                            format!(
+                                "{what}: `{}` reads mass {} / subtree {} after mj_setConst",
+                                r.names[k], mass[b], sub[b]
+                            ),
+                        );
                     }
                 }
                 (Verdict::Landed, format!("{what}: body masses and the derived subtree masses (mj_setConst) carry the new value"))
@@ -675,7 +757,12 @@ impl ModelOverride {
             let (success, msg) = if asked == on {
                 (verdict.success(), message.clone())
             } else {
-                (false, format!("superseded: a later request in the same step set active = {on}; {message}"))
+                (
+                    false,
+                    format!(
+                        "superseded: a later request in the same step set active = {on}; {message}"
+                    ),
+                )
             };
             let _ = tx.send(Payload::Ack { success, message: msg });
         }
@@ -703,11 +790,20 @@ fn near_names(m: &MjModel, ns: FieldNs, name: &str) -> String {
         FieldNs::Body => m.ffi().nbody,
         FieldNs::Actuator => m.ffi().nu,
     } as usize;
-    let all: Vec<&str> = (0..n).filter_map(|i| m.id_to_name(ns.obj(), i)).filter(|s| !s.is_empty()).collect();
+    let all: Vec<&str> =
+        (0..n).filter_map(|i| m.id_to_name(ns.obj(), i)).filter(|s| !s.is_empty()).collect();
     let stem: String = name.chars().take(4).collect();
-    let near: Vec<&str> = all.iter().copied().filter(|s| s.contains(name) || name.contains(*s) || (!stem.is_empty() && s.starts_with(&stem))).collect();
-    let list = if near.is_empty() { all.iter().take(30).copied().collect::<Vec<_>>() } else { near };
-    let more = if list.len() < all.len() { format!(" ({} in all)", all.len()) } else { String::new() };
+    let near: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|s| {
+            s.contains(name) || name.contains(*s) || (!stem.is_empty() && s.starts_with(&stem))
+        })
+        .collect();
+    let list =
+        if near.is_empty() { all.iter().take(30).copied().collect::<Vec<_>>() } else { near };
+    let more =
+        if list.len() < all.len() { format!(" ({} in all)", all.len()) } else { String::new() };
     format!("[{}]{more}", list.join(", "))
 }
 
@@ -717,7 +813,11 @@ impl Plugin for ModelOverride {
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
-        let prefix = ctx.entities.resolve_owner(self.owner.as_deref()).map(|e| e.prefix.clone()).unwrap_or_default();
+        let prefix = ctx
+            .entities
+            .resolve_owner(self.owner.as_deref())
+            .map(|e| e.prefix.clone())
+            .unwrap_or_default();
         let m = ctx.model();
         let ngeom = m.ffi().ngeom as usize;
         let gbody = m.geom_bodyid();
@@ -726,7 +826,11 @@ impl Plugin for ModelOverride {
             let row = catalog(&o.field).expect("validated");
             let mut ids: Vec<usize> = Vec::new();
             for (j, name) in o.select.iter().enumerate() {
-                let id = m.name_to_id(row.ns.obj(), name).or_else(|| (!prefix.is_empty()).then(|| m.name_to_id(row.ns.obj(), &format!("{prefix}{name}"))).flatten());
+                let id = m.name_to_id(row.ns.obj(), name).or_else(|| {
+                    (!prefix.is_empty())
+                        .then(|| m.name_to_id(row.ns.obj(), &format!("{prefix}{name}")))
+                        .flatten()
+                });
                 let Some(id) = id else {
                     return Err(format!(
                         "overrides[{i}].select[{j}]: no {} `{name}` in the model{}; {}s named like it: {}",
@@ -745,7 +849,11 @@ impl Plugin for ModelOverride {
             }
             let mut roots: Vec<(String, usize)> = Vec::new();
             for (j, b) in o.bodies.iter().enumerate() {
-                let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, b).or_else(|| (!prefix.is_empty()).then(|| m.name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{b}"))).flatten());
+                let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, b).or_else(|| {
+                    (!prefix.is_empty())
+                        .then(|| m.name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{b}")))
+                        .flatten()
+                });
                 let Some(id) = id else {
                     return Err(format!("overrides[{i}].bodies[{j}]: no body `{b}` in the model; bodies named like it: {}", near_names(m, FieldNs::Body, b)));
                 };
@@ -753,12 +861,18 @@ impl Plugin for ModelOverride {
             }
             if !o.entity.trim().is_empty() {
                 let Some(e) = ctx.entities.get(&o.entity) else {
-                    return Err(format!("overrides[{i}].entity: no entity `{}`; entities: [{}]", o.entity, ctx.entities.names().join(", ")));
+                    return Err(format!(
+                        "overrides[{i}].entity: no entity `{}`; entities: [{}]",
+                        o.entity,
+                        ctx.entities.names().join(", ")
+                    ));
                 };
                 roots.push(("entity".into(), common::entity_body(m, e)?));
             }
             for (key, root) in &roots {
-                let subtree: Vec<usize> = (0..ngeom).filter(|&g| common::in_subtree(m, gbody[g] as usize, *root)).collect();
+                let subtree: Vec<usize> = (0..ngeom)
+                    .filter(|&g| common::in_subtree(m, gbody[g] as usize, *root))
+                    .collect();
                 if subtree.is_empty() {
                     return Err(format!(
                         "overrides[{i}].{key}: the subtree of body `{}` has no geoms: it selects nothing",
@@ -772,9 +886,19 @@ impl Plugin for ModelOverride {
                 }
             }
             if ids.is_empty() {
-                return Err(format!("overrides[{i}]: the selection resolves to no {}: the override selects nothing", row.ns.word()));
+                return Err(format!(
+                    "overrides[{i}]: the selection resolves to no {}: the override selects nothing",
+                    row.ns.word()
+                ));
             }
-            let names: Vec<String> = ids.iter().map(|&id| m.id_to_name(row.ns.obj(), id).map(str::to_string).unwrap_or_else(|| format!("{}#{id}", row.ns.word()))).collect();
+            let names: Vec<String> = ids
+                .iter()
+                .map(|&id| {
+                    m.id_to_name(row.ns.obj(), id)
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("{}#{id}", row.ns.word()))
+                })
+                .collect();
             if row.ns == FieldNs::Geom {
                 // an explicit <pair> carries its own friction and ignores contype/conaffinity
                 let (p1, p2) = (m.pair_geom1(), m.pair_geom2());
@@ -795,7 +919,8 @@ impl Plugin for ModelOverride {
                 let group = m.geom_group();
                 for (k, &g) in ids.iter().enumerate() {
                     let owner = ctx.entities.all().iter().find(|e| {
-                        m.name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).is_some_and(|root| common::in_subtree(m, gbody[g] as usize, root))
+                        m.name_to_id(MjtObjBase::mjOBJ_BODY, &e.body)
+                            .is_some_and(|root| common::in_subtree(m, gbody[g] as usize, root))
                     });
                     let declared_absent = owner.is_some_and(|e| !e.declared_present || !e.present);
                     if declared_absent || group[g] == ABSENT_GEOM_GROUP as i32 {
@@ -825,13 +950,28 @@ impl Plugin for ModelOverride {
                     ));
                 }
             }
-            resolved.push(Resolved { field: row, ids, names, target: o.row(row.width), nominal: Vec::new() });
+            resolved.push(Resolved {
+                field: row,
+                ids,
+                names,
+                target: o.row(row.width),
+                nominal: Vec::new(),
+            });
         }
         // contype and conaffinity over the same geoms
-        let set = |f: &str| -> BTreeSet<usize> { resolved.iter().filter(|r: &&Resolved| r.field.name == f).flat_map(|r| r.ids.iter().copied()).collect() };
+        let set = |f: &str| -> BTreeSet<usize> {
+            resolved
+                .iter()
+                .filter(|r: &&Resolved| r.field.name == f)
+                .flat_map(|r| r.ids.iter().copied())
+                .collect()
+        };
         let (cts, cas) = (set("geom_contype"), set("geom_conaffinity"));
         if cts != cas {
-            let only: Vec<String> = cts.symmetric_difference(&cas).map(|&g| crate::plugins::observe::geom_name(m, g)).collect();
+            let only: Vec<String> = cts
+                .symmetric_difference(&cas)
+                .map(|&g| crate::plugins::observe::geom_name(m, g))
+                .collect();
             return Err(format!(
                 "geom_contype and geom_conaffinity must be overridden over the same geoms (either alone was measured to be a no-op); only one of the two covers [{}]",
                 only.join(", ")
@@ -839,12 +979,35 @@ impl Plugin for ModelOverride {
         }
         self.resolved = resolved;
 
-        let ns = self.cfg.namespace.clone().filter(|s| !s.trim_matches('/').is_empty()).unwrap_or_else(|| self.label.clone());
+        let ns = self
+            .cfg
+            .namespace
+            .clone()
+            .filter(|s| !s.trim_matches('/').is_empty())
+            .unwrap_or_else(|| self.label.clone());
         let owner = self.owner.as_deref();
-        self.ep_in = ctx.interface.add(Endpoint::input("override").owner(owner).namespace(&ns).hint("ros2", "service", "std_srvs/srv/SetBool"));
-        self.ep_state = ctx.interface.add(Endpoint::out("override_state").owner(owner).namespace(&ns).rate(self.cfg.rate_hz).hint("ros2", "type", "std_msgs/msg/Bool").hint("ros2", "qos", "reliable"));
-        self.ep_verified =
-            ctx.interface.add(Endpoint::out("override_verified").owner(owner).namespace(&ns).rate(self.cfg.rate_hz).hint("ros2", "type", "std_msgs/msg/String").hint("ros2", "qos", "reliable"));
+        self.ep_in =
+            ctx.interface.add(Endpoint::input("override").owner(owner).namespace(&ns).hint(
+                "ros2",
+                "service",
+                "std_srvs/srv/SetBool",
+            ));
+        self.ep_state = ctx.interface.add(
+            Endpoint::out("override_state")
+                .owner(owner)
+                .namespace(&ns)
+                .rate(self.cfg.rate_hz)
+                .hint("ros2", "type", "std_msgs/msg/Bool")
+                .hint("ros2", "qos", "reliable"),
+        );
+        self.ep_verified = ctx.interface.add(
+            Endpoint::out("override_verified")
+                .owner(owner)
+                .namespace(&ns)
+                .rate(self.cfg.rate_hz)
+                .hint("ros2", "type", "std_msgs/msg/String")
+                .hint("ros2", "qos", "reliable"),
+        );
         ctx.blackboard.set(handle_key(&self.label), self.handle());
         Ok(())
     }
@@ -931,7 +1094,8 @@ pub struct OverridableGeom {
 
 /// Every named geom matching `pattern` (`*` wildcards) with its friction, priority and masks.
 pub fn overridable_geoms(m: &MjModel, pattern: &str) -> Vec<OverridableGeom> {
-    let re = regex::Regex::new(&format!("^{}$", regex::escape(pattern).replace("\\*", ".*"))).expect("escaped pattern");
+    let re = regex::Regex::new(&format!("^{}$", regex::escape(pattern).replace("\\*", ".*")))
+        .expect("escaped pattern");
     let n = m.ffi().ngeom as usize;
     let mut out: BTreeMap<String, OverridableGeom> = BTreeMap::new();
     for g in 0..n {
@@ -939,7 +1103,12 @@ pub fn overridable_geoms(m: &MjModel, pattern: &str) -> Vec<OverridableGeom> {
             if !name.is_empty() && re.is_match(name) {
                 out.insert(
                     name.to_string(),
-                    OverridableGeom { name: name.to_string(), friction: m.geom_friction()[g], priority: m.geom_priority()[g], masks: (m.geom_contype()[g], m.geom_conaffinity()[g]) },
+                    OverridableGeom {
+                        name: name.to_string(),
+                        friction: m.geom_friction()[g],
+                        priority: m.geom_priority()[g],
+                        masks: (m.geom_contype()[g], m.geom_conaffinity()[g]),
+                    },
                 );
             }
         }

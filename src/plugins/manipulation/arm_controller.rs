@@ -55,11 +55,16 @@ use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::payload::{ActionCall, ActionOutcome, GoalStatus, GripperGoal, JointState, Payload, TrajectoryGoal, TransitionEvent};
+use crate::context::payload::{
+    ActionCall, ActionOutcome, GoalStatus, GripperGoal, JointState, Payload, TrajectoryGoal,
+    TransitionEvent,
+};
 use crate::context::{Endpoint, EndpointId, Entity, SimContext};
 use crate::controllers::{ControllerSpec, Registry, State};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, Scope};
 
 /// FollowJointTrajectory result codes (control_msgs/action/FollowJointTrajectory).
@@ -90,7 +95,14 @@ pub const JSB_NAME: &str = "joint_state_broadcaster";
 pub const DEFAULT_GOAL_TOLERANCE: f64 = 0.5;
 
 /// Endpoint roles (keys of `topics:`).
-pub const ROLES: [&str; 6] = ["joint_states", "follow_joint_trajectory", "joint_trajectory", "joint_velocity", "gripper_cmd", "transition_event"];
+pub const ROLES: [&str; 6] = [
+    "joint_states",
+    "follow_joint_trajectory",
+    "joint_trajectory",
+    "joint_velocity",
+    "gripper_cmd",
+    "transition_event",
+];
 
 /// Blackboard key of an arm's handle.
 pub fn arm_key(entity: &str) -> String {
@@ -256,31 +268,56 @@ impl ValidateConfig for ArmControllerConfig {
         let mut e = Vec::new();
         if let Some(j) = &self.joints {
             if j.is_empty() {
-                e.push(ConfigError::new("joints", "is empty; omit it to claim the arm's joint actuators by prefix"));
+                e.push(ConfigError::new(
+                    "joints",
+                    "is empty; omit it to claim the arm's joint actuators by prefix",
+                ));
             }
             for (i, n) in j.iter().enumerate() {
                 if n.trim().is_empty() {
                     e.push(ConfigError::new(format!("joints[{i}]"), "empty joint name"));
                 } else if j[..i].contains(n) {
-                    e.push(ConfigError::new(format!("joints[{i}]"), format!("`{n}` is listed twice")));
+                    e.push(ConfigError::new(
+                        format!("joints[{i}]"),
+                        format!("`{n}` is listed twice"),
+                    ));
                 }
             }
         }
         if self.controller_name.trim().is_empty() {
-            e.push(ConfigError::new("controller_name", "is empty; the action is served at <controller_name>/follow_joint_trajectory"));
+            e.push(ConfigError::new(
+                "controller_name",
+                "is empty; the action is served at <controller_name>/follow_joint_trajectory",
+            ));
         }
-        if self.gripper_controller_name.trim().is_empty() || self.gripper_controller_name == self.controller_name {
-            e.push(ConfigError::new("gripper_controller_name", "must be a non-empty name distinct from controller_name"));
+        if self.gripper_controller_name.trim().is_empty()
+            || self.gripper_controller_name == self.controller_name
+        {
+            e.push(ConfigError::new(
+                "gripper_controller_name",
+                "must be a non-empty name distinct from controller_name",
+            ));
         }
         if State::parse(&self.initial_state).is_none() || self.initial_state == "unconfigured" {
-            e.push(ConfigError::new("initial_state", format!("`{}`: one of active, inactive", self.initial_state)));
+            e.push(ConfigError::new(
+                "initial_state",
+                format!("`{}`: one of active, inactive", self.initial_state),
+            ));
         }
         match &self.goal_tolerance {
-            Some(Tolerance::Scalar(v)) if !(v.is_finite() && *v >= 0.0) => e.push(ConfigError::new("goal_tolerance", format!("must be >= 0 (rad; 0 disables), got {v}"))),
+            Some(Tolerance::Scalar(v)) if !(v.is_finite() && *v >= 0.0) => {
+                e.push(ConfigError::new(
+                    "goal_tolerance",
+                    format!("must be >= 0 (rad; 0 disables), got {v}"),
+                ))
+            }
             Some(Tolerance::PerJoint(m)) => {
                 for (k, v) in m {
                     if !(v.is_finite() && *v >= 0.0) {
-                        e.push(ConfigError::new(format!("goal_tolerance.{k}"), format!("must be >= 0 (rad; 0 disables), got {v}")));
+                        e.push(ConfigError::new(
+                            format!("goal_tolerance.{k}"),
+                            format!("must be >= 0 (rad; 0 disables), got {v}"),
+                        ));
                     }
                 }
             }
@@ -297,7 +334,10 @@ impl ValidateConfig for ArmControllerConfig {
             ("gripper_stall_timeout", self.gripper_stall_timeout, true),
         ] {
             if !(v.is_finite() && (v > 0.0 || (!strict && v == 0.0))) {
-                e.push(ConfigError::new(k, format!("must be {} 0, got {v}", if strict { ">" } else { ">=" })));
+                e.push(ConfigError::new(
+                    k,
+                    format!("must be {} 0, got {v}", if strict { ">" } else { ">=" }),
+                ));
             }
         }
         if !self.gripper_ctrl.is_finite() {
@@ -305,13 +345,19 @@ impl ValidateConfig for ArmControllerConfig {
         }
         if let (Some(o), Some(c)) = (self.gripper_open, self.gripper_close) {
             if !(o.is_finite() && c.is_finite()) || o == c {
-                e.push(ConfigError::new("gripper_close", format!("gripper_open ({o}) and gripper_close ({c}) must be finite and differ")));
+                e.push(ConfigError::new(
+                    "gripper_close",
+                    format!("gripper_open ({o}) and gripper_close ({c}) must be finite and differ"),
+                ));
             }
         }
         if let Some(r) = &self.rest {
             for (k, v) in r {
                 if !v.is_finite() {
-                    e.push(ConfigError::new(format!("rest.{k}"), format!("must be finite, got {v}")));
+                    e.push(ConfigError::new(
+                        format!("rest.{k}"),
+                        format!("must be finite, got {v}"),
+                    ));
                 }
             }
         }
@@ -368,11 +414,13 @@ impl ArmHandle {
     }
     /// Hold `positions` for the named joints from the next step.
     pub fn set_targets(&self, names: &[&str], positions: &[f64]) {
-        self.0.borrow_mut().pending_targets = Some(names.iter().map(|s| s.to_string()).zip(positions.iter().copied()).collect());
+        self.0.borrow_mut().pending_targets =
+            Some(names.iter().map(|s| s.to_string()).zip(positions.iter().copied()).collect());
     }
     /// Integrate `velocities` (rad/s) into the named joints' targets (subject to the watchdog).
     pub fn set_velocities(&self, names: &[&str], velocities: &[f64]) {
-        self.0.borrow_mut().pending_velocities = Some(names.iter().map(|s| s.to_string()).zip(velocities.iter().copied()).collect());
+        self.0.borrow_mut().pending_velocities =
+            Some(names.iter().map(|s| s.to_string()).zip(velocities.iter().copied()).collect());
     }
 }
 
@@ -430,8 +478,10 @@ fn sample(k: &[Knot], t: f64) -> (f64, f64) {
             let c2 = a0 / 2.0;
             let h2 = h * h;
             let h3 = h2 * h;
-            let c3 = (20.0 * (q1 - q0) - (8.0 * v1 + 12.0 * v0) * h - (3.0 * a0 - a1) * h2) / (2.0 * h3);
-            let c4 = (30.0 * (q0 - q1) + (14.0 * v1 + 16.0 * v0) * h + (3.0 * a0 - 2.0 * a1) * h2) / (2.0 * h3 * h);
+            let c3 =
+                (20.0 * (q1 - q0) - (8.0 * v1 + 12.0 * v0) * h - (3.0 * a0 - a1) * h2) / (2.0 * h3);
+            let c4 = (30.0 * (q0 - q1) + (14.0 * v1 + 16.0 * v0) * h + (3.0 * a0 - 2.0 * a1) * h2)
+                / (2.0 * h3 * h);
             let c5 = (12.0 * (q1 - q0) - 6.0 * (v1 + v0) * h - (a0 - a1) * h2) / (2.0 * h3 * h2);
             let q = c0 + s * (c1 + s * (c2 + s * (c3 + s * (c4 + s * c5))));
             let v = c1 + s * (2.0 * c2 + s * (3.0 * c3 + s * (4.0 * c4 + s * 5.0 * c5)));
@@ -440,9 +490,19 @@ fn sample(k: &[Knot], t: f64) -> (f64, f64) {
         (Some(v0), Some(v1), _, _) => {
             // Cubic Hermite.
             let u = s / h;
-            let (h00, h10, h01, h11) = (2.0 * u * u * u - 3.0 * u * u + 1.0, u * u * u - 2.0 * u * u + u, -2.0 * u * u * u + 3.0 * u * u, u * u * u - u * u);
+            let (h00, h10, h01, h11) = (
+                2.0 * u * u * u - 3.0 * u * u + 1.0,
+                u * u * u - 2.0 * u * u + u,
+                -2.0 * u * u * u + 3.0 * u * u,
+                u * u * u - u * u,
+            );
             let q = h00 * a.q + h10 * h * v0 + h01 * b.q + h11 * h * v1;
-            let (d00, d10, d01, d11) = (6.0 * u * u - 6.0 * u, 3.0 * u * u - 4.0 * u + 1.0, -6.0 * u * u + 6.0 * u, 3.0 * u * u - 2.0 * u);
+            let (d00, d10, d01, d11) = (
+                6.0 * u * u - 6.0 * u,
+                3.0 * u * u - 4.0 * u + 1.0,
+                -6.0 * u * u + 6.0 * u,
+                3.0 * u * u - 2.0 * u,
+            );
             let v = (d00 * a.q + d01 * b.q) / h + d10 * v0 + d11 * v1;
             (q, v)
         }
@@ -593,10 +653,15 @@ impl ArmController {
             if prefix.is_empty() {
                 match common::actuator_joint(model, a) {
                     Some(j) => common::in_subtree(model, model.jnt_bodyid()[j] as usize, root),
-                    None => model.actuator_trntype()[a] == mjtTrn::mjTRN_TENDON && tendon_on(model, model.actuator_trnid()[a][0] as usize, root),
+                    None => {
+                        model.actuator_trntype()[a] == mjtTrn::mjTRN_TENDON
+                            && tendon_on(model, model.actuator_trnid()[a][0] as usize, root)
+                    }
                 }
             } else {
-                model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a).is_some_and(|n| n.starts_with(prefix.as_str()))
+                model
+                    .id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a)
+                    .is_some_and(|n| n.starts_with(prefix.as_str()))
             }
         };
         // Gripper.
@@ -604,7 +669,9 @@ impl ArmController {
             (Some(g), _) => Some(common::resolve_actuator(model, entity, "gripper_actuator", g)?),
             (None, Some(_)) => None,
             (None, None) => {
-                let cands: Vec<usize> = (0..nu).filter(|&a| on_entity(a) && !is_joint_trn(model.actuator_trntype()[a])).collect();
+                let cands: Vec<usize> = (0..nu)
+                    .filter(|&a| on_entity(a) && !is_joint_trn(model.actuator_trntype()[a]))
+                    .collect();
                 match cands.len() {
                     0 => None,
                     1 => Some(cands[0]),
@@ -637,7 +704,10 @@ impl ArmController {
                         continue;
                     }
                     if let Some(j) = common::actuator_joint(model, a) {
-                        if matches!(model.jnt_type()[j], mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE) {
+                        if matches!(
+                            model.jnt_type()[j],
+                            mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE
+                        ) {
                             pairs.push((j, a));
                         }
                     }
@@ -650,8 +720,16 @@ impl ArmController {
         }
         for &(j, a) in &pairs {
             if !common::is_position_servo(model, a) {
-                let an = common::unprefixed(model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a).unwrap_or("?"), prefix).to_string();
-                let jn = common::unprefixed(model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("?"), prefix).to_string();
+                let an = common::unprefixed(
+                    model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a).unwrap_or("?"),
+                    prefix,
+                )
+                .to_string();
+                let jn = common::unprefixed(
+                    model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("?"),
+                    prefix,
+                )
+                .to_string();
                 return Err(format!(
                     "actuator `{an}` (joint `{jn}`) is not a position servo, so the position targets this controller writes would not mean positions there; \
                      {} (an arm under `control: effort` or `velocity` is commanded by another controller)",
@@ -665,10 +743,15 @@ impl ArmController {
             acts.push(g);
         }
         let wk = writers_key(&entity.name);
-        let mut writers: BTreeMap<usize, String> = ctx.blackboard.get::<BTreeMap<usize, String>>(&wk).cloned().unwrap_or_default();
+        let mut writers: BTreeMap<usize, String> =
+            ctx.blackboard.get::<BTreeMap<usize, String>>(&wk).cloned().unwrap_or_default();
         for a in &acts {
             if let Some(w) = writers.get(a) {
-                let an = common::unprefixed(ctx.model().id_to_name(MjtObjBase::mjOBJ_ACTUATOR, *a).unwrap_or("?"), prefix).to_string();
+                let an = common::unprefixed(
+                    ctx.model().id_to_name(MjtObjBase::mjOBJ_ACTUATOR, *a).unwrap_or("?"),
+                    prefix,
+                )
+                .to_string();
                 return Err(format!(
                     "actuator `{an}` of `{}` is already written by `{w}`; `{}` would be a second command source for it — one writer per arm: keep one controller (give yours the manifest's label to override it), or give them disjoint `joints:`",
                     entity.name, self.address
@@ -683,7 +766,11 @@ impl ArmController {
         self.joints = pairs
             .iter()
             .map(|&(j, a)| {
-                let n = common::unprefixed(model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or(""), prefix).to_string();
+                let n = common::unprefixed(
+                    model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or(""),
+                    prefix,
+                )
+                .to_string();
                 Joint {
                     name: format!("{}{n}", self.cfg.joint_prefix),
                     qpos: model.jnt_qposadr()[j] as usize,
@@ -695,7 +782,11 @@ impl ArmController {
             .collect();
         // Gripper details.
         if let Some(g) = grip_act {
-            let gname = common::unprefixed(model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, g).unwrap_or("?"), prefix).to_string();
+            let gname = common::unprefixed(
+                model.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, g).unwrap_or("?"),
+                prefix,
+            )
+            .to_string();
             let ctrl = model.actuator_ctrladr()[g] as usize;
             if !model.actuator_ctrllimited()[ctrl] {
                 return Err(format!("gripper_actuator: `{gname}` has no ctrlrange, so there is nothing to map gripper_open/gripper_close onto; give the actuator a ctrlrange"));
@@ -728,7 +819,10 @@ impl ArmController {
                 exec: None,
                 target_ctrl: self.cfg.gripper_ctrl.clamp(lo, hi),
             });
-        } else if self.cfg.gripper_joint.is_some() || self.cfg.gripper_open.is_some() || self.cfg.gripper_close.is_some() {
+        } else if self.cfg.gripper_joint.is_some()
+            || self.cfg.gripper_open.is_some()
+            || self.cfg.gripper_close.is_some()
+        {
             return Err(if self.cfg.joints.is_some() {
                 "gripper_joint: gripper keys are set but no gripper_actuator is named; with `joints:` the gripper is declared only by `gripper_actuator:`".to_string()
             } else {
@@ -741,14 +835,22 @@ impl ArmController {
                 let key = format!("rest.{n}");
                 let j = common::resolve_joint(model, entity, &key, n)?;
                 let idx = pairs.iter().position(|p| p.0 == j).ok_or_else(|| {
-                    format!("{key}: joint `{n}` is not one of this controller's joints [{}]", self.joints.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", "))
+                    format!(
+                        "{key}: joint `{n}` is not one of this controller's joints [{}]",
+                        self.joints.iter().map(|j| j.name.as_str()).collect::<Vec<_>>().join(", ")
+                    )
                 })?;
                 self.rest.push((idx, model.jnt_qposadr()[j] as usize, q));
             }
         }
         if let Some(t) = &self.cfg.test_target {
             if t.len() != self.joints.len() {
-                return Err(format!("test_target: {} values for {} joints ({})", t.len(), self.joints.len(), self.joint_names().join(", ")));
+                return Err(format!(
+                    "test_target: {} values for {} joints ({})",
+                    t.len(),
+                    self.joints.len(),
+                    self.joint_names().join(", ")
+                ));
             }
         }
         Ok(())
@@ -783,14 +885,21 @@ impl ArmController {
         let model_name = name.strip_prefix(&self.cfg.joint_prefix).unwrap_or(name);
         let v = match &self.cfg.goal_tolerance {
             Some(Tolerance::Scalar(v)) => *v,
-            Some(Tolerance::PerJoint(m)) => m.get(model_name).or_else(|| m.get(name)).copied().unwrap_or(DEFAULT_GOAL_TOLERANCE),
+            Some(Tolerance::PerJoint(m)) => {
+                m.get(model_name).or_else(|| m.get(name)).copied().unwrap_or(DEFAULT_GOAL_TOLERANCE)
+            }
             None => DEFAULT_GOAL_TOLERANCE,
         };
         (v > 0.0).then_some(v)
     }
 
     /// Validate a trajectory and build its execution. Err = (code, message).
-    fn plan(&self, ctx: &SimContext, goal: &TrajectoryGoal, call: Option<ActionCall>) -> Result<Exec, (i32, String)> {
+    fn plan(
+        &self,
+        ctx: &SimContext,
+        goal: &TrajectoryGoal,
+        call: Option<ActionCall>,
+    ) -> Result<Exec, (i32, String)> {
         let mine: Vec<&str> = self.joints.iter().map(|j| j.name.as_str()).collect();
         if goal.joint_names.is_empty() {
             return Err((codes::INVALID_JOINTS, "the trajectory names no joints".into()));
@@ -798,7 +907,14 @@ impl ArmController {
         let mut idx = Vec::new();
         for (k, n) in goal.joint_names.iter().enumerate() {
             let Some(i) = mine.iter().position(|m| m == n) else {
-                return Err((codes::INVALID_JOINTS, format!("joint `{n}` is not commanded by controller `{}`; its joints: [{}]", self.cfg.controller_name, mine.join(", "))));
+                return Err((
+                    codes::INVALID_JOINTS,
+                    format!(
+                        "joint `{n}` is not commanded by controller `{}`; its joints: [{}]",
+                        self.cfg.controller_name,
+                        mine.join(", ")
+                    ),
+                ));
             };
             if goal.joint_names[..k].contains(n) {
                 return Err((codes::INVALID_JOINTS, format!("joint `{n}` is named twice")));
@@ -814,14 +930,32 @@ impl ArmController {
             if pt.positions.len() != nj {
                 return Err((codes::INVALID_GOAL, format!("point {p} has {} positions for {nj} joints (a position controller needs positions)", pt.positions.len())));
             }
-            if !(pt.velocities.is_empty() || pt.velocities.len() == nj) || !(pt.accelerations.is_empty() || pt.accelerations.len() == nj) {
-                return Err((codes::INVALID_GOAL, format!("point {p}: velocities/accelerations must be empty or one per joint")));
+            if !(pt.velocities.is_empty() || pt.velocities.len() == nj)
+                || !(pt.accelerations.is_empty() || pt.accelerations.len() == nj)
+            {
+                return Err((
+                    codes::INVALID_GOAL,
+                    format!("point {p}: velocities/accelerations must be empty or one per joint"),
+                ));
             }
-            if pt.positions.iter().chain(&pt.velocities).chain(&pt.accelerations).any(|v| !v.is_finite()) || !pt.time_from_start.is_finite() {
+            if pt
+                .positions
+                .iter()
+                .chain(&pt.velocities)
+                .chain(&pt.accelerations)
+                .any(|v| !v.is_finite())
+                || !pt.time_from_start.is_finite()
+            {
                 return Err((codes::INVALID_GOAL, format!("point {p} has a non-finite value")));
             }
             if pt.time_from_start < 0.0 || pt.time_from_start <= prev {
-                return Err((codes::INVALID_GOAL, format!("point {p}: time_from_start {} s is not after the previous point's", pt.time_from_start)));
+                return Err((
+                    codes::INVALID_GOAL,
+                    format!(
+                        "point {p}: time_from_start {} s is not after the previous point's",
+                        pt.time_from_start
+                    ),
+                ));
             }
             prev = pt.time_from_start;
         }
@@ -834,7 +968,12 @@ impl ArmController {
             .enumerate()
             .map(|(k, &i)| {
                 let j = &self.joints[i];
-                let mut ks = vec![Knot { t: 0.0, q: q[j.qpos], v: all_vel.then_some(v[j.dof]), a: all_acc.then_some(0.0) }];
+                let mut ks = vec![Knot {
+                    t: 0.0,
+                    q: q[j.qpos],
+                    v: all_vel.then_some(v[j.dof]),
+                    a: all_acc.then_some(0.0),
+                }];
                 for pt in &goal.points {
                     ks.push(Knot {
                         t: pt.time_from_start,
@@ -846,23 +985,55 @@ impl ArmController {
                 (i, ks)
             })
             .collect();
-        let tol = idx.iter().map(|&i| (i, self.tolerance_for(&self.joints[i].name, goal))).collect();
+        let tol =
+            idx.iter().map(|&i| (i, self.tolerance_for(&self.joints[i].name, goal))).collect();
         let vel_tol = idx
             .iter()
             .map(|&i| {
-                let t = goal.goal_tolerance.iter().find(|t| t.name == self.joints[i].name).map(|t| t.velocity).unwrap_or(0.0);
-                (i, if t > 0.0 { t } else if t < 0.0 { f64::INFINITY } else { self.cfg.stopped_velocity_tolerance.max(1e-12) })
+                let t = goal
+                    .goal_tolerance
+                    .iter()
+                    .find(|t| t.name == self.joints[i].name)
+                    .map(|t| t.velocity)
+                    .unwrap_or(0.0);
+                (
+                    i,
+                    if t > 0.0 {
+                        t
+                    } else if t < 0.0 {
+                        f64::INFINITY
+                    } else {
+                        self.cfg.stopped_velocity_tolerance.max(1e-12)
+                    },
+                )
             })
             .collect();
-        let time_tol = if goal.goal_time_tolerance > 0.0 { goal.goal_time_tolerance } else { self.cfg.goal_time_tolerance };
+        let time_tol = if goal.goal_time_tolerance > 0.0 {
+            goal.goal_time_tolerance
+        } else {
+            self.cfg.goal_time_tolerance
+        };
         let now = ctx.sim_time();
-        Ok(Exec { call, knots, start: now, t_last: prev, tol, vel_tol, time_tol, last_feedback: f64::NEG_INFINITY })
+        Ok(Exec {
+            call,
+            knots,
+            start: now,
+            t_last: prev,
+            tol,
+            vel_tol,
+            time_tol,
+            last_feedback: f64::NEG_INFINITY,
+        })
     }
 
     fn accept(&mut self, ctx: &SimContext, goal: &TrajectoryGoal, call: Option<ActionCall>) {
         match self.plan(ctx, goal, call.clone()) {
             Ok(ex) => {
-                self.finish(outcome(GoalStatus::Canceled, codes::SUCCESSFUL, "preempted by a newer trajectory"));
+                self.finish(outcome(
+                    GoalStatus::Canceled,
+                    codes::SUCCESSFUL,
+                    "preempted by a newer trajectory",
+                ));
                 self.vel = None;
                 self.exec = Some(ex);
             }
@@ -894,7 +1065,8 @@ impl ArmController {
         let m = ctx.model().ffi();
         let (range, limited) = match limit {
             Some(l) => {
-                let own = if g.own_limited { g.own_force[1].min(-g.own_force[0]) } else { f64::INFINITY };
+                let own =
+                    if g.own_limited { g.own_force[1].min(-g.own_force[0]) } else { f64::INFINITY };
                 let l = l.min(own);
                 ([-l, l], true)
             }
@@ -945,13 +1117,16 @@ impl ArmController {
 }
 
 fn tendon_on(model: &MjModel, t: usize, root: usize) -> bool {
-    first_tendon_joint(model, t).is_some_and(|j| common::in_subtree(model, model.jnt_bodyid()[j] as usize, root))
+    first_tendon_joint(model, t)
+        .is_some_and(|j| common::in_subtree(model, model.jnt_bodyid()[j] as usize, root))
 }
 
 fn first_tendon_joint(model: &MjModel, t: usize) -> Option<usize> {
     let adr = model.tendon_adr()[t] as usize;
     let num = model.tendon_num()[t] as usize;
-    (adr..adr + num).find(|&w| model.wrap_type()[w] == mjtWrap::mjWRAP_JOINT).map(|w| model.wrap_objid()[w] as usize)
+    (adr..adr + num)
+        .find(|&w| model.wrap_type()[w] == mjtWrap::mjWRAP_JOINT)
+        .map(|w| model.wrap_objid()[w] as usize)
 }
 
 /// Joint force on `joint` per unit actuator force, when the transmission makes it constant: a joint
@@ -969,7 +1144,9 @@ fn transmission_moment(model: &MjModel, act: usize, joint: usize) -> Option<f64>
         if (adr..adr + num).any(|w| model.wrap_type()[w] != mjtWrap::mjWRAP_JOINT) {
             return None; // spatial tendon: the moment varies with the pose
         }
-        return (adr..adr + num).find(|&w| model.wrap_objid()[w] as usize == joint).map(|w| gear * model.wrap_prm()[w]);
+        return (adr..adr + num)
+            .find(|&w| model.wrap_objid()[w] as usize == joint)
+            .map(|w| gear * model.wrap_prm()[w]);
     }
     None
 }
@@ -1005,7 +1182,11 @@ impl Plugin for ArmController {
         }
         reg.add_hardware(&hw_cmd, &state_ifaces);
         let initial = State::parse(&self.cfg.initial_state).unwrap_or(State::Active);
-        let jtc_state: Vec<String> = self.joint_names().iter().flat_map(|n| [format!("{n}/position"), format!("{n}/velocity")]).collect();
+        let jtc_state: Vec<String> = self
+            .joint_names()
+            .iter()
+            .flat_map(|n| [format!("{n}/position"), format!("{n}/velocity")])
+            .collect();
         reg.declare(
             ControllerSpec {
                 name: self.cfg.controller_name.clone(),
@@ -1025,7 +1206,10 @@ impl Plugin for ArmController {
                     name: self.cfg.gripper_controller_name.clone(),
                     type_name: GRIPPER_TYPE.into(),
                     command_interfaces: vec![format!("{}/position", g.name)],
-                    state_interfaces: vec![format!("{}/position", g.name), format!("{}/velocity", g.name)],
+                    state_interfaces: vec![
+                        format!("{}/position", g.name),
+                        format!("{}/velocity", g.name),
+                    ],
                     update_rate: rate,
                     initial_state: State::Active,
                     owner: self.address.clone(),
@@ -1055,7 +1239,11 @@ impl Plugin for ArmController {
         let topics = &self.cfg.topics;
         let cn = self.cfg.controller_name.clone();
         let topic = |role: &str, default: String| topics.get(role).cloned().unwrap_or(default);
-        let mk = |ep: Endpoint| ep.owner(Some(&scope.owner)).namespace(&scope.namespace).frame_prefix(&scope.frame_prefix);
+        let mk = |ep: Endpoint| {
+            ep.owner(Some(&scope.owner))
+                .namespace(&scope.namespace)
+                .frame_prefix(&scope.frame_prefix)
+        };
         self.ep_states = ctx.interface.add(mk(Endpoint::out("joint_states")
             .rate(self.cfg.rate_hz)
             .hint("ros2", "type", "sensor_msgs/msg/JointState")
@@ -1063,27 +1251,45 @@ impl Plugin for ArmController {
             .hint("ros2", "topic", topic("joint_states", "joint_states".into()))));
         self.ep_follow = ctx.interface.add(mk(Endpoint::input("follow_joint_trajectory")
             .hint("ros2", "action", "control_msgs/action/FollowJointTrajectory")
-            .hint("ros2", "topic", topic("follow_joint_trajectory", format!("{cn}/follow_joint_trajectory")))
+            .hint(
+                "ros2",
+                "topic",
+                topic("follow_joint_trajectory", format!("{cn}/follow_joint_trajectory")),
+            )
             .hint("ros2", "controller", cn.clone())));
         if self.cfg.stream_commands {
-            self.ep_stream = Some(ctx.interface.add(mk(Endpoint::input("joint_trajectory")
-                .hint("ros2", "type", "trajectory_msgs/msg/JointTrajectory")
-                .hint("ros2", "topic", topic("joint_trajectory", format!("{cn}/joint_trajectory"))))));
+            self.ep_stream = Some(
+                ctx.interface.add(mk(Endpoint::input("joint_trajectory")
+                    .hint("ros2", "type", "trajectory_msgs/msg/JointTrajectory")
+                    .hint(
+                        "ros2",
+                        "topic",
+                        topic("joint_trajectory", format!("{cn}/joint_trajectory")),
+                    ))),
+            );
         }
         if self.cfg.velocity_commands {
-            self.ep_vel = Some(ctx.interface.add(mk(Endpoint::input("joint_velocity")
-                .hint("ros2", "type", "sensor_msgs/msg/JointState")
-                .hint("ros2", "field", "velocity")
-                .hint("ros2", "topic", topic("joint_velocity", format!("{cn}/joint_velocity"))))));
+            self.ep_vel = Some(
+                ctx.interface.add(mk(Endpoint::input("joint_velocity")
+                    .hint("ros2", "type", "sensor_msgs/msg/JointState")
+                    .hint("ros2", "field", "velocity")
+                    .hint(
+                        "ros2",
+                        "topic",
+                        topic("joint_velocity", format!("{cn}/joint_velocity")),
+                    ))),
+            );
         }
         if self.gripper.is_some() {
             let gn = self.cfg.gripper_controller_name.clone();
-            self.ep_grip = Some(ctx.interface.add(mk(Endpoint::input("gripper_cmd")
-                .hint("ros2", "action", "control_msgs/action/GripperCommand")
-                .hint("ros2", "topic", topic("gripper_cmd", format!("{gn}/gripper_cmd")))
-                .hint("ros2", "state_key", gripper_key(&entity.name))
-                .hint("ros2", "effort_key", gripper_effort_key(&entity.name))
-                .hint("ros2", "controller", gn))));
+            self.ep_grip = Some(
+                ctx.interface.add(mk(Endpoint::input("gripper_cmd")
+                    .hint("ros2", "action", "control_msgs/action/GripperCommand")
+                    .hint("ros2", "topic", topic("gripper_cmd", format!("{gn}/gripper_cmd")))
+                    .hint("ros2", "state_key", gripper_key(&entity.name))
+                    .hint("ros2", "effort_key", gripper_effort_key(&entity.name))
+                    .hint("ros2", "controller", gn))),
+            );
         }
         for n in ctl_names {
             let ep = ctx.interface.add(mk(Endpoint::out("transition_event")
@@ -1111,7 +1317,11 @@ impl Plugin for ArmController {
         self.finish(outcome(GoalStatus::Aborted, codes::INVALID_GOAL, "the simulation was reset"));
         if let Some(g) = &mut self.gripper {
             if let Some(ex) = g.exec.take() {
-                let _ = ex.call.outcome.send(outcome(GoalStatus::Aborted, -1, "the simulation was reset"));
+                let _ = ex.call.outcome.send(outcome(
+                    GoalStatus::Aborted,
+                    -1,
+                    "the simulation was reset",
+                ));
             }
         }
         self.vel = None;
@@ -1154,7 +1364,13 @@ impl Plugin for ArmController {
         // A deactivation while running: hold where the joints are.
         if self.jtc_was_active && !active {
             self.hold_measured(ctx);
-            self.finish(outcome(GoalStatus::Aborted, codes::INVALID_GOAL, format!("controller `{jtc}` was deactivated mid-goal; holding the measured position")));
+            self.finish(outcome(
+                GoalStatus::Aborted,
+                codes::INVALID_GOAL,
+                format!(
+                    "controller `{jtc}` was deactivated mid-goal; holding the measured position"
+                ),
+            ));
             self.vel = None;
         }
         self.jtc_was_active = active;
@@ -1168,18 +1384,36 @@ impl Plugin for ArmController {
                     }
                     Payload::Trajectory(_) => self.refuse(&call, &jtc),
                     other => {
-                        let _ = call.outcome.send(outcome(GoalStatus::Aborted, codes::INVALID_GOAL, format!("follow_joint_trajectory takes a Trajectory goal, not {}", other.kind())));
+                        let _ = call.outcome.send(outcome(
+                            GoalStatus::Aborted,
+                            codes::INVALID_GOAL,
+                            format!(
+                                "follow_joint_trajectory takes a Trajectory goal, not {}",
+                                other.kind()
+                            ),
+                        ));
                     }
                 },
-                other => tracing::warn!("[{}] follow_joint_trajectory: ignored a {} payload (expected an action Goal)", self.address, other.kind()),
+                other => tracing::warn!(
+                    "[{}] follow_joint_trajectory: ignored a {} payload (expected an action Goal)",
+                    self.address,
+                    other.kind()
+                ),
             }
         }
         if let Some(id) = self.ep_stream {
             if let Some(p) = ctx.interface.take_latest(id) {
                 match p {
                     Payload::Trajectory(goal) if active => self.accept(ctx, &goal, None),
-                    Payload::Trajectory(_) => tracing::warn!("[{}] joint_trajectory ignored: controller `{jtc}` is not active", self.address),
-                    other => tracing::warn!("[{}] joint_trajectory: ignored a {} payload", self.address, other.kind()),
+                    Payload::Trajectory(_) => tracing::warn!(
+                        "[{}] joint_trajectory ignored: controller `{jtc}` is not active",
+                        self.address
+                    ),
+                    other => tracing::warn!(
+                        "[{}] joint_trajectory: ignored a {} payload",
+                        self.address,
+                        other.kind()
+                    ),
                 }
             }
         }
@@ -1204,19 +1438,30 @@ impl Plugin for ArmController {
                 for (n, x) in v {
                     match self.joints.iter().position(|j| j.name == n) {
                         Some(i) if x.is_finite() => qd[i] = x,
-                        _ => tracing::warn!("[{}] joint_velocity: unknown joint `{n}` ignored", self.address),
+                        _ => tracing::warn!(
+                            "[{}] joint_velocity: unknown joint `{n}` ignored",
+                            self.address
+                        ),
                     }
                 }
                 if self.exec.is_some() {
                     self.hold_measured(ctx);
-                    self.finish(outcome(GoalStatus::Canceled, codes::SUCCESSFUL, "preempted by a joint velocity command"));
+                    self.finish(outcome(
+                        GoalStatus::Canceled,
+                        codes::SUCCESSFUL,
+                        "preempted by a joint velocity command",
+                    ));
                 }
                 self.vel = Some((qd, now));
             }
         }
         if let Some(t) = pend_t {
             if self.exec.is_some() {
-                self.finish(outcome(GoalStatus::Canceled, codes::SUCCESSFUL, "preempted by an in-process target"));
+                self.finish(outcome(
+                    GoalStatus::Canceled,
+                    codes::SUCCESSFUL,
+                    "preempted by an in-process target",
+                ));
             }
             for (n, x) in t {
                 if let Some(i) = self.joints.iter().position(|j| j.name == n) {
@@ -1228,7 +1473,11 @@ impl Plugin for ArmController {
         if let Some(ex) = &self.exec {
             if ex.call.as_ref().is_some_and(|c| c.cancel.load(Ordering::SeqCst)) {
                 self.hold_measured(ctx);
-                self.finish(outcome(GoalStatus::Canceled, codes::SUCCESSFUL, "canceled by the caller; holding the measured position"));
+                self.finish(outcome(
+                    GoalStatus::Canceled,
+                    codes::SUCCESSFUL,
+                    "canceled by the caller; holding the measured position",
+                ));
             }
         }
         // Targets from the running trajectory.
@@ -1263,13 +1512,22 @@ impl Plugin for ArmController {
                 let pos = ctx.data().qpos()[g.joint.qpos];
                 g.target_ctrl = Self::gripper_ctrl_for(g, pos);
                 if let Some(ex) = g.exec.take() {
-                    let _ = ex.call.outcome.send(outcome(GoalStatus::Aborted, -1, format!("controller `{gname}` was deactivated mid-goal")));
+                    let _ = ex.call.outcome.send(outcome(
+                        GoalStatus::Aborted,
+                        -1,
+                        format!("controller `{gname}` was deactivated mid-goal"),
+                    ));
                 }
             }
             for p in ctx.interface.drain(id) {
                 let Payload::Goal(call) = p else { continue };
-                let Payload::Gripper(GripperGoal { position, max_effort }) = *call.goal.as_ref() else {
-                    let _ = call.outcome.send(outcome(GoalStatus::Aborted, -1, format!("gripper_cmd takes a Gripper goal, not {}", call.goal.kind())));
+                let Payload::Gripper(GripperGoal { position, max_effort }) = *call.goal.as_ref()
+                else {
+                    let _ = call.outcome.send(outcome(
+                        GoalStatus::Aborted,
+                        -1,
+                        format!("gripper_cmd takes a Gripper goal, not {}", call.goal.kind()),
+                    ));
                     continue;
                 };
                 if !gactive {
@@ -1282,14 +1540,24 @@ impl Plugin for ArmController {
                     continue;
                 }
                 if !position.is_finite() {
-                    let _ = call.outcome.send(outcome(GoalStatus::Aborted, -1, "gripper position is not finite"));
+                    let _ = call.outcome.send(outcome(
+                        GoalStatus::Aborted,
+                        -1,
+                        "gripper position is not finite",
+                    ));
                     continue;
                 }
                 if let Some(old) = g.exec.take() {
-                    let _ = old.call.outcome.send(outcome(GoalStatus::Canceled, 0, "preempted by a newer gripper goal"));
+                    let _ = old.call.outcome.send(outcome(
+                        GoalStatus::Canceled,
+                        0,
+                        "preempted by a newer gripper goal",
+                    ));
                 }
                 g.target_ctrl = Self::gripper_ctrl_for(g, position);
-                let limit = (max_effort > 0.0 && max_effort.is_finite()).then(|| g.moment.map(|m| max_effort / m.abs())).flatten();
+                let limit = (max_effort > 0.0 && max_effort.is_finite())
+                    .then(|| g.moment.map(|m| max_effort / m.abs()))
+                    .flatten();
                 Self::set_gripper_force(ctx, g, limit);
                 g.exec = Some(GripExec { call, target: position, window: Default::default() });
             }
@@ -1298,7 +1566,11 @@ impl Plugin for ArmController {
                     let pos = ctx.data().qpos()[g.joint.qpos];
                     g.target_ctrl = Self::gripper_ctrl_for(g, pos);
                     let ex = g.exec.take().expect("checked");
-                    let _ = ex.call.outcome.send(outcome(GoalStatus::Canceled, 0, "canceled by the caller; holding the measured position"));
+                    let _ = ex.call.outcome.send(outcome(
+                        GoalStatus::Canceled,
+                        0,
+                        "canceled by the caller; holding the measured position",
+                    ));
                 }
             }
         }
@@ -1311,7 +1583,12 @@ impl Plugin for ArmController {
         let now = ctx.sim_time();
         let (q, v, fa, fg) = {
             let d = ctx.data();
-            (d.qpos().to_vec(), d.qvel().to_vec(), d.qfrc_actuator().to_vec(), d.qfrc_gravcomp().to_vec())
+            (
+                d.qpos().to_vec(),
+                d.qvel().to_vec(),
+                d.qfrc_actuator().to_vec(),
+                d.qfrc_gravcomp().to_vec(),
+            )
         };
         {
             let mut h = self.handle.0.borrow_mut();
@@ -1325,16 +1602,26 @@ impl Plugin for ArmController {
             if let Some(c) = &ex.call {
                 if now - ex.last_feedback >= self.monitor_dt - 1e-9 {
                     ex.last_feedback = now;
-                    let names: Vec<String> = ex.knots.iter().map(|(i, _)| self.joints[*i].name.clone()).collect();
+                    let names: Vec<String> =
+                        ex.knots.iter().map(|(i, _)| self.joints[*i].name.clone()).collect();
                     let desired = ex.knots.iter().map(|(_, k)| sample(k, t).0).collect();
                     let actual = ex.knots.iter().map(|(i, _)| q[self.joints[*i].qpos]).collect();
-                    let _ = c.feedback.send(Payload::TrajectoryFeedback { joint_names: names, desired, actual });
+                    let _ = c.feedback.send(Payload::TrajectoryFeedback {
+                        joint_names: names,
+                        desired,
+                        actual,
+                    });
                 }
             }
             if t >= ex.t_last {
                 let mut worst: Option<(String, f64, f64)> = None;
                 for (i, tol) in &ex.tol {
-                    let goal = ex.knots.iter().find(|(k, _)| k == i).map(|(_, k)| k.last().expect("knots").q).unwrap_or(0.0);
+                    let goal = ex
+                        .knots
+                        .iter()
+                        .find(|(k, _)| k == i)
+                        .map(|(_, k)| k.last().expect("knots").q)
+                        .unwrap_or(0.0);
                     let err = (q[self.joints[*i].qpos] - goal).abs();
                     if let Some(tol) = tol {
                         if err > *tol && worst.as_ref().is_none_or(|w| err - tol > w.1 - w.2) {
@@ -1346,7 +1633,11 @@ impl Plugin for ArmController {
                 let late = t > ex.t_last + ex.time_tol;
                 match (&worst, stopped, late) {
                     (None, true, _) | (None, _, true) => {
-                        let msg = if stopped { "the joints ended within the goal tolerance" } else { "the joints are within the goal tolerance (still settling)" };
+                        let msg = if stopped {
+                            "the joints ended within the goal tolerance"
+                        } else {
+                            "the joints are within the goal tolerance (still settling)"
+                        };
                         self.finish(outcome(GoalStatus::Succeeded, codes::SUCCESSFUL, msg));
                     }
                     (Some((n, err, tol)), _, true) => {
@@ -1355,7 +1646,11 @@ impl Plugin for ArmController {
                             t - ex.t_last
                         );
                         self.hold_measured(ctx);
-                        self.finish(outcome(GoalStatus::Aborted, codes::GOAL_TOLERANCE_VIOLATED, msg));
+                        self.finish(outcome(
+                            GoalStatus::Aborted,
+                            codes::GOAL_TOLERANCE_VIOLATED,
+                            msg,
+                        ));
                     }
                     _ => {}
                 }
@@ -1375,7 +1670,12 @@ impl Plugin for ArmController {
                         status: GoalStatus::Succeeded,
                         error_code: 0,
                         error_string: "reached the goal position".into(),
-                        result: Some(Box::new(Payload::GripperResult { position: pos, effort: eff, stalled: false, reached_goal: true })),
+                        result: Some(Box::new(Payload::GripperResult {
+                            position: pos,
+                            effort: eff,
+                            stalled: false,
+                            reached_goal: true,
+                        })),
                     });
                 } else {
                     // Stalled: over the last stall_timeout the gripper moved less than
@@ -1387,13 +1687,22 @@ impl Plugin for ArmController {
                         ex.window.pop_front();
                     }
                     let (t0, p0) = ex.window[0];
-                    if now - t0 >= timeout - 1e-9 && (pos - p0).abs() < self.cfg.gripper_stall_velocity * (now - t0) {
+                    if now - t0 >= timeout - 1e-9
+                        && (pos - p0).abs() < self.cfg.gripper_stall_velocity * (now - t0)
+                    {
                         let ok = self.cfg.gripper_allow_stalling;
                         done = Some(ActionOutcome {
                             status: if ok { GoalStatus::Succeeded } else { GoalStatus::Aborted },
                             error_code: 0,
-                            error_string: format!("stalled {err:.4} short of the goal (closed on an object?)"),
-                            result: Some(Box::new(Payload::GripperResult { position: pos, effort: eff, stalled: true, reached_goal: false })),
+                            error_string: format!(
+                                "stalled {err:.4} short of the goal (closed on an object?)"
+                            ),
+                            result: Some(Box::new(Payload::GripperResult {
+                                position: pos,
+                                effort: eff,
+                                stalled: true,
+                                reached_goal: false,
+                            })),
                         });
                     }
                 }

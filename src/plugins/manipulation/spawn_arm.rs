@@ -42,8 +42,13 @@ use crate::actuators::{self, ActuatorTable, GravComp};
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::mjcf::quat_from_rpy;
-use crate::plugin::{BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::spawn::{body_names, compose, find_site, load_model, static_transform, FrameRef, FrameSites, PlacedFrame, Pose, StaticTfPublisher};
+use crate::plugin::{
+    BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs, ValidateConfig,
+};
+use crate::spawn::{
+    body_names, compose, find_site, load_model, static_transform, FrameRef, FrameSites,
+    PlacedFrame, Pose, StaticTfPublisher,
+};
 use crate::world::expand::{expand_manifest, merge_under};
 use crate::world::models::{load_manifest, resolve_model};
 
@@ -226,7 +231,10 @@ impl ValidateConfig for SpawnArmConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if self.model.trim().is_empty() {
-            e.push(ConfigError::new("model", "is empty; name an arm model (e.g. ur5e) or an MJCF path"));
+            e.push(ConfigError::new(
+                "model",
+                "is empty; name an arm model (e.g. ur5e) or an MJCF path",
+            ));
         }
         e.extend(crate::plugins::mobile::spawn_robot::check_names(&self.namespace, &self.prefix));
         if self.pos.iter().chain(self.rpy.iter()).any(|v| !v.is_finite()) {
@@ -243,24 +251,42 @@ impl ValidateConfig for SpawnArmConfig {
                 ));
             }
             if m.robot.trim().is_empty() {
-                e.push(ConfigError::new("mount.robot", "is empty; name the robot entity (the `name:` of its spawn_robot entry)"));
+                e.push(ConfigError::new(
+                    "mount.robot",
+                    "is empty; name the robot entity (the `name:` of its spawn_robot entry)",
+                ));
             }
             if self.pedestal {
-                e.push(ConfigError::new("pedestal", "a mounted arm stands on its robot: drop `pedestal`"));
+                e.push(ConfigError::new(
+                    "pedestal",
+                    "a mounted arm stands on its robot: drop `pedestal`",
+                ));
             }
         }
         if !(self.pedestal_half_width > 0.0 && self.pedestal_half_width.is_finite()) {
-            e.push(ConfigError::new("pedestal_half_width", format!("must be > 0 (m), got {}", self.pedestal_half_width)));
+            e.push(ConfigError::new(
+                "pedestal_half_width",
+                format!("must be > 0 (m), got {}", self.pedestal_half_width),
+            ));
         }
         if let Some(r) = &self.rail {
             let n = r.axis.iter().map(|v| v * v).sum::<f64>().sqrt();
             if !(n > 1e-9 && n.is_finite()) {
-                e.push(ConfigError::new("rail.axis", format!("must be a non-zero direction, got {:?}", r.axis)));
+                e.push(ConfigError::new(
+                    "rail.axis",
+                    format!("must be a non-zero direction, got {:?}", r.axis),
+                ));
             }
             if r.range.iter().any(|v| !v.is_finite()) || r.range[0] >= r.range[1] {
-                e.push(ConfigError::new("rail.range", format!("must be [lo, hi] with lo < hi (m), got {:?}", r.range)));
+                e.push(ConfigError::new(
+                    "rail.range",
+                    format!("must be [lo, hi] with lo < hi (m), got {:?}", r.range),
+                ));
             } else if !(r.range[0]..=r.range[1]).contains(&r.home) {
-                e.push(ConfigError::new("rail.home", format!("{} m is outside rail.range {:?}", r.home, r.range)));
+                e.push(ConfigError::new(
+                    "rail.home",
+                    format!("{} m is outside rail.range {:?}", r.home, r.range),
+                ));
             }
             if r.joint.trim().is_empty() {
                 e.push(ConfigError::new("rail.joint", "is empty"));
@@ -273,17 +299,25 @@ impl ValidateConfig for SpawnArmConfig {
         }
         if let Some(ee) = &self.end_effector {
             if ee.model.trim().is_empty() {
-                e.push(ConfigError::new("end_effector.model", "is empty; name a gripper model (e.g. parallel_gripper)"));
+                e.push(ConfigError::new(
+                    "end_effector.model",
+                    "is empty; name a gripper model (e.g. parallel_gripper)",
+                ));
             }
             if ee.pos.iter().chain(ee.rpy.iter()).any(|v| !v.is_finite()) {
                 e.push(ConfigError::new("end_effector.pos", "pos and rpy must be finite numbers"));
             }
-            crate::plugins::mobile::spawn_robot::check_names("", &ee.prefix).into_iter().for_each(|x| e.push(ConfigError::new("end_effector.prefix", x.message)));
+            crate::plugins::mobile::spawn_robot::check_names("", &ee.prefix)
+                .into_iter()
+                .for_each(|x| e.push(ConfigError::new("end_effector.prefix", x.message)));
         }
         if let Some(Home::Map(m)) = &self.home {
             for (k, v) in m {
                 if !v.is_finite() {
-                    e.push(ConfigError::new(format!("home.{k}"), format!("must be a finite angle (rad), got {v}")));
+                    e.push(ConfigError::new(
+                        format!("home.{k}"),
+                        format!("must be a finite angle (rad), got {v}"),
+                    ));
                 }
             }
         }
@@ -347,7 +381,8 @@ pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
     let ee = args.config.get("end_effector").and_then(Value::as_mapping);
     if let Some(ee) = ee {
         if let Some(model) = ee.get("model").and_then(Value::as_str) {
-            let asset = resolve_model(model, args.base_dir).map_err(|e| format!("end_effector.model: {e}"))?;
+            let asset = resolve_model(model, args.base_dir)
+                .map_err(|e| format!("end_effector.model: {e}"))?;
             let manifest = load_manifest(&asset).map_err(|e| format!("end_effector.model: {e}"))?;
             let pre = ee.get("prefix").and_then(Value::as_str).unwrap_or("").to_string();
             let mut comps = manifest.components;
@@ -392,8 +427,11 @@ impl Plugin for SpawnArm {
             };
             let full = format!("{}{}", robot.prefix, m.body);
             if spec.body(&full).is_none() {
-                let bodies: Vec<String> =
-                    body_names(spec).into_iter().filter(|n| n.starts_with(&robot.prefix)).map(|n| n[robot.prefix.len()..].to_string()).collect();
+                let bodies: Vec<String> = body_names(spec)
+                    .into_iter()
+                    .filter(|n| n.starts_with(&robot.prefix))
+                    .map(|n| n[robot.prefix.len()..].to_string())
+                    .collect();
                 return Err(format!("mount.body: robot `{}` has no body `{}` (looked up as `{full}`); its bodies: [{}]", m.robot, m.body, bodies.join(", ")));
             }
             parent_body = Some(full);
@@ -409,7 +447,11 @@ impl Plugin for SpawnArm {
         let base_body = match &cfg.base_body {
             Some(bb) => {
                 if m.spec.body(bb).is_none() {
-                    return Err(format!("base_body: model `{}` has no body `{bb}`; its bodies: [{}]", cfg.model, body_names(&m.spec).join(", ")));
+                    return Err(format!(
+                        "base_body: model `{}` has no body `{bb}`; its bodies: [{}]",
+                        cfg.model,
+                        body_names(&m.spec).join(", ")
+                    ));
                 }
                 bb.clone()
             }
@@ -419,19 +461,25 @@ impl Plugin for SpawnArm {
         self.home = match &cfg.home {
             Some(h) => Some(h.clone()),
             None => match m.manifest.extra.get("home") {
-                Some(v) => Some(serde_norway::from_value::<Home>(v.clone()).map_err(|e| format!("model manifest `home:`: {e}"))?),
+                Some(v) => Some(
+                    serde_norway::from_value::<Home>(v.clone())
+                        .map_err(|e| format!("model manifest `home:`: {e}"))?,
+                ),
                 None => None,
             },
         };
         // Vendor frames (as sites).
         let mut sites = FrameSites::new();
         let mf = m.manifest.frames.clone();
-        sites.add(&mut m.spec, &mf, &format!("{} frames", m.asset.manifest_path().display())).map_err(|e| format!("model manifest: {e}"))?;
+        sites
+            .add(&mut m.spec, &mf, &format!("{} frames", m.asset.manifest_path().display()))
+            .map_err(|e| format!("model manifest: {e}"))?;
         self.frames = sites.frames();
 
         // 1. actuator rewrite (before the graft).
         let block = match &cfg.actuators {
-            Some(v) => actuators::parse(v, "actuators").map_err(|es| es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?,
+            Some(v) => actuators::parse(v, "actuators")
+                .map_err(|es| es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?,
             None => Default::default(),
         };
         let mut rows = actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?;
@@ -443,28 +491,45 @@ impl Plugin for SpawnArm {
                     return Err(format!("end_effector.replaces: `{r}` is the arm's root body; list only bodies the tool supersedes"));
                 }
                 let Some(body) = m.spec.body_mut(r) else {
-                    return Err(format!("end_effector.replaces: model `{}` has no body `{r}`; its bodies: [{}]", cfg.model, body_names(&m.spec).join(", ")));
+                    return Err(format!(
+                        "end_effector.replaces: model `{}` has no body `{r}`; its bodies: [{}]",
+                        cfg.model,
+                        body_names(&m.spec).join(", ")
+                    ));
                 };
                 // SAFETY: the body is a live element of the arm's spec, deleted once; no handle
                 // into it is used afterwards.
-                unsafe { body.delete() }.map_err(|e| format!("end_effector.replaces: cannot delete `{r}`: {e}"))?;
+                unsafe { body.delete() }
+                    .map_err(|e| format!("end_effector.replaces: cannot delete `{r}`: {e}"))?;
             }
             if find_site(&m.spec, &ee.site).is_none() {
                 let sites: Vec<String> = m.spec.site_iter().map(|s| s.name().to_string()).collect();
-                return Err(format!("end_effector.site: model `{}` has no site `{}`; its sites: [{}]", cfg.model, ee.site, sites.join(", ")));
+                return Err(format!(
+                    "end_effector.site: model `{}` has no site `{}`; its sites: [{}]",
+                    cfg.model,
+                    ee.site,
+                    sites.join(", ")
+                ));
             }
-            let mut g = load_model(&ee.model, &self.base_dir).map_err(|e| format!("end_effector.model: {e}"))?;
+            let mut g = load_model(&ee.model, &self.base_dir)
+                .map_err(|e| format!("end_effector.model: {e}"))?;
             {
                 let gb = g.spec.body_mut(&g.root).expect("root body exists");
                 *gb.pos_mut() = ee.pos;
                 *gb.quat_mut() = quat_from_rpy(ee.rpy[0], ee.rpy[1], ee.rpy[2]);
             }
-            let before: Vec<String> = m.spec.actuator_iter().map(|a| a.name().to_string()).collect();
+            let before: Vec<String> =
+                m.spec.actuator_iter().map(|a| a.name().to_string()).collect();
             m.spec
                 .site_mut(&ee.site)
                 .expect("checked")
                 .attach_by_deep_copy(&mut g.spec, &ee.prefix, "")
-                .map_err(|e| format!("end_effector: attaching `{}` at site `{}` failed: {e}", ee.model, ee.site))?;
+                .map_err(|e| {
+                    format!(
+                        "end_effector: attaching `{}` at site `{}` failed: {e}",
+                        ee.model, ee.site
+                    )
+                })?;
             // Rows for the grafted actuators (model values; the arm's block never reaches them).
             for row in actuators::describe(&m.spec) {
                 if !before.contains(&row.actuator) {
@@ -498,22 +563,47 @@ impl Plugin for SpawnArm {
             let mid = (r.range[0] + r.range[1]) * 0.5;
             let half = (r.range[1] - r.range[0]) * 0.5 + 0.1;
             let axis_w = rot_axis(&mount_q, axis);
-            let beam_c = [cfg.pos[0] + axis_w[0] * mid, cfg.pos[1] + axis_w[1] * mid, cfg.pos[2] + axis_w[2] * mid];
+            let beam_c = [
+                cfg.pos[0] + axis_w[0] * mid,
+                cfg.pos[1] + axis_w[1] * mid,
+                cfg.pos[2] + axis_w[2] * mid,
+            ];
             let beam_q = quat_between([1.0, 0.0, 0.0], axis_w);
-            let bg = parent.add_geom().with_name(&format!("{prefix}rail_beam")).with_type(MjtGeomBase::mjGEOM_BOX).with_size([half, 0.04, 0.02]).with_pos(beam_c).with_quat(beam_q).with_rgba([0.5, 0.5, 0.55, 1.0]);
+            let bg = parent
+                .add_geom()
+                .with_name(&format!("{prefix}rail_beam"))
+                .with_type(MjtGeomBase::mjGEOM_BOX)
+                .with_size([half, 0.04, 0.02])
+                .with_pos(beam_c)
+                .with_quat(beam_q)
+                .with_rgba([0.5, 0.5, 0.55, 1.0]);
             bg.set_contype(0);
             bg.set_conaffinity(0);
             bg.set_mass(0.0);
             let body = parent.add_body().with_name(&carriage).with_pos(cfg.pos).with_quat(mount_q);
             body.set_gravcomp(1.0);
-            let j = body.add_joint().with_name(&joint).with_type(MjtJoint::mjJNT_SLIDE).with_axis(axis).with_range(r.range);
+            let j = body
+                .add_joint()
+                .with_name(&joint)
+                .with_type(MjtJoint::mjJNT_SLIDE)
+                .with_axis(axis)
+                .with_range(r.range);
             j.set_limited(mjtLimited::mjLIMITED_TRUE);
             j.damping_mut()[0] = r.damping;
-            let g = body.add_geom().with_name(&format!("{prefix}rail_carriage")).with_type(MjtGeomBase::mjGEOM_BOX).with_size([0.12, 0.12, 0.02]).with_pos([0.0, 0.0, -0.02]).with_rgba([0.35, 0.35, 0.4, 1.0]);
+            let g = body
+                .add_geom()
+                .with_name(&format!("{prefix}rail_carriage"))
+                .with_type(MjtGeomBase::mjGEOM_BOX)
+                .with_size([0.12, 0.12, 0.02])
+                .with_pos([0.0, 0.0, -0.02])
+                .with_rgba([0.35, 0.35, 0.4, 1.0]);
             g.set_contype(0);
             g.set_conaffinity(0);
             g.set_mass(r.mass);
-            let a = spec.add_actuator().with_name(&format!("{prefix}rail_servo")).with_trntype(mjtTrn::mjTRN_JOINT);
+            let a = spec
+                .add_actuator()
+                .with_name(&format!("{prefix}rail_servo"))
+                .with_trntype(mjtTrn::mjTRN_JOINT);
             a.set_target(&joint);
             a.set_gaintype(mjtGain::mjGAIN_FIXED);
             a.set_biastype(mjtBias::mjBIAS_AFFINE);
@@ -525,11 +615,37 @@ impl Plugin for SpawnArm {
             }
             *a.ctrlrange_mut() = r.range;
             a.set_ctrllimited(mjtLimited::mjLIMITED_TRUE);
-            crate::mjcf::attach(spec, Some(&carriage), &mut m.spec, [0.0; 3], [1.0, 0.0, 0.0, 0.0], prefix).map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+            crate::mjcf::attach(
+                spec,
+                Some(&carriage),
+                &mut m.spec,
+                [0.0; 3],
+                [1.0, 0.0, 0.0, 0.0],
+                prefix,
+            )
+            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
             entity_body = carriage;
-            world_pose = compose(&parent_pose, &Pose { pos: [cfg.pos[0] + axis_w[0] * r.home, cfg.pos[1] + axis_w[1] * r.home, cfg.pos[2] + axis_w[2] * r.home], quat: mount_q });
+            world_pose = compose(
+                &parent_pose,
+                &Pose {
+                    pos: [
+                        cfg.pos[0] + axis_w[0] * r.home,
+                        cfg.pos[1] + axis_w[1] * r.home,
+                        cfg.pos[2] + axis_w[2] * r.home,
+                    ],
+                    quat: mount_q,
+                },
+            );
         } else {
-            crate::mjcf::attach(spec, parent_body.as_deref(), &mut m.spec, cfg.pos, mount_q, prefix).map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+            crate::mjcf::attach(
+                spec,
+                parent_body.as_deref(),
+                &mut m.spec,
+                cfg.pos,
+                mount_q,
+                prefix,
+            )
+            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
         }
         if cfg.pedestal && cfg.mount.is_none() && cfg.pos[2] > 0.0 {
             let h = cfg.pos[2] * 0.5;
@@ -565,7 +681,10 @@ impl Plugin for SpawnArm {
             ent.meta.insert("rail_joint".into(), r.joint.clone());
         }
         b.ctx.entities.add(ent)?;
-        b.ctx.blackboard.set(actuators::table_key(&self.address), ActuatorTable { entity: self.address.clone(), rows, gravcomp_bodies });
+        b.ctx.blackboard.set(
+            actuators::table_key(&self.address),
+            ActuatorTable { entity: self.address.clone(), rows, gravcomp_bodies },
+        );
         self.root = m.root;
         Ok(())
     }
@@ -580,10 +699,15 @@ impl Plugin for SpawnArm {
         let rail_joint = self.cfg.rail.as_ref().map(|r| format!("{prefix}{}", r.joint));
         let nj = model.ffi().njnt as usize;
         let arm_joints: Vec<usize> = (0..nj)
-            .filter(|&j| matches!(model.jnt_type()[j], mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE))
-            .filter(|&j| crate::plugins::core::in_subtree(model, model.jnt_bodyid()[j] as usize, arm_root))
+            .filter(|&j| {
+                matches!(model.jnt_type()[j], mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE)
+            })
+            .filter(|&j| {
+                crate::plugins::core::in_subtree(model, model.jnt_bodyid()[j] as usize, arm_root)
+            })
             .collect();
-        let jname = |j: usize| model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("").to_string();
+        let jname =
+            |j: usize| model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("").to_string();
         let mut home = Vec::new();
         match &self.home {
             None => {}
@@ -593,7 +717,12 @@ impl Plugin for SpawnArm {
                         "home: {} values for {} arm joints ({})",
                         v.len(),
                         arm_joints.len(),
-                        arm_joints.iter().map(|&j| crate::plugins::core::unprefixed(&jname(j), &prefix).to_string()).collect::<Vec<_>>().join(", ")
+                        arm_joints
+                            .iter()
+                            .map(|&j| crate::plugins::core::unprefixed(&jname(j), &prefix)
+                                .to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ));
                 }
                 for (k, &q) in v.iter().enumerate() {
@@ -604,12 +733,19 @@ impl Plugin for SpawnArm {
                 for (name, &q) in m {
                     let full = format!("{prefix}{name}");
                     match model.name_to_id(MjtObjBase::mjOBJ_JOINT, &full) {
-                        Some(j) if arm_joints.contains(&j) => home.push((model.jnt_qposadr()[j] as usize, q)),
+                        Some(j) if arm_joints.contains(&j) => {
+                            home.push((model.jnt_qposadr()[j] as usize, q))
+                        }
                         _ => {
                             return Err(format!(
                                 "home.{name}: arm `{}` has no joint `{name}`; its joints: [{}]",
                                 self.address,
-                                arm_joints.iter().map(|&j| crate::plugins::core::unprefixed(&jname(j), &prefix).to_string()).collect::<Vec<_>>().join(", ")
+                                arm_joints
+                                    .iter()
+                                    .map(|&j| crate::plugins::core::unprefixed(&jname(j), &prefix)
+                                        .to_string())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
                             ))
                         }
                     }
@@ -617,22 +753,28 @@ impl Plugin for SpawnArm {
             }
         }
         if let (Some(r), Some(rj)) = (&self.cfg.rail, &rail_joint) {
-            let j = model.name_to_id(MjtObjBase::mjOBJ_JOINT, rj).ok_or_else(|| format!("rail joint `{rj}` missing after compile"))?;
+            let j = model
+                .name_to_id(MjtObjBase::mjOBJ_JOINT, rj)
+                .ok_or_else(|| format!("rail joint `{rj}` missing after compile"))?;
             home.push((model.jnt_qposadr()[j] as usize, r.home));
         }
         // The home vector by joint name, for arm_controller.
         let named: Vec<(String, f64)> = home
             .iter()
             .filter_map(|(adr, q)| {
-                (0..nj).find(|&j| model.jnt_qposadr()[j] as usize == *adr).map(|j| (crate::plugins::core::unprefixed(&jname(j), &prefix).to_string(), *q))
+                (0..nj)
+                    .find(|&j| model.jnt_qposadr()[j] as usize == *adr)
+                    .map(|j| (crate::plugins::core::unprefixed(&jname(j), &prefix).to_string(), *q))
             })
             .collect();
         self.home_qpos = home;
         // Static TF of the vendor frames: parent → frame (the parent may move; robot_state_publisher owns the chain).
         let mut transforms = Vec::new();
         for f in &self.frames {
-            let p = FrameRef::lookup(model, &format!("{prefix}{}", f.parent)).ok_or_else(|| format!("frame parent `{}` missing after compile", f.parent))?;
-            let c = FrameRef::lookup(model, &format!("{prefix}{}", f.name)).ok_or_else(|| format!("frame `{}` missing after compile", f.name))?;
+            let p = FrameRef::lookup(model, &format!("{prefix}{}", f.parent))
+                .ok_or_else(|| format!("frame parent `{}` missing after compile", f.parent))?;
+            let c = FrameRef::lookup(model, &format!("{prefix}{}", f.name))
+                .ok_or_else(|| format!("frame `{}` missing after compile", f.name))?;
             transforms.push(static_transform(model, p, c, &f.parent, &f.name)?);
         }
         ctx.blackboard.set(home_key(&self.address), named);

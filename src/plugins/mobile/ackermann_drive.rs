@@ -21,7 +21,9 @@ use serde::Deserialize;
 use crate::context::payload::{Odometry, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, JointRef, Scope};
 use crate::robot::{ramp, yaw_quat_xyzw, Odom2d, OdomState, RobotHandle};
 
@@ -147,7 +149,10 @@ impl ValidateConfig for AckermannDriveConfig {
             }
         }
         if !(self.max_steer_angle > 0.0 && self.max_steer_angle < std::f64::consts::FRAC_PI_2) {
-            e.push(ConfigError::new("max_steer_angle", format!("must be in (0, π/2) rad, got {}", self.max_steer_angle)));
+            e.push(ConfigError::new(
+                "max_steer_angle",
+                format!("must be in (0, π/2) rad, got {}", self.max_steer_angle),
+            ));
         }
         for (k, v) in [("steer_rate", self.steer_rate), ("accel_limit", self.accel_limit)] {
             if !(v >= 0.0 && v.is_finite()) {
@@ -161,18 +166,29 @@ impl ValidateConfig for AckermannDriveConfig {
             ("drive_joints", &self.drive_joints, "the two driven wheel joints"),
         ] {
             match v {
-                None => e.push(ConfigError::new(k, format!("missing: list {what}, left then right"))),
-                Some(l) if l.len() != 2 => e.push(ConfigError::new(k, format!("needs exactly 2 names ({what}, left then right), got {}", l.len()))),
+                None => {
+                    e.push(ConfigError::new(k, format!("missing: list {what}, left then right")))
+                }
+                Some(l) if l.len() != 2 => e.push(ConfigError::new(
+                    k,
+                    format!("needs exactly 2 names ({what}, left then right), got {}", l.len()),
+                )),
                 _ => {}
             }
         }
         if let Some(t) = self.test_cmd {
             if t.iter().any(|x| !x.is_finite()) {
-                e.push(ConfigError::new("test_cmd", "must be two finite numbers [v (m/s), w (rad/s)]"));
+                e.push(ConfigError::new(
+                    "test_cmd",
+                    "must be two finite numbers [v (m/s), w (rad/s)]",
+                ));
             }
         }
         if self.odom_child_frame.trim().is_empty() {
-            e.push(ConfigError::new("odom_child_frame", "empty: name the root link of the robot's URDF (e.g. base_link)"));
+            e.push(ConfigError::new(
+                "odom_child_frame",
+                "empty: name the root link of the robot's URDF (e.g. base_link)",
+            ));
         }
         e.extend(common::check_topics(&self.topics, &ROLES));
         e
@@ -307,14 +323,29 @@ impl Plugin for AckermannDrive {
         self.limits = common::ctrl_limits(model);
         let base = common::resolve_body(model, &entity, "base_body", &c.base_body)?;
         let names = |v: &Option<Vec<String>>| v.clone().unwrap_or_default();
-        let (sa, sj, da, dj) = (names(&c.steer_actuators), names(&c.steer_joints), names(&c.drive_actuators), names(&c.drive_joints));
+        let (sa, sj, da, dj) = (
+            names(&c.steer_actuators),
+            names(&c.steer_joints),
+            names(&c.drive_actuators),
+            names(&c.drive_joints),
+        );
         let mut steer_x = [0.0; 2];
         let mut steer_y = [0.0; 2];
         let mut drive_x = [0.0; 2];
         let mut drive_y = [0.0; 2];
         for i in 0..2 {
-            self.steer_acts[i] = common::resolve_position_actuator(model, &entity, &format!("steer_actuators[{i}]"), &sa[i])?;
-            self.drive_acts[i] = common::resolve_velocity_actuator(model, &entity, &format!("drive_actuators[{i}]"), &da[i])?;
+            self.steer_acts[i] = common::resolve_position_actuator(
+                model,
+                &entity,
+                &format!("steer_actuators[{i}]"),
+                &sa[i],
+            )?;
+            self.drive_acts[i] = common::resolve_velocity_actuator(
+                model,
+                &entity,
+                &format!("drive_actuators[{i}]"),
+                &da[i],
+            )?;
             let s = common::resolve_joint(model, &entity, &format!("steer_joints[{i}]"), &sj[i])?;
             let d = common::resolve_joint(model, &entity, &format!("drive_joints[{i}]"), &dj[i])?;
             let (ps, _) = common::rest_pose_in(model, model.jnt_bodyid()[s] as usize, base);
@@ -350,11 +381,19 @@ impl Plugin for AckermannDrive {
 
         let scope = Scope::new(&entity, c.namespace.as_deref());
         let topics = &c.topics;
-        let cmd_type = if c.stamped_cmd_vel { "geometry_msgs/msg/TwistStamped" } else { "geometry_msgs/msg/Twist" };
-        self.cmd_id = ctx.interface.add(scope.apply(
-            Endpoint::input("cmd_vel").hint("ros2", "type", cmd_type).hint("ros2", "qos", "reliable"),
-            topics,
-        ));
+        let cmd_type = if c.stamped_cmd_vel {
+            "geometry_msgs/msg/TwistStamped"
+        } else {
+            "geometry_msgs/msg/Twist"
+        };
+        self.cmd_id = ctx.interface.add(
+            scope.apply(
+                Endpoint::input("cmd_vel")
+                    .hint("ros2", "type", cmd_type)
+                    .hint("ros2", "qos", "reliable"),
+                topics,
+            ),
+        );
         let mut ack = Endpoint::input("ackermann_cmd")
             .hint("ros2", "type", "ackermann_msgs/msg/AckermannDriveStamped")
             .hint("ros2", "qos", "reliable");
@@ -362,14 +401,24 @@ impl Plugin for AckermannDrive {
             ack = ack.hint("ros2", "topic", "drive");
         }
         self.ack_id = ctx.interface.add(scope.apply(ack, topics));
-        self.odom_id = ctx.interface.add(scope.apply(
-            Endpoint::out("odom").rate(c.odom_rate_hz).hint("ros2", "type", "nav_msgs/msg/Odometry").hint("ros2", "qos", "reliable"),
-            topics,
-        ));
-        self.js_id = ctx.interface.add(scope.apply(
-            Endpoint::out("joint_states").rate(c.odom_rate_hz).hint("ros2", "type", "sensor_msgs/msg/JointState").hint("ros2", "qos", "reliable"),
-            topics,
-        ));
+        self.odom_id = ctx.interface.add(
+            scope.apply(
+                Endpoint::out("odom")
+                    .rate(c.odom_rate_hz)
+                    .hint("ros2", "type", "nav_msgs/msg/Odometry")
+                    .hint("ros2", "qos", "reliable"),
+                topics,
+            ),
+        );
+        self.js_id = ctx.interface.add(
+            scope.apply(
+                Endpoint::out("joint_states")
+                    .rate(c.odom_rate_hz)
+                    .hint("ros2", "type", "sensor_msgs/msg/JointState")
+                    .hint("ros2", "qos", "reliable"),
+                topics,
+            ),
+        );
         let key = common::claim_robot_key(ctx, "ackermann_drive", &entity)?;
         let h = RobotHandle::new(&entity.name, "ackermann_drive");
         ctx.blackboard.set(key, h.clone());
@@ -401,7 +450,12 @@ impl Plugin for AckermannDrive {
         for p in ctx.interface.drain(self.cmd_id) {
             match p {
                 Payload::Twist(t) => self.twist_command(t.linear[0], t.angular[2]),
-                other => return Err(format!("cmd_vel received a {} payload; it takes a Twist", other.kind())),
+                other => {
+                    return Err(format!(
+                        "cmd_vel received a {} payload; it takes a Twist",
+                        other.kind()
+                    ))
+                }
             }
         }
         for p in ctx.interface.drain(self.ack_id) {
@@ -412,7 +466,12 @@ impl Plugin for AckermannDrive {
                     self.msg_steer_rate = a.steering_angle_velocity.abs();
                     self.msg_accel = a.acceleration.abs();
                 }
-                other => return Err(format!("ackermann_cmd received a {} payload; it takes an Ackermann drive", other.kind())),
+                other => {
+                    return Err(format!(
+                        "ackermann_cmd received a {} payload; it takes an Ackermann drive",
+                        other.kind()
+                    ))
+                }
             }
         }
         if let Some([vx, _, wz]) = self.handle.as_ref().and_then(RobotHandle::take_command) {
@@ -461,15 +520,34 @@ impl Plugin for AckermannDrive {
         let (v, kappa) = {
             let d = ctx.data();
             let (qpos, qvel) = (d.qpos(), d.qvel());
-            let v = (qvel[self.drive_joints[0].dof] + qvel[self.drive_joints[1].dof]) / 2.0 * c.wheel_radius;
-            let kl = curvature_from_wheel(qpos[self.steer_joints[0].qpos], c.wheelbase, c.steer_track(), true);
-            let kr = curvature_from_wheel(qpos[self.steer_joints[1].qpos], c.wheelbase, c.steer_track(), false);
+            let v = (qvel[self.drive_joints[0].dof] + qvel[self.drive_joints[1].dof]) / 2.0
+                * c.wheel_radius;
+            let kl = curvature_from_wheel(
+                qpos[self.steer_joints[0].qpos],
+                c.wheelbase,
+                c.steer_track(),
+                true,
+            );
+            let kr = curvature_from_wheel(
+                qpos[self.steer_joints[1].qpos],
+                c.wheelbase,
+                c.steer_track(),
+                false,
+            );
             (v, (kl + kr) / 2.0)
         };
         let w = v * kappa;
         self.odom.integrate(v, 0.0, w, ctx.dt);
         let stamp = ctx.sim_time();
-        self.last = OdomState { stamp, x: self.odom.x, y: self.odom.y, yaw: self.odom.yaw, vx: v, vy: 0.0, wz: w };
+        self.last = OdomState {
+            stamp,
+            x: self.odom.x,
+            y: self.odom.y,
+            yaw: self.odom.yaw,
+            vx: v,
+            vy: 0.0,
+            wz: w,
+        };
         if let Some(h) = &self.handle {
             h.set_odom(self.last);
         }

@@ -17,7 +17,9 @@ use serde::Deserialize;
 use crate::context::payload::{Odometry, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, JointRef, Scope};
 use crate::robot::{ramp, yaw_quat_xyzw, Odom2d, OdomState, RobotHandle};
 
@@ -46,14 +48,22 @@ pub struct OdomNoise {
 
 impl OdomNoise {
     fn validate(&self, e: &mut Vec<ConfigError>) {
-        for (k, v) in [("linear_stddev", self.linear_stddev), ("angular_stddev", self.angular_stddev)] {
+        for (k, v) in
+            [("linear_stddev", self.linear_stddev), ("angular_stddev", self.angular_stddev)]
+        {
             if !(v >= 0.0 && v.is_finite()) {
-                e.push(ConfigError::new(format!("odom_noise.{k}"), format!("must be >= 0 (a standard deviation), got {v}")));
+                e.push(ConfigError::new(
+                    format!("odom_noise.{k}"),
+                    format!("must be >= 0 (a standard deviation), got {v}"),
+                ));
             }
         }
         for (k, v) in [("linear_scale", self.linear_scale), ("angular_scale", self.angular_scale)] {
             if !(v > 0.0 && v.is_finite()) {
-                e.push(ConfigError::new(format!("odom_noise.{k}"), format!("must be > 0 (a multiplicative bias; 1 = none), got {v}")));
+                e.push(ConfigError::new(
+                    format!("odom_noise.{k}"),
+                    format!("must be > 0 (a multiplicative bias; 1 = none), got {v}"),
+                ));
             }
         }
     }
@@ -171,7 +181,14 @@ pub struct DiffDriveConfig {
 }
 
 /// Check a singular-or-list pair (`left_actuator` / `left_actuators`): exactly one form.
-fn one_form(e: &mut Vec<ConfigError>, single_key: &str, single: &Option<String>, list_key: &str, list: &Option<Vec<String>>, what: &str) -> Option<Vec<String>> {
+fn one_form(
+    e: &mut Vec<ConfigError>,
+    single_key: &str,
+    single: &Option<String>,
+    list_key: &str,
+    list: &Option<Vec<String>>,
+    what: &str,
+) -> Option<Vec<String>> {
     match (single, list) {
         (Some(_), Some(_)) => {
             e.push(ConfigError::new(
@@ -206,12 +223,43 @@ fn one_form(e: &mut Vec<ConfigError>, single_key: &str, single: &Option<String>,
 impl DiffDriveConfig {
     /// The per-side actuator and joint name lists (validated).
     fn sides(&self, e: &mut Vec<ConfigError>) -> Option<[(Vec<String>, Vec<String>); 2]> {
-        let la = one_form(e, "left_actuator", &self.left_actuator, "left_actuators", &self.left_actuators, "left wheel velocity actuator(s)");
-        let ra = one_form(e, "right_actuator", &self.right_actuator, "right_actuators", &self.right_actuators, "right wheel velocity actuator(s)");
-        let lj = one_form(e, "left_joint", &self.left_joint, "left_joints", &self.left_joints, "left wheel joint(s)");
-        let rj = one_form(e, "right_joint", &self.right_joint, "right_joints", &self.right_joints, "right wheel joint(s)");
+        let la = one_form(
+            e,
+            "left_actuator",
+            &self.left_actuator,
+            "left_actuators",
+            &self.left_actuators,
+            "left wheel velocity actuator(s)",
+        );
+        let ra = one_form(
+            e,
+            "right_actuator",
+            &self.right_actuator,
+            "right_actuators",
+            &self.right_actuators,
+            "right wheel velocity actuator(s)",
+        );
+        let lj = one_form(
+            e,
+            "left_joint",
+            &self.left_joint,
+            "left_joints",
+            &self.left_joints,
+            "left wheel joint(s)",
+        );
+        let rj = one_form(
+            e,
+            "right_joint",
+            &self.right_joint,
+            "right_joints",
+            &self.right_joints,
+            "right wheel joint(s)",
+        );
         let (la, ra, lj, rj) = (la?, ra?, lj?, rj?);
-        for (side, a, j, ka, kj) in [("left", &la, &lj, "left_actuators", "left_joints"), ("right", &ra, &rj, "right_actuators", "right_joints")] {
+        for (side, a, j, ka, kj) in [
+            ("left", &la, &lj, "left_actuators", "left_joints"),
+            ("right", &ra, &rj, "right_actuators", "right_joints"),
+        ] {
             if a.len() != j.len() {
                 e.push(ConfigError::new(
                     kj,
@@ -238,18 +286,27 @@ impl ValidateConfig for DiffDriveConfig {
                 e.push(ConfigError::new(k, format!("must be > 0, got {v}")));
             }
         }
-        for (k, v) in [("wheel_accel_limit", self.wheel_accel_limit), ("cmd_vel_timeout", self.cmd_vel_timeout)] {
+        for (k, v) in [
+            ("wheel_accel_limit", self.wheel_accel_limit),
+            ("cmd_vel_timeout", self.cmd_vel_timeout),
+        ] {
             if !(v >= 0.0 && v.is_finite()) {
                 e.push(ConfigError::new(k, format!("must be >= 0 (0 = off), got {v}")));
             }
         }
         if let Some(t) = self.test_cmd {
             if t.iter().any(|x| !x.is_finite()) {
-                e.push(ConfigError::new("test_cmd", "must be two finite numbers [v (m/s), w (rad/s)]"));
+                e.push(ConfigError::new(
+                    "test_cmd",
+                    "must be two finite numbers [v (m/s), w (rad/s)]",
+                ));
             }
         }
         if self.odom_child_frame.trim().is_empty() {
-            e.push(ConfigError::new("odom_child_frame", "empty: name the root link of the robot's URDF (e.g. base_link)"));
+            e.push(ConfigError::new(
+                "odom_child_frame",
+                "empty: name the root link of the robot's URDF (e.g. base_link)",
+            ));
         }
         if let Some(n) = &self.odom_noise {
             n.validate(&mut e);
@@ -329,8 +386,15 @@ impl DiffDrive {
         let now = ctx.sim_time();
         for p in ctx.interface.drain(self.cmd_id) {
             match p {
-                Payload::Twist(t) => self.cmd = Some((Cmd { v: t.linear[0], w: t.angular[2] }, now)),
-                other => return Err(format!("cmd_vel received a {} payload; it takes a Twist", other.kind())),
+                Payload::Twist(t) => {
+                    self.cmd = Some((Cmd { v: t.linear[0], w: t.angular[2] }, now))
+                }
+                other => {
+                    return Err(format!(
+                        "cmd_vel received a {} payload; it takes a Twist",
+                        other.kind()
+                    ))
+                }
             }
         }
         if let Some([vx, _vy, wz]) = self.handle.as_ref().and_then(RobotHandle::take_command) {
@@ -374,7 +438,10 @@ impl Plugin for DiffDrive {
         let entity = common::owner_entity(ctx, "diff_drive", self.owner.as_deref())?;
         self.entity = entity.name.clone();
         let mut errs = Vec::new();
-        let sides = self.cfg.sides(&mut errs).ok_or_else(|| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+        let sides = self
+            .cfg
+            .sides(&mut errs)
+            .ok_or_else(|| errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
         let single = self.cfg.left_actuators.is_none();
         let model = ctx.model();
         self.limits = common::ctrl_limits(model);
@@ -382,12 +449,17 @@ impl Plugin for DiffDrive {
             let side = if i == 0 { "left" } else { "right" };
             let mut s = Side::default();
             for (k, a) in acts.iter().enumerate() {
-                let key = if single { format!("{side}_actuator") } else { format!("{side}_actuators[{k}]") };
+                let key = if single {
+                    format!("{side}_actuator")
+                } else {
+                    format!("{side}_actuators[{k}]")
+                };
                 let id = common::resolve_velocity_actuator(model, &entity, &key, a)?;
                 s.actuators.push(id);
             }
             for (k, j) in joints.iter().enumerate() {
-                let key = if single { format!("{side}_joint") } else { format!("{side}_joints[{k}]") };
+                let key =
+                    if single { format!("{side}_joint") } else { format!("{side}_joints[{k}]") };
                 let id = common::resolve_joint(model, &entity, &key, j)?;
                 s.joints.push(JointRef::new(model, &entity, id));
             }
@@ -397,23 +469,40 @@ impl Plugin for DiffDrive {
         self.js_joints = self.sides.iter().flat_map(|s| s.joints.iter().cloned()).collect();
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
         let topics = &self.cfg.topics;
-        let cmd_type = if self.cfg.stamped_cmd_vel { "geometry_msgs/msg/TwistStamped" } else { "geometry_msgs/msg/Twist" };
-        self.cmd_id = ctx.interface.add(scope.apply(
-            Endpoint::input("cmd_vel").hint("ros2", "type", cmd_type).hint("ros2", "qos", "reliable"),
-            topics,
-        ));
-        self.odom_id = ctx.interface.add(scope.apply(
-            Endpoint::out("odom").rate(self.cfg.odom_rate_hz).hint("ros2", "type", "nav_msgs/msg/Odometry").hint("ros2", "qos", "reliable"),
-            topics,
-        ));
-        if self.cfg.publish_joint_states {
-            self.js_id = Some(ctx.interface.add(scope.apply(
-                Endpoint::out("joint_states")
-                    .rate(self.cfg.odom_rate_hz)
-                    .hint("ros2", "type", "sensor_msgs/msg/JointState")
+        let cmd_type = if self.cfg.stamped_cmd_vel {
+            "geometry_msgs/msg/TwistStamped"
+        } else {
+            "geometry_msgs/msg/Twist"
+        };
+        self.cmd_id = ctx.interface.add(
+            scope.apply(
+                Endpoint::input("cmd_vel")
+                    .hint("ros2", "type", cmd_type)
                     .hint("ros2", "qos", "reliable"),
                 topics,
-            )));
+            ),
+        );
+        self.odom_id = ctx.interface.add(
+            scope.apply(
+                Endpoint::out("odom")
+                    .rate(self.cfg.odom_rate_hz)
+                    .hint("ros2", "type", "nav_msgs/msg/Odometry")
+                    .hint("ros2", "qos", "reliable"),
+                topics,
+            ),
+        );
+        if self.cfg.publish_joint_states {
+            self.js_id = Some(
+                ctx.interface.add(
+                    scope.apply(
+                        Endpoint::out("joint_states")
+                            .rate(self.cfg.odom_rate_hz)
+                            .hint("ros2", "type", "sensor_msgs/msg/JointState")
+                            .hint("ros2", "qos", "reliable"),
+                        topics,
+                    ),
+                ),
+            );
         }
         let key = common::claim_robot_key(ctx, "diff_drive", &entity)?;
         let h = RobotHandle::new(&entity.name, "diff_drive");
@@ -456,7 +545,9 @@ impl Plugin for DiffDrive {
         let now = ctx.sim_time();
         let c = &self.cfg;
         let (v, w) = match self.cmd {
-            Some((cmd, t0)) if c.cmd_vel_timeout <= 0.0 || now - t0 <= c.cmd_vel_timeout + 1e-9 => (cmd.v, cmd.w),
+            Some((cmd, t0)) if c.cmd_vel_timeout <= 0.0 || now - t0 <= c.cmd_vel_timeout + 1e-9 => {
+                (cmd.v, cmd.w)
+            }
             _ => (0.0, 0.0), // no command yet, or the watchdog fired: stop (through the ramp)
         };
         let v = v.clamp(-c.max_linear_vel, c.max_linear_vel);
@@ -481,7 +572,9 @@ impl Plugin for DiffDrive {
         let c = &self.cfg;
         let (vl, vr) = {
             let qvel = ctx.data().qvel();
-            let avg = |s: &Side| s.joints.iter().map(|j| qvel[j.dof]).sum::<f64>() / s.joints.len() as f64;
+            let avg = |s: &Side| {
+                s.joints.iter().map(|j| qvel[j.dof]).sum::<f64>() / s.joints.len() as f64
+            };
             (avg(&self.sides[0]) * c.wheel_radius, avg(&self.sides[1]) * c.wheel_radius)
         };
         let mut v = (vr + vl) / 2.0;
@@ -493,7 +586,15 @@ impl Plugin for DiffDrive {
         }
         self.odom.integrate(v, 0.0, w, ctx.dt);
         let stamp = ctx.sim_time();
-        self.last = OdomState { stamp, x: self.odom.x, y: self.odom.y, yaw: self.odom.yaw, vx: v, vy: 0.0, wz: w };
+        self.last = OdomState {
+            stamp,
+            x: self.odom.x,
+            y: self.odom.y,
+            yaw: self.odom.yaw,
+            vx: v,
+            vy: 0.0,
+            wz: w,
+        };
         if let Some(h) = &self.handle {
             h.set_odom(self.last);
         }

@@ -22,7 +22,9 @@ use serde::Deserialize;
 use crate::context::payload::{Odometry, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, JointRef, Scope};
 use crate::robot::{ramp, yaw_quat_xyzw, Odom2d, OdomState, RobotHandle};
 
@@ -196,9 +198,18 @@ impl ValidateConfig for OmniDriveConfig {
         let n = self.wheels.len();
         if let Some(a) = &self.wheel_actuators {
             if n == 0 {
-                e.push(ConfigError::new("wheel_actuators", "given without `wheels`: list the wheel joint stems first"));
+                e.push(ConfigError::new(
+                    "wheel_actuators",
+                    "given without `wheels`: list the wheel joint stems first",
+                ));
             } else if a.len() != n {
-                e.push(ConfigError::new("wheel_actuators", format!("{} actuator(s) for {n} wheel(s): same order and length as `wheels`", a.len())));
+                e.push(ConfigError::new(
+                    "wheel_actuators",
+                    format!(
+                        "{} actuator(s) for {n} wheel(s): same order and length as `wheels`",
+                        a.len()
+                    ),
+                ));
             }
         }
         match (&self.steer_joints, &self.steer_actuators) {
@@ -231,11 +242,17 @@ impl ValidateConfig for OmniDriveConfig {
         }
         if let Some(t) = self.test_cmd {
             if t.iter().any(|x| !x.is_finite()) {
-                e.push(ConfigError::new("test_cmd", "must be three finite numbers [vx (m/s), vy (m/s), wz (rad/s)]"));
+                e.push(ConfigError::new(
+                    "test_cmd",
+                    "must be three finite numbers [vx (m/s), vy (m/s), wz (rad/s)]",
+                ));
             }
         }
         if self.odom_child_frame.trim().is_empty() {
-            e.push(ConfigError::new("odom_child_frame", "empty: name the root link of the robot's URDF (e.g. base_footprint)"));
+            e.push(ConfigError::new(
+                "odom_child_frame",
+                "empty: name the root link of the robot's URDF (e.g. base_footprint)",
+            ));
         }
         e.extend(common::check_topics(&self.topics, &ROLES));
         e
@@ -244,7 +261,15 @@ impl ValidateConfig for OmniDriveConfig {
 
 /// Clamp a body twist to the omni limits: vx to ±`max_x`, vy to ±`max_y`, then (vx, vy) scaled
 /// together so hypot ≤ `max_xy` (0 = no cap), wz to ±`max_w`.
-pub fn clamp_twist(vx: f64, vy: f64, wz: f64, max_x: f64, max_y: f64, max_xy: f64, max_w: f64) -> [f64; 3] {
+pub fn clamp_twist(
+    vx: f64,
+    vy: f64,
+    wz: f64,
+    max_x: f64,
+    max_y: f64,
+    max_xy: f64,
+    max_w: f64,
+) -> [f64; 3] {
     let mut vx = vx.clamp(-max_x, max_x);
     let mut vy = vy.clamp(-max_y, max_y);
     let h = vx.hypot(vy);
@@ -394,17 +419,26 @@ impl Plugin for OmniDrive {
         self.limits = common::ctrl_limits(model);
         let bj = common::resolve_joint(model, &entity, "base_joint", &c.base_joint)?;
         if model.jnt_type()[bj] != mjtJoint::mjJNT_FREE {
-            return Err(format!("base_joint: `{}` is not a free joint; omni_drive drives the base's free joint", c.base_joint));
+            return Err(format!(
+                "base_joint: `{}` is not a free joint; omni_drive drives the base's free joint",
+                c.base_joint
+            ));
         }
         self.base_qpos = model.jnt_qposadr()[bj] as usize;
         self.base_dof = model.jnt_dofadr()[bj] as usize;
         let base_body = model.jnt_bodyid()[bj] as usize;
-        for (i, (key, name, axis)) in
-            [("vx_actuator", &c.vx_actuator, 0usize), ("vy_actuator", &c.vy_actuator, 1), ("wz_actuator", &c.wz_actuator, 5)].into_iter().enumerate()
+        for (i, (key, name, axis)) in [
+            ("vx_actuator", &c.vx_actuator, 0usize),
+            ("vy_actuator", &c.vy_actuator, 1),
+            ("wz_actuator", &c.wz_actuator, 5),
+        ]
+        .into_iter()
+        .enumerate()
         {
             let a = common::resolve_velocity_actuator(model, &entity, key, name)?;
             let gear = model.actuator_gear()[a];
-            let on_axis = gear.iter().enumerate().all(|(k, &g)| if k == axis { g == 1.0 } else { g == 0.0 });
+            let on_axis =
+                gear.iter().enumerate().all(|(k, &g)| if k == axis { g == 1.0 } else { g == 0.0 });
             if common::actuator_joint(model, a) != Some(bj) || !on_axis {
                 let dof = ["world x", "world y", "", "", "", "body z (yaw)"][axis];
                 return Err(format!(
@@ -417,9 +451,23 @@ impl Plugin for OmniDrive {
         let stems = c.wheels.clone();
         for (k, stem) in stems.iter().enumerate() {
             let jname = format!("{stem}_joint");
-            let j = common::resolve_joint(model, &entity, &format!("wheels[{k}] (joint `{stem}_joint`)"), &jname)?;
-            let aname = c.wheel_actuators.as_ref().map(|v| v[k].clone()).unwrap_or_else(|| format!("{stem}_motor"));
-            let a = common::resolve_velocity_actuator(model, &entity, &format!("wheel_actuators[{k}]"), &aname)?;
+            let j = common::resolve_joint(
+                model,
+                &entity,
+                &format!("wheels[{k}] (joint `{stem}_joint`)"),
+                &jname,
+            )?;
+            let aname = c
+                .wheel_actuators
+                .as_ref()
+                .map(|v| v[k].clone())
+                .unwrap_or_else(|| format!("{stem}_motor"));
+            let a = common::resolve_velocity_actuator(
+                model,
+                &entity,
+                &format!("wheel_actuators[{k}]"),
+                &aname,
+            )?;
             // Roll sign from the joint axis in the base frame (rest configuration).
             let jb = model.jnt_bodyid()[j] as usize;
             let (_, q) = common::rest_pose_in(model, jb, base_body);
@@ -430,34 +478,71 @@ impl Plugin for OmniDrive {
             let sign = axis[1].signum();
             let steer = match (&c.steer_joints, &c.steer_actuators) {
                 (Some(sj), Some(sa)) => {
-                    let sjid = common::resolve_joint(model, &entity, &format!("steer_joints[{k}]"), &sj[k])?;
-                    let said = common::resolve_position_actuator(model, &entity, &format!("steer_actuators[{k}]"), &sa[k])?;
-                    let (p, _) = common::rest_pose_in(model, model.jnt_bodyid()[sjid] as usize, base_body);
+                    let sjid = common::resolve_joint(
+                        model,
+                        &entity,
+                        &format!("steer_joints[{k}]"),
+                        &sj[k],
+                    )?;
+                    let said = common::resolve_position_actuator(
+                        model,
+                        &entity,
+                        &format!("steer_actuators[{k}]"),
+                        &sa[k],
+                    )?;
+                    let (p, _) =
+                        common::rest_pose_in(model, model.jnt_bodyid()[sjid] as usize, base_body);
                     Some((JointRef::new(model, &entity, sjid), said, [p[0], p[1]]))
                 }
                 _ => None,
             };
-            self.wheels.push(Wheel { joint: JointRef::new(model, &entity, j), actuator: a, sign, steer });
+            self.wheels.push(Wheel {
+                joint: JointRef::new(model, &entity, j),
+                actuator: a,
+                sign,
+                steer,
+            });
         }
 
         self.js_joints = self.wheels.iter().map(|w| w.joint.clone()).collect();
-        self.js_joints.extend(self.wheels.iter().filter_map(|w| w.steer.as_ref().map(|(j, _, _)| j.clone())));
+        self.js_joints
+            .extend(self.wheels.iter().filter_map(|w| w.steer.as_ref().map(|(j, _, _)| j.clone())));
         let scope = Scope::new(&entity, c.namespace.as_deref());
         let topics = &c.topics;
-        let cmd_type = if c.stamped_cmd_vel { "geometry_msgs/msg/TwistStamped" } else { "geometry_msgs/msg/Twist" };
-        self.cmd_id = ctx.interface.add(scope.apply(
-            Endpoint::input("cmd_vel").hint("ros2", "type", cmd_type).hint("ros2", "qos", "reliable"),
-            topics,
-        ));
-        self.odom_id = ctx.interface.add(scope.apply(
-            Endpoint::out("odom").rate(c.odom_rate_hz).hint("ros2", "type", "nav_msgs/msg/Odometry").hint("ros2", "qos", "reliable"),
-            topics,
-        ));
-        if c.publish_joint_states && !self.wheels.is_empty() {
-            self.js_id = Some(ctx.interface.add(scope.apply(
-                Endpoint::out("joint_states").rate(c.odom_rate_hz).hint("ros2", "type", "sensor_msgs/msg/JointState").hint("ros2", "qos", "reliable"),
+        let cmd_type = if c.stamped_cmd_vel {
+            "geometry_msgs/msg/TwistStamped"
+        } else {
+            "geometry_msgs/msg/Twist"
+        };
+        self.cmd_id = ctx.interface.add(
+            scope.apply(
+                Endpoint::input("cmd_vel")
+                    .hint("ros2", "type", cmd_type)
+                    .hint("ros2", "qos", "reliable"),
                 topics,
-            )));
+            ),
+        );
+        self.odom_id = ctx.interface.add(
+            scope.apply(
+                Endpoint::out("odom")
+                    .rate(c.odom_rate_hz)
+                    .hint("ros2", "type", "nav_msgs/msg/Odometry")
+                    .hint("ros2", "qos", "reliable"),
+                topics,
+            ),
+        );
+        if c.publish_joint_states && !self.wheels.is_empty() {
+            self.js_id = Some(
+                ctx.interface.add(
+                    scope.apply(
+                        Endpoint::out("joint_states")
+                            .rate(c.odom_rate_hz)
+                            .hint("ros2", "type", "sensor_msgs/msg/JointState")
+                            .hint("ros2", "qos", "reliable"),
+                        topics,
+                    ),
+                ),
+            );
         }
         let key = common::claim_robot_key(ctx, "omni_drive", &entity)?;
         let h = RobotHandle::new(&entity.name, "omni_drive");
@@ -474,8 +559,11 @@ impl Plugin for OmniDrive {
         if let Some(h) = &self.handle {
             h.reset();
         }
-        let steer_hold: Vec<(usize, f64)> =
-            self.wheels.iter().filter_map(|w| w.steer.as_ref().map(|(j, a, _)| (*a, ctx.data().qpos()[j.qpos]))).collect();
+        let steer_hold: Vec<(usize, f64)> = self
+            .wheels
+            .iter()
+            .filter_map(|w| w.steer.as_ref().map(|(j, a, _)| (*a, ctx.data().qpos()[j.qpos])))
+            .collect();
         let ctrl = ctx.data_mut().ctrl_mut();
         for &a in &self.acts {
             ctrl[a] = 0.0;
@@ -493,8 +581,15 @@ impl Plugin for OmniDrive {
         let now = ctx.sim_time();
         for p in ctx.interface.drain(self.cmd_id) {
             match p {
-                Payload::Twist(t) => self.cmd = Some(([t.linear[0], t.linear[1], t.angular[2]], now)),
-                other => return Err(format!("cmd_vel received a {} payload; it takes a Twist", other.kind())),
+                Payload::Twist(t) => {
+                    self.cmd = Some(([t.linear[0], t.linear[1], t.angular[2]], now))
+                }
+                other => {
+                    return Err(format!(
+                        "cmd_vel received a {} payload; it takes a Twist",
+                        other.kind()
+                    ))
+                }
             }
         }
         if let Some(c) = self.handle.as_ref().and_then(RobotHandle::take_command) {
@@ -515,12 +610,26 @@ impl Plugin for OmniDrive {
         }
         let c = &self.cfg;
         let target = match self.cmd {
-            Some((cmd, t0)) if c.cmd_vel_timeout <= 0.0 || now - t0 <= c.cmd_vel_timeout + 1e-9 => cmd,
+            Some((cmd, t0)) if c.cmd_vel_timeout <= 0.0 || now - t0 <= c.cmd_vel_timeout + 1e-9 => {
+                cmd
+            }
             _ => [0.0; 3],
         };
-        let target = clamp_twist(target[0], target[1], target[2], c.max_linear_vel, c.max_lateral(), c.max_combined_linear_vel, c.max_angular_vel);
+        let target = clamp_twist(
+            target[0],
+            target[1],
+            target[2],
+            c.max_linear_vel,
+            c.max_lateral(),
+            c.max_combined_linear_vel,
+            c.max_angular_vel,
+        );
         let (dv, dw) = (c.accel_limit * ctx.dt, c.angular_accel_limit * ctx.dt);
-        self.twist = [ramp(self.twist[0], target[0], dv), ramp(self.twist[1], target[1], dv), ramp(self.twist[2], target[2], dw)];
+        self.twist = [
+            ramp(self.twist[0], target[0], dv),
+            ramp(self.twist[1], target[1], dv),
+            ramp(self.twist[2], target[2], dw),
+        ];
         let [vx, vy, wz] = self.twist;
         let yaw = self.base_yaw(ctx);
         let [wx, wy] = body_to_world(vx, vy, yaw);
@@ -528,7 +637,11 @@ impl Plugin for OmniDrive {
         self.steer_now.clear();
         if c.swerve() {
             let qpos = ctx.data().qpos();
-            self.steer_now.extend(self.wheels.iter().map(|w| w.steer.as_ref().map(|(sj, _, _)| qpos[sj.qpos]).unwrap_or(0.0)));
+            self.steer_now.extend(
+                self.wheels
+                    .iter()
+                    .map(|w| w.steer.as_ref().map(|(sj, _, _)| qpos[sj.qpos]).unwrap_or(0.0)),
+            );
         }
         let lim = &self.limits;
         let ctrl = ctx.data_mut().ctrl_mut();
@@ -539,7 +652,8 @@ impl Plugin for OmniDrive {
         if c.swerve() {
             for (k, w) in self.wheels.iter().enumerate() {
                 let (_, sa, p) = w.steer.as_ref().expect("swerve wheel has a steer joint");
-                let (target, roll) = swerve_target(vx - wz * p[1], vy + wz * p[0], self.steer_now[k]);
+                let (target, roll) =
+                    swerve_target(vx - wz * p[1], vy + wz * p[0], self.steer_now[k]);
                 put(*sa, target);
                 put(w.actuator, w.sign * roll / r);
             }
@@ -560,7 +674,8 @@ impl Plugin for OmniDrive {
         let (vx, vy, wz) = (c * qv[0] + s * qv[1], -s * qv[0] + c * qv[1], qv[5]);
         self.odom.integrate(vx, vy, wz, ctx.dt);
         let stamp = ctx.sim_time();
-        self.last = OdomState { stamp, x: self.odom.x, y: self.odom.y, yaw: self.odom.yaw, vx, vy, wz };
+        self.last =
+            OdomState { stamp, x: self.odom.x, y: self.odom.y, yaw: self.odom.yaw, vx, vy, wz };
         if let Some(h) = &self.handle {
             h.set_odom(self.last);
         }

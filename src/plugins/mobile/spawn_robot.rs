@@ -14,7 +14,9 @@ use serde::Deserialize;
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::spawn::{frame_transforms, load_model, FrameSites, PlacedFrame, PoseConfig, StaticTfPublisher};
+use crate::spawn::{
+    frame_transforms, load_model, FrameSites, PlacedFrame, PoseConfig, StaticTfPublisher,
+};
 use crate::world::models::FrameSpec;
 
 /// Default name of the free joint that places the base.
@@ -99,21 +101,32 @@ impl ValidateConfig for SpawnRobotConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if self.model.trim().is_empty() {
-            e.push(ConfigError::new("model", "is empty; name a model (e.g. turtlebot4) or an MJCF path"));
+            e.push(ConfigError::new(
+                "model",
+                "is empty; name a model (e.g. turtlebot4) or an MJCF path",
+            ));
         }
         e.extend(self.pose.validate("pose"));
         e.extend(check_names(&self.namespace, &self.prefix));
-        if let Some(Err(es)) = self.actuators.as_ref().map(|a| crate::actuators::parse(a, "actuators")) {
+        if let Some(Err(es)) =
+            self.actuators.as_ref().map(|a| crate::actuators::parse(a, "actuators"))
+        {
             e.extend(es);
         }
         if let Some(j) = &self.base_joint {
             if j.is_empty() {
-                e.push(ConfigError::new("base_joint", "is empty; omit it for the default `base_free`"));
+                e.push(ConfigError::new(
+                    "base_joint",
+                    "is empty; omit it for the default `base_free`",
+                ));
             }
         }
         for (i, f) in self.frames.iter().enumerate() {
             if f.pos.iter().chain(f.rpy.iter()).any(|v| !v.is_finite()) {
-                e.push(ConfigError::new(format!("frames[{i}]"), "pos and rpy must be finite numbers"));
+                e.push(ConfigError::new(
+                    format!("frames[{i}]"),
+                    "pos and rpy must be finite numbers",
+                ));
             }
         }
         e
@@ -134,7 +147,14 @@ pub struct SpawnRobot {
 impl SpawnRobot {
     /// Construct from config.
     pub fn new(cfg: SpawnRobotConfig, args: &PluginArgs) -> Self {
-        SpawnRobot { cfg, address: args.address.clone(), base_dir: args.base_dir.clone(), root: String::new(), frames: Vec::new(), tf: StaticTfPublisher::default() }
+        SpawnRobot {
+            cfg,
+            address: args.address.clone(),
+            base_dir: args.base_dir.clone(),
+            root: String::new(),
+            frames: Vec::new(),
+            tf: StaticTfPublisher::default(),
+        }
     }
 }
 
@@ -156,7 +176,9 @@ impl Plugin for SpawnRobot {
         // Vendor frames: the manifest's, then the config's.
         let mut sites = FrameSites::new();
         let mf = m.manifest.frames.clone();
-        sites.add(&mut m.spec, &mf, &format!("{} frames", m.asset.manifest_path().display())).map_err(|e| format!("model manifest: {e}"))?;
+        sites
+            .add(&mut m.spec, &mf, &format!("{} frames", m.asset.manifest_path().display()))
+            .map_err(|e| format!("model manifest: {e}"))?;
         sites.add(&mut m.spec, &cfg.frames, "frames")?;
         self.frames = sites.frames();
 
@@ -192,14 +214,22 @@ impl Plugin for SpawnRobot {
         // `actuators:` (crate::actuators): rewrite, then gravity compensation, before the attach.
         let table = match &cfg.actuators {
             Some(v) => {
-                let block = crate::actuators::parse(v, "actuators").map_err(|es| es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+                let block = crate::actuators::parse(v, "actuators").map_err(|es| {
+                    es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+                })?;
                 let rows = crate::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?;
-                let gravcomp_bodies = crate::actuators::apply_gravcomp(&mut m.spec, crate::actuators::GravComp::Auto);
-                Some(crate::actuators::ActuatorTable { entity: self.address.clone(), rows, gravcomp_bodies })
+                let gravcomp_bodies =
+                    crate::actuators::apply_gravcomp(&mut m.spec, crate::actuators::GravComp::Auto);
+                Some(crate::actuators::ActuatorTable {
+                    entity: self.address.clone(),
+                    rows,
+                    gravcomp_bodies,
+                })
             }
             None => None,
         };
-        crate::mjcf::attach(spec, None, &mut m.spec, pose.pos, pose.quat, prefix).map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+        crate::mjcf::attach(spec, None, &mut m.spec, pose.pos, pose.quat, prefix)
+            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
         if let Some(t) = table {
             b.ctx.blackboard.set(crate::actuators::table_key(&self.address), t);
         }
@@ -216,14 +246,18 @@ impl Plugin for SpawnRobot {
         ent.meta.insert("rest_height".into(), rest_height.to_string());
         ent.meta.insert("model_path".into(), m.asset.path.display().to_string());
         ent.meta.insert("root".into(), m.root.clone());
-        ent.meta.insert("frames".into(), self.frames.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(","));
+        ent.meta.insert(
+            "frames".into(),
+            self.frames.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(","),
+        );
         b.ctx.entities.add(ent)?;
         self.root = m.root;
         Ok(())
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
-        let transforms = frame_transforms(ctx.model(), &self.cfg.prefix, &self.root, &self.frames).map_err(|e| format!("frames: {e}"))?;
+        let transforms = frame_transforms(ctx.model(), &self.cfg.prefix, &self.root, &self.frames)
+            .map_err(|e| format!("frames: {e}"))?;
         let ns = self.cfg.namespace.trim_matches('/').to_string();
         self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
         Ok(())

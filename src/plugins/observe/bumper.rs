@@ -24,7 +24,9 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, Scope};
 use crate::plugins::observe::{check_names, check_rate, default_ignore, is_present, GeomWatch};
 
@@ -38,7 +40,11 @@ fn d_rate() -> f64 {
 /// Default zones: `front` [-0.52, 0.52] and `left` [0.52, 1.57] as the seed lists them, plus the
 /// mirrored `right` [-1.57, -0.52] (a front bumper's three switches).
 pub fn default_zones() -> BTreeMap<String, [f64; 2]> {
-    BTreeMap::from([("front".to_string(), [-0.52, 0.52]), ("left".to_string(), [0.52, 1.57]), ("right".to_string(), [-1.57, -0.52])])
+    BTreeMap::from([
+        ("front".to_string(), [-0.52, 0.52]),
+        ("left".to_string(), [0.52, 1.57]),
+        ("right".to_string(), [-1.57, -0.52]),
+    ])
 }
 
 /// Config of `bumper`.
@@ -80,27 +86,42 @@ pub struct BumperConfig {
 }
 
 fn valid_zone_name(z: &str) -> bool {
-    !z.is_empty() && z.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !z.starts_with(|c: char| c.is_ascii_digit())
+    !z.is_empty()
+        && z.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !z.starts_with(|c: char| c.is_ascii_digit())
 }
 
 impl ValidateConfig for BumperConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if self.zones.is_empty() {
-            e.push(ConfigError::new("zones", "declares no zone; give at least one `{<zone>: [from, to]}` (rad)"));
+            e.push(ConfigError::new(
+                "zones",
+                "declares no zone; give at least one `{<zone>: [from, to]}` (rad)",
+            ));
         }
         for (z, [a, b]) in &self.zones {
             if !valid_zone_name(z) {
                 e.push(ConfigError::new(format!("zones.{z}"), "a zone name becomes a topic (`bumper/<zone>`): use letters, digits and `_`, not starting with a digit"));
             }
-            if !(a.is_finite() && b.is_finite() && (-PI..=PI).contains(a) && (-PI..=PI).contains(b)) {
-                e.push(ConfigError::new(format!("zones.{z}"), format!("bearings must be finite radians within [-pi, pi], got [{a}, {b}]")));
+            if !(a.is_finite() && b.is_finite() && (-PI..=PI).contains(a) && (-PI..=PI).contains(b))
+            {
+                e.push(ConfigError::new(
+                    format!("zones.{z}"),
+                    format!("bearings must be finite radians within [-pi, pi], got [{a}, {b}]"),
+                ));
             } else if a == b {
-                e.push(ConfigError::new(format!("zones.{z}"), format!("an empty sector [{a}, {b}]: from must differ from to")));
+                e.push(ConfigError::new(
+                    format!("zones.{z}"),
+                    format!("an empty sector [{a}, {b}]: from must differ from to"),
+                ));
             }
         }
         if !(self.min_force >= 0.0 && self.min_force.is_finite()) {
-            e.push(ConfigError::new("min_force", format!("must be a finite number >= 0 (N), got {}", self.min_force)));
+            e.push(ConfigError::new(
+                "min_force",
+                format!("must be a finite number >= 0 (N), got {}", self.min_force),
+            ));
         }
         e.extend(check_rate("rate_hz", self.rate_hz));
         e.extend(check_names("geoms", &self.geoms));
@@ -163,7 +184,14 @@ pub struct Bumper {
 impl Bumper {
     /// Construct from config.
     pub fn new(cfg: BumperConfig, args: &PluginArgs) -> Self {
-        Bumper { cfg, address: args.address.clone(), owner: args.owner.clone(), watch: GeomWatch::default(), zones: Vec::new(), reading: Rc::default() }
+        Bumper {
+            cfg,
+            address: args.address.clone(),
+            owner: args.owner.clone(),
+            watch: GeomWatch::default(),
+            zones: Vec::new(),
+            reading: Rc::default(),
+        }
     }
 }
 
@@ -192,16 +220,30 @@ impl Plugin for Bumper {
         let entity = common::owner_entity(ctx, "bumper", self.owner.as_deref())?;
         let ignore = self.cfg.ignore.clone().unwrap_or_else(default_ignore);
         let m = ctx.model();
-        let mut watch = GeomWatch::resolve(m, &entity, &self.cfg.body, &ignore, &self.cfg.ignore_prefixes, self.cfg.ignore.is_some())?;
+        let mut watch = GeomWatch::resolve(
+            m,
+            &entity,
+            &self.cfg.body,
+            &ignore,
+            &self.cfg.ignore_prefixes,
+            self.cfg.ignore.is_some(),
+        )?;
         if !self.cfg.geoms.is_empty() || !self.cfg.geom_prefixes.is_empty() {
             let mut shell = vec![false; watch.watched.len()];
-            let own: Vec<String> = watch.in_subtree.iter().enumerate().filter(|(_, s)| **s).map(|(g, _)| super::geom_name(m, g)).collect();
+            let own: Vec<String> = watch
+                .in_subtree
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s)
+                .map(|(g, _)| super::geom_name(m, g))
+                .collect();
             for (i, n) in self.cfg.geoms.iter().enumerate() {
                 let full = format!("{}{n}", entity.prefix);
                 match m.name_to_id(MjtObjBase::mjOBJ_GEOM, &full) {
                     Some(g) if watch.in_subtree[g] => shell[g] = true,
                     _ => {
-                        let names: Vec<&str> = own.iter().map(|s| common::unprefixed(s, &entity.prefix)).collect();
+                        let names: Vec<&str> =
+                            own.iter().map(|s| common::unprefixed(s, &entity.prefix)).collect();
                         return Err(format!(
                             "geoms[{i}]: entity `{}` has no geom `{n}` (looked up as `{full}`); its geoms are [{}]",
                             entity.name,
@@ -213,13 +255,19 @@ impl Plugin for Bumper {
             for (i, p) in self.cfg.geom_prefixes.iter().enumerate() {
                 let mut any = false;
                 for (g, flag) in shell.iter_mut().enumerate() {
-                    if watch.in_subtree[g] && common::unprefixed(&super::geom_name(m, g), &entity.prefix).starts_with(p.as_str()) {
+                    if watch.in_subtree[g]
+                        && common::unprefixed(&super::geom_name(m, g), &entity.prefix)
+                            .starts_with(p.as_str())
+                    {
                         *flag = true;
                         any = true;
                     }
                 }
                 if !any {
-                    return Err(format!("geom_prefixes[{i}]: no geom of entity `{}` starts with `{p}`", entity.name));
+                    return Err(format!(
+                        "geom_prefixes[{i}]: no geom of entity `{}` starts with `{p}`",
+                        entity.name
+                    ));
                 }
             }
             for (g, w) in watch.watched.iter_mut().enumerate() {
@@ -230,11 +278,18 @@ impl Plugin for Bumper {
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
         self.zones.clear();
         for (z, sector) in &self.cfg.zones {
-            let ep = Endpoint::out(&format!("bumper/{z}")).rate(self.cfg.rate_hz).hint("ros2", "type", "std_msgs/msg/Bool").hint("ros2", "qos", "reliable");
+            let ep = Endpoint::out(&format!("bumper/{z}"))
+                .rate(self.cfg.rate_hz)
+                .hint("ros2", "type", "std_msgs/msg/Bool")
+                .hint("ros2", "qos", "reliable");
             let id = ctx.interface.add(scope.apply(ep, &self.cfg.topics));
             self.zones.push((z.clone(), *sector, id));
         }
-        *self.reading.borrow_mut() = BumperReading { stamp: 0.0, pressed: self.zones.iter().map(|(z, _, _)| (z.clone(), false)).collect(), bearing: None };
+        *self.reading.borrow_mut() = BumperReading {
+            stamp: 0.0,
+            pressed: self.zones.iter().map(|(z, _, _)| (z.clone(), false)).collect(),
+            bearing: None,
+        };
         ctx.blackboard.set(reader_key(&self.address), BumperReader(self.reading.clone()));
         Ok(())
     }
@@ -250,8 +305,13 @@ impl Plugin for Bumper {
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
-        let hits = if is_present(ctx, &self.watch.entity) { self.watch.contacts(ctx, self.cfg.min_force) } else { Vec::new() };
-        let mut pressed: BTreeMap<String, bool> = self.zones.iter().map(|(z, _, _)| (z.clone(), false)).collect();
+        let hits = if is_present(ctx, &self.watch.entity) {
+            self.watch.contacts(ctx, self.cfg.min_force)
+        } else {
+            Vec::new()
+        };
+        let mut pressed: BTreeMap<String, bool> =
+            self.zones.iter().map(|(z, _, _)| (z.clone(), false)).collect();
         let mut strongest: Option<(f64, f64)> = None;
         if !hits.is_empty() {
             let d = ctx.data();
@@ -280,7 +340,8 @@ impl Plugin for Bumper {
                 ctx.interface.publish(*id, tick, Payload::Bool(pressed[z]));
             }
         }
-        *self.reading.borrow_mut() = BumperReading { stamp: now, pressed, bearing: strongest.map(|(_, b)| b) };
+        *self.reading.borrow_mut() =
+            BumperReading { stamp: now, pressed, bearing: strongest.map(|(_, b)| b) };
         Ok(())
     }
 }

@@ -34,7 +34,9 @@ use crate::context::payload::{ClearanceReport, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, Scope};
 use crate::plugins::observe::{check_names, check_rate, default_ignore, geom_name, GeomWatch};
 
@@ -147,7 +149,14 @@ impl ClearanceMonitor {
     }
 
     fn empty(distmax: f64) -> ClearanceReport {
-        ClearanceReport { stamp: 0.0, current: distmax, minimum: distmax, at_time: -1.0, geom: String::new(), saturated: true }
+        ClearanceReport {
+            stamp: 0.0,
+            current: distmax,
+            minimum: distmax,
+            at_time: -1.0,
+            geom: String::new(),
+            saturated: true,
+        }
     }
 
     /// One measurement: the smallest pairing-rule-filtered distance (m) and the candidate geom.
@@ -173,7 +182,9 @@ impl ClearanceMonitor {
                 }
                 if !self.unbounded[w] && !self.unbounded[c] {
                     let (a, b) = (xpos[w], xpos[c]);
-                    let centre = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+                    let centre =
+                        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2))
+                            .sqrt();
                     if centre - rb[w] - rb[c] >= best {
                         continue;
                     }
@@ -216,25 +227,45 @@ impl Plugin for ClearanceMonitor {
         let entity = common::owner_entity(ctx, "clearance_monitor", self.owner.as_deref())?;
         let ignore = self.cfg.ignore.clone().unwrap_or_else(default_ignore);
         let m = ctx.model();
-        let watch = GeomWatch::resolve(m, &entity, &self.cfg.body, &ignore, &self.cfg.ignore_prefixes, self.cfg.ignore.is_some())?;
+        let watch = GeomWatch::resolve(
+            m,
+            &entity,
+            &self.cfg.body,
+            &ignore,
+            &self.cfg.ignore_prefixes,
+            self.cfg.ignore.is_some(),
+        )?;
         self.watched = watch.watched_ids();
         if self.watched.is_empty() {
-            return Err(format!("entity `{}` has no geom to measure from (its subtree's geoms are all ignored)", entity.name));
+            return Err(format!(
+                "entity `{}` has no geom to measure from (its subtree's geoms are all ignored)",
+                entity.name
+            ));
         }
         // Candidates: outside the entity's whole subtree (a robot is not clearance to itself).
-        self.candidates = (0..watch.in_subtree.len()).filter(|&g| !watch.in_subtree[g] && !watch.ignored[g]).collect();
+        self.candidates = (0..watch.in_subtree.len())
+            .filter(|&g| !watch.in_subtree[g] && !watch.ignored[g])
+            .collect();
         self.unbounded = m
             .geom_type()
             .iter()
-            .map(|t| matches!(t, MjtGeomBase::mjGEOM_PLANE | MjtGeomBase::mjGEOM_HFIELD) )
+            .map(|t| matches!(t, MjtGeomBase::mjGEOM_PLANE | MjtGeomBase::mjGEOM_HFIELD))
             .collect();
-        self.every = snap_rate(self.cfg.compute_rate_hz, ctx.interface.physics_hz()).every_steps.max(1);
+        self.every =
+            snap_rate(self.cfg.compute_rate_hz, ctx.interface.physics_hz()).every_steps.max(1);
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
-        self.id = ctx.interface.add(scope.apply(
-            Endpoint::out("clearance").rate(self.cfg.rate_hz).hint("ros2", "type", "std_msgs/msg/Float64").hint("ros2", "field", "current").hint("ros2", "qos", "reliable"),
-            &self.cfg.topics,
-        ));
-        ctx.interface.bind_rate(&format!("{}/clearance (compute)", self.address), self.cfg.compute_rate_hz);
+        self.id = ctx.interface.add(
+            scope.apply(
+                Endpoint::out("clearance")
+                    .rate(self.cfg.rate_hz)
+                    .hint("ros2", "type", "std_msgs/msg/Float64")
+                    .hint("ros2", "field", "current")
+                    .hint("ros2", "qos", "reliable"),
+                &self.cfg.topics,
+            ),
+        );
+        ctx.interface
+            .bind_rate(&format!("{}/clearance (compute)", self.address), self.cfg.compute_rate_hz);
         ctx.blackboard.set(reader_key(&self.address), ClearanceReader(self.report.clone()));
         Ok(())
     }

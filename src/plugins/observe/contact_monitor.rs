@@ -29,9 +29,13 @@ use serde::Deserialize;
 use crate::context::payload::{ContactReport, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, Scope};
-use crate::plugins::observe::{check_names, check_rate, default_ignore, geom_name, is_present, GeomWatch, SpawnEdge};
+use crate::plugins::observe::{
+    check_names, check_rate, default_ignore, geom_name, is_present, GeomWatch, SpawnEdge,
+};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["contact"];
@@ -84,7 +88,10 @@ impl ValidateConfig for ContactMonitorConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if !(self.min_force >= 0.0 && self.min_force.is_finite()) {
-            e.push(ConfigError::new("min_force", format!("must be a finite number >= 0 (N), got {}", self.min_force)));
+            e.push(ConfigError::new(
+                "min_force",
+                format!("must be a finite number >= 0 (N), got {}", self.min_force),
+            ));
         }
         e.extend(check_rate("rate_hz", self.rate_hz));
         e.extend(check_names("ignore", self.ignore.as_deref().unwrap_or(&[])));
@@ -111,7 +118,14 @@ pub fn reader_key(address: &str) -> String {
 }
 
 fn empty_report() -> ContactReport {
-    ContactReport { stamp: 0.0, in_contact: false, first_time: -1.0, count: 0, geom_a: String::new(), geom_b: String::new() }
+    ContactReport {
+        stamp: 0.0,
+        in_contact: false,
+        first_time: -1.0,
+        count: 0,
+        geom_a: String::new(),
+        geom_b: String::new(),
+    }
 }
 
 /// The `contact_monitor` plugin.
@@ -164,7 +178,14 @@ impl Plugin for ContactMonitor {
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let entity = common::owner_entity(ctx, "contact_monitor", self.owner.as_deref())?;
         let ignore = self.cfg.ignore.clone().unwrap_or_else(default_ignore);
-        self.watch = GeomWatch::resolve(ctx.model(), &entity, &self.cfg.body, &ignore, &self.cfg.ignore_prefixes, self.cfg.ignore.is_some())?;
+        self.watch = GeomWatch::resolve(
+            ctx.model(),
+            &entity,
+            &self.cfg.body,
+            &ignore,
+            &self.cfg.ignore_prefixes,
+            self.cfg.ignore.is_some(),
+        )?;
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
         let mut ep = Endpoint::out("contact")
             .rate(self.cfg.rate_hz)

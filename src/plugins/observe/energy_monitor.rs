@@ -38,7 +38,9 @@ use serde::Deserialize;
 use crate::context::payload::{EnergyReport, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, Scope};
 use crate::plugins::observe::{check_rate, is_present};
 
@@ -114,7 +116,13 @@ impl ValidateConfig for EnergyMonitorConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if !(self.efficiency > 0.0 && self.efficiency <= 1.0) {
-            e.push(ConfigError::new("efficiency", format!("must be within (0, 1] (mechanical -> electrical), got {}", self.efficiency)));
+            e.push(ConfigError::new(
+                "efficiency",
+                format!(
+                    "must be within (0, 1] (mechanical -> electrical), got {}",
+                    self.efficiency
+                ),
+            ));
         }
         nonneg(&mut e, "idle_w", self.idle_w, "W");
         match &self.resistive_w_per_nm2 {
@@ -132,7 +140,10 @@ impl ValidateConfig for EnergyMonitorConfig {
             if a.trim().is_empty() {
                 e.push(ConfigError::new(format!("actuators[{i}]"), "empty actuator name"));
             } else if self.actuators[..i].contains(a) {
-                e.push(ConfigError::new(format!("actuators[{i}]"), format!("`{a}` is listed twice")));
+                e.push(ConfigError::new(
+                    format!("actuators[{i}]"),
+                    format!("`{a}` is listed twice"),
+                ));
             }
         }
         e.extend(common::check_topics(&self.topics, &ROLES));
@@ -261,7 +272,8 @@ impl Plugin for EnergyMonitor {
         let mut per_dof: BTreeMap<usize, usize> = BTreeMap::new();
         let dof_of = |a: usize| -> Option<usize> {
             let t = m.actuator_trntype()[a];
-            (t == mjtTrn::mjTRN_JOINT).then(|| m.jnt_dofadr()[m.actuator_trnid()[a][0] as usize] as usize)
+            (t == mjtTrn::mjTRN_JOINT)
+                .then(|| m.jnt_dofadr()[m.actuator_trnid()[a][0] as usize] as usize)
         };
         for &a in &ids {
             if let Some(d) = dof_of(a) {
@@ -290,7 +302,10 @@ impl Plugin for EnergyMonitor {
         }
         self.zero();
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
-        let mut ep = Endpoint::out("battery").rate(self.cfg.rate_hz).hint("ros2", "type", "sensor_msgs/msg/BatteryState").hint("ros2", "qos", "reliable");
+        let mut ep = Endpoint::out("battery")
+            .rate(self.cfg.rate_hz)
+            .hint("ros2", "type", "sensor_msgs/msg/BatteryState")
+            .hint("ros2", "qos", "reliable");
         if !self.cfg.topics.contains_key("battery") {
             ep = ep.hint("ros2", "topic", "battery_state");
         }

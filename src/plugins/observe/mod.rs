@@ -40,7 +40,8 @@ pub fn check_names(key: &str, names: &[String]) -> Vec<ConfigError> {
 
 /// A finite, strictly positive rate (Hz).
 pub fn check_rate(key: &str, hz: f64) -> Option<ConfigError> {
-    (!(hz > 0.0 && hz.is_finite())).then(|| ConfigError::new(key, format!("must be > 0 (Hz), got {hz}")))
+    (!(hz > 0.0 && hz.is_finite()))
+        .then(|| ConfigError::new(key, format!("must be > 0 (Hz), got {hz}")))
 }
 
 /// Name of geom `g` in the compiled model ("" if unnamed: then `geom#<id>`).
@@ -82,10 +83,13 @@ impl GeomWatch {
         let root = common::resolve_body(m, entity, "body", body)?;
         let ngeom = m.ffi().ngeom as usize;
         let gbody = m.geom_bodyid();
-        let in_subtree: Vec<bool> = (0..ngeom).map(|g| common::in_subtree(m, gbody[g] as usize, root)).collect();
+        let in_subtree: Vec<bool> =
+            (0..ngeom).map(|g| common::in_subtree(m, gbody[g] as usize, root)).collect();
         let mut ignored = vec![false; ngeom];
         for (i, name) in ignore.iter().enumerate() {
-            let id = m.name_to_id(MjtObjBase::mjOBJ_GEOM, name).or_else(|| m.name_to_id(MjtObjBase::mjOBJ_GEOM, &format!("{}{name}", entity.prefix)));
+            let id = m.name_to_id(MjtObjBase::mjOBJ_GEOM, name).or_else(|| {
+                m.name_to_id(MjtObjBase::mjOBJ_GEOM, &format!("{}{name}", entity.prefix))
+            });
             match id {
                 Some(g) => ignored[g] = true,
                 None if check_ignore => {
@@ -101,7 +105,10 @@ impl GeomWatch {
             for (g, flag) in ignored.iter_mut().enumerate() {
                 if let Some(n) = m.id_to_name(MjtObjBase::mjOBJ_GEOM, g) {
                     let own = common::unprefixed(n, &entity.prefix);
-                    if ignore_prefixes.iter().any(|p| n.starts_with(p.as_str()) || own.starts_with(p.as_str())) {
+                    if ignore_prefixes
+                        .iter()
+                        .any(|p| n.starts_with(p.as_str()) || own.starts_with(p.as_str()))
+                    {
                         *flag = true;
                     }
                 }

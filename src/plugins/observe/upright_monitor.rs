@@ -25,7 +25,9 @@ use serde::Deserialize;
 use crate::context::payload::{Payload, UprightReport};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, Scope};
 use crate::plugins::observe::check_rate;
 
@@ -83,13 +85,22 @@ impl ValidateConfig for UprightMonitorConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if !(self.max_tilt_deg > 0.0 && self.max_tilt_deg <= 180.0) {
-            e.push(ConfigError::new("max_tilt_deg", format!("must be within (0, 180] (deg), got {}", self.max_tilt_deg)));
+            e.push(ConfigError::new(
+                "max_tilt_deg",
+                format!("must be within (0, 180] (deg), got {}", self.max_tilt_deg),
+            ));
         }
         if !(self.max_rise_m > 0.0 && self.max_rise_m.is_finite()) {
-            e.push(ConfigError::new("max_rise_m", format!("must be > 0 (m), got {}", self.max_rise_m)));
+            e.push(ConfigError::new(
+                "max_rise_m",
+                format!("must be > 0 (m), got {}", self.max_rise_m),
+            ));
         }
         if !(self.settle_s >= 0.0 && self.settle_s.is_finite()) {
-            e.push(ConfigError::new("settle_s", format!("must be a finite number >= 0 (s), got {}", self.settle_s)));
+            e.push(ConfigError::new(
+                "settle_s",
+                format!("must be a finite number >= 0 (s), got {}", self.settle_s),
+            ));
         }
         e.extend(check_rate("rate_hz", self.rate_hz));
         e.extend(common::check_topics(&self.topics, &ROLES));
@@ -114,7 +125,16 @@ pub fn reader_key(address: &str) -> String {
 }
 
 fn fresh() -> UprightReport {
-    UprightReport { stamp: 0.0, upright: true, settled: false, tilt_deg: 0.0, rise_m: 0.0, reference_z: f64::NAN, fallen_time: -1.0, reason: String::new() }
+    UprightReport {
+        stamp: 0.0,
+        upright: true,
+        settled: false,
+        tilt_deg: 0.0,
+        rise_m: 0.0,
+        reference_z: f64::NAN,
+        fallen_time: -1.0,
+        reason: String::new(),
+    }
 }
 
 /// The `upright_monitor` plugin.
@@ -132,7 +152,15 @@ pub struct UprightMonitor {
 impl UprightMonitor {
     /// Construct from config.
     pub fn new(cfg: UprightMonitorConfig, args: &PluginArgs) -> Self {
-        UprightMonitor { cfg, address: args.address.clone(), owner: args.owner.clone(), body: 0, start: 0.0, report: Rc::new(RefCell::new(fresh())), id: 0 }
+        UprightMonitor {
+            cfg,
+            address: args.address.clone(),
+            owner: args.owner.clone(),
+            body: 0,
+            start: 0.0,
+            report: Rc::new(RefCell::new(fresh())),
+            id: 0,
+        }
     }
 }
 
@@ -161,10 +189,16 @@ impl Plugin for UprightMonitor {
         let entity = common::owner_entity(ctx, "upright_monitor", self.owner.as_deref())?;
         self.body = common::resolve_body(ctx.model(), &entity, "body", &self.cfg.body)?;
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
-        self.id = ctx.interface.add(scope.apply(
-            Endpoint::out("upright").rate(self.cfg.rate_hz).hint("ros2", "type", "std_msgs/msg/Bool").hint("ros2", "field", "upright").hint("ros2", "qos", "reliable"),
-            &self.cfg.topics,
-        ));
+        self.id = ctx.interface.add(
+            scope.apply(
+                Endpoint::out("upright")
+                    .rate(self.cfg.rate_hz)
+                    .hint("ros2", "type", "std_msgs/msg/Bool")
+                    .hint("ros2", "field", "upright")
+                    .hint("ros2", "qos", "reliable"),
+                &self.cfg.topics,
+            ),
+        );
         ctx.blackboard.set(reader_key(&self.address), UprightReader(self.report.clone()));
         Ok(())
     }

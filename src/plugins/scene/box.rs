@@ -15,7 +15,10 @@ use serde::Deserialize;
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::spawn::{body_name_for, box_floor_offset, check_rgba, cylinder_floor_offset, rgba4, Friction, Motion, PoseConfig};
+use crate::spawn::{
+    body_name_for, box_floor_offset, check_rgba, cylinder_floor_offset, rgba4, Friction, Motion,
+    PoseConfig,
+};
 
 /// Default prop colour: a light warehouse grey.
 pub const DEFAULT_PROP_RGBA: [f64; 4] = [0.72, 0.72, 0.70, 1.0];
@@ -58,7 +61,12 @@ pub(crate) fn yes() -> bool {
 }
 
 /// Checks shared by primitive props.
-pub(crate) fn validate_common(pose: &PoseConfig, color: &Option<Vec<f64>>, friction: &Option<Friction>, mass: Option<f64>) -> Vec<ConfigError> {
+pub(crate) fn validate_common(
+    pose: &PoseConfig,
+    color: &Option<Vec<f64>>,
+    friction: &Option<Friction>,
+    mass: Option<f64>,
+) -> Vec<ConfigError> {
     let mut e = pose.validate("pose");
     if let Some(c) = color {
         e.extend(check_rgba(c, "color"));
@@ -78,7 +86,10 @@ impl ValidateConfig for BoxConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if self.size.iter().any(|s| !(*s > 0.0 && s.is_finite())) {
-            e.push(ConfigError::new("size", format!("full extents [x, y, z] must all be > 0 (m), got {:?}", self.size)));
+            e.push(ConfigError::new(
+                "size",
+                format!("full extents [x, y, z] must all be > 0 (m), got {:?}", self.size),
+            ));
         }
         e.extend(validate_common(&self.pose, &self.color, &self.friction, self.mass));
         e
@@ -124,7 +135,10 @@ pub struct PrimitiveSpec {
 /// Build one primitive prop into `spec` and register its entity (kind Object).
 pub fn build_primitive(spec: &mut MjSpec, ctx: &mut SimContext, p: &PrimitiveSpec) -> HookResult {
     if spec.body(&p.body).is_some() {
-        return Err(format!("the world already has a body `{}`; give this prop a distinct prefix or name", p.body));
+        return Err(format!(
+            "the world already has a body `{}`; give this prop a distinct prefix or name",
+            p.body
+        ));
     }
     let quat = p.pose.resolve(0.0).quat;
     let (geom_type, size, floor) = match p.shape {
@@ -132,10 +146,15 @@ pub fn build_primitive(spec: &mut MjSpec, ctx: &mut SimContext, p: &PrimitiveSpe
             let half = [full[0] / 2.0, full[1] / 2.0, full[2] / 2.0];
             (MjtGeomBase::mjGEOM_BOX, half, box_floor_offset(half, &quat))
         }
-        PrimitiveShape::Cylinder { radius, height } => (MjtGeomBase::mjGEOM_CYLINDER, [radius, height / 2.0, 0.0], cylinder_floor_offset(radius, height / 2.0, &quat)),
+        PrimitiveShape::Cylinder { radius, height } => (
+            MjtGeomBase::mjGEOM_CYLINDER,
+            [radius, height / 2.0, 0.0],
+            cylinder_floor_offset(radius, height / 2.0, &quat),
+        ),
     };
     let pose = p.pose.resolve(floor);
-    let body = spec.world_body_mut().add_body().with_name(&p.body).with_pos(pose.pos).with_quat(pose.quat);
+    let body =
+        spec.world_body_mut().add_body().with_name(&p.body).with_pos(pose.pos).with_quat(pose.quat);
     let mut free_joint = None;
     match p.motion {
         Motion::Static => {}
@@ -165,7 +184,8 @@ pub fn build_primitive(spec: &mut MjSpec, ctx: &mut SimContext, p: &PrimitiveSpe
         PrimitiveShape::Cylinder { .. } => "cylinder".into(),
     };
     ent.free_joint = free_joint;
-    ent.weld_reason = (p.motion == Motion::Static).then(|| "motion: static (welded scenery; give `motion: physics` to move it)".to_string());
+    ent.weld_reason = (p.motion == Motion::Static)
+        .then(|| "motion: static (welded scenery; give `motion: physics` to move it)".to_string());
     ent.initial_pose = pose;
     ent.declared_present = p.present;
     ent.present = p.present;

@@ -11,7 +11,10 @@ use serde::Deserialize;
 use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{schema_of, typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    schema_of, typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor,
+    PluginFlags, ValidateConfig,
+};
 use crate::plugins::scene::box_prop::{build_primitive, BoxConfig, PrimitiveShape, PrimitiveSpec};
 use crate::spawn::body_name_for;
 
@@ -27,7 +30,10 @@ pub struct PopulationConfig {
 
 /// Parse `instances:` into typed configs, every problem named by its path
 /// (`instances[2].size`). Returns `(entity name, config)` pairs.
-pub fn parse_instances<C: DeserializeOwned + ValidateConfig>(value: &Value, address: &str) -> Result<Vec<(String, C)>, Vec<ConfigError>> {
+pub fn parse_instances<C: DeserializeOwned + ValidateConfig>(
+    value: &Value,
+    address: &str,
+) -> Result<Vec<(String, C)>, Vec<ConfigError>> {
     let pop: PopulationConfig = typed_config(value)?;
     if pop.instances.is_empty() {
         return Err(vec![ConfigError::new("instances", "is empty; list at least one instance")]);
@@ -37,7 +43,10 @@ pub fn parse_instances<C: DeserializeOwned + ValidateConfig>(value: &Value, addr
     for (i, inst) in pop.instances.iter().enumerate() {
         let at = format!("instances[{i}]");
         let Value::Mapping(m) = inst else {
-            errs.push(ConfigError::new(&at, "each instance is a mapping of the single prop's keys"));
+            errs.push(ConfigError::new(
+                &at,
+                "each instance is a mapping of the single prop's keys",
+            ));
             continue;
         };
         let mut m = m.clone();
@@ -45,12 +54,18 @@ pub fn parse_instances<C: DeserializeOwned + ValidateConfig>(value: &Value, addr
             None => format!("{address}_{i}"),
             Some(Value::String(s)) if !s.is_empty() && !s.contains('.') => s,
             Some(other) => {
-                errs.push(ConfigError::new(format!("{at}.name"), format!("must be a non-empty string without dots, got {other:?}")));
+                errs.push(ConfigError::new(
+                    format!("{at}.name"),
+                    format!("must be a non-empty string without dots, got {other:?}"),
+                ));
                 continue;
             }
         };
         if out.iter().any(|(n, _): &(String, C)| *n == name) {
-            errs.push(ConfigError::new(format!("{at}.name"), format!("`{name}` names two instances; names must be distinct")));
+            errs.push(ConfigError::new(
+                format!("{at}.name"),
+                format!("`{name}` names two instances; names must be distinct"),
+            ));
             continue;
         }
         match typed_config::<C>(&Value::Mapping(m)) {
@@ -59,10 +74,14 @@ pub fn parse_instances<C: DeserializeOwned + ValidateConfig>(value: &Value, addr
                 if v.is_empty() {
                     out.push((name, c));
                 } else {
-                    errs.extend(v.into_iter().map(|e| ConfigError::new(join(&at, &e.path), e.message)));
+                    errs.extend(
+                        v.into_iter().map(|e| ConfigError::new(join(&at, &e.path), e.message)),
+                    );
                 }
             }
-            Err(es) => errs.extend(es.into_iter().map(|e| ConfigError::new(join(&at, &e.path), e.message))),
+            Err(es) => {
+                errs.extend(es.into_iter().map(|e| ConfigError::new(join(&at, &e.path), e.message)))
+            }
         }
     }
     if errs.is_empty() {

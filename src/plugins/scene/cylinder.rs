@@ -11,8 +11,13 @@ use serde::Deserialize;
 use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{schema_of, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
-use crate::plugins::scene::box_prop::{build_primitive, validate_common, yes, PrimitiveShape, PrimitiveSpec};
+use crate::plugin::{
+    schema_of, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags,
+    ValidateConfig,
+};
+use crate::plugins::scene::box_prop::{
+    build_primitive, validate_common, yes, PrimitiveShape, PrimitiveSpec,
+};
 use crate::plugins::scene::boxes::{parse_instances, Population, PopulationConfig};
 use crate::spawn::{body_name_for, Friction, Motion, PoseConfig};
 
@@ -58,7 +63,10 @@ impl ValidateConfig for CylinderConfig {
             e.push(ConfigError::new("radius", format!("must be > 0 (m), got {}", self.radius)));
         }
         if !(self.height > 0.0 && self.height.is_finite()) {
-            e.push(ConfigError::new("height", format!("the full height must be > 0 (m), got {}", self.height)));
+            e.push(ConfigError::new(
+                "height",
+                format!("the full height must be > 0 (m), got {}", self.height),
+            ));
         }
         e.extend(validate_common(&self.pose, &self.color, &self.friction, self.mass));
         e
@@ -102,7 +110,10 @@ impl Plugin for CylinderProp {
     }
 }
 
-fn create_population(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
+fn create_population(
+    value: &Value,
+    args: &PluginArgs,
+) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
     let list = parse_instances::<CylinderConfig>(value, &args.address)?;
     Ok(Box::new(Population::from_specs(list.into_iter().map(|(n, c)| spec_of(n, c)).collect())))
 }

@@ -21,7 +21,10 @@ use serde::Deserialize;
 use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{schema_of, typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    schema_of, typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor,
+    PluginFlags, ValidateConfig,
+};
 use crate::spawn::MJ_DEFAULT_FRICTION;
 
 /// One wall segment, in the floorplan JSON's own vocabulary (m, world frame).
@@ -108,7 +111,15 @@ fn floor_rgb2() -> [f64; 3] {
 
 impl Default for FloorLook {
     fn default() -> Self {
-        FloorLook { rgb1: floor_rgb1(), rgb2: floor_rgb2(), reflectance: None, texture: None, rgba: None, physical_size: None, friction: None }
+        FloorLook {
+            rgb1: floor_rgb1(),
+            rgb2: floor_rgb2(),
+            reflectance: None,
+            texture: None,
+            rgba: None,
+            physical_size: None,
+            friction: None,
+        }
     }
 }
 
@@ -142,7 +153,14 @@ fn wall_rgb() -> [f64; 3] {
 
 impl Default for WallLook {
     fn default() -> Self {
-        WallLook { rgb1: wall_rgb(), rgb2: wall_rgb(), reflectance: None, texture: None, rgba: None, physical_size: None }
+        WallLook {
+            rgb1: wall_rgb(),
+            rgb2: wall_rgb(),
+            reflectance: None,
+            texture: None,
+            rgba: None,
+            physical_size: None,
+        }
     }
 }
 
@@ -179,7 +197,12 @@ fn light_fill() -> [f64; 3] {
 
 impl Default for LightLook {
     fn default() -> Self {
-        LightLook { height: light_height(), diffuse: light_diffuse(), cutoff: light_cutoff(), fill: light_fill() }
+        LightLook {
+            height: light_height(),
+            diffuse: light_diffuse(),
+            cutoff: light_cutoff(),
+            fill: light_fill(),
+        }
     }
 }
 
@@ -253,11 +276,15 @@ fn pos_finite(v: f64) -> bool {
 impl ValidateConfig for FloorplanConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        let sources: Vec<&str> = [("mesh", self.mesh.is_some()), ("floorplan", self.floorplan.is_some()), ("lines", self.lines.is_some())]
-            .iter()
-            .filter(|(_, on)| *on)
-            .map(|(k, _)| *k)
-            .collect();
+        let sources: Vec<&str> = [
+            ("mesh", self.mesh.is_some()),
+            ("floorplan", self.floorplan.is_some()),
+            ("lines", self.lines.is_some()),
+        ]
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(k, _)| *k)
+        .collect();
         match sources.len() {
             0 => e.push(ConfigError::new(
                 "",
@@ -285,57 +312,96 @@ impl ValidateConfig for FloorplanConfig {
             e.push(ConfigError::new("mesh_pos", "applies to a `mesh:` source only; remove it"));
         }
         if self.doors.is_some() && self.lines.is_none() {
-            e.push(ConfigError::new("doors", "goes with inline `lines:`; a `floorplan:` file carries its own doors"));
+            e.push(ConfigError::new(
+                "doors",
+                "goes with inline `lines:`; a `floorplan:` file carries its own doors",
+            ));
         }
         if !pos_finite(self.height) {
             e.push(ConfigError::new("height", format!("must be > 0 (m), got {}", self.height)));
         }
         if !pos_finite(self.thickness) {
-            e.push(ConfigError::new("thickness", format!("must be > 0 (m), got {}", self.thickness)));
+            e.push(ConfigError::new(
+                "thickness",
+                format!("must be > 0 (m), got {}", self.thickness),
+            ));
         }
         if !pos_finite(self.opening_height) || self.opening_height > self.height {
             e.push(ConfigError::new(
                 "opening_height",
-                format!("must be > 0 and <= height ({} m), got {}", self.height, self.opening_height),
+                format!(
+                    "must be > 0 and <= height ({} m), got {}",
+                    self.height, self.opening_height
+                ),
             ));
         }
-        for (k, t) in [("floor.texture", &self.floor.texture), ("wall.texture", &self.wall.texture)] {
+        for (k, t) in [("floor.texture", &self.floor.texture), ("wall.texture", &self.wall.texture)]
+        {
             if t.is_some() {
                 e.push(ConfigError::new(k, "PNG textures are not supported yet; use rgb1/rgb2 (a checker, or a solid colour when equal) and rgba"));
             }
         }
-        for (k, c) in [("floor.rgb1", self.floor.rgb1), ("floor.rgb2", self.floor.rgb2), ("wall.rgb1", self.wall.rgb1), ("wall.rgb2", self.wall.rgb2)] {
+        for (k, c) in [
+            ("floor.rgb1", self.floor.rgb1),
+            ("floor.rgb2", self.floor.rgb2),
+            ("wall.rgb1", self.wall.rgb1),
+            ("wall.rgb2", self.wall.rgb2),
+        ] {
             if c.iter().any(|v| !(0.0..=1.0).contains(v)) {
                 e.push(ConfigError::new(k, format!("RGB components are in 0..1, got {c:?}")));
             }
         }
-        for (k, r) in [("floor.reflectance", self.floor.reflectance), ("wall.reflectance", self.wall.reflectance)] {
+        for (k, r) in [
+            ("floor.reflectance", self.floor.reflectance),
+            ("wall.reflectance", self.wall.reflectance),
+        ] {
             if let Some(r) = r {
                 if !(0.0..=1.0).contains(&r) {
                     e.push(ConfigError::new(k, format!("is in 0..1, got {r}")));
                 }
             }
         }
-        for (k, p) in [("floor.physical_size", self.floor.physical_size), ("wall.physical_size", self.wall.physical_size)] {
+        for (k, p) in [
+            ("floor.physical_size", self.floor.physical_size),
+            ("wall.physical_size", self.wall.physical_size),
+        ] {
             if let Some(p) = p {
                 if p.xy().iter().any(|v| !pos_finite(*v)) {
-                    e.push(ConfigError::new(k, format!("metres per tile must be > 0, got {:?}", p.xy())));
+                    e.push(ConfigError::new(
+                        k,
+                        format!("metres per tile must be > 0, got {:?}", p.xy()),
+                    ));
                 }
             }
         }
         if let Some(f) = self.floor.friction {
             if f.iter().any(|v| !v.is_finite() || *v < 0.0) {
-                e.push(ConfigError::new("floor.friction", format!("[sliding, torsional, rolling] must be finite and >= 0, got {f:?}")));
+                e.push(ConfigError::new(
+                    "floor.friction",
+                    format!("[sliding, torsional, rolling] must be finite and >= 0, got {f:?}"),
+                ));
             }
         }
         if !pos_finite(self.light.height) {
-            e.push(ConfigError::new("light.height", format!("must be > 0 (m), got {}", self.light.height)));
+            e.push(ConfigError::new(
+                "light.height",
+                format!("must be > 0 (m), got {}", self.light.height),
+            ));
         }
         if !(self.light.cutoff > 0.0 && self.light.cutoff <= 180.0) {
-            e.push(ConfigError::new("light.cutoff", format!("a spot half-angle in (0, 180] degrees, got {}", self.light.cutoff)));
+            e.push(ConfigError::new(
+                "light.cutoff",
+                format!("a spot half-angle in (0, 180] degrees, got {}", self.light.cutoff),
+            ));
         }
         if let Some(lines) = &self.lines {
-            e.extend(check_layout(lines, self.doors.as_deref().unwrap_or(&[]), self.thickness, "lines", "doors"));
+            e.extend(check_layout(
+                lines,
+                self.doors.as_deref().unwrap_or(&[]),
+                self.thickness,
+                "lines",
+                "doors",
+            ));
         }
         e
     }
@@ -343,34 +409,58 @@ impl ValidateConfig for FloorplanConfig {
 
 /// Check a layout: non-degenerate segments with distinct ids; doors on existing walls, inside
 /// them, not overlapping.
-pub fn check_layout(lines: &[WallLine], doors: &[Door], _thickness: f64, lines_key: &str, doors_key: &str) -> Vec<ConfigError> {
+pub fn check_layout(
+    lines: &[WallLine],
+    doors: &[Door],
+    _thickness: f64,
+    lines_key: &str,
+    doors_key: &str,
+) -> Vec<ConfigError> {
     let mut e = Vec::new();
     if lines.is_empty() {
         e.push(ConfigError::new(lines_key, "is empty; give at least one wall segment"));
     }
     for (i, l) in lines.iter().enumerate() {
         if [l.x0_m, l.y0_m, l.x1_m, l.y1_m].iter().any(|v| !v.is_finite()) {
-            e.push(ConfigError::new(format!("{lines_key}[{i}]"), "coordinates must be finite numbers (m)"));
+            e.push(ConfigError::new(
+                format!("{lines_key}[{i}]"),
+                "coordinates must be finite numbers (m)",
+            ));
         } else if seg_len(l) < 1e-6 {
-            e.push(ConfigError::new(format!("{lines_key}[{i}]"), format!("wall `{}` has zero length", l.id)));
+            e.push(ConfigError::new(
+                format!("{lines_key}[{i}]"),
+                format!("wall `{}` has zero length", l.id),
+            ));
         }
         if lines[..i].iter().any(|o| o.id == l.id) {
-            e.push(ConfigError::new(format!("{lines_key}[{i}].id"), format!("id {} is used by two walls; ids must be distinct", l.id)));
+            e.push(ConfigError::new(
+                format!("{lines_key}[{i}].id"),
+                format!("id {} is used by two walls; ids must be distinct", l.id),
+            ));
         }
     }
     let ids: Vec<String> = lines.iter().map(|l| l.id.to_string()).collect();
     for (i, d) in doors.iter().enumerate() {
         let at = format!("{doors_key}[{i}]");
         let Some(l) = lines.iter().find(|l| l.id == d.line_id) else {
-            e.push(ConfigError::new(format!("{at}.line_id"), format!("no wall has id {}; ids: {}", d.line_id, ids.join(", "))));
+            e.push(ConfigError::new(
+                format!("{at}.line_id"),
+                format!("no wall has id {}; ids: {}", d.line_id, ids.join(", ")),
+            ));
             continue;
         };
         if !(0.0..=1.0).contains(&d.t) {
-            e.push(ConfigError::new(format!("{at}.t"), format!("is a fraction 0..1 along the wall, got {}", d.t)));
+            e.push(ConfigError::new(
+                format!("{at}.t"),
+                format!("is a fraction 0..1 along the wall, got {}", d.t),
+            ));
             continue;
         }
         if !pos_finite(d.width_m) {
-            e.push(ConfigError::new(format!("{at}.width_m"), format!("must be > 0 (m), got {}", d.width_m)));
+            e.push(ConfigError::new(
+                format!("{at}.width_m"),
+                format!("must be > 0 (m), got {}", d.width_m),
+            ));
             continue;
         }
         let len = seg_len(l);
@@ -378,14 +468,20 @@ pub fn check_layout(lines: &[WallLine], doors: &[Door], _thickness: f64, lines_k
         if a < -1e-9 || b > len + 1e-9 {
             e.push(ConfigError::new(
                 format!("{at}.width_m"),
-                format!("a {} m door at t = {} runs past the end of wall {} ({len:.3} m long)", d.width_m, d.t, l.id),
+                format!(
+                    "a {} m door at t = {} runs past the end of wall {} ({len:.3} m long)",
+                    d.width_m, d.t, l.id
+                ),
             ));
         }
         for (j, o) in doors[..i].iter().enumerate() {
             if o.line_id == d.line_id {
                 let (oa, ob) = opening(l, o);
                 if a < ob && oa < b {
-                    e.push(ConfigError::new(&at, format!("overlaps {doors_key}[{j}] on wall {}", l.id)));
+                    e.push(ConfigError::new(
+                        &at,
+                        format!("overlaps {doors_key}[{j}] on wall {}", l.id),
+                    ));
                 }
             }
         }
@@ -417,21 +513,33 @@ pub struct WallBox {
 }
 
 /// The wall boxes of a layout (pure geometry; what `build` adds).
-pub fn wall_boxes(lines: &[WallLine], doors: &[Door], height: f64, thickness: f64, opening_height: f64) -> Vec<WallBox> {
+pub fn wall_boxes(
+    lines: &[WallLine],
+    doors: &[Door],
+    height: f64,
+    thickness: f64,
+    opening_height: f64,
+) -> Vec<WallBox> {
     let mut out = Vec::new();
     let ht = thickness / 2.0;
     for l in lines {
         let len = seg_len(l);
         let u = [(l.x1_m - l.x0_m) / len, (l.y1_m - l.y0_m) / len];
         let yaw = u[1].atan2(u[0]);
-        let mut ops: Vec<(f64, f64)> = doors.iter().filter(|d| d.line_id == l.id).map(|d| opening(l, d)).collect();
+        let mut ops: Vec<(f64, f64)> =
+            doors.iter().filter(|d| d.line_id == l.id).map(|d| opening(l, d)).collect();
         ops.sort_by(|a, b| a.0.total_cmp(&b.0));
         let at = |s: f64, z: f64| [l.x0_m + u[0] * s, l.y0_m + u[1] * s, z];
         let mut start = -ht;
         let mut k = 0;
         for &(a, b) in ops.iter().chain(std::iter::once(&(len + ht, len + ht))) {
             if a - start > 1e-9 {
-                out.push(WallBox { name: format!("wall_{}_{k}", l.id), pos: at((start + a) / 2.0, height / 2.0), half: [(a - start) / 2.0, ht, height / 2.0], yaw });
+                out.push(WallBox {
+                    name: format!("wall_{}_{k}", l.id),
+                    pos: at((start + a) / 2.0, height / 2.0),
+                    half: [(a - start) / 2.0, ht, height / 2.0],
+                    yaw,
+                });
                 k += 1;
             }
             start = start.max(b);
@@ -458,8 +566,14 @@ pub struct Floorplan {
 }
 
 fn read_file(path: &Path) -> Result<FloorplanFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("`{}` is not a floorplan JSON ({{lines: [...], doors: [...]}}): {e}", path.display()))
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "`{}` is not a floorplan JSON ({{lines: [...], doors: [...]}}): {e}",
+            path.display()
+        )
+    })
 }
 
 /// Registry constructor: the typed config, validation, and (for `floorplan: file.json`) the file
@@ -473,9 +587,23 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
     let (lines, doors) = if let Some(f) = &cfg.floorplan {
         let p = if Path::new(f).is_absolute() { PathBuf::from(f) } else { args.base_dir.join(f) };
         let file = read_file(&p).map_err(|e| vec![ConfigError::new("floorplan", e)])?;
-        let errs = check_layout(&file.lines, &file.doors, cfg.thickness, "floorplan lines", "floorplan doors");
+        let errs = check_layout(
+            &file.lines,
+            &file.doors,
+            cfg.thickness,
+            "floorplan lines",
+            "floorplan doors",
+        );
         if !errs.is_empty() {
-            return Err(errs.into_iter().map(|e| ConfigError::new("floorplan", format!("{}: {}: {}", p.display(), e.path, e.message))).collect());
+            return Err(errs
+                .into_iter()
+                .map(|e| {
+                    ConfigError::new(
+                        "floorplan",
+                        format!("{}: {}: {}", p.display(), e.path, e.message),
+                    )
+                })
+                .collect());
         }
         (file.lines, file.doors)
     } else {
@@ -519,7 +647,8 @@ impl Plugin for Floorplan {
         }
         let centre = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0];
         let margin = 1.0;
-        let half = [((hi[0] - lo[0]) / 2.0 + margin).max(1.0), ((hi[1] - lo[1]) / 2.0 + margin).max(1.0)];
+        let half =
+            [((hi[0] - lo[0]) / 2.0 + margin).max(1.0), ((hi[1] - lo[1]) / 2.0 + margin).max(1.0)];
 
         // Floor: a checker material.
         let tile = c.floor.physical_size.map(TileSize::xy).unwrap_or([1.0, 1.0]);
@@ -578,10 +707,16 @@ impl Plugin for Floorplan {
                 .with_material("floorplan_wall_mat");
         }
 
-        let light = world.add_light().with_name("floorplan_light").with_pos([centre[0], centre[1], c.light.height]).with_dir([0.0, 0.0, -1.0]);
-        *light.diffuse_mut() = [c.light.diffuse[0] as f32, c.light.diffuse[1] as f32, c.light.diffuse[2] as f32];
+        let light = world
+            .add_light()
+            .with_name("floorplan_light")
+            .with_pos([centre[0], centre[1], c.light.height])
+            .with_dir([0.0, 0.0, -1.0]);
+        *light.diffuse_mut() =
+            [c.light.diffuse[0] as f32, c.light.diffuse[1] as f32, c.light.diffuse[2] as f32];
         light.set_cutoff(c.light.cutoff as f32);
-        spec.visual_mut().headlight.ambient = [c.light.fill[0] as f32, c.light.fill[1] as f32, c.light.fill[2] as f32];
+        spec.visual_mut().headlight.ambient =
+            [c.light.fill[0] as f32, c.light.fill[1] as f32, c.light.fill[2] as f32];
         Ok(())
     }
 }

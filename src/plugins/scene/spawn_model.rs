@@ -120,12 +120,18 @@ impl ValidateConfig for SpawnModelConfig {
         }
         e.extend(self.pose.validate("pose"));
         if !(self.scale > 0.0 && self.scale.is_finite()) {
-            e.push(ConfigError::new("scale", format!("a uniform scale factor must be > 0, got {}", self.scale)));
+            e.push(ConfigError::new(
+                "scale",
+                format!("a uniform scale factor must be > 0, got {}", self.scale),
+            ));
         }
         if self.mocap && self.motion.is_some_and(|m| m != Motion::Driven) {
             e.push(ConfigError::new(
                 "mocap",
-                format!("`mocap: true` is `motion: driven`, which contradicts `motion: {}`; keep one", self.motion.unwrap_or_default().as_str()),
+                format!(
+                    "`mocap: true` is `motion: driven`, which contradicts `motion: {}`; keep one",
+                    self.motion.unwrap_or_default().as_str()
+                ),
             ));
         }
         if let Some(m) = self.mass {
@@ -137,7 +143,10 @@ impl ValidateConfig for SpawnModelConfig {
             e.extend(f.validate("friction"));
         }
         if self.tf_mode().is_none() {
-            e.push(ConfigError::new("publish_tf", format!("one of false, static, dynamic (or true), got {:?}", self.publish_tf)));
+            e.push(ConfigError::new(
+                "publish_tf",
+                format!("one of false, static, dynamic (or true), got {:?}", self.publish_tf),
+            ));
         }
         if !(self.tf_rate > 0.0 && self.tf_rate.is_finite()) {
             e.push(ConfigError::new("tf_rate", format!("must be > 0 (Hz), got {}", self.tf_rate)));
@@ -196,17 +205,19 @@ impl Plugin for SpawnModel {
         if spec.body(&self.body).is_some() {
             return Err(format!("prefix: the world already has a body `{}`; give each spawn of `{}` a distinct prefix:", self.body, cfg.model));
         }
-        let root_free: Option<String> = m
-            .spec
-            .body(&m.root)
-            .and_then(|b| b.joint_iter(false).find(|j| j.type_() == MjtJoint::mjJNT_FREE).map(|j| j.name().to_string()));
+        let root_free: Option<String> = m.spec.body(&m.root).and_then(|b| {
+            b.joint_iter(false)
+                .find(|j| j.type_() == MjtJoint::mjJNT_FREE)
+                .map(|j| j.name().to_string())
+        });
 
         // mass: rescale the root body's geoms in proportion (their masses read from a compile of
         // the model alone).
         if let Some(mass) = cfg.mass {
             let mut probe = m.spec.clone();
             let compiled = probe.compile().map_err(|e| format!("model `{}`: {e}", cfg.model))?;
-            let rid = compiled.name_to_id(MjtObjBase::mjOBJ_BODY, &m.root).expect("root body compiled");
+            let rid =
+                compiled.name_to_id(MjtObjBase::mjOBJ_BODY, &m.root).expect("root body compiled");
             let current = compiled.body_mass()[rid];
             if current <= 0.0 || !current.is_finite() {
                 return Err(format!(
@@ -234,7 +245,10 @@ impl Plugin for SpawnModel {
                 n += 1;
             }
             if n == 0 {
-                return Err(format!("friction: the root body `{}` of `{}` has no geoms to set it on", m.root, cfg.model));
+                return Err(format!(
+                    "friction: the root body `{}` of `{}` has no geoms to set it on",
+                    m.root, cfg.model
+                ));
             }
         }
 
@@ -272,15 +286,17 @@ impl Plugin for SpawnModel {
             *frame.scale_mut() = [cfg.scale; 3];
             frame.set_scaling(MjtScaling::mjSCALING_GEOMETRY);
         }
-        frame
-            .attach_by_deep_copy(&mut m.spec, &cfg.prefix, "")
-            .map_err(|e| format!("model `{}`: attach failed (prefix `{}`): {e}", cfg.model, cfg.prefix))?;
+        frame.attach_by_deep_copy(&mut m.spec, &cfg.prefix, "").map_err(|e| {
+            format!("model `{}`: attach failed (prefix `{}`): {e}", cfg.model, cfg.prefix)
+        })?;
 
         let mut ent = Entity::new(&self.address, EntityKind::Object, &self.body);
         ent.prefix = cfg.prefix.clone();
         ent.model = cfg.model.clone();
         ent.free_joint = free_joint;
-        ent.weld_reason = (motion == Motion::Static).then(|| "motion: static (welded scenery; give `motion: physics` to move it)".to_string());
+        ent.weld_reason = (motion == Motion::Static).then(|| {
+            "motion: static (welded scenery; give `motion: physics` to move it)".to_string()
+        });
         ent.initial_pose = pose;
         ent.declared_present = cfg.present;
         ent.present = cfg.present;
@@ -291,11 +307,15 @@ impl Plugin for SpawnModel {
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
-        self.body_id = ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &self.body).ok_or_else(|| format!("body `{}` missing after compile", self.body))?;
+        self.body_id = ctx
+            .model()
+            .name_to_id(MjtObjBase::mjOBJ_BODY, &self.body)
+            .ok_or_else(|| format!("body `{}` missing after compile", self.body))?;
         match self.cfg.tf_mode() {
             Some(TfMode::Static) => {
                 // The welded pose is model-fixed: the transform is published at every reset.
-                self.tf_static = StaticTfPublisher::register(ctx, &self.address, "", vec![Transform::default()]);
+                self.tf_static =
+                    StaticTfPublisher::register(ctx, &self.address, "", vec![Transform::default()]);
             }
             Some(TfMode::Dynamic) => {
                 let ep = Endpoint::out("tf")

@@ -37,7 +37,10 @@ use serde::Deserialize;
 use crate::context::payload::{Payload, Wrench};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, schema_of, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags,
+    ValidateConfig,
+};
 use crate::plugins::core as common;
 
 /// Endpoint roles (keys of `topics:`).
@@ -110,14 +113,23 @@ impl ValidateConfig for ForceTorqueConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if self.site.trim().is_empty() {
-            e.push(ConfigError::new("site", "is required: the site the sensor measures at (e.g. fts_site)"));
+            e.push(ConfigError::new(
+                "site",
+                "is required: the site the sensor measures at (e.g. fts_site)",
+            ));
         }
         if let Some(t) = self.tare_at_s {
             if !(t.is_finite() && t >= 0.0) {
-                e.push(ConfigError::new("tare_at_s", format!("must be a sim time >= 0 (s), got {t}")));
+                e.push(ConfigError::new(
+                    "tare_at_s",
+                    format!("must be a sim time >= 0 (s), got {t}"),
+                ));
             }
         }
-        for (k, v) in [("noise_force_stddev", self.noise_force_stddev), ("noise_torque_stddev", self.noise_torque_stddev)] {
+        for (k, v) in [
+            ("noise_force_stddev", self.noise_force_stddev),
+            ("noise_torque_stddev", self.noise_torque_stddev),
+        ] {
             if !(v.is_finite() && v >= 0.0) {
                 e.push(ConfigError::new(k, format!("must be >= 0, got {v}")));
             }
@@ -225,7 +237,9 @@ impl WrenchReader {
         }
         let d = ctx.data();
         let r = d.site_xmat()[self.site]; // site → world, row-major
-        let to_world = |v: [f64; 3]| [0, 1, 2].map(|i| r[3 * i] * v[0] + r[3 * i + 1] * v[1] + r[3 * i + 2] * v[2]);
+        let to_world = |v: [f64; 3]| {
+            [0, 1, 2].map(|i| r[3 * i] * v[0] + r[3 * i + 1] * v[1] + r[3 * i + 2] * v[2])
+        };
         let (mut f, mut t) = ([w[0], w[1], w[2]], [w[3], w[4], w[5]]);
         match self.frame {
             FtFrame::Sensor => {}
@@ -235,7 +249,9 @@ impl WrenchReader {
             }
             FtFrame::Base => {
                 let b = d.xmat()[self.base_body];
-                let to_base = |v: [f64; 3]| [0, 1, 2].map(|i| b[i] * v[0] + b[3 + i] * v[1] + b[6 + i] * v[2]);
+                let to_base = |v: [f64; 3]| {
+                    [0, 1, 2].map(|i| b[i] * v[0] + b[3 + i] * v[1] + b[6 + i] * v[2])
+                };
                 f = to_base(to_world(f));
                 t = to_base(to_world(t));
             }
@@ -300,17 +316,30 @@ impl Plugin for ForceTorque {
         let prefix = ent.as_ref().map(|e| e.prefix.clone()).unwrap_or_default();
         let full = format!("{prefix}{}", self.cfg.site);
         if spec.site(&full).is_none() {
-            let sites: Vec<String> = spec.site_iter().map(|s| s.name().to_string()).filter(|n| n.starts_with(&prefix) && !n.is_empty()).map(|n| n[prefix.len()..].to_string()).collect();
+            let sites: Vec<String> = spec
+                .site_iter()
+                .map(|s| s.name().to_string())
+                .filter(|n| n.starts_with(&prefix) && !n.is_empty())
+                .map(|n| n[prefix.len()..].to_string())
+                .collect();
             return Err(format!(
                 "site: no site `{}` (looked up as `{full}`) on {}; its sites: [{}]",
                 self.cfg.site,
-                ent.as_ref().map(|e| format!("entity `{}`", e.name)).unwrap_or_else(|| "the model".into()),
+                ent.as_ref()
+                    .map(|e| format!("entity `{}`", e.name))
+                    .unwrap_or_else(|| "the model".into()),
                 sites.join(", ")
             ));
         }
         self.site_name = full;
-        for (suffix, ty) in [("force", mjtSensor::mjSENS_FORCE), ("torque", mjtSensor::mjSENS_TORQUE)] {
-            spec.add_sensor().with_name(&format!("{}_{suffix}", self.sensor_base)).with_type(ty).with_objtype(MjtObjBase::mjOBJ_SITE).with_objname(&self.site_name);
+        for (suffix, ty) in
+            [("force", mjtSensor::mjSENS_FORCE), ("torque", mjtSensor::mjSENS_TORQUE)]
+        {
+            spec.add_sensor()
+                .with_name(&format!("{}_{suffix}", self.sensor_base))
+                .with_type(ty)
+                .with_objtype(MjtObjBase::mjOBJ_SITE)
+                .with_objname(&self.site_name);
         }
         Ok(())
     }
@@ -320,11 +349,15 @@ impl Plugin for ForceTorque {
         let m = ctx.model();
         let adr = |suffix: &str| -> Result<usize, String> {
             let name = format!("{}_{suffix}", self.sensor_base);
-            let id = m.name_to_id(MjtObjBase::mjOBJ_SENSOR, &name).ok_or_else(|| format!("sensor `{name}` missing after compile"))?;
+            let id = m
+                .name_to_id(MjtObjBase::mjOBJ_SENSOR, &name)
+                .ok_or_else(|| format!("sensor `{name}` missing after compile"))?;
             Ok(m.sensor_adr()[id] as usize)
         };
         let (force_adr, torque_adr) = (adr("force")?, adr("torque")?);
-        let site = m.name_to_id(MjtObjBase::mjOBJ_SITE, &self.site_name).ok_or_else(|| format!("site `{}` missing after compile", self.site_name))?;
+        let site = m
+            .name_to_id(MjtObjBase::mjOBJ_SITE, &self.site_name)
+            .ok_or_else(|| format!("site `{}` missing after compile", self.site_name))?;
         let base_body = common::entity_body(m, &entity)?;
         let frame_id = self.cfg.frame_id.clone().unwrap_or_else(|| match self.cfg.frame {
             FtFrame::World => "world".into(),
@@ -345,12 +378,25 @@ impl Plugin for ForceTorque {
             shared: Rc::new(RefCell::new(Shared::default())),
         };
         let scope = common::Scope::new(&entity, self.cfg.namespace.as_deref());
-        self.ep = ctx.interface.add(scope.apply(
-            Endpoint::out("wrench").rate(self.cfg.rate_hz).hint("ros2", "type", "geometry_msgs/msg/WrenchStamped").hint("ros2", "qos", "sensor_data"),
-            &self.cfg.topics,
-        ));
-        let tare_topic = self.cfg.topics.get("tare").cloned().unwrap_or_else(|| format!("{}/tare", self.label));
-        self.ep_tare = ctx.interface.add(scope.apply(Endpoint::input("tare").hint("ros2", "service", "std_srvs/srv/Trigger"), &BTreeMap::new()).hint("ros2", "topic", tare_topic));
+        self.ep = ctx.interface.add(
+            scope.apply(
+                Endpoint::out("wrench")
+                    .rate(self.cfg.rate_hz)
+                    .hint("ros2", "type", "geometry_msgs/msg/WrenchStamped")
+                    .hint("ros2", "qos", "sensor_data"),
+                &self.cfg.topics,
+            ),
+        );
+        let tare_topic =
+            self.cfg.topics.get("tare").cloned().unwrap_or_else(|| format!("{}/tare", self.label));
+        self.ep_tare = ctx.interface.add(
+            scope
+                .apply(
+                    Endpoint::input("tare").hint("ros2", "service", "std_srvs/srv/Trigger"),
+                    &BTreeMap::new(),
+                )
+                .hint("ros2", "topic", tare_topic),
+        );
         ctx.blackboard.set(reader_key(&self.label), reader.clone());
         self.reader = Some(reader);
         Ok(())
@@ -369,9 +415,19 @@ impl Plugin for ForceTorque {
             match p {
                 Payload::Call(call) => {
                     r.tare_now(ctx);
-                    let _ = call.reply.send(Payload::Ack { success: true, message: format!("tared at t = {:.4} s (offset valid at this pose only)", ctx.sim_time()) });
+                    let _ = call.reply.send(Payload::Ack {
+                        success: true,
+                        message: format!(
+                            "tared at t = {:.4} s (offset valid at this pose only)",
+                            ctx.sim_time()
+                        ),
+                    });
                 }
-                other => tracing::warn!("[{}] tare: ignored a {} payload (expected a service Call)", self.address, other.kind()),
+                other => tracing::warn!(
+                    "[{}] tare: ignored a {} payload (expected a service Call)",
+                    self.address,
+                    other.kind()
+                ),
             }
         }
         Ok(())
@@ -381,7 +437,8 @@ impl Plugin for ForceTorque {
         if !ctx.interface.is_due(self.ep, ctx.tick) {
             return Ok(());
         }
-        let w = self.reader.as_ref().ok_or("force_torque: post_step before configure")?.read(ctx)?;
+        let w =
+            self.reader.as_ref().ok_or("force_torque: post_step before configure")?.read(ctx)?;
         let tick = ctx.tick;
         ctx.interface.publish(self.ep, tick, Payload::Wrench(w));
         Ok(())

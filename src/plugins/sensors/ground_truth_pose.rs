@@ -25,7 +25,9 @@ use crate::context::payload::{Payload, PoseTwist, Transform};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::mjcf::{cross, quat_rotate, wxyz_to_xyzw};
-use crate::plugin::{construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::plugins::core::{self as common, quat_mul, Scope};
 
 /// Endpoint roles (keys of `topics:`).
@@ -84,7 +86,10 @@ impl ValidateConfig for GroundTruthPoseConfig {
             e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
         }
         if !self.body.is_empty() && !self.site.is_empty() {
-            e.push(ConfigError::new("site", "give `body` or `site`, not both (with a site the body is unused)"));
+            e.push(ConfigError::new(
+                "site",
+                "give `body` or `site`, not both (with a site the body is unused)",
+            ));
         }
         for (k, v) in [("frame_id", &self.frame_id), ("child_frame", &self.child_frame)] {
             if v.as_deref().is_some_and(|s| s.trim().is_empty()) {
@@ -157,8 +162,14 @@ impl GroundTruthPose {
     fn measure(&self, ctx: &SimContext) -> PoseTwist {
         let d = ctx.data();
         let (pos, quat, vel) = match self.target {
-            Target::Body(b) => (d.xpos()[b], d.xquat()[b], d.object_velocity(MjtObjBase::mjOBJ_XBODY, b, false)),
-            Target::Site(s) => (d.site_xpos()[s], mat_to_quat(&d.site_xmat()[s]), d.object_velocity(MjtObjBase::mjOBJ_SITE, s, false)),
+            Target::Body(b) => {
+                (d.xpos()[b], d.xquat()[b], d.object_velocity(MjtObjBase::mjOBJ_XBODY, b, false))
+            }
+            Target::Site(s) => (
+                d.site_xpos()[s],
+                mat_to_quat(&d.site_xmat()[s]),
+                d.object_velocity(MjtObjBase::mjOBJ_SITE, s, false),
+            ),
         };
         let (mut p, mut q) = (pos, quat);
         let (mut w, mut v) = ([vel[0], vel[1], vel[2]], [vel[3], vel[4], vel[5]]);
@@ -239,7 +250,11 @@ impl Plugin for GroundTruthPose {
         let entity = common::owner_entity(ctx, "ground_truth_pose", self.owner.as_deref())?;
         let model = ctx.model();
         self.base = common::entity_body(model, &entity)?;
-        let base_name = common::unprefixed(model.id_to_name(MjtObjBase::mjOBJ_BODY, self.base).unwrap_or("base_link"), &entity.prefix).to_string();
+        let base_name = common::unprefixed(
+            model.id_to_name(MjtObjBase::mjOBJ_BODY, self.base).unwrap_or("base_link"),
+            &entity.prefix,
+        )
+        .to_string();
         let stem = model_stem(&entity.model);
         let stem = if stem.is_empty() { common::unprefixed(&entity.name, "") } else { stem };
         let default_child;
@@ -250,7 +265,11 @@ impl Plugin for GroundTruthPose {
         } else {
             let b = common::resolve_body(model, &entity, "body", &self.cfg.body)?;
             self.target = Target::Body(b);
-            default_child = if b == self.base { format!("{stem}_base_link_gt") } else { format!("{stem}_{}_gt", self.cfg.body) };
+            default_child = if b == self.base {
+                format!("{stem}_base_link_gt")
+            } else {
+                format!("{stem}_{}_gt", self.cfg.body)
+            };
         }
         self.child = self.cfg.child_frame.clone().unwrap_or(default_child);
         self.frame_id = self.cfg.frame_id.clone().unwrap_or_else(|| match self.cfg.relative_to {

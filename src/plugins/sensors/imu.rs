@@ -32,7 +32,10 @@ use serde_norway::Value;
 use crate::context::payload::{Imu, Transform};
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags,
+    ValidateConfig,
+};
 use crate::plugins::sensors::lidar::{frame_prefix, quat_mul, quat_normalize, unprefixed};
 use crate::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
 
@@ -40,7 +43,15 @@ use crate::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal
 /// trial can drop the attitude channel or triple the rate noise partway through.
 pub const FAULT_ALLOWLIST: FaultAllowlist = FaultAllowlist {
     sensor: "imu",
-    per_frame: &["accel_stddev", "gyro_stddev", "accel_bias", "gyro_bias", "orientation_stddev", "yaw_stddev", "orientation"],
+    per_frame: &[
+        "accel_stddev",
+        "gyro_stddev",
+        "accel_bias",
+        "gyro_bias",
+        "orientation_stddev",
+        "yaw_stddev",
+        "orientation",
+    ],
     refused: &[
         ("site", Refusal::ConfiguredOnce),
         ("body", Refusal::ConfiguredOnce),
@@ -206,10 +217,25 @@ impl ImuConfig {
         macro_rules! over {
             ($($k:ident),*) => {$( if let Some(v) = f.$k { c.$k = v; } )*};
         }
-        over!(accel_stddev, gyro_stddev, accel_bias, gyro_bias, orientation_stddev, yaw_stddev, orientation);
-        c.params()
-            .map(Some)
-            .map_err(|es| es.into_iter().map(|x| ConfigError::new(sensor_fault::prefix_path(&x.path), format!("in the fault block: {}", x.message))).collect())
+        over!(
+            accel_stddev,
+            gyro_stddev,
+            accel_bias,
+            gyro_bias,
+            orientation_stddev,
+            yaw_stddev,
+            orientation
+        );
+        c.params().map(Some).map_err(|es| {
+            es.into_iter()
+                .map(|x| {
+                    ConfigError::new(
+                        sensor_fault::prefix_path(&x.path),
+                        format!("in the fault block: {}", x.message),
+                    )
+                })
+                .collect()
+        })
     }
 
     /// Mount orientation [w, x, y, z] from `quat` or `rpy` (identity when neither).
@@ -226,7 +252,12 @@ impl ValidateConfig for ImuConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if self.site.is_some() {
-            for (k, set) in [("body", self.body.is_some()), ("pos", self.pos.is_some()), ("rpy", self.rpy.is_some()), ("quat", self.quat.is_some())] {
+            for (k, set) in [
+                ("body", self.body.is_some()),
+                ("pos", self.pos.is_some()),
+                ("rpy", self.rpy.is_some()),
+                ("quat", self.quat.is_some()),
+            ] {
                 if set {
                     e.push(ConfigError::new(
                         k,
@@ -239,15 +270,22 @@ impl ValidateConfig for ImuConfig {
             }
         }
         if self.rpy.is_some() && self.quat.is_some() {
-            e.push(ConfigError::new("quat", "`rpy` and `quat` are exclusive: give the mount orientation one way"));
+            e.push(ConfigError::new(
+                "quat",
+                "`rpy` and `quat` are exclusive: give the mount orientation one way",
+            ));
         }
         if let Some(q) = self.quat {
             let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
             if !(n.is_finite() && n > 1e-9) {
-                e.push(ConfigError::new("quat", format!("must be a non-zero quaternion [w, x, y, z], got {q:?}")));
+                e.push(ConfigError::new(
+                    "quat",
+                    format!("must be a non-zero quaternion [w, x, y, z], got {q:?}"),
+                ));
             }
         }
-        for (k, v) in [("pos", self.pos.map(|p| p.to_vec())), ("rpy", self.rpy.map(|p| p.to_vec()))] {
+        for (k, v) in [("pos", self.pos.map(|p| p.to_vec())), ("rpy", self.rpy.map(|p| p.to_vec()))]
+        {
             if v.as_ref().is_some_and(|v| v.iter().any(|x| !x.is_finite())) {
                 e.push(ConfigError::new(k, "must be finite"));
             }
@@ -259,11 +297,17 @@ impl ValidateConfig for ImuConfig {
             e.push(ConfigError::new("frame_id", "must not be empty (omit it for `<label>_link`)"));
         }
         if self.topic.trim().is_empty() {
-            e.push(ConfigError::new("topic", "must be a topic name (relative to the namespace, e.g. `imu/data`)"));
+            e.push(ConfigError::new(
+                "topic",
+                "must be a topic name (relative to the namespace, e.g. `imu/data`)",
+            ));
         }
         for (k, v) in &self.topics {
             if k != "imu" {
-                e.push(ConfigError::new(format!("topics.{k}"), "unknown endpoint role; an imu has one: `imu`"));
+                e.push(ConfigError::new(
+                    format!("topics.{k}"),
+                    "unknown endpoint role; an imu has one: `imu`",
+                ));
             } else if v.trim().is_empty() || v.trim() == "/" {
                 e.push(ConfigError::new("topics.imu", "must be a topic name"));
             }
@@ -323,9 +367,20 @@ impl ImuReader {
             }
             None => [sd[self.accel_adr], sd[self.accel_adr + 1], sd[self.accel_adr + 2]],
         };
-        let q = [sd[self.quat_adr], sd[self.quat_adr + 1], sd[self.quat_adr + 2], sd[self.quat_adr + 3]];
-        let draws = p.gyro_stddev > 0.0 || p.accel_stddev > 0.0 || (p.orientation && (p.orientation_stddev > 0.0 || p.yaw_stddev > 0.0));
-        let mut rng = if draws { Some(ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?) } else { None };
+        let q = [
+            sd[self.quat_adr],
+            sd[self.quat_adr + 1],
+            sd[self.quat_adr + 2],
+            sd[self.quat_adr + 3],
+        ];
+        let draws = p.gyro_stddev > 0.0
+            || p.accel_stddev > 0.0
+            || (p.orientation && (p.orientation_stddev > 0.0 || p.yaw_stddev > 0.0));
+        let mut rng = if draws {
+            Some(ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?)
+        } else {
+            None
+        };
         let mut n = |s: f64| rng.as_mut().map(|r| r.normal(s)).unwrap_or(0.0);
         let mut angular = [0.0; 3];
         let mut linear = [0.0; 3];
@@ -346,7 +401,8 @@ impl ImuReader {
         if p.orientation {
             let small = [n(p.orientation_stddev), n(p.orientation_stddev), n(p.orientation_stddev)];
             let yaw = n(p.yaw_stddev);
-            let qn = quat_mul(&quat_mul(&axis_angle([0.0, 0.0, 1.0], yaw), &q), &rotvec_quat(small));
+            let qn =
+                quat_mul(&quat_mul(&axis_angle([0.0, 0.0, 1.0], yaw), &q), &rotvec_quat(small));
             out.orientation = crate::mjcf::wxyz_to_xyzw(&quat_normalize(&qn));
             out.orientation_covariance = diag(so2, so2, so2 + p.yaw_stddev * p.yaw_stddev);
         } else {
@@ -464,7 +520,11 @@ impl ImuPlugin {
 }
 
 fn spec_site_names(spec: &MjSpec, prefix: &str) -> Vec<String> {
-    spec.site_iter().map(|s| s.name().to_string()).filter(|n| !n.is_empty() && n.starts_with(prefix)).map(|n| n[prefix.len()..].to_string()).collect()
+    spec.site_iter()
+        .map(|s| s.name().to_string())
+        .filter(|n| !n.is_empty() && n.starts_with(prefix))
+        .map(|n| n[prefix.len()..].to_string())
+        .collect()
 }
 
 fn spec_body_names(spec: &MjSpec, prefix: &str) -> Vec<String> {
@@ -490,26 +550,45 @@ impl Plugin for ImuPlugin {
         if let Some(site) = &self.cfg.site {
             let full = format!("{prefix}{site}");
             if spec.site(&full).is_none() {
-                return Err(format!("site: no site `{site}` in {whose}; its sites: [{}]", spec_site_names(spec, &prefix).join(", ")));
+                return Err(format!(
+                    "site: no site `{site}` in {whose}; its sites: [{}]",
+                    spec_site_names(spec, &prefix).join(", ")
+                ));
             }
             self.site_name = full;
         } else {
             let body = match (&self.cfg.body, &ent) {
                 (Some(bn), _) => format!("{prefix}{bn}"),
                 (None, Some(e)) => e.body.clone(),
-                (None, None) => return Err("body: an imu at the top of a document needs `body` or `site`".into()),
+                (None, None) => {
+                    return Err(
+                        "body: an imu at the top of a document needs `body` or `site`".into()
+                    )
+                }
             };
             let name = format!("{}_site", self.sensor_base);
             let pos = self.cfg.pos.unwrap_or([0.0; 3]);
             let quat = self.cfg.mount_quat();
             let Some(bd) = spec.body_mut(&body) else {
                 let shown = self.cfg.body.clone().unwrap_or_else(|| body.clone());
-                return Err(format!("body: no body `{shown}` in {whose}; its bodies: [{}]", spec_body_names(spec, &prefix).join(", ")));
+                return Err(format!(
+                    "body: no body `{shown}` in {whose}; its bodies: [{}]",
+                    spec_body_names(spec, &prefix).join(", ")
+                ));
             };
-            bd.add_site().with_name(&name).with_pos(pos).with_quat(quat).with_size([0.005, 0.005, 0.005]).with_group(4);
+            bd.add_site()
+                .with_name(&name)
+                .with_pos(pos)
+                .with_quat(quat)
+                .with_size([0.005, 0.005, 0.005])
+                .with_group(4);
             self.site_name = name;
         }
-        for (suffix, ty) in [("gyro", mjtSensor::mjSENS_GYRO), ("accel", mjtSensor::mjSENS_ACCELEROMETER), ("quat", mjtSensor::mjSENS_FRAMEQUAT)] {
+        for (suffix, ty) in [
+            ("gyro", mjtSensor::mjSENS_GYRO),
+            ("accel", mjtSensor::mjSENS_ACCELEROMETER),
+            ("quat", mjtSensor::mjSENS_FRAMEQUAT),
+        ] {
             spec.add_sensor()
                 .with_name(&format!("{}_{suffix}", self.sensor_base))
                 .with_type(ty)
@@ -525,18 +604,31 @@ impl Plugin for ImuPlugin {
         let m = ctx.model();
         let adr = |suffix: &str| -> Result<usize, String> {
             let name = format!("{}_{suffix}", self.sensor_base);
-            let id = m.name_to_id(MjtObjBase::mjOBJ_SENSOR, &name).ok_or_else(|| format!("sensor `{name}` missing after compile"))?;
+            let id = m
+                .name_to_id(MjtObjBase::mjOBJ_SENSOR, &name)
+                .ok_or_else(|| format!("sensor `{name}` missing after compile"))?;
             Ok(m.sensor_adr()[id] as usize)
         };
         let (gyro_adr, accel_adr, quat_adr) = (adr("gyro")?, adr("accel")?, adr("quat")?);
-        let site_id = m.name_to_id(MjtObjBase::mjOBJ_SITE, &self.site_name).ok_or_else(|| format!("site `{}` missing after compile", self.site_name))?;
+        let site_id = m
+            .name_to_id(MjtObjBase::mjOBJ_SITE, &self.site_name)
+            .ok_or_else(|| format!("site `{}` missing after compile", self.site_name))?;
         let frame_id = self.cfg.frame_id.clone().unwrap_or_else(|| format!("{}_link", self.label));
 
         // Static mount transform: the site's body -> frame_id, from the model (site_pos/site_quat).
         let body_id = m.site_bodyid()[site_id] as usize;
-        let parent = if body_id == 0 { "world".to_string() } else { unprefixed(m.id_to_name(MjtObjBase::mjOBJ_BODY, body_id).unwrap_or(""), &prefix) };
+        let parent = if body_id == 0 {
+            "world".to_string()
+        } else {
+            unprefixed(m.id_to_name(MjtObjBase::mjOBJ_BODY, body_id).unwrap_or(""), &prefix)
+        };
         let q = m.site_quat()[site_id];
-        self.tf = Transform { parent, child: frame_id.clone(), translation: m.site_pos()[site_id], rotation: crate::mjcf::wxyz_to_xyzw(&quat_normalize(&q)) };
+        self.tf = Transform {
+            parent,
+            child: frame_id.clone(),
+            translation: m.site_pos()[site_id],
+            rotation: crate::mjcf::wxyz_to_xyzw(&quat_normalize(&q)),
+        };
 
         let reader = ImuReader {
             frame_id: frame_id.clone(),
@@ -551,7 +643,12 @@ impl Plugin for ImuPlugin {
             fault: self.fault.clone(),
         };
 
-        let ns = self.cfg.namespace.clone().or_else(|| ent.as_ref().map(|e| e.namespace.clone())).unwrap_or_default();
+        let ns = self
+            .cfg
+            .namespace
+            .clone()
+            .or_else(|| ent.as_ref().map(|e| e.namespace.clone()))
+            .unwrap_or_default();
         let owner = ent.as_ref().map(|e| e.name.clone()).or(self.owner.clone());
         let topic = self.cfg.topics.get("imu").cloned().unwrap_or_else(|| self.cfg.topic.clone());
         let ep = Endpoint::out("imu")
@@ -565,13 +662,23 @@ impl Plugin for ImuPlugin {
             .hint("ros2", "topic", topic)
             .hint("ros2", "frame_id", frame_id);
         self.ep = ctx.interface.add(ep);
-        let tf_ep = Endpoint::out("tf_static").owner(owner.as_deref()).namespace(&ns).frame_prefix(&frame_prefix(&ns)).hint("ros2", "tf", "static");
+        let tf_ep = Endpoint::out("tf_static")
+            .owner(owner.as_deref())
+            .namespace(&ns)
+            .frame_prefix(&frame_prefix(&ns))
+            .hint("ros2", "tf", "static");
         self.tf_ep = ctx.interface.add(tf_ep);
 
         if self.degraded.is_some() {
             ctx.blackboard.set(sensor_fault::switch_key(&self.address), self.fault.clone());
             let same = self.degraded.as_ref() == Some(&self.nominal);
-            self.fault_service = Some(sensor_fault::FaultService::register(ctx, &self.address, owner.as_deref(), self.fault.clone(), same));
+            self.fault_service = Some(sensor_fault::FaultService::register(
+                ctx,
+                &self.address,
+                owner.as_deref(),
+                self.fault.clone(),
+                same,
+            ));
         }
         ctx.blackboard.set(reader_key(&self.address), reader.clone());
         self.reader = Some(reader);

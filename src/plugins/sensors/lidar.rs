@@ -319,7 +319,9 @@ fn finite_nonneg(e: &mut Vec<ConfigError>, key: &str, v: f64, unit: &str) {
 impl LidarConfig {
     /// The bearing of the last ray (rad): `angle_max`, else a full turn with no repeated bearing.
     pub fn angle_max(&self) -> f64 {
-        self.angle_max.unwrap_or(self.angle_min + TAU * (self.rays.max(1) as f64 - 1.0) / self.rays.max(1) as f64)
+        self.angle_max.unwrap_or(
+            self.angle_min + TAU * (self.rays.max(1) as f64 - 1.0) / self.rays.max(1) as f64,
+        )
     }
 
     /// Angle between rays (rad).
@@ -334,15 +336,24 @@ impl LidarConfig {
             e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
         }
         if !(self.dropout_percent.is_finite() && (0.0..=100.0).contains(&self.dropout_percent)) {
-            e.push(ConfigError::new("dropout_percent", format!("must be within 0..100 (% of rays per scan), got {}", self.dropout_percent)));
+            e.push(ConfigError::new(
+                "dropout_percent",
+                format!("must be within 0..100 (% of rays per scan), got {}", self.dropout_percent),
+            ));
         }
         finite_nonneg(&mut e, "range_min", self.range_min, "m");
         if !(self.max_range.is_finite() && self.max_range > 0.0) {
-            e.push(ConfigError::new("max_range", format!("must be > 0 (m), got {}", self.max_range)));
+            e.push(ConfigError::new(
+                "max_range",
+                format!("must be > 0 (m), got {}", self.max_range),
+            ));
         } else if self.range_min.is_finite() && self.range_min >= self.max_range {
             e.push(ConfigError::new(
                 "range_min",
-                format!("range_min ({}) must be below max_range ({}): they are the header's limits (m)", self.range_min, self.max_range),
+                format!(
+                    "range_min ({}) must be below max_range ({}): they are the header's limits (m)",
+                    self.range_min, self.max_range
+                ),
             ));
         }
         let dmin = self.detection_min.unwrap_or(self.range_min);
@@ -363,10 +374,16 @@ impl LidarConfig {
             ));
         }
         finite_nonneg(&mut e, "range_stddev", self.range_stddev, "m");
-        finite_nonneg(&mut e, "range_stddev_relative", self.range_stddev_relative, "fraction of the distance");
+        finite_nonneg(
+            &mut e,
+            "range_stddev_relative",
+            self.range_stddev_relative,
+            "fraction of the distance",
+        );
         finite_nonneg(&mut e, "range_stddev_relative_from", self.range_stddev_relative_from, "m");
         finite_nonneg(&mut e, "range_resolution", self.range_resolution, "m");
-        let too_close = self.too_close.resolve(true).map_err(|m| e.push(ConfigError::new("too_close", m))).ok();
+        let too_close =
+            self.too_close.resolve(true).map_err(|m| e.push(ConfigError::new("too_close", m))).ok();
         let no_return = match self.no_return.resolve(false) {
             Ok(Special::Value(v)) => Some(v),
             Ok(Special::Raw) => None,
@@ -405,7 +422,18 @@ impl LidarConfig {
                 if let Some(v) = f.$k.clone() { c.$k = v; }
             )*};
         }
-        over!(range_stddev, range_stddev_relative, range_stddev_relative_from, range_resolution, dropout_percent, too_close, no_return, range_min, max_range, rate_hz);
+        over!(
+            range_stddev,
+            range_stddev_relative,
+            range_stddev_relative_from,
+            range_resolution,
+            dropout_percent,
+            too_close,
+            no_return,
+            range_min,
+            max_range,
+            rate_hz
+        );
         if f.detection_min.is_some() {
             c.detection_min = f.detection_min;
         }
@@ -419,10 +447,16 @@ impl LidarConfig {
     pub fn fault_params(&self) -> Result<Option<ScanParams>, Vec<ConfigError>> {
         match self.degraded()? {
             None => Ok(None),
-            Some(c) => c
-                .params()
-                .map(Some)
-                .map_err(|es| es.into_iter().map(|x| ConfigError::new(sensor_fault::prefix_path(&x.path), format!("in the fault block: {}", x.message))).collect()),
+            Some(c) => c.params().map(Some).map_err(|es| {
+                es.into_iter()
+                    .map(|x| {
+                        ConfigError::new(
+                            sensor_fault::prefix_path(&x.path),
+                            format!("in the fault block: {}", x.message),
+                        )
+                    })
+                    .collect()
+            }),
         }
     }
 }
@@ -447,7 +481,10 @@ impl ValidateConfig for LidarConfig {
             ));
         }
         if !self.angle_min.is_finite() {
-            e.push(ConfigError::new("angle_min", format!("must be finite (rad), got {}", self.angle_min)));
+            e.push(ConfigError::new(
+                "angle_min",
+                format!("must be finite (rad), got {}", self.angle_min),
+            ));
         }
         if let Some(a) = self.angle_max {
             if !a.is_finite() {
@@ -466,12 +503,18 @@ impl ValidateConfig for LidarConfig {
         }
         if let Some(f) = &self.frame_id {
             if f.trim().is_empty() {
-                e.push(ConfigError::new("frame_id", "must not be empty (omit it to use the site's name)"));
+                e.push(ConfigError::new(
+                    "frame_id",
+                    "must not be empty (omit it to use the site's name)",
+                ));
             }
         }
         for (k, v) in &self.topics {
             if k != "scan" {
-                e.push(ConfigError::new(format!("topics.{k}"), "unknown endpoint role; a lidar has one: `scan`"));
+                e.push(ConfigError::new(
+                    format!("topics.{k}"),
+                    "unknown endpoint role; a lidar has one: `scan`",
+                ));
             } else if v.trim().is_empty() || v.trim() == "/" {
                 e.push(ConfigError::new("topics.scan", "must be a topic name (relative renames inside the namespace, absolute `/x` hardwires)"));
             }
@@ -594,7 +637,11 @@ impl Lidar {
             self.batch.dirs[3 * i + 2] = m[6] * c + m[7] * s;
         }
         self.batch.cast(ctx.data_mut(), origin, self.exclude_id, None, true, p.detection_max);
-        let mut rng = if p.draws() { Some(ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?) } else { None };
+        let mut rng = if p.draws() {
+            Some(ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?)
+        } else {
+            None
+        };
         let n = self.batch.len();
         let mut ranges = Vec::with_capacity(n);
         for i in 0..n {
@@ -653,16 +700,38 @@ impl Plugin for Lidar {
         let ent = ctx.entities.resolve_owner(self.owner.as_deref()).cloned();
         let prefix = ent.as_ref().map(|e| e.prefix.clone()).unwrap_or_default();
         let site = self.cfg.site.clone().unwrap_or_default();
-        self.site_id = resolve_name(ctx.model(), MjtObjBase::mjOBJ_SITE, "site", &site, &prefix, ent.as_ref())?;
+        self.site_id = resolve_name(
+            ctx.model(),
+            MjtObjBase::mjOBJ_SITE,
+            "site",
+            &site,
+            &prefix,
+            ent.as_ref(),
+        )?;
         if let Some(b) = &self.cfg.exclude_body {
-            self.exclude_id = Some(resolve_name(ctx.model(), MjtObjBase::mjOBJ_BODY, "exclude_body", b, &prefix, ent.as_ref())?);
+            self.exclude_id = Some(resolve_name(
+                ctx.model(),
+                MjtObjBase::mjOBJ_BODY,
+                "exclude_body",
+                b,
+                &prefix,
+                ent.as_ref(),
+            )?);
         }
         self.frame_id = self.cfg.frame_id.clone().unwrap_or_else(|| site.clone());
 
         let inc = self.cfg.angle_increment();
-        self.cos_sin = (0..self.cfg.rays).map(|i| (self.cfg.angle_min + inc * i as f64).sin_cos()).map(|(s, c)| (c, s)).collect();
+        self.cos_sin = (0..self.cfg.rays)
+            .map(|i| (self.cfg.angle_min + inc * i as f64).sin_cos())
+            .map(|(s, c)| (c, s))
+            .collect();
 
-        let ns = self.cfg.namespace.clone().or_else(|| ent.as_ref().map(|e| e.namespace.clone())).unwrap_or_default();
+        let ns = self
+            .cfg
+            .namespace
+            .clone()
+            .or_else(|| ent.as_ref().map(|e| e.namespace.clone()))
+            .unwrap_or_default();
         let owner = ent.as_ref().map(|e| e.name.as_str()).or(self.owner.as_deref());
         let mut ep = Endpoint::out("scan")
             .owner(owner)
@@ -681,13 +750,17 @@ impl Plugin for Lidar {
         self.scan_time = (snapped.every_steps as f64 * ctx.dt) as f32;
         if let Some(d) = &self.degraded {
             if d.rate_hz != self.nominal.rate_hz {
-                self.degraded_every = Some(snap_rate(d.rate_hz, ctx.interface.physics_hz()).every_steps);
+                self.degraded_every =
+                    Some(snap_rate(d.rate_hz, ctx.interface.physics_hz()).every_steps);
             }
         }
 
         if self.cfg.emit_static_tf {
             let (parent_name, parent) = match &self.cfg.tf_parent {
-                Some(p) => (p.clone(), FrameRef::resolve(ctx.model(), "tf_parent", p, &prefix, ent.as_ref())?),
+                Some(p) => (
+                    p.clone(),
+                    FrameRef::resolve(ctx.model(), "tf_parent", p, &prefix, ent.as_ref())?,
+                ),
                 None => match (&ent, self.exclude_id) {
                     (Some(e), _) => {
                         let id = ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).ok_or_else(|| {
@@ -695,11 +768,19 @@ impl Plugin for Lidar {
                         })?;
                         (unprefixed(&e.body, &e.prefix), FrameRef::Body(id))
                     }
-                    (None, Some(b)) => (self.cfg.exclude_body.clone().unwrap_or_default(), FrameRef::Body(b)),
+                    (None, Some(b)) => {
+                        (self.cfg.exclude_body.clone().unwrap_or_default(), FrameRef::Body(b))
+                    }
                     (None, None) => ("world".to_string(), FrameRef::Body(0)),
                 },
             };
-            let tf = relative_transform(ctx.model(), parent, FrameRef::Site(self.site_id), &parent_name, &self.frame_id);
+            let tf = relative_transform(
+                ctx.model(),
+                parent,
+                FrameRef::Site(self.site_id),
+                &parent_name,
+                &self.frame_id,
+            );
             self.tf = Some(tf);
             let ep = Endpoint::out("tf_static")
                 .owner(owner)
@@ -712,7 +793,13 @@ impl Plugin for Lidar {
         if self.degraded.is_some() {
             ctx.blackboard.set(sensor_fault::switch_key(&self.address), self.fault.clone());
             let same = self.degraded.as_ref() == Some(&self.nominal);
-            self.fault_service = Some(sensor_fault::FaultService::register(ctx, &self.address, owner, self.fault.clone(), same));
+            self.fault_service = Some(sensor_fault::FaultService::register(
+                ctx,
+                &self.address,
+                owner,
+                self.fault.clone(),
+                same,
+            ));
         }
         ctx.blackboard.set(reader_key(&self.address), self.reader.clone());
         Ok(())
@@ -781,7 +868,14 @@ pub fn names_under(m: &MjModel, t: MjtObjBase, prefix: &str) -> Vec<String> {
 
 /// Resolve `name` (unprefixed, as the model names it) under the entity's `prefix` to an id, or an
 /// error naming the key, what was looked for and what exists.
-pub fn resolve_name(m: &MjModel, t: MjtObjBase, key: &str, name: &str, prefix: &str, ent: Option<&Entity>) -> Result<usize, String> {
+pub fn resolve_name(
+    m: &MjModel,
+    t: MjtObjBase,
+    key: &str,
+    name: &str,
+    prefix: &str,
+    ent: Option<&Entity>,
+) -> Result<usize, String> {
     let full = format!("{prefix}{name}");
     if let Some(id) = m.name_to_id(t, &full) {
         return Ok(id);
@@ -791,7 +885,11 @@ pub fn resolve_name(m: &MjModel, t: MjtObjBase, key: &str, name: &str, prefix: &
     if t == MjtObjBase::mjOBJ_BODY {
         have.retain(|n| n != "world");
     }
-    let shown = if have.len() > 40 { format!("{}, ... ({} in all)", have[..40].join(", "), have.len()) } else { have.join(", ") };
+    let shown = if have.len() > 40 {
+        format!("{}, ... ({} in all)", have[..40].join(", "), have.len())
+    } else {
+        have.join(", ")
+    };
     let whose = match ent {
         Some(e) => format!("entity `{}` (prefix `{}`)", e.name, e.prefix),
         None => "the model".to_string(),
@@ -811,7 +909,13 @@ pub enum FrameRef {
 
 impl FrameRef {
     /// A body of that name under `prefix`, else a site; `world` is the world body.
-    pub fn resolve(m: &MjModel, key: &str, name: &str, prefix: &str, ent: Option<&Entity>) -> Result<FrameRef, String> {
+    pub fn resolve(
+        m: &MjModel,
+        key: &str,
+        name: &str,
+        prefix: &str,
+        ent: Option<&Entity>,
+    ) -> Result<FrameRef, String> {
         if name == "world" {
             return Ok(FrameRef::Body(0));
         }
@@ -858,18 +962,32 @@ pub fn model_pose(m: &MjModel, f: FrameRef) -> ([f64; 3], [f64; 4]) {
         FrameRef::Site(s) => {
             let (p, q) = body_pose(m.site_bodyid()[s] as usize);
             let d = crate::mjcf::quat_rotate(&q, &m.site_pos()[s]);
-            ([p[0] + d[0], p[1] + d[1], p[2] + d[2]], quat_normalize(&quat_mul(&q, &m.site_quat()[s])))
+            (
+                [p[0] + d[0], p[1] + d[1], p[2] + d[2]],
+                quat_normalize(&quat_mul(&q, &m.site_quat()[s])),
+            )
         }
     }
 }
 
 /// The transform `parent -> child` measured from the compiled model (reference configuration),
 /// with the given (unprefixed) frame names.
-pub fn relative_transform(m: &MjModel, parent: FrameRef, child: FrameRef, parent_name: &str, child_name: &str) -> Transform {
+pub fn relative_transform(
+    m: &MjModel,
+    parent: FrameRef,
+    child: FrameRef,
+    parent_name: &str,
+    child_name: &str,
+) -> Transform {
     let (pp, pq) = model_pose(m, parent);
     let (cp, cq) = model_pose(m, child);
     let inv = quat_conj(&pq);
     let t = crate::mjcf::quat_rotate(&inv, &[cp[0] - pp[0], cp[1] - pp[1], cp[2] - pp[2]]);
     let r = quat_normalize(&quat_mul(&inv, &cq));
-    Transform { parent: parent_name.to_string(), child: child_name.to_string(), translation: t, rotation: crate::mjcf::wxyz_to_xyzw(&r) }
+    Transform {
+        parent: parent_name.to_string(),
+        child: child_name.to_string(),
+        translation: t,
+        rotation: crate::mjcf::wxyz_to_xyzw(&r),
+    }
 }

@@ -15,16 +15,21 @@ use serde_norway::{Mapping, Value};
 
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{construct, typed_config, BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{
+    construct, typed_config, BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs,
+    PluginDescriptor, PluginFlags, ValidateConfig,
+};
 use crate::spawn::{
-    body_names, compose, device_prefix, fill_placeholders, fill_placeholders_value, find_site, load_model, static_transform, FrameRef,
-    FrameSites, Motion, PlacedFrame, Pose, StaticTfPublisher,
+    body_names, compose, device_prefix, fill_placeholders, fill_placeholders_value, find_site,
+    load_model, static_transform, FrameRef, FrameSites, Motion, PlacedFrame, Pose,
+    StaticTfPublisher,
 };
 use crate::world::document::Component;
 use crate::world::models::{load_manifest, resolve_model, FrameSpec};
 
 /// Config keys [`expand`] reads (a late override of one is refused).
-pub const EXPANSION_KEYS: &[&str] = &["model", "default_plugins", "frame_id", "parent_frame", "attach_to"];
+pub const EXPANSION_KEYS: &[&str] =
+    &["model", "default_plugins", "frame_id", "parent_frame", "attach_to"];
 
 /// Config of `spawn_sensor`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -81,7 +86,10 @@ impl ValidateConfig for SpawnSensorConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         if self.model.trim().is_empty() {
-            e.push(ConfigError::new("model", "is empty; name a device model (e.g. rplidar_a1) or an MJCF path"));
+            e.push(ConfigError::new(
+                "model",
+                "is empty; name a device model (e.g. rplidar_a1) or an MJCF path",
+            ));
         }
         if self.parent_frame.is_some() && self.attach_to.is_some() {
             e.push(ConfigError::new(
@@ -129,7 +137,10 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
             ));
         }
         if cfg.motion.is_some_and(|m| m != Motion::Static) && cfg.attach_to.is_none() {
-            errs.push(ConfigError::new("motion", "a mount nested under a carrier is welded to it: only `motion: static`"));
+            errs.push(ConfigError::new(
+                "motion",
+                "a mount nested under a carrier is welded to it: only `motion: static`",
+            ));
         }
         if !errs.is_empty() {
             return Err(errs);
@@ -160,7 +171,11 @@ fn parent_frame_name(parent_frame: Option<&str>, attach_to: Option<&str>) -> Str
     parent_frame.or(attach_to).unwrap_or("world").to_string()
 }
 
-fn fill_components(list: &mut [Component], vars: &[(&str, Option<&str>)], model: &str) -> Result<(), String> {
+fn fill_components(
+    list: &mut [Component],
+    vars: &[(&str, Option<&str>)],
+    model: &str,
+) -> Result<(), String> {
     for c in list {
         let mut v = Value::Mapping(std::mem::take(&mut c.config));
         let r = fill_placeholders_value(&mut v, vars);
@@ -196,8 +211,10 @@ pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
     };
     let asset = resolve_model(model, args.base_dir)?;
     let manifest = load_manifest(&asset)?;
-    let frame_id = cfg_str(args.config, "frame_id").map(str::to_string).or(manifest.frame_id.clone());
-    let parent = parent_frame_name(cfg_str(args.config, "parent_frame"), cfg_str(args.config, "attach_to"));
+    let frame_id =
+        cfg_str(args.config, "frame_id").map(str::to_string).or(manifest.frame_id.clone());
+    let parent =
+        parent_frame_name(cfg_str(args.config, "parent_frame"), cfg_str(args.config, "attach_to"));
     let vars = [("frame_id", frame_id.as_deref()), ("parent_frame", Some(parent.as_str()))];
     let mut components = manifest.components;
     fill_components(&mut components, &vars, model)?;
@@ -258,8 +275,13 @@ impl Plugin for SpawnSensor {
             })?),
             None => None,
         };
-        let attach_prefix = cfg.attach_prefix.clone().or_else(|| carrier.as_ref().map(|c| c.prefix.clone())).unwrap_or_default();
-        self.prefix = cfg.prefix.clone().unwrap_or_else(|| device_prefix(&attach_prefix, &self.label));
+        let attach_prefix = cfg
+            .attach_prefix
+            .clone()
+            .or_else(|| carrier.as_ref().map(|c| c.prefix.clone()))
+            .unwrap_or_default();
+        self.prefix =
+            cfg.prefix.clone().unwrap_or_else(|| device_prefix(&attach_prefix, &self.label));
         self.namespace = cfg
             .namespace
             .clone()
@@ -274,7 +296,9 @@ impl Plugin for SpawnSensor {
         // Two mounts on one carrier with the same frame_id share its namespace: refused.
         if let (Some(c), Some(fid)) = (&carrier, &frame_id) {
             if let Some(other) = b.ctx.entities.all().iter().find(|e| {
-                e.kind == EntityKind::Sensor && e.meta.get("carrier") == Some(&c.name) && e.meta.get("frame_id") == Some(fid)
+                e.kind == EntityKind::Sensor
+                    && e.meta.get("carrier") == Some(&c.name)
+                    && e.meta.get("frame_id") == Some(fid)
             }) {
                 return Err(format!(
                     "frame_id: `{fid}` is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `frame_id:`",
@@ -288,15 +312,28 @@ impl Plugin for SpawnSensor {
         let vars = [("frame_id", frame_id.as_deref()), ("parent_frame", Some(parent_tf.as_str()))];
         let mut frames: Vec<FrameSpec> = Vec::new();
         for (i, f) in m.manifest.frames.iter().enumerate() {
-            let fill = |s: &str| fill_placeholders(s, &vars).map_err(|e| placeholder_error(&e, &cfg.model, &format!("frames[{i}]")));
-            frames.push(FrameSpec { name: fill(&f.name)?, parent: fill(&f.parent)?, pos: f.pos, rpy: f.rpy });
+            let fill = |s: &str| {
+                fill_placeholders(s, &vars)
+                    .map_err(|e| placeholder_error(&e, &cfg.model, &format!("frames[{i}]")))
+            };
+            frames.push(FrameSpec {
+                name: fill(&f.name)?,
+                parent: fill(&f.parent)?,
+                pos: f.pos,
+                rpy: f.rpy,
+            });
         }
         let mut sites = FrameSites::new();
-        sites.add(&mut m.spec, &frames, "model manifest frames").map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+        sites
+            .add(&mut m.spec, &frames, "model manifest frames")
+            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
         self.frames = sites.frames();
 
         // Where it hangs.
-        let mount = Pose { pos: cfg.pos, quat: crate::mjcf::quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]) };
+        let mount = Pose {
+            pos: cfg.pos,
+            quat: crate::mjcf::quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]),
+        };
         let (parent_body, pose, parent_compiled) = if let Some(pf) = &cfg.parent_frame {
             let name = format!("{attach_prefix}{pf}");
             if spec.body(&name).is_some() {
@@ -309,7 +346,10 @@ impl Plugin for SpawnSensor {
                     .filter(|n| n.starts_with(&attach_prefix))
                     .map(|n| n[attach_prefix.len()..].to_string())
                     .collect();
-                let frames = carrier.as_ref().and_then(|c| c.meta.get("frames").cloned()).unwrap_or_default();
+                let frames = carrier
+                    .as_ref()
+                    .and_then(|c| c.meta.get("frames").cloned())
+                    .unwrap_or_default();
                 return Err(format!(
                     "parent_frame: `{pf}` (`{name}`) is neither a body nor a declared frame of the carrier{}; bodies: {}; frames: {}",
                     carrier.as_ref().map(|c| format!(" `{}`", c.name)).unwrap_or_default(),
@@ -320,7 +360,10 @@ impl Plugin for SpawnSensor {
         } else if let Some(at) = &cfg.attach_to {
             let name = format!("{attach_prefix}{at}");
             if spec.body(&name).is_none() {
-                let bodies: Vec<String> = body_names(spec).into_iter().filter(|n| n.starts_with(&attach_prefix)).collect();
+                let bodies: Vec<String> = body_names(spec)
+                    .into_iter()
+                    .filter(|n| n.starts_with(&attach_prefix))
+                    .collect();
                 return Err(format!(
                     "attach_to: no body `{name}` (attach_prefix `{attach_prefix}` + `{at}`) has been spawned before this mount; bodies: {}",
                     if bodies.is_empty() { "(none)".into() } else { bodies.join(", ") }
@@ -334,10 +377,14 @@ impl Plugin for SpawnSensor {
         self.parent_tf = parent_tf;
 
         // Motion (only for a mount in the world).
-        let motion = if parent_body.is_none() { cfg.motion.unwrap_or_default() } else { Motion::Static };
+        let motion =
+            if parent_body.is_none() { cfg.motion.unwrap_or_default() } else { Motion::Static };
         let mut free_joint = None;
         let weld_reason = match motion {
-            Motion::Static if parent_body.is_some() => Some(format!("mounted on `{}` (welded to its carrier)", parent_body.as_deref().unwrap_or_default())),
+            Motion::Static if parent_body.is_some() => Some(format!(
+                "mounted on `{}` (welded to its carrier)",
+                parent_body.as_deref().unwrap_or_default()
+            )),
             Motion::Static => Some("motion: static (welded to the world)".to_string()),
             Motion::Driven => {
                 m.spec.body_mut(&m.root).expect("root").set_mocap(true);
@@ -358,10 +405,18 @@ impl Plugin for SpawnSensor {
                 self.prefix, m.root
             ));
         }
-        crate::mjcf::attach(spec, parent_body.as_deref(), &mut m.spec, pose.pos, pose.quat, &self.prefix)
-            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+        crate::mjcf::attach(
+            spec,
+            parent_body.as_deref(),
+            &mut m.spec,
+            pose.pos,
+            pose.quat,
+            &self.prefix,
+        )
+        .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
 
-        let mut ent = Entity::new(&self.address, EntityKind::Sensor, &format!("{}{}", self.prefix, m.root));
+        let mut ent =
+            Entity::new(&self.address, EntityKind::Sensor, &format!("{}{}", self.prefix, m.root));
         ent.prefix = self.prefix.clone();
         ent.namespace = self.namespace.clone();
         ent.model = cfg.model.clone();
@@ -390,7 +445,9 @@ impl Plugin for SpawnSensor {
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let model = ctx.model();
-        let lookup = |n: &str| FrameRef::lookup(model, n).ok_or_else(|| format!("frame `{n}` missing after compile"));
+        let lookup = |n: &str| {
+            FrameRef::lookup(model, n).ok_or_else(|| format!("frame `{n}` missing after compile"))
+        };
         let mut out = Vec::new();
         for (i, f) in self.frames.iter().enumerate() {
             let child = lookup(&format!("{}{}", self.prefix, f.name))?;
@@ -404,10 +461,22 @@ impl Plugin for SpawnSensor {
                     out.push(static_transform(model, parent, child, &self.parent_tf, &f.name)?);
                 }
             } else if f.parent_is_frame {
-                out.push(static_transform(model, lookup(&format!("{}{}", self.prefix, f.parent))?, child, &f.parent, &f.name)?);
+                out.push(static_transform(
+                    model,
+                    lookup(&format!("{}{}", self.prefix, f.parent))?,
+                    child,
+                    &f.parent,
+                    &f.name,
+                )?);
             } else {
                 let first = &self.frames[0].name;
-                out.push(static_transform(model, lookup(&format!("{}{first}", self.prefix))?, child, first, &f.name)?);
+                out.push(static_transform(
+                    model,
+                    lookup(&format!("{}{first}", self.prefix))?,
+                    child,
+                    first,
+                    &f.name,
+                )?);
             }
         }
         let ns = self.namespace.clone();
