@@ -12,6 +12,7 @@ pub mod math;
 pub mod mujoco;
 pub mod plugin;
 pub mod plugins;
+pub mod render;
 pub mod ros;
 pub mod runner;
 pub mod spawn;
