@@ -233,10 +233,13 @@ impl StepJob {
 
 /// State shared by the plugin's post_step and the commands it posts (physics thread only; the
 /// mutex only makes it `Send`).
+/// An answer sent from the physics thread once the queued reset has run.
+type AfterReset = Box<dyn FnOnce(&SimContext) + Send>;
+
 #[derive(Default)]
 struct Shared {
     /// Answers due once the driver has taken the queued reset.
-    after_reset: Vec<Box<dyn FnOnce(&SimContext) + Send>>,
+    after_reset: Vec<AfterReset>,
     job: Option<StepJob>,
 }
 
@@ -273,6 +276,8 @@ trait Answer: Sized {
 macro_rules! answer_with_result {
     ($($t:ty),* $(,)?) => {$(
         impl Answer for $t {
+            // some responses carry only `result`: the update is then a no-op, kept for the others
+            #[allow(clippy::needless_update)]
             fn failed(code: u8, message: String) -> Self {
                 Self { result: res(code, message), ..Default::default() }
             }
@@ -520,9 +525,12 @@ fn h_spawnables(
     r.send(srv::GetSpawnables::Response { result: ok(), spawnables });
 }
 
+/// A requested pose: position (m) and quaternion `[x, y, z, w]`.
+type PoseSpec = ([f64; 3], [f64; 4]);
+
 /// SpawnEntity.initial_pose: `None` when left at its default (origin with an identity or zero
 /// quaternion): the entity then keeps its declared pose.
-fn initial_pose(p: &geo::PoseStamped) -> Result<Option<([f64; 3], [f64; 4])>, Refusal> {
+fn initial_pose(p: &geo::PoseStamped) -> Result<Option<PoseSpec>, Refusal> {
     let (x, o) = (&p.pose.position, &p.pose.orientation);
     let pos = [x.x, x.y, x.z];
     let q = [o.x, o.y, o.z, o.w];

@@ -58,6 +58,7 @@ pub struct SimBlock {
 /// MuJoCo integrators (`mjtIntegrator`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // the variants are the spellings the key takes (a doc here would change the schema)
 pub enum Integrator {
     Euler,
     Rk4,
@@ -68,6 +69,7 @@ pub enum Integrator {
 /// MuJoCo constraint solvers (`mjtSolver`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // the variants are the spellings the key takes (a doc here would change the schema)
 pub enum Solver {
     Pgs,
     Cg,
@@ -77,6 +79,7 @@ pub enum Solver {
 /// MuJoCo friction cones (`mjtCone`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // the variants are the spellings the key takes (a doc here would change the schema)
 pub enum Cone {
     Pyramidal,
     Elliptic,
@@ -116,6 +119,7 @@ pub struct PacingFactor {
 /// Named pacing modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // the variants are the spellings the key takes (a doc here would change the schema)
 pub enum PacingName {
     Realtime,
     Asap,
