@@ -13,7 +13,6 @@ pub mod presence;
 pub mod rates;
 pub mod sim_control;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use mujoco_rs::mujoco_c::{mjtCone, mjtEnableBit, mjtIntegrator, mjtSolver, mjtWarning};
@@ -151,7 +150,7 @@ impl Engine {
         drop(spec);
 
         let t0 = Instant::now();
-        let data = MjData::new(Arc::new(model));
+        let data = MjData::new(Box::new(model));
         ctx.set_data(data);
         load_report.push(("data".into(), t0.elapsed().as_secs_f64()));
 

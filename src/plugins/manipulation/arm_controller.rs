@@ -165,10 +165,6 @@ fn d_stall_v() -> f64 {
 fn d_stall_t() -> f64 {
     1.0
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `arm_controller` (a component of the entry that spawns the arm).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -258,7 +254,7 @@ pub struct ArmControllerConfig {
     pub gripper_stall_timeout: f64,
     /// A stalled grip (closed on an object) succeeds (true, default) or aborts (ros2_control's
     /// `allow_stalling: false`).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub gripper_allow_stalling: bool,
 }
 
@@ -1055,8 +1051,7 @@ impl ArmController {
         (g.lo + u * (g.hi - g.lo)).clamp(g.lo.min(g.hi), g.hi.max(g.lo))
     }
 
-    fn set_gripper_force(ctx: &SimContext, g: &Gripper, limit: Option<f64>) {
-        let m = ctx.model().ffi();
+    fn set_gripper_force(ctx: &mut SimContext, g: &Gripper, limit: Option<f64>) {
         let (range, limited) = match limit {
             Some(l) => {
                 let own =
@@ -1066,14 +1061,9 @@ impl ArmController {
             }
             None => (g.own_force, g.own_limited),
         };
-        // SAFETY: raw writes of one actuator's force range in the compiled model, on the physics
-        // thread (the only one holding it); the index comes from the same model. The model's own
-        // values are restored on reset (model_override's contract: put back exactly what was found).
-        unsafe {
-            *m.actuator_forcerange.add(2 * g.act) = range[0];
-            *m.actuator_forcerange.add(2 * g.act + 1) = range[1];
-            *m.actuator_forcelimited.add(g.act) = limited as _;
-        }
+        // The model's own values are restored on reset (model_override's contract: put back
+        // exactly what was found).
+        ctx.model_writer().actuator_force_limit(g.act, range, limited);
     }
 
     fn write_ctrl(&self, ctx: &mut SimContext) {
