@@ -182,7 +182,7 @@ fn plus(d: [f64; 6]) -> [f64; 6] {
 /// The bare arm on a pedestal, with `extra` keys in its spawn_arm config.
 fn bare_arm(extra: &str) -> String {
     format!(
-        "sim: {{timestep: 0.002}}
+        "sim: {{timestep: 0.002, controllers: {{initial_state: active}}}}
 components:
   - spawn_arm: {{model: ur5e, prefix: ur_, pos: [0.0, 0.0, 0.5], pedestal: true{extra}}}
     name: ur
@@ -828,12 +828,19 @@ fn controller_registry_list_switch_unload_and_transition_events() {
         .expect("transition published");
     assert_eq!(tick, e.ctx.tick);
     let Payload::TransitionEvents(evs) = p else { panic!("{p:?}") };
-    assert_eq!(evs.len(), 1);
+    // rclcpp_lifecycle's pair: active -> deactivating, then deactivating -> inactive.
+    assert_eq!(evs.len(), 2);
     assert_eq!(
         (evs[0].transition_label.as_str(), evs[0].start_label.as_str(), evs[0].goal_label.as_str()),
-        ("deactivate", "active", "inactive")
+        ("deactivate", "active", "deactivating")
     );
-    assert_eq!((evs[0].transition_id, evs[0].start_id, evs[0].goal_id), (4, 3, 2));
+    assert_eq!((evs[0].transition_id, evs[0].start_id, evs[0].goal_id), (4, 3, 14));
+    assert_eq!(
+        (evs[1].transition_label.as_str(), evs[1].start_label.as_str(), evs[1].goal_label.as_str()),
+        ("transition_success", "deactivating", "inactive")
+    );
+    assert_eq!((evs[1].transition_id, evs[1].start_id, evs[1].goal_id), (40, 14, 2));
+    assert_eq!(evs[0].stamp, evs[1].stamp);
     assert!(
         (evs[0].stamp - t_switch).abs() < 1e-12 && evs[0].stamp > 0.19,
         "stamped with sim time: {}",
@@ -954,7 +961,7 @@ fn ft_reads_a_1kg_payload_as_9_81_n_along_world_z_after_tare() {
 fn ft_frames_invert_tare_at_and_noise() {
     let yaml = |extra: &str| {
         format!(
-            "sim: {{timestep: 0.002}}
+            "sim: {{timestep: 0.002, controllers: {{initial_state: active}}}}
 components:
   - spawn_arm: {{model: ur5e, prefix: ur_, pos: [0, 0, 0.5], pedestal: true, end_effector: {{model: parallel_gripper}}}}
     name: ur
@@ -1027,7 +1034,7 @@ fn mobile_manipulator_arm_rides_the_base_and_claims_no_wheels() {
 #[test]
 fn rail_joint_comes_first_and_is_homed() {
     let mut e = engine(
-        "sim: {timestep: 0.002}
+        "sim: {timestep: 0.002, controllers: {initial_state: active}}
 components:
   - spawn_arm: {model: ur5e, prefix: g_, pos: [0, 0, 0.6], pedestal: false, rail: {axis: [0, 1, 0], range: [-1, 1], home: 0.4}}
     name: gantry
@@ -1250,7 +1257,10 @@ fn arm_controller_and_force_torque_refusals() {
     assert_has(&err, &["is not a position servo", "`joints:`"]);
     // Bad config shapes.
     let err = refusal(&bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - arm_controller: {goal_tolerance: -1, initial_state: sleeping}"));
-    assert_has(&err, &["goal_tolerance", "initial_state", "one of active, inactive"]);
+    assert_has(
+        &err,
+        &["goal_tolerance", "initial_state", "`sleeping`: one of unloaded, inactive, active"],
+    );
     // F/T: unknown site; required key.
     let err = refusal(&bare_arm("").replace(
         "pedestal: true}",
@@ -1312,7 +1322,7 @@ fn streamed_trajectories_in_process_targets_and_startup_transitions() {
         panic!("no startup transitions")
     };
     let labels: Vec<&str> = evs.iter().map(|t| t.transition_label.as_str()).collect();
-    assert_eq!(labels, vec!["configure", "activate"]);
+    assert_eq!(labels, vec!["configure", "transition_success", "activate", "transition_success"]);
     assert!(evs.iter().all(|t| t.stamp == 0.0));
     // A streamed trajectory (no result): the joints follow.
     let st = endpoint_topic(&e, "scaled_joint_trajectory_controller/joint_trajectory");
