@@ -1347,3 +1347,100 @@ fn streamed_trajectories_in_process_targets_and_startup_transitions() {
         q(&e, "ur_shoulder_pan_joint").abs() < 1e-12 && (h.targets()[1] - REST[1]).abs() < 1e-12
     );
 }
+
+#[test]
+fn controllers_start_unloaded_and_the_spawner_sequence_brings_them_up() {
+    // No `sim.controllers`: every controller is declared but not loaded, as ros2_control starts.
+    let mut e = engine(
+        "sim: {timestep: 0.002}
+components:
+  - spawn_arm: {model: ur5e, prefix: ur_, pos: [0.0, 0.0, 0.5], pedestal: true}
+    name: ur
+",
+    );
+    let reg = Registry::get(&e.ctx, "ur").expect("registry");
+    assert_eq!(
+        reg.declared(),
+        vec!["scaled_joint_trajectory_controller".to_string(), "joint_state_broadcaster".into()]
+    );
+    assert!(reg.list().is_empty(), "nothing loaded");
+    let js = endpoint(&e, "joint_states");
+    e.step_n(10).unwrap();
+    assert!(e.ctx.interface.get(js).latest().is_none(), "no broadcaster, no joint_states");
+    // spawner joint_state_broadcaster: load -> unconfigured, configure -> inactive, switch -> active.
+    let t = e.sim_time();
+    reg.load("joint_state_broadcaster", t).unwrap();
+    assert_eq!(reg.state("joint_state_broadcaster"), Some(State::Unconfigured));
+    reg.configure("joint_state_broadcaster", t).unwrap();
+    assert_eq!(reg.state("joint_state_broadcaster"), Some(State::Inactive));
+    reg.switch(&["joint_state_broadcaster".into()], &[], STRICT, t).unwrap();
+    e.step_n(10).unwrap();
+    let Some((Payload::JointState(m), _)) = e.ctx.interface.get(js).latest() else {
+        panic!("joint_states once the broadcaster is active")
+    };
+    assert_eq!(m.name.len(), 6);
+    // Configure of an inactive controller cleans it up first (as ros2_control does); cleanup of
+    // an active one is refused; a second configure of an active one is refused.
+    reg.load("scaled_joint_trajectory_controller", t).unwrap();
+    reg.configure("scaled_joint_trajectory_controller", t).unwrap();
+    reg.configure("scaled_joint_trajectory_controller", t).unwrap();
+    let labels: Vec<&str> = reg
+        .log()
+        .iter()
+        .filter(|x| x.controller == "scaled_joint_trajectory_controller")
+        .map(|x| x.label)
+        .collect();
+    assert_eq!(labels, vec!["configure", "cleanup", "configure"]);
+    assert_eq!(
+        reg.cleanup("joint_state_broadcaster", t).unwrap_err(),
+        "controller `joint_state_broadcaster` is active and cannot be cleaned up; deactivate it first"
+    );
+    reg.cleanup("scaled_joint_trajectory_controller", t).unwrap();
+    assert_eq!(reg.state("scaled_joint_trajectory_controller"), Some(State::Unconfigured));
+    assert_eq!(
+        reg.configure("joint_state_broadcaster", t).unwrap_err(),
+        "controller `joint_state_broadcaster` is active; deactivate it before configuring it"
+    );
+    assert_eq!(
+        reg.types(),
+        vec![
+            "joint_state_broadcaster/JointStateBroadcaster".to_string(),
+            "joint_trajectory_controller/JointTrajectoryController".into()
+        ]
+    );
+    // A reset leaves what the bringup did (the spawner does not run again).
+    e.reset().unwrap();
+    assert_eq!(reg.state("joint_state_broadcaster"), Some(State::Active));
+    assert_eq!(reg.state("scaled_joint_trajectory_controller"), Some(State::Unconfigured));
+}
+
+#[test]
+fn initial_states_per_world_and_per_controller() {
+    let e = engine(
+        "sim: {timestep: 0.002, controllers: {initial_state: inactive}}
+components:
+  - spawn_arm: {model: ur5e, prefix: ur_, pos: [0.0, 0.0, 0.5], pedestal: true}
+    name: ur
+    components:
+      - arm_controller: {broadcaster_initial_state: active}
+",
+    );
+    let reg = Registry::get(&e.ctx, "ur").expect("registry");
+    let states: Vec<(String, &str)> =
+        reg.list().into_iter().map(|c| (c.name, c.state.label())).collect();
+    assert_eq!(
+        states,
+        vec![
+            ("scaled_joint_trajectory_controller".to_string(), "inactive"),
+            ("joint_state_broadcaster".to_string(), "active")
+        ]
+    );
+    let err =
+        refusal("sim: {timestep: 0.002, controllers: {initial_state: sleeping}}\ncomponents: []\n");
+    assert_has(&err, &["sim.controllers.initial_state", "unknown variant `sleeping`"]);
+    let err = refusal(&bare_arm("").replace(
+        "pedestal: true}",
+        "pedestal: true}\n    components:\n      - arm_controller: {gripper_initial_state: asleep}",
+    ));
+    assert_has(&err, &["gripper_initial_state", "`asleep`: one of unloaded, inactive, active"]);
+}

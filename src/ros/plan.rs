@@ -592,7 +592,7 @@ mod tests {
         assert_eq!(p.merged[0].requested_hz, 100.0);
         assert!(
             p.warnings[0].contains(
-                "2 entities publish joint states (robot1, robot2) and auto keeps them apart"
+                "2 robots publish joint states (robot1, robot2) and auto keeps them apart"
             ),
             "{:?}",
             p.warnings

@@ -66,9 +66,9 @@ impl Visit for Message {
 impl<S: Subscriber> Layer<S> for RosoutLayer {
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let level = match *event.metadata().level() {
-            Level::ERROR => Log::ERROR,
-            Level::WARN => Log::WARN,
-            Level::INFO => Log::INFO,
+            Level::ERROR => Log::ERROR as u8,
+            Level::WARN => Log::WARN as u8,
+            Level::INFO => Log::INFO as u8,
             _ => return,
         };
         let Ok(sink) = SINK.try_lock() else { return };
