@@ -725,7 +725,6 @@ impl Running {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 /// The bridge node's parameters: `use_sim_time` (as launched; roqsim stamps everything with
 /// simulation time and publishes /clock itself, so it is read-only) and the run's settings,
 /// read-only (they are fixed when the world is built).
@@ -783,6 +782,7 @@ fn run_parameters(node: &r2r::Node, ctx: &SimContext, cfg: &BridgeConfig) -> par
     t
 }
 
+#[allow(clippy::too_many_arguments)]
 fn ros_thread(
     mut node: r2r::Node,
     mut extra: Vec<r2r::Node>,
