@@ -1,6 +1,6 @@
 //! `/<namespace>/controller_manager`: ros2_control's controller manager as its own node, served
 //! from each robot's [`Registry`] with `controller_manager_msgs` (Jazzy) — semantics in
-//! [`crate::controllers`], the standard bringup in docs/ros.md.
+//! [`crate::handles::controllers`], the standard bringup in docs/ros.md.
 //!
 //! A robot that registers controllers is served a controller manager; nothing in a world asks
 //! for it, and a robot with no controllers is served none. The bridge discovers the registries on
@@ -54,7 +54,9 @@ use r2r::lifecycle_msgs::msg::State as LcState;
 use r2r::{QosProfile, WrappedServiceTypeSupport};
 
 use crate::context::{CommandSender, SimContext};
-use crate::controllers::{registry_key, ControllerInfo, HardwareInterface, Registry, State};
+use crate::handles::controllers::{
+    registry_key, ControllerInfo, HardwareInterface, Registry, State,
+};
 use crate::ros::config::BridgeConfig;
 use crate::ros::convert::{self, Task};
 use crate::ros::services::{recv_async, serve_loop, REPLY_TIMEOUT};
@@ -374,7 +376,7 @@ fn reload(r: &Registry, force_kill: bool, t: f64) -> Result<(), String> {
     }
     let active: Vec<String> =
         loaded.iter().filter(|c| c.state == State::Active).map(|c| c.name.clone()).collect();
-    r.switch(&[], &active, crate::controllers::STRICT, t)?;
+    r.switch(&[], &active, crate::handles::controllers::STRICT, t)?;
     for c in &loaded {
         r.unload(&c.name, t)?;
     }
@@ -544,7 +546,7 @@ impl Ctx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controllers::State;
+    use crate::handles::controllers::State;
     use crate::{load_world_str, Engine, EngineOptions, LoadOptions};
 
     fn engine(yaml: &str) -> Engine {
@@ -620,7 +622,7 @@ components:
         reg.switch(
             &[],
             &["scaled_joint_trajectory_controller".into()],
-            crate::controllers::STRICT,
+            crate::handles::controllers::STRICT,
             1.0,
         )
         .unwrap();

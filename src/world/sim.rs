@@ -82,8 +82,8 @@ pub enum InitialState {
 
 impl InitialState {
     /// The registry state it starts in.
-    pub fn state(self) -> crate::controllers::State {
-        use crate::controllers::State;
+    pub fn state(self) -> crate::handles::controllers::State {
+        use crate::handles::controllers::State;
         match self {
             InitialState::Unloaded => State::Unloaded,
             InitialState::Inactive => State::Inactive,
