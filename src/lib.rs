@@ -20,6 +20,7 @@ pub mod runner;
 pub mod sensor_fault;
 pub mod sim_control;
 pub mod spawn;
+pub mod view;
 pub mod world;
 
 pub use context::SimContext;

@@ -67,6 +67,10 @@ pub struct RunInfo {
     pub base_dir: PathBuf,
     /// Physics timestep (s).
     pub timestep: f64,
+    /// `--manual-control`: a person owns `data.ctrl` for the run (the window's actuator sliders).
+    /// Every controller then returns from `pre_step` without writing ctrl; it still writes the
+    /// holding pose in `on_reset`, so the sliders open at the home pose.
+    pub manual_control: bool,
 }
 
 /// The context every hook receives.

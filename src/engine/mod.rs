@@ -100,7 +100,8 @@ impl Engine {
         } = world;
         let mut load_report: Vec<(String, f64)> = load_times;
         let seed = opts.seed.or(sim.seed);
-        let mut ctx = SimContext::new(timestep, seed, RunInfo { base_dir, timestep });
+        let mut ctx =
+            SimContext::new(timestep, seed, RunInfo { base_dir, timestep, manual_control: false });
 
         let t0 = Instant::now();
         let mut spec = match &def {
