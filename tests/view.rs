@@ -165,6 +165,6 @@ components:
     let bad = View { track: Some("robbot".into()), ..Default::default() };
     assert_eq!(
         ViewCamera::resolve(&bad, &e.ctx).unwrap_err(),
-        "sim.view.track: no entity `robbot` in this world (--view track=...); entities: robot"
+        "sim.view.track: no entity `robbot` in this world (--view track=...); entities: robot, robot.rplidar"
     );
 }
