@@ -11,6 +11,7 @@ use roqsim::runner::{self, Limits};
 use roqsim::world::overrides::{load_override_file, parse_set, Assignment};
 use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
 
+mod cli_render;
 mod cli_view;
 
 /// Plugin-driven MuJoCo simulator for mobile robots, arms, mobile manipulators and conveyors.
@@ -27,6 +28,8 @@ enum Command {
     Sim(SimArgs),
     /// Validate a world and compile it; reports every error at once.
     Check(WorldArgs),
+    /// A picture (PNG) or a video (MP4) of a world, without a window; one line of JSON.
+    Render(cli_render::RenderArgs),
     /// List or describe the built-in plugins.
     Plugins {
         #[command(subcommand)]
@@ -143,6 +146,7 @@ fn main() -> ExitCode {
         Command::Plugins { what } => plugins_cmd(what),
         Command::Check(w) => check(w),
         Command::Sim(a) => sim(a),
+        Command::Render(a) => cli_render::render(a),
     }
 }
 
