@@ -19,7 +19,7 @@ pub struct RenderArgs {
     #[command(flatten)]
     world: WorldArgs,
     /// Sim time of the picture (s), or the start of the video; the world runs asap up to it.
-    #[arg(long, default_value_t = 0.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS", allow_negative_numbers = true)]
     at: f64,
     /// The PNG to write.
     #[arg(long, default_value = "shot.png", value_name = "FILE")]

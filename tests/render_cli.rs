@@ -101,12 +101,17 @@ fn red_box_is_red_where_the_camera_projects_it_and_nowhere_else() {
     let f = 120.0 / (22.5f64.to_radians()).tan();
     let u = (160.0 + f * 0.4 / 2.0).round() as u32;
     println!("box centre projects to ({u}, 120): {:?}", px(&img, u, 120));
-    assert!(red(px(&img, u, 120)), "no red at the box's projection ({u}, 120): {:?}", px(&img, u, 120));
+    assert!(
+        red(px(&img, u, 120)),
+        "no red at the box's projection ({u}, 120): {:?}",
+        px(&img, u, 120)
+    );
     // Its half width (0.1 m) is ~14 px: red across it, and not at the mirrored spot or the corners.
     assert!(red(px(&img, u - 10, 120)) && red(px(&img, u + 10, 120)));
     let mirror = 320 - u;
     assert!(!red(px(&img, mirror, 120)), "red at the mirror ({mirror}, 120)");
-    let reds = (0..240).flat_map(|v| (0..320).map(move |u| (u, v))).filter(|&(u, v)| red(px(&img, u, v)));
+    let reds =
+        (0..240).flat_map(|v| (0..320).map(move |u| (u, v))).filter(|&(u, v)| red(px(&img, u, v)));
     let (mut n, mut umin, mut umax) = (0u32, u32::MAX, 0u32);
     for (x, _) in reds {
         n += 1;
@@ -140,7 +145,8 @@ fn json_round_trips_into_view_and_renders_are_identical() {
     let run = |v: Vec<String>| render_ok(&v.iter().map(String::as_str).collect::<Vec<_>>());
     let ja = run(args(&a));
     let jb = run(args(&b));
-    assert_eq!(ja["time"], 0.3);
+    let t = ja["time"].as_f64().unwrap();
+    assert!((t - 0.3).abs() < 1e-9, "rendered at {t} s");
     let (ia, ib) = (read_png(&a), read_png(&b));
     assert_eq!(ia.2, ib.2, "two renders of one world differ");
     // The falling cube moved between t=0 and t=0.3 s: the picture is of the state at --at.
@@ -159,8 +165,11 @@ fn json_round_trips_into_view_and_renders_are_identical() {
     // The printed camera, given back as --view over a world with a different sim.view, gives
     // the identical image.
     let other = d.path("other.yaml");
-    std::fs::write(&other, RED_BOX.replace("azimuth: 90, elevation: -20", "azimuth: 10, elevation: -60"))
-        .unwrap();
+    std::fs::write(
+        &other,
+        RED_BOX.replace("azimuth: 90, elevation: -20", "azimuth: 10, elevation: -60"),
+    )
+    .unwrap();
     let view = ja["view"].as_str().unwrap().to_string();
     println!("--view {view}");
     let jc = run(vec![
@@ -270,13 +279,23 @@ fn refusals_name_the_flag() {
     }
     let (code, _, err) = roqsim(&["render", w, "--out", "/nonexistent-dir/x.png"]);
     assert_eq!(code, 2);
-    assert!(err.contains("error: --out /nonexistent-dir/x.png: the folder /nonexistent-dir does not exist"), "{err}");
+    assert!(
+        err.contains(
+            "error: --out /nonexistent-dir/x.png: the folder /nonexistent-dir does not exist"
+        ),
+        "{err}"
+    );
     // --at beyond the run: a plugin ends it at 0.5 s.
     let stopping = d.path("stop.yaml");
     std::fs::write(&stopping, "components:\n  - dummy: {stop_at_s: 0.5}\n    name: a\n").unwrap();
     let (code, _, err) = roqsim(&["render", stopping.to_str().unwrap(), "--at", "2", "--out", o]);
     assert_eq!(code, 2);
-    assert!(err.contains("error: --at: 2 s is beyond the run: it ended at 0.500 s (a reached stop_at_s = 0.5 s)"), "{err}");
+    assert!(
+        err.contains(
+            "error: --at: 2 s is beyond the run: it ended at 0.500 s (a reached stop_at_s = 0.5 s)"
+        ),
+        "{err}"
+    );
     // ffmpeg missing: the install hint.
     let out2 = Command::new(BIN)
         .args(["render", w, "--video", d.path("v.mp4").to_str().unwrap(), "--seconds", "1"])

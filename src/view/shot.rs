@@ -22,9 +22,9 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
         .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)));
     match parsed {
         Some((w, h)) if (1..=MAX_SIDE).contains(&w) && (1..=MAX_SIDE).contains(&h) => Ok((w, h)),
-        Some((w, h)) => Err(format!(
-            "--size {s}: width and height must be 1..={MAX_SIDE} px, got {w}x{h}"
-        )),
+        Some((w, h)) => {
+            Err(format!("--size {s}: width and height must be 1..={MAX_SIDE} px, got {w}x{h}"))
+        }
         None => Err(format!("--size {s}: give WIDTHxHEIGHT in pixels, e.g. --size 1280x720")),
     }
 }
@@ -59,10 +59,8 @@ pub fn render_rgb(
         azimuth: p.azimuth,
         elevation: p.elevation,
     };
-    let frame = engine
-        .ctx
-        .render(&RenderRequest::new(view, width, height))
-        .map_err(|e| e.to_string())?;
+    let frame =
+        engine.ctx.render(&RenderRequest::new(view, width, height)).map_err(|e| e.to_string())?;
     frame.rgb.ok_or_else(|| "the render returned no colour image".to_string())
 }
 
@@ -100,7 +98,11 @@ pub fn check_writable(path: &Path, flag: &str) -> Result<(), String> {
         _ => Path::new("."),
     };
     if !dir.is_dir() {
-        return Err(format!("{flag} {}: the folder {} does not exist", path.display(), dir.display()));
+        return Err(format!(
+            "{flag} {}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        ));
     }
     let probe = dir.join(format!(".roqsim-write-probe-{}", std::process::id()));
     match std::fs::File::create(&probe) {
@@ -186,7 +188,11 @@ pub struct Progress {
 impl Progress {
     /// A bar for `total` frames.
     pub fn new(total: u64) -> Progress {
-        Progress { total, tty: std::io::IsTerminal::is_terminal(&std::io::stderr()), last_decile: 0 }
+        Progress {
+            total,
+            tty: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            last_decile: 0,
+        }
     }
 
     /// `done` frames are written.
@@ -194,7 +200,12 @@ impl Progress {
         let frac = if self.total == 0 { 1.0 } else { done as f64 / self.total as f64 };
         if self.tty {
             let n = (frac * 30.0).round() as usize;
-            eprint!("\rrender [{}{}] {done}/{} frames", "#".repeat(n), ".".repeat(30 - n), self.total);
+            eprint!(
+                "\rrender [{}{}] {done}/{} frames",
+                "#".repeat(n),
+                ".".repeat(30 - n),
+                self.total
+            );
             if done == self.total {
                 eprintln!();
             }

@@ -173,7 +173,14 @@ pub fn run_windowed<T: Send + 'static>(
         .expect("spawn the physics thread");
     // Wait for the engine (or for the thread to end without one: a load error).
     if let Ok(opening) = open_rx.recv() {
-        match open_viewer(&opts, &opening) {
+        // mujoco-rs panics on a GL display without a usable configuration: an error here, so
+        // the physics thread still shuts down cleanly.
+        let opened =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| open_viewer(&opts, &opening)))
+                .unwrap_or_else(|_| {
+                    Err("cannot open the window: the GL display has no usable configuration".into())
+                });
+        match opened {
             Err(e) => {
                 let _ = opening.reply.send(Err(e));
             }
