@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --no-setup) RUN_SETUP=0; shift ;;
     --) shift; PYTEST_ARGS=("$@"); break ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

@@ -8,56 +8,32 @@
 #![allow(clippy::approx_constant)]
 
 use std::f64::consts::FRAC_PI_2;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crossbeam_channel::{unbounded, Receiver};
 use mujoco_rs::prelude::MjtObjBase;
-use roqsim::actuators::{ActuatorTable, Control, Law, Origin};
 use roqsim::context::payload::{
     ActionCall, ActionOutcome, GoalStatus, GripperGoal, JointState, JointTolerance, Payload,
     ServiceCall, TrajectoryGoal, TrajectoryPoint,
 };
-use roqsim::controllers::{ControllerSpec, Registry, State, BEST_EFFORT, FORCE_AUTO, STRICT};
+use roqsim::handles::controllers::{
+    ControllerSpec, Registry, State, BEST_EFFORT, FORCE_AUTO, STRICT,
+};
 use roqsim::plugins::manipulation::arm_controller::{ArmHandle, GripperReader};
 use roqsim::plugins::sensors::force_torque::WrenchReader;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::spawn::actuators::{ActuatorTable, Control, Law, Origin};
+use roqsim::Engine;
+
+mod common;
+use common::*;
 
 // ------------------------------------------------------------------------------------------
 // helpers
 // ------------------------------------------------------------------------------------------
 
-fn base() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds")
-}
-
-fn engine(yaml: &str) -> Engine {
-    let w = load_world_str(yaml, &base(), &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
-}
-
 fn world_file(name: &str) -> String {
     std::fs::read_to_string(base().join(name)).unwrap()
-}
-
-/// The refusal text of a world that must not load or build.
-fn refusal(yaml: &str) -> String {
-    match load_world_str(yaml, &base(), &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
-}
-
-fn assert_has(text: &str, needles: &[&str]) {
-    for n in needles {
-        assert!(text.contains(n), "missing `{n}` in:\n{text}");
-    }
 }
 
 fn site(e: &Engine, name: &str) -> [f64; 3] {
@@ -91,15 +67,6 @@ fn q(e: &Engine, joint: &str) -> f64 {
 
 fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
-}
-
-fn endpoint(e: &Engine, name: &str) -> usize {
-    e.ctx
-        .interface
-        .all()
-        .iter()
-        .position(|ep| ep.name == name)
-        .unwrap_or_else(|| panic!("no endpoint {name}"))
 }
 
 fn endpoint_topic(e: &Engine, topic: &str) -> usize {
@@ -1008,7 +975,11 @@ fn mobile_manipulator_arm_rides_the_base_and_claims_no_wheels() {
     assert_eq!(h.names(), JOINTS.to_vec());
     let p0 = site(&e, "arm_pinch");
     let b0 = body(&e, "base_link");
-    e.ctx.blackboard.get::<roqsim::robot::RobotHandle>("robot:husky").unwrap().drive(0.5, 0.0, 0.0);
+    e.ctx
+        .blackboard
+        .get::<roqsim::handles::robot::RobotHandle>("robot:husky")
+        .unwrap()
+        .drive(0.5, 0.0, 0.0);
     e.step_n(1000).unwrap();
     let (p1, b1) = (site(&e, "arm_pinch"), body(&e, "base_link"));
     println!("base moved {:.3} m, pinch moved {:.3} m", b1[0] - b0[0], p1[0] - p0[0]);

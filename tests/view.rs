@@ -151,7 +151,7 @@ components:
     let t = c.track.as_ref().unwrap();
     let d = e.ctx.data();
     let (x, y) = (d.xpos()[t.body][0], d.xpos()[t.body][1]);
-    let yaw = roqsim::mjcf::yaw_of(&d.xquat()[t.body]);
+    let yaw = roqsim::math::yaw_of(&d.xquat()[t.body]);
     let p = c.pose(d);
     println!(
         "robot at ({x:.3}, {y:.3}) yaw {yaw:.3}; camera lookat {:?} azimuth {:.2}",

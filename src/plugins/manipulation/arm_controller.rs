@@ -8,7 +8,7 @@
 //! in-process [`ArmHandle`], `test_target`, or nothing (it holds the last target). A second writer
 //! of the same actuators is refused naming both.
 //!
-//! **Controllers.** It declares, in the robot's [`crate::controllers::Registry`]:
+//! **Controllers.** It declares, in the robot's [`crate::handles::controllers::Registry`]:
 //! `<controller_name>` (`joint_trajectory_controller/JointTrajectoryController`, claims
 //! `<joint>/position` of its joints), `<gripper_controller_name>`
 //! (`position_controllers/GripperActionController`, claims `<gripper_joint>/position`) when it has a
@@ -60,12 +60,11 @@ use crate::context::payload::{
     TransitionEvent,
 };
 use crate::context::{Endpoint, EndpointId, Entity, SimContext};
-use crate::controllers::{ControllerSpec, Registry, State};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
+use crate::handles::controllers::{ControllerSpec, Registry, State};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, Scope};
 
 /// FollowJointTrajectory result codes (control_msgs/action/FollowJointTrajectory).
 pub mod codes {
@@ -166,10 +165,6 @@ fn d_stall_v() -> f64 {
 fn d_stall_t() -> f64 {
     1.0
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `arm_controller` (a component of the entry that spawns the arm).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -259,7 +254,7 @@ pub struct ArmControllerConfig {
     pub gripper_stall_timeout: f64,
     /// A stalled grip (closed on an object) succeeds (true, default) or aborts (ros2_control's
     /// `allow_stalling: false`).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub gripper_allow_stalling: bool,
 }
 
@@ -621,18 +616,13 @@ impl ArmController {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "arm_controller",
-        summary: "Joint-position hold for an arm: FollowJointTrajectory and GripperCommand on the physics thread, controller registry entries, joint_states.",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<ArmControllerConfig>,
-        create: |v, a| {
-            common::require_owner("arm_controller", a).map_err(|e| vec![e])?;
-            construct::<ArmControllerConfig, ArmController>(v, a, ArmController::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "arm_controller",
+        "Joint-position hold for an arm: FollowJointTrajectory and GripperCommand on the physics thread, controller registry entries, joint_states.",
+        ArmControllerConfig,
+        ArmController
+    )
+    .requires_owner()
 }
 
 fn outcome(status: GoalStatus, code: i32, msg: impl Into<String>) -> ActionOutcome {
@@ -1061,8 +1051,7 @@ impl ArmController {
         (g.lo + u * (g.hi - g.lo)).clamp(g.lo.min(g.hi), g.hi.max(g.lo))
     }
 
-    fn set_gripper_force(ctx: &SimContext, g: &Gripper, limit: Option<f64>) {
-        let m = ctx.model().ffi();
+    fn set_gripper_force(ctx: &mut SimContext, g: &Gripper, limit: Option<f64>) {
         let (range, limited) = match limit {
             Some(l) => {
                 let own =
@@ -1072,14 +1061,9 @@ impl ArmController {
             }
             None => (g.own_force, g.own_limited),
         };
-        // SAFETY: raw writes of one actuator's force range in the compiled model, on the physics
-        // thread (the only one holding it); the index comes from the same model. The model's own
-        // values are restored on reset (model_override's contract: put back exactly what was found).
-        unsafe {
-            *m.actuator_forcerange.add(2 * g.act) = range[0];
-            *m.actuator_forcerange.add(2 * g.act + 1) = range[1];
-            *m.actuator_forcelimited.add(g.act) = limited as _;
-        }
+        // The model's own values are restored on reset (model_override's contract: put back
+        // exactly what was found).
+        ctx.model_writer().actuator_force_limit(g.act, range, limited);
     }
 
     fn write_ctrl(&self, ctx: &mut SimContext) {
