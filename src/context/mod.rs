@@ -68,6 +68,8 @@ pub struct RunInfo {
     pub base_dir: PathBuf,
     /// Physics timestep (s).
     pub timestep: f64,
+    /// State a controller without its own `initial_state` starts in (`sim.controllers`).
+    pub controller_initial_state: crate::handles::controllers::State,
 }
 
 /// The context every hook receives.
