@@ -1105,7 +1105,7 @@ components:
         let a = js.position[4 + k];
         let d = (a - heading).rem_euclid(std::f64::consts::PI);
         assert!(
-            d < 0.02 || d > std::f64::consts::PI - 0.02,
+            d.min(std::f64::consts::PI - d) < 0.02, // within 0.02 rad of the heading, mod π
             "module {k} steer {a} vs heading {heading}"
         );
         assert!(

@@ -101,8 +101,21 @@ impl Engine {
         } = world;
         let mut load_report: Vec<(String, f64)> = load_times;
         let seed = opts.seed.or(sim.seed);
-        let mut ctx =
-            SimContext::new(timestep, seed, RunInfo { base_dir, timestep, manual_control: false });
+        let mut ctx = SimContext::new(
+            timestep,
+            seed,
+            RunInfo {
+                base_dir,
+                timestep,
+                controller_initial_state: sim
+                    .controllers
+                    .as_ref()
+                    .and_then(|c| c.initial_state)
+                    .map(|s| s.state())
+                    .unwrap_or(crate::handles::controllers::State::Unloaded),
+                manual_control: false,
+            },
+        );
 
         let t0 = Instant::now();
         let mut spec = match &def {

@@ -67,8 +67,8 @@ pub fn capture(ctx: &mut SimContext) -> Result<(), String> {
             ));
         };
         let mut bodies = vec![root];
-        for b in (root + 1)..nbody {
-            if bodies.contains(&(parent[b] as usize)) {
+        for (b, &p) in parent.iter().enumerate().take(nbody).skip(root + 1) {
+            if bodies.contains(&(p as usize)) {
                 bodies.push(b);
             }
         }

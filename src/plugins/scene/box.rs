@@ -98,7 +98,12 @@ pub enum PrimitiveShape {
     /// A box of full extents (m).
     Box([f64; 3]),
     /// An upright cylinder: radius and full height (m).
-    Cylinder { radius: f64, height: f64 },
+    Cylinder {
+        /// Radius (m).
+        radius: f64,
+        /// Full height (m).
+        height: f64,
+    },
 }
 
 /// Everything a primitive prop needs to be built.
