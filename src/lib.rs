@@ -5,6 +5,7 @@
 //! See ARCHITECTURE.md for the tick pipeline, the threads and how to add a plugin.
 
 pub mod actuators;
+pub mod camera;
 pub mod context;
 pub mod controllers;
 pub mod engine;

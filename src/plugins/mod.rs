@@ -35,6 +35,11 @@ pub fn registry() -> &'static [PluginDescriptor] {
         v.push(scene::floorplan::descriptor());
         v.push(plugin_descriptor!("lidar", "2D lidar by batched ray casting (REP 117 specials, seeded range noise, dropout, static mount TF).", sensors::lidar::LidarConfig, sensors::lidar::Lidar, PluginFlags::default()));
         v.push(sensors::imu::descriptor());
+        v.push(sensors::camera::descriptor());
+        v.push(sensors::realsense_d435::descriptor());
+        v.push(sensors::realsense_d415::descriptor());
+        v.push(sensors::realsense_d455::descriptor());
+        v.push(sensors::oakd_camera::descriptor());
         v.push(mobile::diff_drive::descriptor());
         v.push(mobile::omni_drive::descriptor());
         v.push(mobile::ackermann_drive::descriptor());
