@@ -1,9 +1,14 @@
-//! Camera rows of bench/run.sh: milliseconds per rendered frame through the shared render service
-//! at 320×240, 640×480 and 1280×720 for colour, colour+depth and colour+depth+points (the points
-//! are built the way the camera plugins build them), on a room of boxes under one light, with
-//! shadows on and off. Prints one JSON object per row. No timing is asserted anywhere.
+//! Camera rows of bench/run.sh. No timing is asserted anywhere; one JSON object per line.
 //!
-//! `cargo run --release --example camera_bench [-- --frames N]`
+//! `camera_bench frames [--frames N]`: milliseconds per rendered frame through the shared render
+//! service at 320×240, 640×480 and 1280×720 for colour, colour+depth and colour+depth+points (the
+//! points built the way the camera plugins build them), on a room of boxes under one light, with
+//! shadows off (the sensors' default) and on.
+//!
+//! `camera_bench steps WORLD STEPS MODE`: the engine's step rate (asap) on WORLD (the TurtleBot +
+//! D435 world) with MODE `none` (the camera disabled), `unsubscribed` (mounted; every stream's
+//! `has_subscribers` false, as the ROS bridge reports a topic nobody reads) or a rate in Hz
+//! (produced every frame, as for subscribers, without transport).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,8 +30,13 @@ const SCENE: &str = r#"
 </mujoco>"#;
 
 fn main() {
-    let frames: usize = std::env::args()
-        .skip_while(|a| a != "--frames")
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("steps") {
+        return steps(&args[2], args[3].parse().expect("STEPS"), &args[4]);
+    }
+    let frames: usize = args
+        .iter()
+        .skip_while(|a| *a != "--frames")
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(30);
@@ -84,4 +94,36 @@ fn cloud_bytes(f: &roqsim::render::Frame) -> usize {
         }
     }
     out.len()
+}
+
+fn steps(world: &str, steps: u64, mode: &str) {
+    use roqsim::world::overrides::parse_set;
+    use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
+    let mut opts = LoadOptions::default();
+    let set = |a: &str| parse_set(a).expect("a --set");
+    match mode {
+        "none" => opts.assignments.push(set("components.robot.camera.enabled=false")),
+        "unsubscribed" => {}
+        hz => opts
+            .assignments
+            .push(set(&format!("components.robot.camera.realsense_d435.rate_hz={hz}"))),
+    }
+    let w = load_world(std::path::Path::new(world), &opts).expect("world loads");
+    let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).expect("engine");
+    if mode == "unsubscribed" {
+        let ids: Vec<usize> =
+            (0..e.ctx.interface.all().len()).filter(|&i| e.ctx.interface.get(i).lazy).collect();
+        for i in ids {
+            e.ctx.interface.get_mut(i).has_subscribers = Some(false);
+        }
+    }
+    let t = Instant::now();
+    e.step_n(steps).expect("steps");
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{{\"row\":\"camera_steps\",\"mode\":\"{mode}\",\"steps\":{steps},\"seconds\":{s:.3},\"steps_per_s\":{:.1},\"realtime_factor\":{:.3},\"frames\":{}}}",
+        steps as f64 / s,
+        steps as f64 * e.ctx.dt / s,
+        e.ctx.renderer.frames()
+    );
 }
