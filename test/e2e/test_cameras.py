@@ -52,9 +52,11 @@ def test_d435_on_a_turtlebot_publishes_realsense_streams(roqsim, ros):
     assert z == pytest.approx(CRATE_DEPTH, abs=1e-3)
     top = struct.unpack_from("<f", bytes(d.data), 0)[0]
     assert top == math.inf, f"the far room wall (~5 m) is beyond the D435's 3 m: {top}"
-    stamps = [ns(m.header.stamp) for m in depth[-3:]]
-    steps = round(500 / 15)
-    assert [y - x for x, y in zip(stamps, stamps[1:])] == [steps * 2_000_000] * 2, f"15 Hz on the 2 ms grid: {stamps}"
+    # 15 Hz snapped to the 2 ms physics grid: every 33 steps = 66 ms of sim time. At asap pacing a
+    # Python subscriber drops frames (sensor-data QoS), so the stamps it sees are multiples of it.
+    stamps = [ns(m.header.stamp) for m in depth + color]
+    assert all(t > 0 and t % 66_000_000 == 0 for t in stamps), f"stamps on the 66 ms frame grid: {stamps[:6]}"
+    assert ns(c.header.stamp) in {ns(m.header.stamp) for m in color}
 
     k = info[-1]
     fy = 240.0 / math.tan(math.radians(42.5 / 2))
