@@ -268,7 +268,7 @@ fn a_deleted_object_disappears_and_comes_back() {
     };
     let (z, r) = at(&e);
     assert!((z - 0.7).abs() < 1e-3 && r > 150, "the crate's near face at 0.7 m, red: {z} {r}");
-    roqsim::presence::set_present(&mut e.ctx, "crate", false).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "crate", false).unwrap();
     e.step_n(50).unwrap();
     let (z, r) = at(&e);
     assert!((z - 1.5).abs() < 1e-3, "deleted: depth sees the wall, got {z}");
@@ -278,7 +278,7 @@ fn a_deleted_object_disappears_and_comes_back() {
         r < 250 && image(&e, "image").data[(60 * 480 + 241) as usize] == r,
         "and colour the white wall"
     );
-    roqsim::presence::set_present(&mut e.ctx, "crate", true).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "crate", true).unwrap();
     e.step_n(50).unwrap();
     let (z, _) = at(&e);
     assert!((z - 0.7).abs() < 2e-3, "spawned again: back, {z}");
