@@ -5,10 +5,12 @@
 //! See ARCHITECTURE.md for the tick pipeline, the threads and how to add a plugin.
 
 pub mod actuators;
+pub mod cli;
 pub mod context;
 pub mod controllers;
 pub mod engine;
 pub mod error;
+pub mod introspect;
 pub mod mjcf;
 pub mod plugin;
 pub mod plugins;

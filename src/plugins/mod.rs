@@ -3,6 +3,7 @@
 pub mod assets;
 pub mod core;
 pub mod dummy;
+pub mod external;
 pub mod faults;
 pub mod manipulation;
 pub mod mobile;
@@ -13,10 +14,85 @@ pub mod sensors;
 use crate::plugin::{PluginDescriptor, PluginFlags};
 use crate::plugin_descriptor;
 
-/// Every built-in plugin, in catalogue order.
+static REGISTRY: std::sync::OnceLock<Vec<PluginDescriptor>> = std::sync::OnceLock::new();
+
+/// Every registered plugin: the built-in ones in catalogue order, then those registered from
+/// outside the tree ([`external::register_external`]).
 pub fn registry() -> &'static [PluginDescriptor] {
-    static REGISTRY: std::sync::OnceLock<Vec<PluginDescriptor>> = std::sync::OnceLock::new();
     REGISTRY.get_or_init(|| {
+        let mut v = builtin();
+        v.extend(external::take());
+        v
+    })
+}
+
+fn registry_initialized() -> bool {
+    REGISTRY.get().is_some()
+}
+
+/// Where a registered plugin comes from: `roqsim` for the built-in ones, else the crate that
+/// registered it.
+pub fn provider_of(name: &str) -> &'static str {
+    external::provider(name).unwrap_or("roqsim")
+}
+
+/// Plugins other roqsim binaries provide, with where each comes from (a world naming one here
+/// is told which binary to run).
+const PROVIDED_ELSEWHERE: [(&str, &str); 2] = [
+    (
+        "ros2_bridge",
+        "the ROS 2 build of roqsim (cargo build --features ros, or scripts/setup.sh --ros)",
+    ),
+    (
+        "sim_interfaces",
+        "the ROS 2 build of roqsim (cargo build --features ros, or scripts/setup.sh --ros)",
+    ),
+];
+
+/// Edit distance (Levenshtein) between two short names.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Registered names close to `name` (edit distance ≤ 3, or one containing the other), nearest first.
+pub fn close_names(name: &str) -> Vec<&'static str> {
+    let mut v: Vec<(usize, &'static str)> = registry()
+        .iter()
+        .map(|d| (distance(name, d.name), d.name))
+        .filter(|(dist, n)| *dist <= 3 || n.contains(name) || (name.len() > 3 && name.contains(*n)))
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, n)| n).collect()
+}
+
+/// The refusal for a plugin ref this binary does not register: who provides it, if known, and
+/// the close names.
+pub fn unknown_plugin_message(name: &str) -> String {
+    let mut msg = format!("unknown plugin `{name}`");
+    if let Some((_, who)) = PROVIDED_ELSEWHERE.iter().find(|(n, _)| *n == name) {
+        msg += &format!(": it is provided by {who}, not by this binary");
+    } else if name.contains("::") || name.contains(':') {
+        msg += ": plugins from another crate are registered by that crate's binary (roqsim::cli::main_with), not named by path";
+    }
+    let close = close_names(name);
+    if !close.is_empty() {
+        msg += &format!("; close names: {}", close.join(", "));
+    }
+    msg + "; `roqsim plugins list` shows the registered ones"
+}
+
+/// The built-in plugins, in catalogue order.
+fn builtin() -> Vec<PluginDescriptor> {
+    {
         #[allow(unused_mut)]
         let mut v = vec![plugin_descriptor!(
             "dummy",
@@ -57,7 +133,7 @@ pub fn registry() -> &'static [PluginDescriptor] {
         #[cfg(feature = "ros")]
         v.push(crate::ros::sim_interfaces::descriptor());
         v
-    })
+    }
 }
 
 /// Look up a plugin by its short name.
