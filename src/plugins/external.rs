@@ -24,21 +24,26 @@ pub fn register_external(provider: &str, plugins: Vec<PluginDescriptor>) -> Resu
                 .into(),
         );
     }
-    let builtin = super::builtin();
-    for (i, d) in plugins.iter().enumerate() {
-        if builtin.iter().any(|b| b.name == d.name) {
-            return Err(format!(
-                "plugin `{}` of `{provider}` clashes with roqsim's built-in `{}`; give it another short name",
-                d.name, d.name
-            ));
-        }
-        if plugins[..i].iter().any(|o| o.name == d.name) {
-            return Err(format!("plugin `{}` is registered twice by `{provider}`", d.name));
-        }
-    }
+    let builtin: Vec<&str> = super::builtin().iter().map(|d| d.name).collect();
+    check_names(provider, &builtin, &plugins.iter().map(|d| d.name).collect::<Vec<_>>())?;
     EXTERNAL.set(External { provider: provider.to_string(), descriptors: plugins }).map_err(|_| {
         "register_external was already called; pass every plugin in one call".to_string()
     })
+}
+
+/// Refuse a name a built-in already has, or one registered twice.
+fn check_names(provider: &str, builtin: &[&str], names: &[&str]) -> Result<(), String> {
+    for (i, n) in names.iter().enumerate() {
+        if builtin.contains(n) {
+            return Err(format!(
+                "plugin `{n}` of `{provider}` clashes with roqsim's built-in `{n}`; give it another short name"
+            ));
+        }
+        if names[..i].contains(n) {
+            return Err(format!("plugin `{n}` is registered twice by `{provider}`"));
+        }
+    }
+    Ok(())
 }
 
 /// Take the registered external descriptors (once, when the registry is built).
@@ -66,4 +71,31 @@ pub(super) fn take() -> Vec<PluginDescriptor> {
 pub fn provider(name: &str) -> Option<&'static str> {
     let e = EXTERNAL.get()?;
     e.descriptors.iter().any(|d| d.name == name).then_some(e.provider.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clashing_and_repeated_names_are_refused() {
+        assert_eq!(
+            check_names("my_crate", &["lidar", "imu"], &["probe", "lidar"]),
+            Err("plugin `lidar` of `my_crate` clashes with roqsim's built-in `lidar`; give it another short name".into())
+        );
+        assert_eq!(
+            check_names("my_crate", &["lidar"], &["probe", "probe"]),
+            Err("plugin `probe` is registered twice by `my_crate`".into())
+        );
+        assert_eq!(check_names("my_crate", &["lidar"], &["probe"]), Ok(()));
+    }
+
+    #[test]
+    fn registering_after_the_registry_was_read_is_refused() {
+        let _ = crate::plugins::registry();
+        assert_eq!(
+            register_external("late", Vec::new()),
+            Err("register_external must be called before the plugin registry is first read (before loading a world)".into())
+        );
+    }
 }
