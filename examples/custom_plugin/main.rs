@@ -17,7 +17,7 @@ use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::Payload;
 use roqsim::context::{Endpoint, EndpointId};
 use roqsim::error::{ConfigError, HookResult};
-use roqsim::plugin::{Hooks, Plugin, PluginArgs, PluginFlags, ValidateConfig};
+use roqsim::plugin::{Hooks, Plugin, PluginArgs, ValidateConfig};
 use roqsim::SimContext;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -108,8 +108,7 @@ fn main() -> ExitCode {
             "height_probe",
             "Publish a body's height (std_msgs/Float64 on /<name>/height); an out-of-tree plugin template.",
             HeightProbeConfig,
-            HeightProbe,
-            PluginFlags::default()
+            HeightProbe
         )],
     )
 }

@@ -211,9 +211,9 @@ pub fn plugins() -> Json {
                 "name": d.name,
                 "summary": d.summary,
                 "provider": crate::plugins::provider_of(d.name),
-                "provides_entity": d.flags.provides_entity,
                 "provides_world": d.flags.provides_world,
                 "transport_only": d.flags.transport_only,
+                "requires_owner": d.flags.requires_owner,
             })
         })
         .collect();

@@ -312,7 +312,7 @@ fn load_inner(
             owner,
             base_dir: dir,
         };
-        match (desc.create)(&Value::Mapping(c.config.clone()), &args) {
+        match desc.instantiate(&Value::Mapping(c.config.clone()), &args) {
             Ok(p) => {
                 plugins.push(p);
                 components.push(LoadedComponent {

@@ -8,7 +8,7 @@
 //! in-process [`ArmHandle`], `test_target`, or nothing (it holds the last target). A second writer
 //! of the same actuators is refused naming both.
 //!
-//! **Controllers.** It declares, in the robot's [`crate::controllers::Registry`]:
+//! **Controllers.** It declares, in the robot's [`crate::handles::controllers::Registry`]:
 //! `<controller_name>` (`joint_trajectory_controller/JointTrajectoryController`, claims
 //! `<joint>/position` of its joints), `<gripper_controller_name>`
 //! (`position_controllers/GripperActionController`, claims `<gripper_joint>/position`) when it has a
@@ -60,12 +60,11 @@ use crate::context::payload::{
     TransitionEvent,
 };
 use crate::context::{Endpoint, EndpointId, Entity, SimContext};
-use crate::controllers::{ControllerSpec, Registry, State};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
+use crate::handles::controllers::{ControllerSpec, Registry, State};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, Scope};
 
 /// FollowJointTrajectory result codes (control_msgs/action/FollowJointTrajectory).
 pub mod codes {
@@ -621,18 +620,13 @@ impl ArmController {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "arm_controller",
-        summary: "Joint-position hold for an arm: FollowJointTrajectory and GripperCommand on the physics thread, controller registry entries, joint_states.",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<ArmControllerConfig>,
-        create: |v, a| {
-            common::require_owner("arm_controller", a).map_err(|e| vec![e])?;
-            construct::<ArmControllerConfig, ArmController>(v, a, ArmController::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "arm_controller",
+        "Joint-position hold for an arm: FollowJointTrajectory and GripperCommand on the physics thread, controller registry entries, joint_states.",
+        ArmControllerConfig,
+        ArmController
+    )
+    .requires_owner()
 }
 
 fn outcome(status: GoalStatus, code: i32, msg: impl Into<String>) -> ActionOutcome {
