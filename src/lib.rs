@@ -4,6 +4,8 @@
 //!
 //! See ARCHITECTURE.md for the tick pipeline, the threads and how to add a plugin.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod context;
 pub mod engine;

@@ -26,7 +26,7 @@ const PENDING: &[(&str, &str)] = &[
 fn pending(ty: &str, prop: &str) -> Option<&'static (&'static str, &'static str)> {
     PENDING.iter().find(|(pat, _)| {
         let (t, f) = pat.split_once('.').unwrap();
-        t == ty && (f == "*" || f == prop)
+        t == ty.trim_start_matches('~') && (f == "*" || f == prop)
     })
 }
 
@@ -122,8 +122,12 @@ impl Sources {
                     get.captures_iter(t).map(|c| c[1].to_string()).collect::<Vec<_>>()
                 })
                 .collect();
-            for (_, t) in self.files.iter().filter(|(_, t)| names.is_match(t)) {
-                let t = without_definition(t, ty);
+            // A nested config type is often reached through its owner's field without being
+            // named (`sim.controllers.as_ref().and_then(|c| c.initial_state)`): search every file.
+            let nested = ty.starts_with('~');
+            let bare = ty.trim_start_matches('~');
+            for (_, t) in self.files.iter().filter(|(_, t)| nested || names.is_match(t)) {
+                let t = without_definition(t, bare);
                 for c in access.captures_iter(&t) {
                     let m = c.get(0).unwrap();
                     if !t[m.end()..].trim_start().starts_with('(') {
@@ -169,7 +173,7 @@ fn fields(schema: &serde_json::Value) -> Vec<(String, String)> {
     push(&root, schema);
     if let Some(defs) = schema.get("$defs").and_then(|d| d.as_object()) {
         for (name, d) in defs {
-            push(name, d);
+            push(&format!("~{name}"), d);
         }
     }
     out
