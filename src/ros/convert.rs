@@ -134,6 +134,9 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
     match ty {
         "nav_msgs/msg/Odometry" => vec!["Odometry"],
         "sensor_msgs/msg/LaserScan" => vec!["LaserScan"],
+        "sensor_msgs/msg/Range" => vec!["Range"],
+        "sensor_msgs/msg/NavSatFix" => vec!["NavSatFix"],
+        "geometry_msgs/msg/TwistWithCovarianceStamped" => vec!["TwistCov"],
         "sensor_msgs/msg/Imu" => vec!["Imu"],
         "sensor_msgs/msg/JointState" => vec!["JointState"],
         "geometry_msgs/msg/Twist" | "geometry_msgs/msg/TwistStamped" => vec!["Twist"],
@@ -182,6 +185,49 @@ pub fn fill_scan(m: &mut sensor::LaserScan, p: &Payload, fr: &Frames) -> Result<
     m.ranges.extend_from_slice(&s.ranges);
     m.intensities.clear();
     m.intensities.extend_from_slice(&s.intensities);
+    Ok(())
+}
+
+/// Fill a Range.
+pub fn fill_range(m: &mut sensor::Range, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::Range(r) = p else { return Err(wrong(p, "sensor_msgs/msg/Range")) };
+    header(&mut m.header, r.stamp, fr, &r.frame_id);
+    m.radiation_type = r.radiation_type;
+    m.field_of_view = r.field_of_view;
+    m.min_range = r.min_range;
+    m.max_range = r.max_range;
+    m.range = r.range;
+    m.variance = r.variance;
+    Ok(())
+}
+
+/// Fill a NavSatFix.
+pub fn fill_navsat(m: &mut sensor::NavSatFix, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::NavSatFix(f) = p else { return Err(wrong(p, "sensor_msgs/msg/NavSatFix")) };
+    header(&mut m.header, f.stamp, fr, &f.frame_id);
+    m.status.status = f.status;
+    m.status.service = f.service;
+    m.latitude = f.latitude;
+    m.longitude = f.longitude;
+    m.altitude = f.altitude;
+    vec_from(&mut m.position_covariance, &f.position_covariance);
+    m.position_covariance_type = f.position_covariance_type;
+    Ok(())
+}
+
+/// Fill a TwistWithCovarianceStamped.
+pub fn fill_twist_cov(
+    m: &mut geo::TwistWithCovarianceStamped,
+    p: &Payload,
+    fr: &Frames,
+) -> Result<(), String> {
+    let Payload::TwistCov(t) = p else {
+        return Err(wrong(p, "geometry_msgs/msg/TwistWithCovarianceStamped"));
+    };
+    header(&mut m.header, t.stamp, fr, &t.frame_id);
+    v3(&mut m.twist.twist.linear, &t.linear);
+    v3(&mut m.twist.twist.angular, &t.angular);
+    vec_from(&mut m.twist.covariance, &t.covariance);
     Ok(())
 }
 
@@ -443,6 +489,9 @@ impl Outbound for Transitions {
 pub const OUT_TYPES: &[&str] = &[
     "nav_msgs/msg/Odometry",
     "sensor_msgs/msg/LaserScan",
+    "sensor_msgs/msg/Range",
+    "sensor_msgs/msg/NavSatFix",
+    "geometry_msgs/msg/TwistWithCovarianceStamped",
     "sensor_msgs/msg/Imu",
     "sensor_msgs/msg/JointState",
     "geometry_msgs/msg/Twist",
@@ -474,6 +523,17 @@ pub fn make_outbound(
         }
         "sensor_msgs/msg/LaserScan" => {
             typed::<sensor::LaserScan>(node, topic, q, |m, p, fr, _| fill_scan(m, p, fr))
+        }
+        "sensor_msgs/msg/Range" => {
+            typed::<sensor::Range>(node, topic, q, |m, p, fr, _| fill_range(m, p, fr))
+        }
+        "sensor_msgs/msg/NavSatFix" => {
+            typed::<sensor::NavSatFix>(node, topic, q, |m, p, fr, _| fill_navsat(m, p, fr))
+        }
+        "geometry_msgs/msg/TwistWithCovarianceStamped" => {
+            typed::<geo::TwistWithCovarianceStamped>(node, topic, q, |m, p, fr, _| {
+                fill_twist_cov(m, p, fr)
+            })
         }
         "sensor_msgs/msg/Imu" => {
             typed::<sensor::Imu>(node, topic, q, |m, p, fr, _| fill_imu(m, p, fr))
@@ -740,6 +800,61 @@ mod tests {
         assert_eq!(tfs[0].transform.translation.x, 1.0);
         let e = fill_scan(&mut sensor::LaserScan::default(), &p, &fr).unwrap_err();
         assert!(e.contains("a Odometry payload cannot be published as sensor_msgs/msg/LaserScan (it takes: LaserScan)"), "{e}");
+    }
+
+    #[test]
+    fn range_navsat_and_twist_cov_fill_every_field() {
+        let fr = Frames { prefix: "robot/".into(), hint: None };
+        let p = Payload::Range(pl::Range {
+            stamp: 1.25,
+            frame_id: "cliff_front_left".into(),
+            radiation_type: 1,
+            field_of_view: 0.0873,
+            min_range: 0.0001,
+            max_range: 0.15,
+            range: f32::INFINITY,
+            variance: 0.0,
+        });
+        let mut m = sensor::Range::default();
+        fill_range(&mut m, &p, &fr).unwrap();
+        assert_eq!(m.header.frame_id, "robot/cliff_front_left");
+        assert_eq!((m.header.stamp.sec, m.header.stamp.nanosec), (1, 250_000_000));
+        assert_eq!((m.radiation_type, m.field_of_view, m.max_range), (1, 0.0873, 0.15));
+        assert_eq!(m.range, f32::INFINITY);
+        let e = fill_navsat(&mut sensor::NavSatFix::default(), &p, &fr).unwrap_err();
+        assert!(e.contains("a Range payload cannot be published as sensor_msgs/msg/NavSatFix (it takes: NavSatFix)"), "{e}");
+        let f = Payload::NavSatFix(pl::NavSatFix {
+            stamp: 0.1,
+            frame_id: "gps".into(),
+            status: 0,
+            service: 1,
+            latitude: 47.5,
+            longitude: 8.5,
+            altitude: 488.0,
+            position_covariance: [0.25, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0, 0.0, 1.0],
+            position_covariance_type: 2,
+        });
+        let mut n = sensor::NavSatFix::default();
+        fill_navsat(&mut n, &f, &fr).unwrap();
+        assert_eq!((n.status.status, n.status.service), (0, 1));
+        assert_eq!((n.latitude, n.longitude, n.altitude), (47.5, 8.5, 488.0));
+        assert_eq!(n.position_covariance[8], 1.0);
+        assert_eq!(n.position_covariance_type, 2);
+        let mut cov = [0.0; 36];
+        cov[0] = 0.01;
+        let t = Payload::TwistCov(pl::TwistCov {
+            stamp: 0.1,
+            frame_id: "gps".into(),
+            linear: [1.0, 2.0, 3.0],
+            angular: [0.0; 3],
+            covariance: cov,
+        });
+        let mut v = geo::TwistWithCovarianceStamped::default();
+        fill_twist_cov(&mut v, &t, &fr).unwrap();
+        assert_eq!(v.header.frame_id, "robot/gps");
+        assert_eq!((v.twist.twist.linear.x, v.twist.twist.linear.z), (1.0, 3.0));
+        assert_eq!(v.twist.covariance.len(), 36);
+        assert_eq!(v.twist.covariance[0], 0.01);
     }
 
     #[test]

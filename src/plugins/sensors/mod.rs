@@ -4,4 +4,5 @@ pub mod force_torque;
 pub mod ground_truth_pose;
 pub mod imu;
 pub mod lidar;
+pub mod range_sensor;
 pub mod spawn_sensor;

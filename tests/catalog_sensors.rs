@@ -1,0 +1,380 @@
+//! Catalog sensors (issue 19): `range_sensor` (and the TurtleBot 4 / Create 3 cliff and IR
+//! sensors it backs) and `gnss`. Measured values from small MJCF scenes, endpoint metadata, and
+//! every refusal's message.
+
+use std::path::Path;
+
+use roqsim::context::payload::Range;
+use roqsim::context::Payload;
+use roqsim::error::ConfigErrors;
+use roqsim::plugins::sensors::range_sensor::{RangeReader, RangeReading};
+use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions, LoadedWorld};
+
+/// Two floor slabs (top at z = 0) with a 0.4 m gap between x = 1.0 and x = 1.4, nothing below it.
+/// `cliff_floor` and `cliff_hole` are 0.0192 m above the floor line, pitched 80° down (a Create 3
+/// cliff sensor); `ir` faces a wall whose near face is 0.100 m away; `ir_close` one 0.010 m away.
+const SCENE: &str = r#"<mujoco model="range_scene">
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="slab_a" type="box" pos="-4.5 0 -0.05" size="5.5 5 0.05"/>
+    <geom name="slab_b" type="box" pos="6.4 0 -0.05" size="5 5 0.05"/>
+    <body name="probe" pos="0 0 0.0192">
+      <geom name="probe_shell" type="sphere" size="0.01"/>
+      <site name="cliff_floor" euler="0 80 0"/>
+    </body>
+    <site name="cliff_hole" pos="1.2 0 0.0192" euler="0 80 0"/>
+    <site name="ir" pos="0 3 0.3"/>
+    <geom name="wall" type="box" pos="0.15 3 0.3" size="0.05 0.5 0.5"/>
+    <site name="ir_close" pos="0 -3 0.3"/>
+    <geom name="wall_close" type="box" pos="0.06 -3 0.3" size="0.05 0.5 0.5"/>
+    <site name="ir_absent" pos="0 -2 0.3"/>
+    <geom name="ghost" type="box" pos="0.15 -2 0.3" size="0.05 0.3 0.3" group="5"/>
+  </worldbody>
+</mujoco>
+"#;
+
+struct World {
+    _dir: tempfile::TempDir,
+    loaded: Result<LoadedWorld, ConfigErrors>,
+}
+
+fn world(components: &str) -> World {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.xml"), SCENE).unwrap();
+    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
+    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
+    World { _dir: dir, loaded }
+}
+
+fn engine(components: &str, seed: u64) -> Engine {
+    let w = world(components);
+    let loaded = w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
+    Engine::new(loaded, EngineOptions { profile: false, seed: Some(seed) })
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[track_caller]
+fn refused(components: &str, path: &str, needle: &str) {
+    let w = world(components);
+    let e = match w.loaded {
+        Ok(_) => panic!("expected a refusal at `{path}`"),
+        Err(e) => e,
+    };
+    assert!(
+        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
+        "no error at `{path}` containing `{needle}`; got:\n{e}"
+    );
+}
+
+fn reading(e: &Engine, address: &str) -> RangeReading {
+    e.ctx
+        .blackboard
+        .get::<RangeReader>(&format!("range_sensor:{address}"))
+        .expect("reader")
+        .latest()
+        .expect("a reading")
+}
+
+fn range(e: &Engine, address: &str) -> Range {
+    reading(e, address).range
+}
+
+/// The floor along an 80°-pitched boresight from 0.0192 m: 0.0192 / sin 80°.
+fn standoff() -> f64 {
+    0.0192 / 80f64.to_radians().sin()
+}
+
+// ------------------------------------------------------------------------------ range_sensor
+
+#[test]
+fn range_cliff_reads_the_standoff_over_floor_and_inf_over_a_hole() {
+    let mut e = engine(
+        "  - range_sensor: {site: cliff_floor, exclude_body: probe}\n    name: floor\n  - range_sensor: {site: cliff_hole}\n    name: hole\n",
+        1,
+    );
+    e.step_n(10).unwrap();
+    let f = range(&e, "floor");
+    assert!((f.range as f64 - standoff()).abs() < 1e-6, "{} vs {}", f.range, standoff());
+    assert!((f.range as f64 - 0.019496).abs() < 1e-5, "{}", f.range);
+    // the seed's defaults: 0.0001..0.15 m, 5 degrees, infrared, noiseless -> variance 0
+    assert_eq!((f.min_range, f.max_range), (0.0001, 0.15));
+    assert_eq!(f.field_of_view, 0.0873);
+    assert_eq!(f.radiation_type, 1);
+    assert_eq!(f.variance, 0.0);
+    assert_eq!(f.frame_id, "cliff_floor");
+    let h = range(&e, "hole");
+    assert_eq!(h.range, f32::INFINITY, "a hole reads no return (+inf by REP 117)");
+    assert_eq!(reading(&e, "hole").rays, vec![f32::INFINITY]);
+}
+
+#[test]
+fn range_housing_is_a_return_unless_excluded() {
+    // the ray starts inside the probe's shell sphere: without exclude_body it reads the shell
+    let mut e = engine("  - range_sensor: {site: cliff_floor}\n", 1);
+    e.step_n(10).unwrap();
+    let r = range(&e, "range_sensor").range as f64;
+    assert!((r - 0.01).abs() < 1e-6, "the shell's inner wall, 0.01 m: {r}");
+}
+
+#[test]
+fn range_grid_layout_nearest_return_and_rows() {
+    let mut e = engine(
+        "  - range_sensor: {site: ir, h_rays: 5, v_rays: 5, h_fov: 0.1745, v_fov: 0.1745, range_min: 0.025, max_range: 0.2}\n",
+        1,
+    );
+    e.step_n(10).unwrap();
+    let r = reading(&e, "range_sensor");
+    assert_eq!(r.rays.len(), 25);
+    // the centre ray is the perpendicular: exactly the wall's 0.100 m, and the nearest return
+    assert!((r.rays[12] as f64 - 0.1).abs() < 1e-6, "{}", r.rays[12]);
+    assert!((r.range.range as f64 - 0.1).abs() < 1e-6, "{}", r.range.range);
+    // the corner ray (first row, first column) at azimuth and elevation -fov/2
+    let h = 0.1745f64 / 2.0;
+    let corner = 0.1 / (h.cos() * h.cos());
+    assert!((r.rays[0] as f64 - corner).abs() < 1e-6, "{} vs {corner}", r.rays[0]);
+    assert!((r.rays[24] as f64 - corner).abs() < 1e-6);
+    // one row: the middle of row 0 has elevation -fov/2, azimuth 0
+    assert!((r.rays[2] as f64 - 0.1 / h.cos()).abs() < 1e-6, "{}", r.rays[2]);
+    assert_eq!(r.range.field_of_view, 0.1745);
+    assert_eq!((r.range.min_range, r.range.max_range), (0.025, 0.2));
+}
+
+#[test]
+fn range_too_close_absent_and_specials() {
+    let mut e = engine(
+        "  - range_sensor: {site: ir_close, range_min: 0.025, max_range: 0.2}\n    name: close\n  - range_sensor: {site: ir_close, range_min: 0.025, max_range: 0.2, too_close: raw}\n    name: raw\n  - range_sensor: {site: ir_absent, max_range: 0.2, no_return: 0.2}\n    name: absent\n  - range_sensor: {site: ir_absent, max_range: 0.2, detection_max: 0.1}\n    name: short\n",
+        1,
+    );
+    e.step_n(10).unwrap();
+    assert_eq!(range(&e, "close").range, f32::NEG_INFINITY, "0.010 m < range_min 0.025: -inf");
+    assert!((range(&e, "raw").range as f64 - 0.01).abs() < 1e-6, "raw: the true distance");
+    // a geom in the absent group is not there; no_return: a number is published as is
+    assert_eq!(range(&e, "absent").range, 0.2);
+    assert_eq!(range(&e, "short").range, f32::INFINITY);
+}
+
+#[test]
+fn range_noise_sigma_variance_dropout_and_seed() {
+    let cfg = "  - range_sensor: {site: cliff_floor, exclude_body: probe, range_stddev: 0.002, rate_hz: 500}\n";
+    let mut e = engine(cfg, 7);
+    let mut xs = Vec::new();
+    for _ in 0..2000 {
+        e.step().unwrap();
+        xs.push(range(&e, "range_sensor").range as f64);
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    assert!((mean - standoff()).abs() < 2e-4, "mean {mean}");
+    assert!((sd - 0.002).abs() < 0.0002, "sd {sd}");
+    assert!((range(&e, "range_sensor").variance as f64 - 4e-6).abs() < 1e-10);
+    // same seed: bitwise-identical readings; another seed: different
+    let mut a = engine(cfg, 7);
+    let mut b = engine(cfg, 8);
+    a.step_n(5).unwrap();
+    b.step_n(5).unwrap();
+    let mut again = engine(cfg, 7);
+    again.step_n(5).unwrap();
+    assert_eq!(range(&a, "range_sensor"), range(&again, "range_sensor"));
+    assert_ne!(range(&a, "range_sensor").range, range(&b, "range_sensor").range);
+    // dropout 100 %: every ray is a no return
+    let mut d = engine(
+        "  - range_sensor: {site: cliff_floor, exclude_body: probe, dropout_percent: 100}\n",
+        3,
+    );
+    d.step_n(10).unwrap();
+    assert_eq!(range(&d, "range_sensor").range, f32::INFINITY);
+}
+
+#[test]
+fn range_endpoint_hints_rate_and_static_tf() {
+    let mut e = engine(
+        "  - range_sensor: {site: cliff_floor, exclude_body: probe, frame_id: cliff_link, namespace: bot, topics: {range: cliff_front_left}}\n",
+        1,
+    );
+    let eps = e.ctx.interface.all();
+    let ep = eps.iter().find(|ep| ep.name == "range").expect("the `range` endpoint");
+    assert_eq!(ep.get_hint("ros2", "type"), Some("sensor_msgs/msg/Range"));
+    assert_eq!(ep.get_hint("ros2", "qos"), Some("sensor_data"));
+    assert_eq!(ep.get_hint("ros2", "topic"), Some("cliff_front_left"));
+    assert_eq!(ep.namespace, "bot");
+    // 62 Hz at 500 Hz physics snaps to every 8 steps (62.5 Hz)
+    assert_eq!(ep.snapped.unwrap().every_steps, 8);
+    let tf = eps.iter().find(|ep| ep.name == "tf_static").unwrap();
+    let Some((Payload::Transforms(t), _)) = tf.latest() else { panic!("no static TF") };
+    assert_eq!((t[0].parent.as_str(), t[0].child.as_str()), ("probe", "cliff_link"));
+    // pitched 80 degrees about y: quaternion (x, y, z, w) = (0, sin 40, 0, cos 40)
+    let (s, c) = 40f64.to_radians().sin_cos();
+    assert!((t[0].rotation[1] - s).abs() < 1e-9 && (t[0].rotation[3] - c).abs() < 1e-9);
+    e.step_n(8).unwrap();
+    let id = e.ctx.interface.all().iter().position(|ep| ep.name == "range").unwrap();
+    let (p, _) = e.ctx.interface.get(id).latest().expect("published on the 8th step");
+    let Payload::Range(r) = p else { panic!("{p:?}") };
+    assert_eq!(r.frame_id, "cliff_link");
+    assert!((r.stamp - 0.016).abs() < 1e-12, "{}", r.stamp);
+}
+
+#[test]
+fn refuse_range_sensor_bad_config() {
+    refused("  - range_sensor: {site: ir, rays: 5}\n", "components.range_sensor.rays", "is a fan's layout key and is refused here: a range sensor's layout is its grid (h_rays, v_rays, h_fov, v_fov about the site's +x); a world that wants a fan declares a `lidar`");
+    refused(
+        "  - range_sensor: {site: ir, angle_min: 0}\n",
+        "components.range_sensor.angle_min",
+        "a world that wants a fan declares a `lidar`",
+    );
+    refused(
+        "  - range_sensor: {site: ir, angle_max: 1}\n",
+        "components.range_sensor.angle_max",
+        "is a fan's layout key",
+    );
+    refused(
+        "  - range_sensor: {}\n",
+        "components.range_sensor.site",
+        "required: the site the rays are cast from (its +x is the boresight)",
+    );
+    refused(
+        "  - range_sensor: {site: ir, h_rays: 0}\n",
+        "components.range_sensor.h_rays",
+        "must be >= 1, got 0",
+    );
+    refused(
+        "  - range_sensor: {site: ir, v_rays: 3}\n",
+        "components.range_sensor.v_fov",
+        "is 0 with 3 rays: every ray would share the boresight",
+    );
+    refused(
+        "  - range_sensor: {site: ir, h_rays: 40, v_rays: 40, v_fov: 0.1}\n",
+        "components.range_sensor.h_rays",
+        "h_rays x v_rays = 1600 exceeds 1024",
+    );
+    refused(
+        "  - range_sensor: {site: ir, h_fov: 3.5}\n",
+        "components.range_sensor.h_fov",
+        "must be within [0, π) (rad), got 3.5",
+    );
+    refused(
+        "  - range_sensor: {site: ir, topics: {scan: x}}\n",
+        "components.range_sensor.topics.scan",
+        "unknown endpoint role; a range sensor has one: `range`",
+    );
+    refused(
+        "  - range_sensor: {site: ir, range_min: 0.3}\n",
+        "components.range_sensor.range_min",
+        "range_min (0.3) must be below max_range (0.15)",
+    );
+    refused(
+        "  - range_sensor: {site: ir, no_return: raw}\n",
+        "components.range_sensor.no_return",
+        "`raw` is not a range value: use +inf, nan or a number (m)",
+    );
+    refused(
+        "  - range_sensor: {site: ir, radiation_type: laser}\n",
+        "components.range_sensor.radiation_type",
+        "unknown variant `laser`, expected `infrared` or `ultrasound`",
+    );
+    refused(
+        "  - range_sensor: {site: ir, fault: {range_stddev: 1}}\n",
+        "components.range_sensor.fault",
+        "unknown field",
+    );
+}
+
+#[test]
+fn refuse_range_sensor_unknown_site_at_setup() {
+    let w = world("  - range_sensor: {site: nowhere}\n");
+    let err = match Engine::new(w.loaded.unwrap(), EngineOptions { profile: false, seed: Some(1) })
+    {
+        Ok(_) => panic!("expected a setup error"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("site: no site `nowhere` in the model; its sites: [cliff_hole, ir, ir_close, ir_absent, cliff_floor]"), "{err}");
+}
+
+// ------------------------------------------------------------------ TurtleBot 4 cliff and IR
+
+fn turtlebot(extra_components: &str, z: f64) -> Engine {
+    let yaml = format!(
+        "sim: {{timestep: 0.002}}
+components:
+{extra_components}  - spawn_robot: {{model: turtlebot4, pose: {{position: {{z: {z}}}}}}}
+    name: robot
+"
+    );
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds");
+    let w = load_world_str(&yaml, &base, &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("load failed: {e}"));
+    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+const CLIFFS: [&str; 4] = ["side_left", "side_right", "front_left", "front_right"];
+const IRS: [&str; 7] = [
+    "side_left",
+    "left",
+    "front_left",
+    "front_center_left",
+    "front_center_right",
+    "front_right",
+    "right",
+];
+
+#[test]
+fn turtlebot4_cliff_sensors_read_the_floor_and_a_ledge() {
+    // The floor is the built-in world's plane, whose origin is farther from every cliff sensor
+    // than their 0.15 m range: mj_multiRay alone culls it (its bounding radius is 0), the seam
+    // intersects planes itself.
+    let mut e = turtlebot("", 0.0);
+    e.step_n(250).unwrap();
+    for c in CLIFFS {
+        let r = range(&e, &format!("robot.cliff_{c}"));
+        // 0.0192 m above the floor, 80 degrees down: ~0.0195 m (the base sinks ~0.2 mm into contact)
+        assert!((r.range as f64 - standoff()).abs() < 1e-3, "cliff_{c}: {}", r.range);
+        assert_eq!(r.frame_id, format!("cliff_{c}"));
+        assert_eq!(r.max_range, 0.15);
+    }
+    // the IR sensors look out at nothing within 0.2 m
+    for i in IRS {
+        assert_eq!(range(&e, &format!("robot.ir_intensity_{i}")).range, f32::INFINITY, "{i}");
+    }
+    // the topics are the frame names, inside the robot's namespace
+    let topics: Vec<String> = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .filter(|ep| ep.get_hint("ros2", "type") == Some("sensor_msgs/msg/Range"))
+        .map(|ep| ep.get_hint("ros2", "topic").unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(topics.len(), 11);
+    assert!(topics.contains(&"cliff_front_left".to_string()));
+    assert!(topics.contains(&"ir_intensity_front_center_left".to_string()));
+
+    // On a 0.3 m platform whose edge is 0.15 m ahead of base_link: both front cliff sensors look
+    // over the edge (+inf), the side ones still read the platform.
+    let platform = "  - box: {size: [2.0, 2.0, 0.3], pose: {position: {x: -0.85}}}\n";
+    let mut e = turtlebot(platform, 0.3);
+    e.step_n(250).unwrap();
+    for c in ["front_left", "front_right"] {
+        assert_eq!(range(&e, &format!("robot.cliff_{c}")).range, f32::INFINITY, "{c}");
+    }
+    for c in ["side_left", "side_right"] {
+        let r = range(&e, &format!("robot.cliff_{c}")).range as f64;
+        assert!((r - standoff()).abs() < 1e-3, "{c}: {r}");
+    }
+}
+
+#[test]
+fn turtlebot4_ir_sees_a_wall_ahead() {
+    // a wall 0.10 m ahead of the front-centre sensor (at x = 0.154 m from base_link)
+    let wall = "  - box: {size: [0.1, 2.0, 0.5], pose: {position: {x: 0.304}}}\n";
+    let mut e = turtlebot(wall, 0.0);
+    e.step_n(250).unwrap();
+    let r = range(&e, "robot.ir_intensity_front_center_left");
+    assert!((r.range as f64 - 0.1).abs() < 2e-3, "{}", r.range);
+    assert_eq!((r.min_range, r.max_range, r.field_of_view), (0.025, 0.2, 0.1745));
+    // front_left is yawed 0.436 rad and 0.0144 m further back: it reads farther
+    let fl = range(&e, "robot.ir_intensity_front_left").range as f64;
+    assert!(fl > 0.1 && fl < 0.2, "{fl}");
+    // the side sensors see nothing
+    assert_eq!(range(&e, "robot.ir_intensity_side_left").range, f32::INFINITY);
+}
