@@ -378,3 +378,293 @@ fn turtlebot4_ir_sees_a_wall_ahead() {
     // the side sensors see nothing
     assert_eq!(range(&e, "robot.ir_intensity_side_left").range, f32::INFINITY);
 }
+
+// ------------------------------------------------------------------------------------- gnss
+
+use roqsim::plugins::sensors::gnss::{GnssReader, GnssReading};
+
+/// A mast at ENU (100, 200, 3) m and a frictionless cart on an x slide at the origin; 100 Hz physics.
+const GNSS_SCENE: &str = r#"<mujoco model="gnss_scene">
+  <option timestep="0.01" gravity="0 0 0"/>
+  <worldbody>
+    <body name="mast" pos="100 200 3">
+      <geom type="box" size="0.1 0.1 0.1"/>
+    </body>
+    <body name="cart" pos="0 0 0.5">
+      <joint name="slide" type="slide" axis="1 0 0"/>
+      <geom type="box" size="0.2 0.2 0.1" mass="5"/>
+    </body>
+  </worldbody>
+</mujoco>
+"#;
+
+const DATUM: &str = "datum: {lat: 47.397742, lon: 8.545594, alt: 488.0}";
+
+fn gnss_world(components: &str) -> (tempfile::TempDir, Result<LoadedWorld, ConfigErrors>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.xml"), GNSS_SCENE).unwrap();
+    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
+    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
+    (dir, loaded)
+}
+
+fn gnss_engine(components: &str, seed: Option<u64>) -> Result<Engine, String> {
+    let (_d, w) = gnss_world(components);
+    Engine::new(
+        w.unwrap_or_else(|e| panic!("refused:\n{e}")),
+        EngineOptions { profile: false, seed },
+    )
+    .map_err(|e| e.to_string())
+}
+
+fn fix(e: &Engine, address: &str) -> GnssReading {
+    e.ctx
+        .blackboard
+        .get::<GnssReader>(&format!("gnss:{address}"))
+        .expect("reader")
+        .latest()
+        .expect("a fix")
+}
+
+/// ENU (east, north, up) of a fix about the test datum, by the same equirectangular projection.
+fn enu_of(f: &roqsim::context::payload::NavSatFix) -> [f64; 3] {
+    let r = 6_378_137.0;
+    let lat0 = 47.397742f64;
+    [
+        (f.longitude - 8.545594).to_radians() * r * lat0.to_radians().cos(),
+        (f.latitude - lat0).to_radians() * r,
+        f.altitude - 488.0,
+    ]
+}
+
+#[test]
+fn gnss_noiseless_fix_is_the_equirectangular_projection() {
+    let mut e = gnss_engine(
+        &format!("  - gnss: {{{DATUM}, body: mast, horizontal_noise: 0, vertical_noise: 0, velocity_noise: 0}}\n"),
+        None,
+    )
+    .unwrap();
+    e.step_n(10).unwrap();
+    let r = fix(&e, "gnss");
+    // lat0 + north/R, lon0 + east/(R cos lat0), alt0 + up (computed independently)
+    assert!((r.fix.latitude - 47.39953863056824).abs() < 1e-12, "{}", r.fix.latitude);
+    assert!((r.fix.longitude - 8.54692109215146).abs() < 1e-12, "{}", r.fix.longitude);
+    assert!((r.fix.altitude - 491.0).abs() < 1e-9);
+    assert_eq!((r.fix.status, r.fix.service), (0, 1));
+    assert_eq!(r.fix.frame_id, "mast");
+    assert_eq!(r.satellites, 12);
+    // covariance: eph/epv default to the declared noise (0 here), diagonal known
+    assert_eq!(r.fix.position_covariance_type, 2);
+    assert_eq!(r.fix.position_covariance, [0.0; 9]);
+    assert!((r.fix.stamp - 0.1).abs() < 1e-12, "10 Hz at 100 Hz: first fix on step 10");
+    let v = r.velocity.expect("velocity");
+    assert_eq!(v.linear, [0.0; 3]);
+}
+
+#[test]
+fn gnss_moving_body_velocity_and_east_drift() {
+    let mut e = gnss_engine(
+        &format!("  - gnss: {{{DATUM}, body: cart, horizontal_noise: 0, vertical_noise: 0, velocity_noise: 0}}\n"),
+        None,
+    )
+    .unwrap();
+    e.ctx.data_mut().qvel_mut()[0] = 1.5;
+    e.step_n(100).unwrap();
+    let r = fix(&e, "gnss");
+    let v = r.velocity.unwrap();
+    assert!((v.linear[0] - 1.5).abs() < 1e-9, "{:?}", v.linear);
+    assert!(v.linear[1].abs() < 1e-12 && v.linear[2].abs() < 1e-12);
+    let enu = enu_of(&r.fix);
+    assert!((enu[0] - r.truth[0]).abs() < 1e-6, "{enu:?} vs {:?}", r.truth);
+    assert!((enu[0] - 1.5).abs() < 0.02, "east after 1 s at 1.5 m/s: {}", enu[0]);
+    assert!(enu[1].abs() < 1e-6);
+}
+
+#[test]
+fn gnss_fix_is_held_between_updates_and_seeded() {
+    let cfg = format!("  - gnss: {{{DATUM}, body: mast, rate: 5}}\n");
+    let mut e = gnss_engine(&cfg, Some(3)).unwrap();
+    e.step_n(20).unwrap();
+    let first = fix(&e, "gnss");
+    assert!((first.fix.stamp - 0.2).abs() < 1e-12);
+    for _ in 0..19 {
+        e.step().unwrap();
+        assert_eq!(fix(&e, "gnss"), first, "held between updates");
+    }
+    e.step().unwrap();
+    let second = fix(&e, "gnss");
+    assert!((second.fix.stamp - 0.4).abs() < 1e-12);
+    assert_ne!(second.fix.latitude, first.fix.latitude, "a new fix, new noise");
+    // the published cadence: the endpoint holds the update's message
+    let id = e.ctx.interface.all().iter().position(|ep| ep.name == "fix").unwrap();
+    let (p, _) = e.ctx.interface.get(id).latest().unwrap();
+    let Payload::NavSatFix(published) = p else { panic!("{p:?}") };
+    assert_eq!(published, &second.fix);
+    // same seed: bitwise-identical; another seed: not
+    let mut a = gnss_engine(&cfg, Some(3)).unwrap();
+    a.step_n(40).unwrap();
+    assert_eq!(fix(&a, "gnss"), second);
+    let mut b = gnss_engine(&cfg, Some(4)).unwrap();
+    b.step_n(40).unwrap();
+    assert_ne!(fix(&b, "gnss").fix.latitude, second.fix.latitude);
+    // noise without a seed is refused with the reason
+    let err = gnss_engine(&cfg, None).err().expect("needs a seed");
+    assert!(
+        err.contains(
+            "`gnss:gnss:bias0` draws noise but the run has no seed: pass --seed N or set sim.seed"
+        ),
+        "{err}"
+    );
+}
+
+/// Sample autocorrelation of `x` at `lag` (mean removed).
+fn autocorr(x: &[f64], lag: usize) -> f64 {
+    let n = x.len();
+    let m = x.iter().sum::<f64>() / n as f64;
+    let c0: f64 = x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / n as f64;
+    let ck: f64 = (0..n - lag).map(|i| (x[i] - m) * (x[i + lag] - m)).sum::<f64>() / n as f64;
+    ck / c0
+}
+
+#[test]
+fn gnss_error_has_the_declared_sigma_and_drifts_with_the_correlation_time() {
+    // 8 receivers on the mast, 1000 s at 10 Hz: 10,000 fixes each, 500 correlation times of 2 s
+    let mut comps = String::new();
+    for i in 0..8 {
+        comps += &format!("  - gnss: {{{DATUM}, body: mast, horizontal_noise: 0.5, vertical_noise: 1.0, bias_time: 2.0}}\n    name: rx{i}\n");
+    }
+    let mut e = gnss_engine(&comps, Some(11)).unwrap();
+    let mut err: Vec<Vec<f64>> = vec![Vec::new(); 16];
+    let mut bias: Vec<Vec<f64>> = vec![Vec::new(); 16];
+    let mut up = Vec::new();
+    for _ in 0..10_000 {
+        e.step_n(10).unwrap();
+        for i in 0..8 {
+            let r = fix(&e, &format!("rx{i}"));
+            let enu = enu_of(&r.fix);
+            for k in 0..2 {
+                err[2 * i + k].push(enu[k] - r.truth[k]);
+                bias[2 * i + k].push(r.bias[k]);
+            }
+            up.push(enu[2] - r.truth[2]);
+        }
+    }
+    let all: Vec<f64> = err.iter().flatten().copied().collect();
+    let sd = |x: &[f64]| {
+        let m = x.iter().sum::<f64>() / x.len() as f64;
+        (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / x.len() as f64).sqrt()
+    };
+    let (h, v) = (sd(&all), sd(&up));
+    assert!((h - 0.5).abs() < 0.05, "horizontal 1-sigma {h}");
+    assert!((v - 1.0).abs() < 0.1, "vertical 1-sigma {v}");
+    // bias autocorrelation at lag tau (20 fixes) is e^-1; the fix error carries half of it
+    let rho_b = bias.iter().map(|x| autocorr(x, 20)).sum::<f64>() / 16.0;
+    let rho_e = err.iter().map(|x| autocorr(x, 20)).sum::<f64>() / 16.0;
+    let tau = -2.0 / rho_b.ln();
+    eprintln!("bias rho(2 s) {rho_b:.4}, error rho(2 s) {rho_e:.4}, tau {tau:.3} s, sigma h {h:.4} v {v:.4}");
+    assert!((rho_b - (-1f64).exp()).abs() < 0.05, "bias rho(tau) {rho_b}");
+    assert!((tau - 2.0).abs() < 0.3, "estimated correlation time {tau}");
+    assert!((rho_e - 0.5 * (-1f64).exp()).abs() < 0.04, "error rho(tau) {rho_e}");
+    // white on top: the lag-1 autocorrelation of the error is about half, not ~1
+    let rho1 = err.iter().map(|x| autocorr(x, 1)).sum::<f64>() / 16.0;
+    assert!((rho1 - 0.5 * (-0.05f64).exp()).abs() < 0.04, "error rho(0.1 s) {rho1}");
+}
+
+#[test]
+fn gnss_denied_fix_type_accuracy_and_endpoints() {
+    let mut e = gnss_engine(
+        &format!("  - gnss: {{{DATUM}, body: mast, denied: true}}\n    name: dark\n  - gnss: {{{DATUM}, body: mast, fix_type: 4, eph: 2.0, epv: 3.0, namespace: rover, topics: {{fix: gps/fix}}}}\n    name: sbas\n"),
+        Some(1),
+    )
+    .unwrap();
+    e.step_n(10).unwrap();
+    let d = fix(&e, "dark");
+    assert_eq!(d.fix.status, -1);
+    assert!(d.fix.latitude.is_nan() && d.fix.longitude.is_nan() && d.fix.altitude.is_nan());
+    assert_eq!(d.fix.position_covariance_type, 0);
+    assert!(d.velocity.is_none());
+    let s = fix(&e, "sbas");
+    assert_eq!(s.fix.status, 1);
+    assert_eq!(s.fix.position_covariance, [4.0, 0.0, 0.0, 0.0, 4.0, 0.0, 0.0, 0.0, 9.0]);
+    let eps = e.ctx.interface.all();
+    let fixes: Vec<_> = eps.iter().filter(|ep| ep.name == "fix").collect();
+    assert_eq!(fixes.len(), 2);
+    assert_eq!(fixes[1].get_hint("ros2", "type"), Some("sensor_msgs/msg/NavSatFix"));
+    assert_eq!(fixes[1].get_hint("ros2", "topic"), Some("gps/fix"));
+    assert_eq!(fixes[1].namespace, "rover");
+    assert_eq!(fixes[1].snapped.unwrap().every_steps, 10);
+    let vel: Vec<_> = eps.iter().filter(|ep| ep.name == "fix_velocity").collect();
+    assert_eq!(
+        vel[0].get_hint("ros2", "type"),
+        Some("geometry_msgs/msg/TwistWithCovarianceStamped")
+    );
+    // the denied receiver publishes a no-fix NavSatFix and no velocity
+    assert!(vel[0].latest().is_none());
+    assert!(fixes[0].latest().is_some());
+}
+
+#[track_caller]
+fn gnss_refused(components: &str, path: &str, needle: &str) {
+    let (_d, w) = gnss_world(components);
+    let e = match w {
+        Ok(_) => panic!("expected a refusal at `{path}`"),
+        Err(e) => e,
+    };
+    assert!(
+        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
+        "no error at `{path}` containing `{needle}`; got:\n{e}"
+    );
+}
+
+#[test]
+fn refuse_gnss_bad_config() {
+    gnss_refused(
+        "  - gnss: {body: mast}\n",
+        "components.gnss.datum",
+        "required: the world origin on Earth, {lat, lon, alt} (deg, deg, m)",
+    );
+    gnss_refused("  - gnss: {body: mast, datum: {lat: 90, lon: 0}}\n", "components.gnss.datum.lat", "must be within (-90, 90) deg, got 90: the projection's east scale 1/cos(lat) diverges at a pole");
+    gnss_refused(
+        "  - gnss: {body: mast, datum: {lat: 0, lon: 181}}\n",
+        "components.gnss.datum.lon",
+        "must be within [-180, 180] deg, got 181",
+    );
+    gnss_refused(
+        &format!("  - gnss: {{{DATUM}, body: mast, rate: 0}}\n"),
+        "components.gnss.rate",
+        "must be > 0 (Hz), got 0",
+    );
+    gnss_refused(
+        &format!("  - gnss: {{{DATUM}, body: mast, bias_time: 0}}\n"),
+        "components.gnss.bias_time",
+        "must be > 0 (s), got 0: the bias's correlation time",
+    );
+    gnss_refused(
+        &format!("  - gnss: {{{DATUM}, body: mast, horizontal_noise: -1}}\n"),
+        "components.gnss.horizontal_noise",
+        "must be a finite number >= 0, got -1",
+    );
+    gnss_refused(
+        &format!("  - gnss: {{{DATUM}, body: mast, fix_type: 7}}\n"),
+        "components.gnss.fix_type",
+        "must be 0..6 (0-1 no fix, 2 2D, 3 3D, 4 DGPS, 5 RTK float, 6 RTK fixed), got 7",
+    );
+    gnss_refused(
+        &format!("  - gnss: {{{DATUM}, body: mast, topics: {{scan: x}}}}\n"),
+        "components.gnss.topics.scan",
+        "unknown endpoint role; a gnss has two: `fix`, `fix_velocity`",
+    );
+    gnss_refused(
+        &format!("  - gnss: {{{DATUM}}}\n"),
+        "components.gnss",
+        "a gnss at the top of a document has nothing to measure (requires_owner)",
+    );
+    gnss_refused(
+        &format!("  - gnss: {{{DATUM}, body: mast, seed: 3}}\n"),
+        "components.gnss.seed",
+        "unknown field",
+    );
+    let err =
+        gnss_engine(&format!("  - gnss: {{{DATUM}, body: nowhere}}\n"), Some(1)).err().unwrap();
+    assert!(err.contains("body: no body `nowhere` in the model; its bodys: [mast, cart]"), "{err}");
+}

@@ -35,6 +35,7 @@ pub fn registry() -> &'static [PluginDescriptor] {
         v.push(scene::floorplan::descriptor());
         v.push(plugin_descriptor!("lidar", "2D lidar by batched ray casting (REP 117 specials, seeded range noise, dropout, static mount TF).", sensors::lidar::LidarConfig, sensors::lidar::Lidar, PluginFlags::default()));
         v.push(sensors::range_sensor::descriptor());
+        v.push(sensors::gnss::descriptor());
         v.push(sensors::imu::descriptor());
         v.push(mobile::diff_drive::descriptor());
         v.push(mobile::omni_drive::descriptor());

@@ -1,6 +1,7 @@
 //! roqsim_sensors: sensor devices and their capture plugins.
 
 pub mod force_torque;
+pub mod gnss;
 pub mod ground_truth_pose;
 pub mod imu;
 pub mod lidar;
