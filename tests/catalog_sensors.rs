@@ -668,3 +668,198 @@ fn refuse_gnss_bad_config() {
         gnss_engine(&format!("  - gnss: {{{DATUM}, body: nowhere}}\n"), Some(1)).err().unwrap();
     assert!(err.contains("body: no body `nowhere` in the model; its bodys: [mast, cart]"), "{err}");
 }
+
+// ------------------------------------------------------------------------------ livox_mid360
+
+use roqsim::context::payload::PointCloud;
+use roqsim::plugins::sensors::livox_mid360::CloudReader;
+
+/// `room`: the centre of a closed 6 m x 6 m x 3 m room (inner faces 3.000 m away in x and y, the
+/// floor 1.5 m below, the ceiling 1.5 m above). `open`: 0.5 m above an unbounded plane, 100 m
+/// away. `boxed`: inside an open-topped well whose walls are 0.04 m away (at most
+/// 0.04·√2 / cos 52° = 0.092 m along any ray).
+const CLOUD_SCENE: &str = r#"<mujoco model="cloud_scene">
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="ground" type="plane" size="0 0 0.1"/>
+    <site name="room" pos="0 0 1.5"/>
+    <geom type="box" pos="3.05 0 1.5" size="0.05 3.1 1.6"/>
+    <geom type="box" pos="-3.05 0 1.5" size="0.05 3.1 1.6"/>
+    <geom type="box" pos="0 3.05 1.5" size="3.1 0.05 1.6"/>
+    <geom type="box" pos="0 -3.05 1.5" size="3.1 0.05 1.6"/>
+    <geom type="box" pos="0 0 3.05" size="3.1 3.1 0.05"/>
+    <site name="open" pos="100 0 0.5"/>
+    <site name="boxed" pos="-100 0 0.5"/>
+    <geom type="box" pos="-99.91 0 0.5" size="0.05 0.1 0.2"/>
+    <geom type="box" pos="-100.09 0 0.5" size="0.05 0.1 0.2"/>
+    <geom type="box" pos="-100 0.09 0.5" size="0.1 0.05 0.2"/>
+    <geom type="box" pos="-100 -0.09 0.5" size="0.1 0.05 0.2"/>
+  </worldbody>
+</mujoco>
+"#;
+
+fn cloud_engine(components: &str, seed: u64) -> Engine {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.xml"), CLOUD_SCENE).unwrap();
+    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
+    let w = load_world_str(&yaml, dir.path(), &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("refused:\n{e}"));
+    Engine::new(w, EngineOptions { profile: false, seed: Some(seed) })
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn cloud(e: &Engine, address: &str) -> PointCloud {
+    e.ctx
+        .blackboard
+        .get::<CloudReader>(&format!("livox_mid360:{address}"))
+        .expect("reader")
+        .latest()
+        .expect("a cloud")
+}
+
+#[test]
+fn livox_walls_at_three_metres_in_a_closed_room() {
+    let mut e = cloud_engine("  - livox_mid360: {site: room}\n", 1);
+    e.step_n(50).unwrap();
+    let c = cloud(&e, "livox_mid360");
+    assert_eq!(c.frame_id, "livox_frame");
+    // closed room: every ray returns, one point per ray
+    assert_eq!(c.points.len(), 360 * 56);
+    let on_wall: Vec<_> =
+        c.points.iter().filter(|p| p[0] > 2.9 && p[1].abs() < 2.9 && p[2].abs() < 1.4).collect();
+    assert!(on_wall.len() > 1000, "{}", on_wall.len());
+    for p in &on_wall {
+        assert!((p[0] - 3.0).abs() < 1e-5, "{p:?}");
+    }
+    // the first ray: azimuth 0, elevation -7 deg: on the +x wall at z = -3 tan 7deg
+    let z0 = -3.0 * 7f64.to_radians().tan();
+    assert!(
+        (c.points[0][0] - 3.0).abs() < 1e-5 && (c.points[0][2] as f64 - z0).abs() < 1e-5,
+        "{:?}",
+        c.points[0]
+    );
+    // the last elevation of the first column: +52 deg, on the ceiling 1.5 m up
+    assert!((c.points[55][2] - 1.5).abs() < 1e-5, "{:?}", c.points[55]);
+    // azimuth wraps: column 90 is at 90 deg, on the +y wall
+    assert!((c.points[90 * 56][1] - 3.0).abs() < 1e-5, "{:?}", c.points[90 * 56]);
+}
+
+#[test]
+fn livox_open_sky_drops_no_returns_and_origin_keeps_them() {
+    let mut e = cloud_engine(
+        "  - livox_mid360: {site: open}\n    name: drop\n  - livox_mid360: {site: open, no_return: origin}\n    name: origin\n",
+        1,
+    );
+    e.step_n(50).unwrap();
+    // elevations -7 + j * 59/55 deg: rows j = 0..5 meet the ground within 40 m (row 5 at
+    // -1.64 deg, 17.5 m); row 6 (-0.56 deg) would meet it at 50.8 m, beyond max_range
+    let c = cloud(&e, "drop");
+    assert_eq!(c.points.len(), 6 * 360);
+    for p in &c.points {
+        assert!((p[2] + 0.5).abs() < 1e-5, "every return is on the ground 0.5 m below: {p:?}");
+    }
+    let o = cloud(&e, "origin");
+    assert_eq!(o.points.len(), 360 * 56, "origin keeps one point per ray, in ray order");
+    assert_eq!(o.points[6], [0.0; 3], "column 0, row 6 (no return within 40 m) is at the origin");
+    assert!((o.points[5][2] + 0.5).abs() < 1e-5);
+}
+
+#[test]
+fn livox_blind_zone_too_close_is_dropped_or_at_the_origin() {
+    let mut e = cloud_engine(
+        "  - livox_mid360: {site: boxed}\n    name: drop\n  - livox_mid360: {site: boxed, too_close: origin}\n    name: origin\n  - livox_mid360: {site: boxed, range_min: 0.01}\n    name: near\n",
+        1,
+    );
+    e.step_n(50).unwrap();
+    // every ray meets a wall of the well within the 0.1 m blind zone: nothing is measured
+    assert_eq!(cloud(&e, "drop").points.len(), 0);
+    let o = cloud(&e, "origin");
+    assert!(!o.points.is_empty() && o.points.iter().all(|p| *p == [0.0; 3]));
+    // with a 0.01 m blind zone the same rays are points on the walls, every one within 0.1 m
+    let n = cloud(&e, "near");
+    assert_eq!(n.points.len(), o.points.len());
+    assert_eq!(n.points.len(), 360 * 56);
+    for p in &n.points {
+        assert!((p[0].abs().max(p[1].abs()) - 0.04).abs() < 1e-5, "on a wall 0.04 m away: {p:?}");
+    }
+}
+
+#[test]
+fn livox_noise_endpoint_and_static_tf() {
+    let mut e = cloud_engine(
+        "  - livox_mid360: {site: room, range_stddev: 0.02, namespace: bot, tf_parent: world}\n",
+        5,
+    );
+    e.step_n(50).unwrap();
+    let c = cloud(&e, "livox_mid360");
+    let errs: Vec<f64> = c
+        .points
+        .iter()
+        .filter(|p| p[0] > 2.5 && p[1].abs() < 2.5 && p[2].abs() < 1.2)
+        .map(|p| {
+            let r = ((p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) as f64).sqrt();
+            r - 3.0 / (p[0] as f64 / r)
+        })
+        .collect();
+    let n = errs.len() as f64;
+    let m = errs.iter().sum::<f64>() / n;
+    let sd = (errs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n).sqrt();
+    assert!(n > 1000.0);
+    assert!(m.abs() < 0.003 && (sd - 0.02).abs() < 0.002, "mean {m} sd {sd} over {n}");
+    let eps = e.ctx.interface.all();
+    let ep = eps.iter().find(|ep| ep.name == "points").unwrap();
+    assert_eq!(ep.get_hint("ros2", "type"), Some("sensor_msgs/msg/PointCloud2"));
+    assert_eq!(ep.get_hint("ros2", "topic"), Some("livox/lidar"));
+    assert_eq!(ep.namespace, "bot");
+    assert_eq!(ep.snapped.unwrap().every_steps, 50);
+    let tf = eps.iter().find(|ep| ep.name == "tf_static").unwrap();
+    let Some((Payload::Transforms(t), _)) = tf.latest() else { panic!() };
+    assert_eq!((t[0].parent.as_str(), t[0].child.as_str()), ("world", "livox_frame"));
+    assert_eq!(t[0].translation, [0.0, 0.0, 1.5]);
+}
+
+#[test]
+fn refuse_livox_bad_config() {
+    let r = |c: &str, path: &str, needle: &str| refused(c, path, needle);
+    r(
+        "  - livox_mid360: {vertical_rays: 1}\n",
+        "components.livox_mid360.vertical_rays",
+        "must be >= 2, got 1: one elevation is a 2D scan (declare a `lidar`)",
+    );
+    r(
+        "  - livox_mid360: {h_fov_max: 7.0}\n",
+        "components.livox_mid360.h_fov_max",
+        "spans more than a full turn (2π); azimuths would repeat",
+    );
+    r(
+        "  - livox_mid360: {v_fov_min: 0.5, v_fov_max: 0.1}\n",
+        "components.livox_mid360.v_fov_max",
+        "v_fov_max (0.1) must be greater than v_fov_min (0.5)",
+    );
+    r(
+        "  - livox_mid360: {v_fov_max: 2.0}\n",
+        "components.livox_mid360.v_fov_min",
+        "elevations must lie within [-π/2, π/2]",
+    );
+    r(
+        "  - livox_mid360: {too_close: raw}\n",
+        "components.livox_mid360.too_close",
+        "unknown variant `raw`, expected `drop` or `origin`",
+    );
+    r(
+        "  - livox_mid360: {range_min: 50}\n",
+        "components.livox_mid360.range_min",
+        "range_min (50) must be below max_range (40)",
+    );
+    r(
+        "  - livox_mid360: {topics: {scan: x}}\n",
+        "components.livox_mid360.topics.scan",
+        "unknown endpoint role; a livox_mid360 has one: `points`",
+    );
+    r(
+        "  - livox_mid360: {horizontal_rays: 2000, vertical_rays: 1000}\n",
+        "components.livox_mid360.horizontal_rays",
+        "= 2000000 exceeds 1000000 rays per scan",
+    );
+    r("  - livox_mid360: {rays: 5}\n", "components.livox_mid360.rays", "unknown field");
+}

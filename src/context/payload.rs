@@ -143,6 +143,17 @@ pub struct Range {
     pub variance: f32,
 }
 
+/// sensor_msgs/PointCloud2 of bare points: fields x, y, z (float32), one row (height 1).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PointCloud {
+    /// Sim time (s) of the scan.
+    pub stamp: f64,
+    /// Frame the points are expressed in.
+    pub frame_id: String,
+    /// Points (m) in `frame_id`.
+    pub points: Vec<[f32; 3]>,
+}
+
 /// sensor_msgs/NavSatFix shape.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NavSatFix {
@@ -475,6 +486,8 @@ pub enum Payload {
     LaserScan(LaserScan),
     /// One range reading (sensor_msgs/Range).
     Range(Range),
+    /// A point cloud (sensor_msgs/PointCloud2, x/y/z float32).
+    PointCloud(PointCloud),
     /// A GNSS fix (sensor_msgs/NavSatFix).
     NavSatFix(NavSatFix),
     /// A measured velocity with covariance (geometry_msgs/TwistWithCovarianceStamped).
@@ -535,6 +548,7 @@ impl Payload {
             Payload::Odometry(_) => "Odometry",
             Payload::LaserScan(_) => "LaserScan",
             Payload::Range(_) => "Range",
+            Payload::PointCloud(_) => "PointCloud",
             Payload::NavSatFix(_) => "NavSatFix",
             Payload::TwistCov(_) => "TwistCov",
             Payload::Imu(_) => "Imu",

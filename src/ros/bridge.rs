@@ -137,6 +137,7 @@ fn payload_stamp(p: &Payload) -> Option<f64> {
         Payload::Odometry(o) => Some(o.stamp),
         Payload::LaserScan(o) => Some(o.stamp),
         Payload::Range(o) => Some(o.stamp),
+        Payload::PointCloud(o) => Some(o.stamp),
         Payload::NavSatFix(o) => Some(o.stamp),
         Payload::TwistCov(o) => Some(o.stamp),
         Payload::Imu(o) => Some(o.stamp),

@@ -135,6 +135,7 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
         "nav_msgs/msg/Odometry" => vec!["Odometry"],
         "sensor_msgs/msg/LaserScan" => vec!["LaserScan"],
         "sensor_msgs/msg/Range" => vec!["Range"],
+        "sensor_msgs/msg/PointCloud2" => vec!["PointCloud"],
         "sensor_msgs/msg/NavSatFix" => vec!["NavSatFix"],
         "geometry_msgs/msg/TwistWithCovarianceStamped" => vec!["TwistCov"],
         "sensor_msgs/msg/Imu" => vec!["Imu"],
@@ -198,6 +199,39 @@ pub fn fill_range(m: &mut sensor::Range, p: &Payload, fr: &Frames) -> Result<(),
     m.max_range = r.max_range;
     m.range = r.range;
     m.variance = r.variance;
+    Ok(())
+}
+
+/// Fill a PointCloud2: fields x, y, z (FLOAT32 = 7) at offsets 0, 4, 8, little-endian, one row,
+/// dense (a cloud carries no NaN: what is not measured is left out or put at the origin).
+pub fn fill_cloud(m: &mut sensor::PointCloud2, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::PointCloud(c) = p else { return Err(wrong(p, "sensor_msgs/msg/PointCloud2")) };
+    header(&mut m.header, c.stamp, fr, &c.frame_id);
+    if m.fields.len() != 3 {
+        m.fields = ["x", "y", "z"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| sensor::PointField {
+                name: n.to_string(),
+                offset: 4 * i as u32,
+                datatype: 7,
+                count: 1,
+            })
+            .collect();
+    }
+    m.height = 1;
+    m.width = c.points.len() as u32;
+    m.is_bigendian = false;
+    m.point_step = 12;
+    m.row_step = 12 * m.width;
+    m.is_dense = true;
+    m.data.clear();
+    m.data.reserve(12 * c.points.len());
+    for q in &c.points {
+        for v in q {
+            m.data.extend_from_slice(&v.to_le_bytes());
+        }
+    }
     Ok(())
 }
 
@@ -490,6 +524,7 @@ pub const OUT_TYPES: &[&str] = &[
     "nav_msgs/msg/Odometry",
     "sensor_msgs/msg/LaserScan",
     "sensor_msgs/msg/Range",
+    "sensor_msgs/msg/PointCloud2",
     "sensor_msgs/msg/NavSatFix",
     "geometry_msgs/msg/TwistWithCovarianceStamped",
     "sensor_msgs/msg/Imu",
@@ -526,6 +561,9 @@ pub fn make_outbound(
         }
         "sensor_msgs/msg/Range" => {
             typed::<sensor::Range>(node, topic, q, |m, p, fr, _| fill_range(m, p, fr))
+        }
+        "sensor_msgs/msg/PointCloud2" => {
+            typed::<sensor::PointCloud2>(node, topic, q, |m, p, fr, _| fill_cloud(m, p, fr))
         }
         "sensor_msgs/msg/NavSatFix" => {
             typed::<sensor::NavSatFix>(node, topic, q, |m, p, fr, _| fill_navsat(m, p, fr))
@@ -800,6 +838,27 @@ mod tests {
         assert_eq!(tfs[0].transform.translation.x, 1.0);
         let e = fill_scan(&mut sensor::LaserScan::default(), &p, &fr).unwrap_err();
         assert!(e.contains("a Odometry payload cannot be published as sensor_msgs/msg/LaserScan (it takes: LaserScan)"), "{e}");
+    }
+
+    #[test]
+    fn cloud_fills_xyz_float32_little_endian() {
+        let fr = Frames { prefix: String::new(), hint: None };
+        let p = Payload::PointCloud(pl::PointCloud {
+            stamp: 0.5,
+            frame_id: "livox_frame".into(),
+            points: vec![[1.0, 2.0, 3.0], [0.0, 0.0, -0.5]],
+        });
+        let mut m = sensor::PointCloud2::default();
+        fill_cloud(&mut m, &p, &fr).unwrap();
+        assert_eq!(m.header.frame_id, "livox_frame");
+        let names: Vec<_> =
+            m.fields.iter().map(|f| (f.name.as_str(), f.offset, f.datatype)).collect();
+        assert_eq!(names, vec![("x", 0, 7), ("y", 4, 7), ("z", 8, 7)]);
+        assert_eq!((m.height, m.width, m.point_step, m.row_step), (1, 2, 12, 24));
+        assert!(m.is_dense && !m.is_bigendian);
+        assert_eq!(m.data.len(), 24);
+        assert_eq!(f32::from_le_bytes(m.data[4..8].try_into().unwrap()), 2.0);
+        assert_eq!(f32::from_le_bytes(m.data[20..24].try_into().unwrap()), -0.5);
     }
 
     #[test]

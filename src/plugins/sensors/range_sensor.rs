@@ -34,9 +34,9 @@ use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
 use crate::plugins::sensors::lidar::{
-    frame_prefix, relative_transform, resolve_name, unprefixed, FrameRef, LidarConfig, RangeValue,
-    ScanParams, Special,
+    frame_prefix, resolve_name, LidarConfig, RangeValue, ScanParams, Special,
 };
+use crate::plugins::sensors::ray_mount::static_mount_tf;
 use crate::raycast::RayBatch;
 
 fn default_rate() -> f64 {
@@ -512,31 +512,16 @@ impl Plugin for RangeSensor {
         self.ep = ctx.interface.add(ep);
 
         if self.cfg.emit_static_tf {
-            let (parent_name, parent) = match &self.cfg.tf_parent {
-                Some(p) => (
-                    p.clone(),
-                    FrameRef::resolve(ctx.model(), "tf_parent", p, &prefix, ent.as_ref())?,
-                ),
-                None => match (&ent, self.exclude_id) {
-                    (Some(e), _) => {
-                        let id = ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).ok_or_else(|| {
-                            format!("tf_parent: the root body `{}` of entity `{}` is not in the compiled model", e.body, e.name)
-                        })?;
-                        (unprefixed(&e.body, &e.prefix), FrameRef::Body(id))
-                    }
-                    (None, Some(b)) => {
-                        (self.cfg.exclude_body.clone().unwrap_or_default(), FrameRef::Body(b))
-                    }
-                    (None, None) => ("world".to_string(), FrameRef::Body(0)),
-                },
-            };
-            self.tf = Some(relative_transform(
-                ctx.model(),
-                parent,
-                FrameRef::Site(self.site_id),
-                &parent_name,
+            let excl = self.exclude_id.zip(self.cfg.exclude_body.as_deref());
+            self.tf = Some(static_mount_tf(
+                ctx,
+                self.cfg.tf_parent.as_deref(),
+                excl,
+                ent.as_ref(),
+                &prefix,
+                self.site_id,
                 &self.frame_id,
-            ));
+            )?);
             let ep = Endpoint::out("tf_static")
                 .owner(owner)
                 .namespace(&ns)
