@@ -33,6 +33,7 @@ pub fn registry() -> &'static [PluginDescriptor] {
         v.push(scene::cylinder::cylinders_descriptor());
         v.push(plugin_descriptor!("spawn_model", "Place a model as a prop at a pose (static | driven | physics; scale, mass, friction, publish_tf).", scene::spawn_model::SpawnModelConfig, scene::spawn_model::SpawnModel, PluginFlags { provides_entity: true, ..Default::default() }));
         v.push(scene::floorplan::descriptor());
+        v.push(scene::heightfield::descriptor());
         v.push(plugin_descriptor!("lidar", "2D lidar by batched ray casting (REP 117 specials, seeded range noise, dropout, static mount TF).", sensors::lidar::LidarConfig, sensors::lidar::Lidar, PluginFlags::default()));
         v.push(sensors::livox_mid360::descriptor());
         v.push(sensors::range_sensor::descriptor());

@@ -5,4 +5,5 @@ pub mod box_prop;
 pub mod boxes;
 pub mod cylinder;
 pub mod floorplan;
+pub mod heightfield;
 pub mod spawn_model;
