@@ -355,8 +355,8 @@ impl Gnss {
             let mut rng = ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?;
             let phi = (-self.period / self.cfg.bias_time).exp();
             let q = (1.0 - phi * phi).sqrt();
-            for k in 0..3 {
-                self.bias[k] = self.bias[k] * phi + rng.normal(s[k] * q);
+            for (b, sk) in self.bias.iter_mut().zip(s) {
+                *b = *b * phi + rng.normal(sk * q);
             }
             for w in white.iter_mut().zip(s) {
                 *w.0 = rng.normal(w.1);
@@ -480,8 +480,8 @@ impl Plugin for Gnss {
             let mut rng =
                 ctx.rng_for(&format!("{}:bias0", self.rng_name)).map_err(|e| e.to_string())?;
             let s = self.sigmas();
-            for k in 0..3 {
-                self.bias[k] = rng.normal(s[k]);
+            for (b, sk) in self.bias.iter_mut().zip(s) {
+                *b = rng.normal(sk);
             }
         }
         Ok(())
