@@ -6,8 +6,8 @@ use std::path::Path;
 
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::{Payload, Twist};
+use roqsim::mujoco::raycast::RayBatch;
 use roqsim::plugins::scene::heightfield::{HeightfieldConfig, Terrain};
-use roqsim::raycast::RayBatch;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 fn engine_in(dir: &Path, yaml: &str) -> Engine {
@@ -34,10 +34,10 @@ fn cfg(yaml: &str) -> HeightfieldConfig {
 /// The surface z under (x, y) in the compiled world, by a ray straight down from 10 m.
 fn surface_z(e: &mut Engine, x: f64, y: f64) -> f64 {
     let mut b = RayBatch::new(1);
-    b.dirs.copy_from_slice(&[0.0, 0.0, -1.0]);
+    b.set_dir(0, [0.0, 0.0, -1.0]);
     b.cast(e.ctx.data_mut(), [x, y, 10.0], None, None, true, 100.0);
-    assert!(b.dist[0] >= 0.0, "no ground under ({x}, {y})");
-    10.0 - b.dist[0]
+    assert!(b.dist()[0] >= 0.0, "no ground under ({x}, {y})");
+    10.0 - b.dist()[0]
 }
 
 /// A 2-D little-endian float64 .npy, row-major.

@@ -24,8 +24,7 @@ use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{
-    schema_of, typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor,
-    PluginFlags, ValidateConfig,
+    typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
 };
 
 fn d_source() -> String {
@@ -354,15 +353,13 @@ fn read_png(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "heightfield",
-        summary: "Outdoor ground as a height field: generated (seeded fractal value noise: octaves, roughness) or from a .npy / grayscale .png; provides the world.",
-        flags: PluginFlags { provides_world: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<HeightfieldConfig>,
-        create,
-        expand: None,
-    }
+    crate::plugin_descriptor!(
+        "heightfield",
+        "Outdoor ground as a height field: generated (seeded fractal value noise: octaves, roughness) or from a .npy / grayscale .png; provides the world.",
+        HeightfieldConfig;
+        create
+    )
+    .provides_world()
 }
 
 /// Typed config → validated → terrain made or read (a bad file is refused before anything is

@@ -44,9 +44,11 @@ use serde_norway::Value;
 use crate::context::payload::{NavSatFix, TwistCov};
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::mujoco::frames::resolve_name;
 use crate::plugin::ValidateConfig;
-use crate::plugin::{typed_config, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags};
-use crate::plugins::sensors::lidar::{frame_prefix, resolve_name, unprefixed};
+use crate::plugin::{typed_config, Hooks, Plugin, PluginArgs, PluginDescriptor};
+use crate::plugins::shared::unprefixed;
+use crate::spawn::frame_prefix;
 
 /// The WGS84 semi-major axis (m): the radius of the equirectangular projection.
 pub const EARTH_RADIUS: f64 = 6_378_137.0;
@@ -259,15 +261,12 @@ pub fn reader_key(address: &str) -> String {
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "gnss",
-        summary: "GNSS receiver: a body's ENU position as WGS84 NavSatFix (equirectangular about the datum) + velocity, Ornstein-Uhlenbeck bias plus white noise, held between updates, `denied`.",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: crate::plugin::schema_of::<GnssConfig>,
-        create,
-        expand: None,
-    }
+    crate::plugin_descriptor!(
+        "gnss",
+        "GNSS receiver: a body's ENU position as WGS84 NavSatFix (equirectangular about the datum) + velocity, Ornstein-Uhlenbeck bias plus white noise, held between updates, `denied`.",
+        GnssConfig;
+        create
+    )
 }
 
 fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
@@ -430,7 +429,7 @@ impl Plugin for Gnss {
         let prefix = ent.as_ref().map(|e| e.prefix.clone()).unwrap_or_default();
         let body_name = match (&self.cfg.body, &ent) {
             (Some(b), _) => b.clone(),
-            (None, Some(e)) => unprefixed(&e.body, &e.prefix),
+            (None, Some(e)) => unprefixed(&e.body, &e.prefix).to_string(),
             (None, None) => unreachable!("refused at load: a top-level gnss names its body"),
         };
         self.body_id = resolve_name(

@@ -1,5 +1,5 @@
 //! `livox_mid360`: the Livox Mid-360 3D lidar by batched ray casting through the one raycast seam
-//! ([`crate::raycast::RayBatch::cast`], no GL), published as `sensor_msgs/PointCloud2`.
+//! ([`crate::mujoco::raycast::RayBatch::cast`], no GL), published as `sensor_msgs/PointCloud2`.
 //!
 //! Pattern. `horizontal_rays` azimuths × `vertical_rays` elevations from the site (its +x is
 //! azimuth 0, its +z up). Azimuths span `h_fov_min..h_fov_max`; a full turn wraps (no sample at
@@ -35,12 +35,12 @@ use serde::Deserialize;
 use crate::context::payload::{PointCloud, Transform};
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
-use crate::plugins::sensors::lidar::{
-    frame_prefix, resolve_name, LidarConfig, RangeValue, ScanParams,
-};
+use crate::mujoco::frames::resolve_name;
+use crate::mujoco::raycast::RayBatch;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugins::sensors::lidar::{LidarConfig, RangeValue, ScanParams};
 use crate::plugins::sensors::ray_mount::static_mount_tf;
-use crate::raycast::RayBatch;
+use crate::spawn::frame_prefix;
 
 /// What a ray without a measured return publishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -355,8 +355,7 @@ pub fn descriptor() -> PluginDescriptor {
         "livox_mid360",
         "Livox Mid-360 3D lidar by batched ray casting: a 360 x 56 azimuth/elevation pattern (-7..+52 deg), 0.1 m blind zone, drop/origin for unmeasured rays, PointCloud2 in livox_frame.",
         LivoxMid360Config,
-        LivoxMid360,
-        PluginFlags { parallel_safe: true, ..Default::default() }
+        LivoxMid360
     )
 }
 
@@ -408,10 +407,8 @@ impl LivoxMid360 {
             (d.site_xpos()[self.site_id], d.site_xmat()[self.site_id])
         };
         for (i, v) in self.pattern.iter().enumerate() {
-            for r in 0..3 {
-                self.batch.dirs[3 * i + r] =
-                    m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
-            }
+            let w = |r: usize| m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
+            self.batch.set_dir(i, [w(0), w(1), w(2)]);
         }
         self.batch.cast(ctx.data_mut(), origin, self.exclude_id, None, true, p.max_range);
         let mut rng = if p.draws() {
@@ -422,7 +419,7 @@ impl LivoxMid360 {
         let mut points = Vec::with_capacity(self.pattern.len());
         for (i, v) in self.pattern.iter().enumerate() {
             let dropped = p.dropout > 0.0 && rng.as_mut().is_some_and(|r| r.uniform() < p.dropout);
-            let d = self.batch.dist[i];
+            let d = self.batch.dist()[i];
             let unmeasured = if dropped || d < 0.0 || d > p.max_range {
                 Some(self.cfg.no_return)
             } else if d < p.range_min {

@@ -1,11 +1,27 @@
-//! roqsim_sensors: sensor devices and their capture plugins.
+//! roqsim_sensors: sensor devices, their capture plugins and joint_state_publisher.
 
 pub mod force_torque;
 pub mod gnss;
 pub mod ground_truth_pose;
 pub mod imu;
+pub mod joint_state_publisher;
 pub mod lidar;
 pub mod livox_mid360;
 pub mod range_sensor;
 pub mod ray_mount;
 pub mod spawn_sensor;
+
+/// This family's plugins, in catalogue order.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    vec![
+        spawn_sensor::descriptor(),
+        lidar::descriptor(),
+        livox_mid360::descriptor(),
+        range_sensor::descriptor(),
+        gnss::descriptor(),
+        imu::descriptor(),
+        joint_state_publisher::descriptor(),
+        ground_truth_pose::descriptor(),
+        force_torque::descriptor(),
+    ]
+}

@@ -1,5 +1,5 @@
 //! `range_sensor`: the ray-grid range sensor (ToF, IR proximity, ultrasonic, cliff) by batched
-//! ray casting through the one raycast seam ([`crate::raycast::RayBatch::cast`]).
+//! ray casting through the one raycast seam ([`crate::mujoco::raycast::RayBatch::cast`]).
 //!
 //! Geometry. The site's +x is the boresight. `h_rays` × `v_rays` rays span `h_fov` × `v_fov`
 //! symmetrically about it (inclusive ends; one ray along the boresight where a count is 1): ray
@@ -32,12 +32,12 @@ use serde::Deserialize;
 use crate::context::payload::{Range, Transform};
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
-use crate::plugins::sensors::lidar::{
-    frame_prefix, resolve_name, LidarConfig, RangeValue, ScanParams, Special,
-};
+use crate::mujoco::frames::resolve_name;
+use crate::mujoco::raycast::RayBatch;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugins::sensors::lidar::{LidarConfig, RangeValue, ScanParams, Special};
 use crate::plugins::sensors::ray_mount::static_mount_tf;
-use crate::raycast::RayBatch;
+use crate::spawn::frame_prefix;
 
 fn default_rate() -> f64 {
     62.0
@@ -337,8 +337,7 @@ pub fn descriptor() -> PluginDescriptor {
         "range_sensor",
         "Ray-grid range sensor (ToF / IR proximity / ultrasonic / cliff): the nearest return of an h_rays x v_rays grid about a site's +x as sensor_msgs/Range (REP 117 specials, the lidar's noise).",
         RangeSensorConfig,
-        RangeSensor,
-        PluginFlags { parallel_safe: true, ..Default::default() }
+        RangeSensor
     )
 }
 
@@ -391,10 +390,8 @@ impl RangeSensor {
             (d.site_xpos()[self.site_id], d.site_xmat()[self.site_id])
         };
         for (i, v) in self.grid.iter().enumerate() {
-            for r in 0..3 {
-                self.batch.dirs[3 * i + r] =
-                    m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
-            }
+            let w = |r: usize| m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
+            self.batch.set_dir(i, [w(0), w(1), w(2)]);
         }
         self.batch.cast(ctx.data_mut(), origin, self.exclude_id, None, true, p.detection_max);
         let mut rng = if p.draws() {
@@ -415,7 +412,7 @@ impl RangeSensor {
                     }
                 }
             }
-            let d = self.batch.dist[i];
+            let d = self.batch.dist()[i];
             let v = if d < 0.0 || d > p.detection_max {
                 p.no_return
             } else if d < p.detection_min {

@@ -8,7 +8,8 @@ use mujoco_rs::prelude::*;
 
 use crate::context::payload::Transform;
 use crate::context::{Entity, SimContext};
-use crate::plugins::sensors::lidar::{relative_transform, unprefixed, FrameRef};
+use crate::mujoco::frames::{relative_transform, FrameRef};
+use crate::plugins::shared::unprefixed;
 
 /// The mount transform of the sensor at `site_id`, named `frame_id`.
 pub fn static_mount_tf(
@@ -31,7 +32,7 @@ pub fn static_mount_tf(
                         e.body, e.name
                     )
                     })?;
-                (unprefixed(&e.body, &e.prefix), FrameRef::Body(id))
+                (unprefixed(&e.body, &e.prefix).to_string(), FrameRef::Body(id))
             }
             (None, Some((b, name))) => (name.to_string(), FrameRef::Body(b)),
             (None, None) => ("world".to_string(), FrameRef::Body(0)),
