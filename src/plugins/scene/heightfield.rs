@@ -324,7 +324,10 @@ fn read_png(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
     let mut dec = png::Decoder::new(std::io::BufReader::new(f));
     dec.set_transformations(png::Transformations::EXPAND);
     let mut reader = dec.read_info().map_err(|e| format!("{}: not a PNG: {e}", path.display()))?;
-    let mut buf = vec![0; reader.output_buffer_size()];
+    let size = reader
+        .output_buffer_size()
+        .ok_or_else(|| format!("{}: the image is too large to decode", path.display()))?;
+    let mut buf = vec![0; size];
     let info = reader.next_frame(&mut buf).map_err(|e| format!("{}: {e}", path.display()))?;
     let (w, h) = (info.width as usize, info.height as usize);
     let ch = match info.color_type {
