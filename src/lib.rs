@@ -10,6 +10,7 @@ pub mod controllers;
 pub mod engine;
 pub mod error;
 pub mod mjcf;
+pub mod model_import;
 pub mod plugin;
 pub mod plugins;
 pub mod presence;

@@ -646,16 +646,16 @@ fn is_joint_trn(t: mjtTrn) -> bool {
 impl ArmController {
     fn resolve(&mut self, ctx: &mut SimContext, entity: &Entity) -> Result<(), String> {
         let model = ctx.model();
-        let root = common::entity_body(model, entity)?;
+        let roots = common::entity_roots(model, entity)?;
         let nu = model.ffi().nu as usize;
         let prefix = &entity.prefix;
         let on_entity = |a: usize| -> bool {
             if prefix.is_empty() {
                 match common::actuator_joint(model, a) {
-                    Some(j) => common::in_subtree(model, model.jnt_bodyid()[j] as usize, root),
+                    Some(j) => common::in_entity(model, model.jnt_bodyid()[j] as usize, &roots),
                     None => {
                         model.actuator_trntype()[a] == mjtTrn::mjTRN_TENDON
-                            && tendon_on(model, model.actuator_trnid()[a][0] as usize, root)
+                            && tendon_on(model, model.actuator_trnid()[a][0] as usize, &roots)
                     }
                 }
             } else {
@@ -1116,9 +1116,9 @@ impl ArmController {
     }
 }
 
-fn tendon_on(model: &MjModel, t: usize, root: usize) -> bool {
+fn tendon_on(model: &MjModel, t: usize, roots: &[usize]) -> bool {
     first_tendon_joint(model, t)
-        .is_some_and(|j| common::in_subtree(model, model.jnt_bodyid()[j] as usize, root))
+        .is_some_and(|j| common::in_entity(model, model.jnt_bodyid()[j] as usize, roots))
 }
 
 fn first_tendon_joint(model: &MjModel, t: usize) -> Option<usize> {

