@@ -437,6 +437,9 @@ pub struct ActuatorRow {
     pub ctrlrange: Option<[f64; 2]>,
     /// Origin of the command range.
     pub ctrlrange_origin: Origin,
+    /// How a controller's command maps onto this actuator's ctrl, when a controller states one
+    /// (a GripperCommand's position in the gripper joint's unit): `(text, origin)`.
+    pub command_map: Option<(String, Origin)>,
 }
 
 /// Every actuator of one entity, as it ran, plus the bodies gravity compensation holds up.
@@ -473,6 +476,10 @@ impl ActuatorTable {
                 r.ctrlrange,
                 r.ctrlrange_origin.as_str()
             );
+            if let Some((m, o)) = &r.command_map {
+                s.pop();
+                s += &format!("; command {m} ({})\n", o.as_str());
+            }
         }
         s
     }
@@ -548,6 +555,7 @@ pub fn describe(spec: &MjSpec) -> Vec<ActuatorRow> {
                 forcerange_origin: Origin::Model,
                 ctrlrange: limited(a.ctrllimited(), a.ctrlrange()).then(|| *a.ctrlrange()),
                 ctrlrange_origin: Origin::Model,
+                command_map: None,
             }
         })
         .collect()
@@ -781,6 +789,7 @@ pub fn apply(
             forcerange_origin: force_origin,
             ctrlrange: ctrl,
             ctrlrange_origin: ctrl_origin,
+            command_map: None,
         };
     }
     Ok(rows)

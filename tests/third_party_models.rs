@@ -475,3 +475,111 @@ fn passive_dynamics_match_plain_mujoco_over_5_s() {
     let e3 = passive_matches(&robotiq(), ", timestep: 0.002, cone: elliptic, impratio: 10", "g_");
     assert!(e3 < 1e-6, "2f85: {e3:e}");
 }
+
+// ------------------------------------------------------------------------------------------
+// GripperCommand on a third-party gripper: joint units, derived mapping
+// ------------------------------------------------------------------------------------------
+
+struct Goal {
+    outcome: crossbeam_channel::Receiver<roqsim::context::payload::ActionOutcome>,
+}
+
+fn send_grip(e: &mut Engine, position: f64) -> Goal {
+    use roqsim::context::payload::{ActionCall, GripperGoal, Payload};
+    let ep = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .position(|ep| ep.name == "gripper_cmd")
+        .expect("a gripper_cmd endpoint");
+    let (ftx, _frx) = crossbeam_channel::unbounded();
+    let (otx, orx) = crossbeam_channel::unbounded();
+    e.ctx.interface.deliver(
+        ep,
+        Payload::Goal(ActionCall {
+            goal: Box::new(Payload::Gripper(GripperGoal { position, max_effort: 0.0 })),
+            feedback: ftx,
+            outcome: otx,
+            cancel: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        }),
+    );
+    Goal { outcome: orx }
+}
+
+/// Step until the outcome: (status, error string, position, stalled, reached_goal, steps).
+fn grip_outcome(e: &mut Engine, g: &Goal) -> (String, String, f64, bool, bool, u64) {
+    use roqsim::context::payload::Payload;
+    for i in 0..20_000 {
+        e.step().unwrap();
+        if let Ok(o) = g.outcome.try_recv() {
+            let Some(r) = o.result.as_deref() else { panic!("no result: {o:?}") };
+            let Payload::GripperResult { position, stalled, reached_goal, .. } = r else {
+                panic!("not a GripperResult: {r:?}")
+            };
+            return (
+                format!("{:?}", o.status),
+                o.error_string.clone(),
+                *position,
+                *stalled,
+                *reached_goal,
+                i + 1,
+            );
+        }
+    }
+    panic!("no gripper outcome in 40 s");
+}
+
+#[test]
+fn gripper_command_is_in_joint_units_on_a_0_255_ctrl_gripper() {
+    let (u, g) = (ur5e(), robotiq());
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = format!(
+        "sim: {{world: empty.xml, cone: elliptic, impratio: 10}}
+components:
+  - spawn_arm:
+      model: '{u}'
+      prefix: ur_
+      end_effector: {{model: '{g}', prefix: g_}}
+    name: ur
+    components:
+      - arm_controller:
+          joints: [shoulder_pan_joint, shoulder_lift_joint, elbow_joint, wrist_1_joint, wrist_2_joint, wrist_3_joint]
+          gripper_actuator: g_fingers_actuator
+          gripper_joint: g_right_driver_joint
+          gripper_ctrl: 0
+"
+    );
+    let mut e = engine(dir.path(), &yaml);
+    // The mapping is derived from the model (gain 80/255, bias -100 on a tendon of two 0.5
+    // coefficients) and shown in the resolved actuator table.
+    let t = e
+        .ctx
+        .blackboard
+        .get::<roqsim::actuators::ActuatorTable>("actuator_table:ur")
+        .unwrap()
+        .clone();
+    let row = t.row("g_fingers_actuator").expect("the gripper's row");
+    let (text, origin) = row.command_map.clone().expect("a command mapping");
+    assert_eq!(
+        text,
+        "gripper position 0.000000 .. 0.800000 rad (g_right_driver_joint) -> ctrl 0 .. 255"
+    );
+    assert_eq!(origin, roqsim::actuators::Origin::Model);
+    assert!(t.render().contains("; command gripper position 0.000000 .. 0.800000 rad"));
+    // Close to 0.6 rad (a GripperCommand position in the joint's radians): reached.
+    let gl = send_grip(&mut e, 0.6);
+    let (status, msg, pos, stalled, reached, steps) = grip_outcome(&mut e, &gl);
+    assert_eq!((status.as_str(), stalled, reached), ("Succeeded", false, true), "{msg}");
+    assert!((pos - 0.6).abs() < 0.01, "{pos}");
+    // 1.5 rad is beyond the 0.8 rad the jaws can travel: never reported as reached.
+    let gl = send_grip(&mut e, 1.5);
+    let (status, msg, pos, stalled, reached, steps) = grip_outcome(&mut e, &gl);
+    assert!(!reached && stalled, "{status} {msg}");
+    assert!(pos > 0.75 && pos < 0.81, "{pos}");
+    // Open again.
+    let gl = send_grip(&mut e, 0.0);
+    let (status, _, pos, _, reached, _) = grip_outcome(&mut e, &gl);
+    assert_eq!((status.as_str(), reached), ("Succeeded", true));
+    assert!(pos.abs() < 0.01, "{pos}");
+}
