@@ -569,12 +569,12 @@ components:
     assert!(t.render().contains("; command gripper position 0.000000 .. 0.800000 rad"));
     // Close to 0.6 rad (a GripperCommand position in the joint's radians): reached.
     let gl = send_grip(&mut e, 0.6);
-    let (status, msg, pos, stalled, reached, steps) = grip_outcome(&mut e, &gl);
+    let (status, msg, pos, stalled, reached, _) = grip_outcome(&mut e, &gl);
     assert_eq!((status.as_str(), stalled, reached), ("Succeeded", false, true), "{msg}");
     assert!((pos - 0.6).abs() < 0.01, "{pos}");
     // 1.5 rad is beyond the 0.8 rad the jaws can travel: never reported as reached.
     let gl = send_grip(&mut e, 1.5);
-    let (status, msg, pos, stalled, reached, steps) = grip_outcome(&mut e, &gl);
+    let (status, msg, pos, stalled, reached, _) = grip_outcome(&mut e, &gl);
     assert!(!reached && stalled, "{status} {msg}");
     assert!(pos > 0.75 && pos < 0.81, "{pos}");
     // Open again.
@@ -582,4 +582,117 @@ components:
     let (status, _, pos, _, reached, _) = grip_outcome(&mut e, &gl);
     assert_eq!((status.as_str(), reached), ("Succeeded", true));
     assert!(pos.abs() < 0.01, "{pos}");
+}
+
+// ------------------------------------------------------------------------------------------
+// `actuators: add:` — a model with no actuators becomes controllable
+// ------------------------------------------------------------------------------------------
+
+/// A two-link arm with no actuators (as a description converted from a URDF often is): hinges
+/// `shoulder` (±2 rad) and `elbow` (±3 rad), a 1 kg and a 0.5 kg link, no collisions.
+const BARE: &str = r#"<mujoco model="bare_arm">
+  <compiler angle="radian"/>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body name="base">
+      <geom type="cylinder" size="0.05 0.02" mass="2"/>
+      <body name="upper" pos="0 0 0.05">
+        <joint name="shoulder" axis="0 1 0" range="-2 2" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/>
+        <body name="lower" pos="0.3 0 0">
+          <joint name="elbow" axis="0 1 0" range="-3 3" damping="0.1"/>
+          <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.5"/>
+          <site name="tip" pos="0.2 0 0"/>
+        </body>
+      </body>
+    </body>
+    <body name="ball" pos="1 0 0.1"><freejoint name="ball_free"/><geom size="0.05" mass="0.1"/></body>
+  </worldbody>
+</mujoco>"#;
+
+#[test]
+fn actuators_add_creates_actuators_for_a_model_that_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bare.xml"), BARE).unwrap();
+    let mut e = engine(
+        dir.path(),
+        "sim: {world: empty.xml}
+components:
+  - spawn_arm:
+      model: bare.xml
+      prefix: b_
+      actuators:
+        add: [shoulder, elbow]
+        control: position
+        p: 40
+        d: 4
+        effort_limit: 12
+        each:
+          elbow: {control: velocity, d: 2, ctrlrange: [-3, 3]}
+    name: arm
+",
+    );
+    let m = e.ctx.model();
+    let sh = m.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "b_shoulder").expect("created actuator");
+    let el = m.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "b_elbow").expect("created actuator");
+    assert_eq!(m.actuator_gainprm()[sh][0], 40.0);
+    assert_eq!(&m.actuator_biasprm()[sh][..3], &[0.0, -40.0, -4.0]);
+    assert_eq!(m.actuator_forcerange()[sh], [-12.0, 12.0]);
+    assert_eq!(&m.actuator_biasprm()[el][..3], &[0.0, 0.0, -2.0]);
+    assert_eq!(m.actuator_ctrlrange()[el], [-3.0, 3.0]);
+    let t = e
+        .ctx
+        .blackboard
+        .get::<roqsim::actuators::ActuatorTable>("actuator_table:arm")
+        .unwrap()
+        .clone();
+    assert_eq!(t.rows.len(), 2);
+    assert_eq!(
+        t.row("shoulder").unwrap().law,
+        roqsim::actuators::Law::Control(roqsim::actuators::Control::Position)
+    );
+    // The position joint holds up both links (gravity compensation follows the created law).
+    assert_eq!(t.gravcomp_bodies, vec!["upper".to_string(), "lower".to_string()]);
+    // Driven: shoulder to 0.5 rad, elbow at 1 rad/s.
+    e.ctx.data_mut().ctrl_mut()[sh] = 0.5;
+    e.ctx.data_mut().ctrl_mut()[el] = 1.0;
+    let q0 = qpos_of(&e, "b_elbow");
+    for _ in 0..1000 {
+        e.step().unwrap();
+    }
+    let q = qpos_of(&e, "b_shoulder");
+    assert!((q - 0.5).abs() < 1e-3, "shoulder {q}");
+    let m = e.ctx.model();
+    let j = m.name_to_id(MjtObjBase::mjOBJ_JOINT, "b_elbow").unwrap();
+    let v = e.ctx.data().qvel()[m.jnt_dofadr()[j] as usize];
+    assert!((v - 1.0).abs() < 0.05, "elbow {v} rad/s");
+    assert!(qpos_of(&e, "b_elbow") - q0 > 1.5);
+}
+
+#[test]
+fn actuators_add_refusals_name_the_key_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bare.xml"), BARE).unwrap();
+    let arm = |block: &str| {
+        format!(
+            "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: bare.xml, actuators: {block}}}\n    name: arm\n"
+        )
+    };
+    let t = refusal(dir.path(), &arm("{add: [shoulder]}"));
+    assert!(t.contains("actuators.add: creating actuators needs the law they run: state `control:` (position, velocity, effort or impedance) beside `add:`"), "{t}");
+    let t = refusal(dir.path(), &arm("{add: [wrist], control: effort}"));
+    assert!(t.contains("actuators.add[0]: model `bare.xml` has no joint `wrist`; its hinge and slide joints are [shoulder, elbow]"), "{t}");
+    let t = refusal(dir.path(), &arm("{add: [ball_free], control: effort}"));
+    assert!(t.contains("actuators.add[0]: joint `ball_free` is a free joint; an actuator drives one hinge or slide joint"), "{t}");
+    let t = refusal(dir.path(), &arm("{add: [shoulder, shoulder], control: effort}"));
+    assert!(t.contains("actuators.add[1]: joint `shoulder` is listed twice"), "{t}");
+    let t = refusal(dir.path(), &arm("{add: [shoulder], control: position}"));
+    assert!(t.contains("state `p:`"), "{t}");
+    // A joint some actuator already drives: restate that actuator instead.
+    let u = ur5e();
+    let t = refusal(
+        dir.path(),
+        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', actuators: {{add: [elbow_joint], control: effort}}}}\n    name: arm\n"),
+    );
+    assert!(t.contains("actuators.add[0]: joint `elbow_joint` is already driven by actuator `elbow`; restate that one under `each: {elbow: ...}` instead"), "{t}");
 }
