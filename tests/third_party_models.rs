@@ -696,3 +696,79 @@ fn actuators_add_refusals_name_the_key_and_the_fix() {
     );
     assert!(t.contains("actuators.add[0]: joint `elbow_joint` is already driven by actuator `elbow`; restate that one under `each: {elbow: ...}` instead"), "{t}");
 }
+
+// ------------------------------------------------------------------------------------------
+// spawn_robot: the same physics as spawn_arm, the file's frames kept
+// ------------------------------------------------------------------------------------------
+
+#[test]
+fn spawn_robot_and_spawn_arm_compensate_the_same_bodies() {
+    let u = ur5e();
+    let dir = tempfile::tempdir().unwrap();
+    let table = |e: &Engine, name: &str| {
+        e.ctx
+            .blackboard
+            .get::<roqsim::actuators::ActuatorTable>(&format!("actuator_table:{name}"))
+            .unwrap()
+            .gravcomp_bodies
+            .clone()
+    };
+    let arm = engine(
+        dir.path(),
+        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: a_}}\n    name: a\n"),
+    );
+    let robot = engine(
+        dir.path(),
+        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{u}', prefix: a_}}\n    name: a\n"),
+    );
+    let want: Vec<String> = [
+        "shoulder_link",
+        "upper_arm_link",
+        "forearm_link",
+        "wrist_1_link",
+        "wrist_2_link",
+        "wrist_3_link",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    assert_eq!(table(&arm, "a"), want);
+    assert_eq!(table(&robot, "a"), want);
+    let (ma, mr) = (arm.ctx.model(), robot.ctx.model());
+    assert_eq!(ma.body_gravcomp(), mr.body_gravcomp());
+    // And the same pose at home: the keyframe is the default home for spawn_robot too.
+    for j in ["a_shoulder_lift_joint", "a_elbow_joint", "a_wrist_1_joint"] {
+        assert_eq!(qpos_of(&arm, j), qpos_of(&robot, j), "{j}");
+    }
+    assert!(notes(&robot)
+        .contains(&"spawn_robot `a`: home is the model's keyframe `home` (6 joints)".to_string()));
+}
+
+#[test]
+fn spawn_robot_keeps_the_files_frames_and_composes_the_spawn_pose() {
+    let f = aloha();
+    let dump = plain_json(&["poses", &f, "3", "9"]);
+    let dir = tempfile::tempdir().unwrap();
+    let e = engine(
+        dir.path(),
+        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{f}', prefix: r_}}\n    name: cell\n"),
+    );
+    let (n, perr, rerr) = compare_poses(&e, "r_", &dump, &Pose::default());
+    assert_eq!(n, 3 * (25 + 9));
+    assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
+    // Welded (the file has no `base_free`), and every top-level body is the entity's.
+    let ent = e.ctx.entities.get("cell").unwrap().clone();
+    assert!(ent.free_joint.is_none());
+    let m = e.ctx.model();
+    assert!(
+        roqsim::plugins::core::resolve_body(m, &ent, "body", "vx300s_right/gripper_link").is_ok()
+    );
+    assert!(roqsim::plugins::core::resolve_joint(m, &ent, "joint", "red_box_joint").is_ok());
+    let e = engine(
+        dir.path(),
+        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{f}', prefix: r_, pose: {{position: {{x: 2.0, y: -1.0}}, orientation: {{yaw: 0.7}}}}}}\n    name: cell\n"),
+    );
+    let frame = Pose { pos: [2.0, -1.0, 0.0], quat: roqsim::mjcf::quat_from_rpy(0.0, 0.0, 0.7) };
+    let (_, perr, rerr) = compare_poses(&e, "r_", &dump, &frame);
+    assert!(perr < 1e-9 && rerr < 1e-9, "composed: pos {perr:e} m, rot {rerr:e}");
+}
