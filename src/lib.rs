@@ -22,6 +22,7 @@ pub mod runner;
 pub mod sensor_fault;
 pub mod sim_control;
 pub mod spawn;
+pub mod urdf_export;
 pub mod world;
 
 pub use context::SimContext;

@@ -772,3 +772,224 @@ fn spawn_robot_keeps_the_files_frames_and_composes_the_spawn_pose() {
     let (_, perr, rerr) = compare_poses(&e, "r_", &dump, &frame);
     assert!(perr < 1e-9 && rerr < 1e-9, "composed: pos {perr:e} m, rot {rerr:e}");
 }
+
+// ------------------------------------------------------------------------------------------
+// URDF export, read back by yourdfpy
+// ------------------------------------------------------------------------------------------
+
+/// Export entity `name`'s URDF, read it with yourdfpy at 20 random joint configurations (inside
+/// the limits; unlimited joints in [-pi, pi]), and compare every link frame (in the root link's
+/// frame) with MuJoCo's: the body frame moved to its joint anchor. Also the joint limits and the
+/// total mass. Returns (links compared, max position error, max rotation-matrix error).
+fn urdf_matches_mujoco(e: &Engine, name: &str) -> (usize, f64, f64) {
+    let ent = e.ctx.entities.get(name).unwrap().clone();
+    let m = e.ctx.model();
+    let urdf = roqsim::urdf_export::export_urdf(m, &ent).expect("export");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("robot.urdf");
+    std::fs::write(&path, &urdf).unwrap();
+    // The exported joints (by their URDF names = unprefixed MuJoCo names).
+    let nj = m.ffi().njnt as usize;
+    let roots = roqsim::plugins::core::entity_roots(m, &ent).unwrap();
+    let joints: Vec<usize> = (0..nj)
+        .filter(|&j| {
+            matches!(
+                m.jnt_type()[j],
+                mujoco_rs::mujoco_c::mjtJoint::mjJNT_HINGE
+                    | mujoco_rs::mujoco_c::mjtJoint::mjJNT_SLIDE
+            )
+        })
+        .filter(|&j| roqsim::plugins::core::in_entity(m, m.jnt_bodyid()[j] as usize, &roots))
+        .filter(|&j| urdf.contains(&format!("<joint name=\"{}\"", jname(m, &ent, j))))
+        .collect();
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let configs: Vec<Vec<f64>> = (0..20)
+        .map(|_| {
+            joints
+                .iter()
+                .map(|&j| {
+                    let [lo, hi] = if m.jnt_limited()[j] {
+                        m.jnt_range()[j]
+                    } else {
+                        [-std::f64::consts::PI, std::f64::consts::PI]
+                    };
+                    lo + (hi - lo) * rnd()
+                })
+                .collect()
+        })
+        .collect();
+    let cfg_json: Vec<serde_json::Map<String, Value>> = configs
+        .iter()
+        .map(|c| joints.iter().zip(c).map(|(&j, v)| (jname(m, &ent, j), Value::from(*v))).collect())
+        .collect();
+    let cfg_path = dir.path().join("configs.json");
+    std::fs::write(&cfg_path, serde_json::to_string(&cfg_json).unwrap()).unwrap();
+    let out = Command::new(python())
+        .arg(repo().join("tests/third_party/urdf_fk.py"))
+        .arg(&path)
+        .arg(&cfg_path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "urdf_fk.py: {}", String::from_utf8_lossy(&out.stderr));
+    let fk: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let root_link = fk["root"].as_str().unwrap().to_string();
+    let body = |n: &str| m.name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{}{n}", ent.prefix));
+    let root_b = body(&root_link).expect("root link is a body");
+    let anchor = |b: usize| -> [f64; 3] {
+        if m.body_jntnum()[b] == 1 {
+            let j = m.body_jntadr()[b] as usize;
+            if m.jnt_type()[j] != mujoco_rs::mujoco_c::mjtJoint::mjJNT_FREE {
+                return m.jnt_pos()[j];
+            }
+        }
+        [0.0; 3]
+    };
+    let (mut n, mut perr, mut rerr) = (0, 0.0f64, 0.0f64);
+    for (k, c) in configs.iter().enumerate() {
+        let mut d = e.ctx.data().clone();
+        for (&j, v) in joints.iter().zip(c) {
+            d.qpos_mut()[m.jnt_qposadr()[j] as usize] = *v;
+        }
+        d.forward();
+        let root = Pose { pos: d.xpos()[root_b], quat: d.xquat()[root_b] };
+        for (link, ts) in fk["links"].as_object().unwrap() {
+            let Some(b) = body(link) else { continue }; // a vendor frame link
+            let world = compose(
+                &Pose { pos: d.xpos()[b], quat: d.xquat()[b] },
+                &Pose { pos: anchor(b), quat: [1.0, 0.0, 0.0, 0.0] },
+            );
+            let rel = roqsim::spawn::relative(&root, &world);
+            let t = &ts[k];
+            let want_r = rot_mat(&rel.quat, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+            for i in 0..3 {
+                perr = perr.max((t[i][3].as_f64().unwrap() - rel.pos[i]).abs());
+                for jj in 0..3 {
+                    rerr = rerr.max((t[i][jj].as_f64().unwrap() - want_r[3 * i + jj]).abs());
+                }
+            }
+            n += 1;
+        }
+    }
+    // Limits and mass.
+    for &j in &joints {
+        let info = &fk["joints"][jname(m, &ent, j).as_str()];
+        if m.jnt_limited()[j] {
+            let r = m.jnt_range()[j];
+            assert_eq!(info["lower"].as_f64(), Some(r[0]), "{}", jname(m, &ent, j));
+            assert_eq!(info["upper"].as_f64(), Some(r[1]), "{}", jname(m, &ent, j));
+        } else {
+            assert_eq!(info["type"].as_str(), Some("continuous"));
+        }
+    }
+    let mass: f64 = fk["links"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter_map(|l| body(l))
+        .map(|b| m.body_mass()[b])
+        .sum();
+    assert!((fk["mass"].as_f64().unwrap() - mass).abs() < 1e-9, "mass {} vs {mass}", fk["mass"]);
+    (n, perr, rerr)
+}
+
+fn jname(m: &mujoco_rs::prelude::MjModel, ent: &roqsim::context::Entity, j: usize) -> String {
+    let n = m.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("");
+    n.strip_prefix(ent.prefix.as_str()).unwrap_or(n).to_string()
+}
+
+#[test]
+fn exported_urdf_forward_kinematics_equal_mujoco_in_yourdfpy() {
+    let dir = tempfile::tempdir().unwrap();
+    // The Menagerie UR5e with the 2F-85: an arm, a tool, a closed-linkage gripper.
+    let (u, g) = (ur5e(), robotiq());
+    let e = engine(
+        dir.path(),
+        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"),
+    );
+    let (n, perr, rerr) = urdf_matches_mujoco(&e, "ur");
+    assert_eq!(n, 20 * (7 + 14));
+    assert!(perr < 1e-6 && rerr < 1e-6, "ur5e+2f85: pos {perr:e} m, rot {rerr:e}");
+    // The ALOHA cell: five top-level bodies, the free box left out of the description.
+    let a = aloha();
+    let e = engine(
+        dir.path(),
+        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{a}', prefix: al_}}\n    name: cell\n"),
+    );
+    let (n, perr, rerr) = urdf_matches_mujoco(&e, "cell");
+    assert_eq!(n, 20 * 24);
+    assert!(perr < 1e-6 && rerr < 1e-6, "aloha: pos {perr:e} m, rot {rerr:e}");
+}
+
+#[test]
+fn roqsim_export_urdf_writes_the_file_and_refuses_an_unknown_robot() {
+    let dir = tempfile::tempdir().unwrap();
+    let u = ur5e();
+    std::fs::write(dir.path().join("empty.xml"), "<mujoco><worldbody/></mujoco>").unwrap();
+    let world = dir.path().join("cell.yaml");
+    std::fs::write(
+        &world,
+        format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_}}\n    name: ur\n"),
+    )
+    .unwrap();
+    let out_file = dir.path().join("ur.urdf");
+    let bin = env!("CARGO_BIN_EXE_roqsim");
+    let o = Command::new(bin)
+        .args(["export", "urdf"])
+        .arg(&world)
+        .args(["--robot", "ur", "-o"])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let urdf = std::fs::read_to_string(&out_file).unwrap();
+    assert!(urdf.contains("<robot name=\"ur\">"));
+    assert!(urdf.contains("<joint name=\"shoulder_pan_joint\" type=\"revolute\"><parent link=\"base\"/><child link=\"shoulder_link\"/>"), "{urdf}");
+    assert!(urdf.contains("effort=\"150\""), "effort from the actuator's forcerange");
+    let o = Command::new(bin)
+        .args(["export", "urdf"])
+        .arg(&world)
+        .args(["--robot", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).trim().lines().last(),
+        Some("error: --robot: no entity `nope` in this world; entities: [ur]")
+    );
+}
+
+#[test]
+fn urdf_export_refuses_what_urdf_cannot_express() {
+    let dir = tempfile::tempdir().unwrap();
+    for (joints, msg) in [
+        (
+            r#"<joint name="a" axis="1 0 0"/><joint name="b" axis="0 1 0"/>"#,
+            "body `link` has 2 joints; a URDF link has one joint: split the body in the model",
+        ),
+        (
+            r#"<joint name="a" type="ball"/>"#,
+            "body `link` has a ball joint, which URDF cannot express (its joints are 1-DoF)",
+        ),
+    ] {
+        std::fs::write(
+            dir.path().join("m.xml"),
+            format!(
+                r#"<mujoco><worldbody><body name="base"><geom size="0.1"/><body name="link" pos="0 0 0.2">{joints}<geom size="0.05"/></body></body></worldbody></mujoco>"#
+            ),
+        )
+        .unwrap();
+        let e = engine(
+            dir.path(),
+            "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: m.xml, gravity_compensation: false}\n    name: m\n",
+        );
+        let ent = e.ctx.entities.get("m").unwrap().clone();
+        let err = roqsim::urdf_export::export_urdf(e.ctx.model(), &ent).unwrap_err();
+        assert_eq!(err, msg);
+    }
+}
