@@ -18,8 +18,9 @@
 //! times its gear (else the joint's actuator force range, else 0), `velocity` from a velocity
 //! actuator's ctrlrange (else 0: the model states none). Inertials: mass, centre of mass and the
 //! principal inertia with its rotation. Geometry: primitives (a capsule is written as the cylinder
-//! of its segment; meshes, planes, ellipsoids and height fields are not written). The entity's
-//! vendor frames (its `frames` meta: rplidar_link, imu_link, ...) become fixed links.
+//! of its segment; meshes, planes, ellipsoids and height fields are not written). Every named site
+//! of the entity (vendor frames, sensor and tool frames: shell_link, imu_link, attachment_site)
+//! becomes a fixed link.
 //!
 //! Refused: a body with more than one joint or with a ball joint (a URDF link has one 1-DoF joint).
 
@@ -243,29 +244,108 @@ pub fn export_urdf(model: &MjModel, entity: &Entity) -> Result<String, String> {
             ax[2]
         );
     }
-    // Vendor frames: fixed links on their site's body.
-    if let Some(frames) = entity.meta.get("frames") {
-        for f in frames.split(',').filter(|f| !f.is_empty()) {
-            let full = format!("{}{f}", entity.prefix);
-            let Some(s) = model.name_to_id(MjtObjBase::mjOBJ_SITE, &full) else { continue };
-            let b = model.site_bodyid()[s] as usize;
-            if !keep[b] {
-                continue;
-            }
-            let a = anchor(model, b);
-            let _ = writeln!(out, "  <link name=\"{}\"/>", xml_escape(f));
-            let _ = writeln!(
-                out,
-                "  <joint name=\"{}_joint\" type=\"fixed\"><parent link=\"{}\"/><child link=\"{}\"/>{}</joint>",
-                xml_escape(f),
-                xml_escape(&name(b)),
-                xml_escape(f),
-                origin(sub(model.site_pos()[s], a), &model.site_quat()[s])
-            );
+    // Sites (vendor frames, sensor and tool frames: imu_link, attachment_site, ...): fixed links
+    // on their body's link, unless a body already has the name.
+    let links: std::collections::BTreeSet<String> =
+        (1..nb).filter(|&b| keep[b]).map(name).collect();
+    let ns = model.ffi().nsite as usize;
+    for site in 0..ns {
+        let b = model.site_bodyid()[site] as usize;
+        let full = model.id_to_name(MjtObjBase::mjOBJ_SITE, site).unwrap_or("");
+        let f = unprefixed(full, &entity.prefix);
+        if full.is_empty() || b == 0 || !keep[b] || links.contains(f) {
+            continue;
         }
+        let a = anchor(model, b);
+        let _ = writeln!(out, "  <link name=\"{}\"/>", xml_escape(f));
+        let _ = writeln!(
+            out,
+            "  <joint name=\"{}_joint\" type=\"fixed\"><parent link=\"{}\"/><child link=\"{}\"/>{}</joint>",
+            xml_escape(f),
+            xml_escape(&name(b)),
+            xml_escape(f),
+            origin(sub(model.site_pos()[site], a), &model.site_quat()[site])
+        );
     }
     let _ = writeln!(out, "</robot>");
     Ok(out)
+}
+
+/// The `robot_description` endpoint of one entity: its URDF ([`export_urdf`]) as a
+/// `std_msgs/msg/String`, reliable and transient local (a late subscriber such as RViz's
+/// RobotModel or move_group gets it), on `<namespace>/robot_description` as robot_state_publisher
+/// publishes it. Register in `configure`; [`DescriptionPublisher::publish`] on every reset and on
+/// the first step. Nothing is published (and the run log says why) when another robot or arm
+/// shares the namespace (one topic cannot carry two descriptions), or when the model cannot be
+/// expressed as a URDF.
+#[derive(Debug, Clone, Default)]
+pub struct DescriptionPublisher {
+    endpoint: Option<crate::context::EndpointId>,
+    urdf: String,
+}
+
+impl DescriptionPublisher {
+    /// Register the endpoint for entity `name` (see the type's docs).
+    pub fn register(ctx: &mut crate::context::SimContext, name: &str) -> Self {
+        use crate::context::entities::EntityKind;
+        let Some(ent) = ctx.entities.get(name).cloned() else { return Self::default() };
+        let shared: Vec<String> = ctx
+            .entities
+            .all()
+            .iter()
+            .filter(|e| e.name != ent.name && e.namespace == ent.namespace)
+            .filter(|e| matches!(e.kind, EntityKind::Robot | EntityKind::Arm))
+            .map(|e| e.name.clone())
+            .collect();
+        if !shared.is_empty() {
+            crate::model_import::note(
+                ctx,
+                false,
+                format!(
+                    "robot_description: `{}` shares namespace `{}` with [{}]: no description is published there; give each robot its own namespace",
+                    ent.name,
+                    ent.namespace,
+                    shared.join(", ")
+                ),
+            );
+            return Self::default();
+        }
+        let urdf = match export_urdf(ctx.model(), &ent) {
+            Ok(u) => u,
+            Err(e) => {
+                crate::model_import::note(
+                    ctx,
+                    true,
+                    format!("robot_description: `{}` is not published: {e}", ent.name),
+                );
+                return Self::default();
+            }
+        };
+        let ep = crate::context::Endpoint::out("robot_description")
+            .owner(Some(&ent.name))
+            .namespace(&ent.namespace)
+            .hint("ros2", "type", "std_msgs/msg/String")
+            .hint("ros2", "qos", "transient_local");
+        let id = ctx.interface.add(ep);
+        DescriptionPublisher { endpoint: Some(id), urdf }
+    }
+
+    /// Publish the description at the current tick.
+    pub fn publish(&self, ctx: &mut crate::context::SimContext) {
+        if let Some(id) = self.endpoint {
+            let tick = ctx.tick;
+            ctx.interface.publish(
+                id,
+                tick,
+                crate::context::payload::Payload::String(self.urdf.clone()),
+            );
+        }
+    }
+
+    /// The URDF it carries (empty when nothing is published).
+    pub fn urdf(&self) -> &str {
+        &self.urdf
+    }
 }
 
 /// `(effort, velocity)` of joint `j`: the driving actuators' force range times gear (N·m or N),

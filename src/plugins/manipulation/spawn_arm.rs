@@ -344,6 +344,8 @@ pub struct SpawnArm {
     home_qpos: Vec<(usize, f64)>,
     frames: Vec<PlacedFrame>,
     tf: StaticTfPublisher,
+    /// `robot_description` (the URDF export), published latched.
+    description: crate::urdf_export::DescriptionPublisher,
     root: String,
     /// The model's keyframes, renamed for lookup after compile (the default home).
     keys: KeyframeMap,
@@ -362,6 +364,7 @@ impl SpawnArm {
             home_qpos: Vec::new(),
             frames: Vec::new(),
             tf: StaticTfPublisher::default(),
+            description: Default::default(),
             root: String::new(),
             keys: KeyframeMap::default(),
             options: Vec::new(),
@@ -850,6 +853,7 @@ impl Plugin for SpawnArm {
         }
         let ns = self.cfg.namespace.trim_matches('/').to_string();
         self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
+        self.description = crate::urdf_export::DescriptionPublisher::register(ctx, &self.address);
         Ok(())
     }
 
@@ -859,12 +863,14 @@ impl Plugin for SpawnArm {
             d.qpos_mut()[adr] = q;
         }
         self.tf.publish(ctx);
+        self.description.publish(ctx);
         Ok(())
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
         if ctx.tick == 1 {
             self.tf.publish(ctx);
+            self.description.publish(ctx);
         }
         Ok(())
     }

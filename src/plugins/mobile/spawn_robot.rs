@@ -146,6 +146,8 @@ pub struct SpawnRobot {
     root: String,
     frames: Vec<PlacedFrame>,
     tf: StaticTfPublisher,
+    /// `robot_description` (the URDF export), published latched.
+    description: crate::urdf_export::DescriptionPublisher,
     /// The model's keyframes, renamed for lookup after compile (the default home).
     keys: KeyframeMap,
     /// Resolved at configure from the home keyframe: (qpos address, value).
@@ -164,6 +166,7 @@ impl SpawnRobot {
             root: String::new(),
             frames: Vec::new(),
             tf: StaticTfPublisher::default(),
+            description: Default::default(),
             keys: KeyframeMap::default(),
             home_qpos: Vec::new(),
             options: None,
@@ -337,6 +340,7 @@ impl Plugin for SpawnRobot {
             .map_err(|e| format!("frames: {e}"))?;
         let ns = self.cfg.namespace.trim_matches('/').to_string();
         self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
+        self.description = crate::urdf_export::DescriptionPublisher::register(ctx, &self.address);
         Ok(())
     }
 
@@ -346,6 +350,7 @@ impl Plugin for SpawnRobot {
             d.qpos_mut()[adr] = q;
         }
         self.tf.publish(ctx);
+        self.description.publish(ctx);
         Ok(())
     }
 
@@ -354,6 +359,7 @@ impl Plugin for SpawnRobot {
         // forwards only what was published at the current tick.
         if ctx.tick == 1 {
             self.tf.publish(ctx);
+            self.description.publish(ctx);
         }
         Ok(())
     }
