@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use roqsim::raycast::RayBatch;
+use roqsim::mujoco::raycast::RayBatch;
 use roqsim::world::overrides::parse_set;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 

@@ -4,25 +4,19 @@
 //!
 //! See ARCHITECTURE.md for the tick pipeline, the threads and how to add a plugin.
 
-pub mod actuators;
 pub mod context;
-pub mod controllers;
 pub mod engine;
 pub mod error;
-pub mod mjcf;
-pub mod model_import;
+pub mod export;
+pub mod handles;
+pub mod math;
+pub mod mujoco;
 pub mod plugin;
 pub mod plugins;
-pub mod presence;
-pub mod raycast;
 pub mod render;
-pub mod robot;
 pub mod ros;
 pub mod runner;
-pub mod sensor_fault;
-pub mod sim_control;
 pub mod spawn;
-pub mod urdf_export;
 pub mod world;
 
 pub use context::SimContext;

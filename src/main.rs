@@ -174,7 +174,7 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
         );
         return ExitCode::from(2);
     };
-    let urdf = match roqsim::urdf_export::export_urdf(e.ctx.model(), ent) {
+    let urdf = match roqsim::export::urdf::export_urdf(e.ctx.model(), ent) {
         Ok(u) => u,
         Err(m) => {
             eprintln!("error: export urdf `{robot}`: {m}");

@@ -427,9 +427,9 @@ fn observers_report_a_collision_its_zone_and_the_closest_approach() {
         p => panic!("{p:?}"),
     }
     // re-spawning the robot (it GAINS presence) restarts the report
-    roqsim::presence::set_present(&mut e.ctx, "robot", false).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "robot", false).unwrap();
     e.step().unwrap();
-    roqsim::presence::set_present(&mut e.ctx, "robot", true).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "robot", true).unwrap();
     e.step().unwrap();
     let r = e
         .ctx

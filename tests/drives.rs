@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::{AckermannDrive, Payload, Twist};
 use roqsim::context::Direction;
+use roqsim::handles::robot::RobotHandle;
 use roqsim::plugins::sensors::ground_truth_pose::GroundTruthReader;
-use roqsim::robot::RobotHandle;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 fn base() -> PathBuf {
@@ -50,7 +50,7 @@ fn pose2d(e: &Engine, body: &str) -> (f64, f64, f64) {
     let m = e.ctx.model();
     let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, body).unwrap_or_else(|| panic!("no body {body}"));
     let d = e.ctx.data();
-    (d.xpos()[id][0], d.xpos()[id][1], roqsim::mjcf::yaw_of(&d.xquat()[id]))
+    (d.xpos()[id][0], d.xpos()[id][1], roqsim::math::yaw_of(&d.xquat()[id]))
 }
 
 /// Ground-truth pose of a robot's free joint straight from qpos (current after the step).
@@ -60,7 +60,7 @@ fn qpose(e: &Engine, joint: &str) -> (f64, f64, f64) {
         m.name_to_id(MjtObjBase::mjOBJ_JOINT, joint).unwrap_or_else(|| panic!("no joint {joint}"));
     let a = m.jnt_qposadr()[j] as usize;
     let q = e.ctx.data().qpos();
-    (q[a], q[a + 1], roqsim::mjcf::yaw_of(&[q[a + 3], q[a + 4], q[a + 5], q[a + 6]]))
+    (q[a], q[a + 1], roqsim::math::yaw_of(&[q[a + 3], q[a + 4], q[a + 5], q[a + 6]]))
 }
 
 /// Unwrapped yaw tracker: call every step.
@@ -761,7 +761,7 @@ components:
     let (x, y, yaw) = pose2d(&e, "r1_base_link");
     assert!((pt.position[0] - x).abs() < 1e-12 && (pt.position[1] - y).abs() < 1e-12);
     let o = pt.orientation;
-    assert!((roqsim::mjcf::yaw_of(&[o[3], o[0], o[1], o[2]]) - yaw).abs() < 1e-9);
+    assert!((roqsim::math::yaw_of(&[o[3], o[0], o[1], o[2]]) - yaw).abs() < 1e-9);
     assert!((pt.stamp - 1.5).abs() < 1e-9);
     // World-frame twist of base_link = the free joint's (linear world-frame, angular body-frame ≈
     // world z on the flat floor); the kinematics are from the start of the step, qvel from its end.
@@ -1175,7 +1175,7 @@ components:
         (p1.0 - p0.0).hypot(p1.1 - p0.1) < 1e-3,
         "an absent base was driven from {p0:?} to {p1:?}"
     );
-    roqsim::presence::set_present(&mut e.ctx, "robot", true).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "robot", true).unwrap();
     e.step_n(500).unwrap();
     let p2 = qpose(&e, "base_free");
     println!("present omni: {p2:?}");

@@ -136,7 +136,7 @@ fn grasp(e: &mut Engine) {
         e.ctx.model().name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "grip_fingers_actuator").unwrap();
     e.ctx.data_mut().ctrl_mut()[act] = 0.085;
     secs(e, 1.2); // the jaws close at ~25 mm/s (joint damping)
-    roqsim::presence::set_present(&mut e.ctx, "stand", false).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "stand", false).unwrap();
     secs(e, 0.5);
 }
 
@@ -637,7 +637,9 @@ fn lidar_fault_switches_dropout_and_is_cleared_by_reset() {
     let h = e
         .ctx
         .blackboard
-        .get::<roqsim::sensor_fault::SensorOverrideHandle>("sensor_override:robot.rplidar.lidar")
+        .get::<roqsim::handles::sensor_fault::SensorOverrideHandle>(
+            "sensor_override:robot.rplidar.lidar",
+        )
         .unwrap()
         .clone();
     h.set_active(true);

@@ -14,14 +14,16 @@ use std::sync::Arc;
 
 use crossbeam_channel::{unbounded, Receiver};
 use mujoco_rs::prelude::MjtObjBase;
-use roqsim::actuators::{ActuatorTable, Control, Law, Origin};
 use roqsim::context::payload::{
     ActionCall, ActionOutcome, GoalStatus, GripperGoal, JointState, JointTolerance, Payload,
     ServiceCall, TrajectoryGoal, TrajectoryPoint,
 };
-use roqsim::controllers::{ControllerSpec, Registry, State, BEST_EFFORT, FORCE_AUTO, STRICT};
+use roqsim::handles::controllers::{
+    ControllerSpec, Registry, State, BEST_EFFORT, FORCE_AUTO, STRICT,
+};
 use roqsim::plugins::manipulation::arm_controller::{ArmHandle, GripperReader};
 use roqsim::plugins::sensors::force_torque::WrenchReader;
+use roqsim::spawn::actuators::{ActuatorTable, Control, Law, Origin};
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 // ------------------------------------------------------------------------------------------
@@ -1008,7 +1010,11 @@ fn mobile_manipulator_arm_rides_the_base_and_claims_no_wheels() {
     assert_eq!(h.names(), JOINTS.to_vec());
     let p0 = site(&e, "arm_pinch");
     let b0 = body(&e, "base_link");
-    e.ctx.blackboard.get::<roqsim::robot::RobotHandle>("robot:husky").unwrap().drive(0.5, 0.0, 0.0);
+    e.ctx
+        .blackboard
+        .get::<roqsim::handles::robot::RobotHandle>("robot:husky")
+        .unwrap()
+        .drive(0.5, 0.0, 0.0);
     e.step_n(1000).unwrap();
     let (p1, b1) = (site(&e, "arm_pinch"), body(&e, "base_link"));
     println!("base moved {:.3} m, pinch moved {:.3} m", b1[0] - b0[0], p1[0] - p0[0]);

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use mujoco_rs::prelude::MjtObjBase;
-use roqsim::presence::{set_present, ABSENT_GEOM_GROUP};
-use roqsim::raycast::RayBatch;
+use roqsim::engine::presence::{set_present, ABSENT_GEOM_GROUP};
+use roqsim::mujoco::raycast::RayBatch;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 fn engine(present: bool) -> Engine {

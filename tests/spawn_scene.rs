@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::{Payload, Transform};
 use roqsim::context::EntityKind;
-use roqsim::raycast::RayBatch;
+use roqsim::mujoco::raycast::RayBatch;
 use roqsim::world::overrides::parse_set;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
@@ -65,7 +65,7 @@ fn body_pose(e: &Engine, name: &str) -> ([f64; 3], [f64; 4]) {
 }
 
 fn yaw(q: &[f64; 4]) -> f64 {
-    roqsim::mjcf::yaw_of(q)
+    roqsim::math::yaw_of(q)
 }
 
 /// The turtlebot4's manifest components switched off, so a test needs no drive/sensor plugin.
@@ -176,7 +176,7 @@ fn two_robots_with_distinct_prefixes_and_the_registry() {
     assert!(!lidar.declared_present, "a mounted device is absent with its carrier");
     let m = e.ctx.model();
     let housing = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "r2_rplidar_head").unwrap();
-    assert_eq!(m.geom_group()[housing] as usize, roqsim::raycast::ABSENT_GEOM_GROUP);
+    assert_eq!(m.geom_group()[housing] as usize, roqsim::mujoco::raycast::ABSENT_GEOM_GROUP);
     let housing1 = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "r1_rplidar_head").unwrap();
     assert_eq!(m.geom_group()[housing1], 0);
     assert_eq!(lidar.meta.get("pose_frame").map(String::as_str), Some("r2_base_link"));

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mujoco_rs::prelude::MjtObjBase;
-use roqsim::model_import::{ImportNotes, NOTES_KEY};
-use roqsim::spawn::{compose, Pose};
+use roqsim::math::compose;
+use roqsim::spawn::import::{ImportNotes, NOTES_KEY};
+use roqsim::spawn::Pose;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 use serde_json::Value;
 
@@ -106,7 +107,7 @@ fn quat_dist(a: [f64; 4], b: [f64; 4]) -> f64 {
 fn rot_mat(q: &[f64; 4], m: &[f64; 9]) -> [f64; 9] {
     let mut out = [0.0; 9];
     for j in 0..3 {
-        let c = roqsim::mjcf::quat_rotate(q, &[m[j], m[3 + j], m[6 + j]]);
+        let c = roqsim::math::quat_rotate(q, &[m[j], m[3 + j], m[6 + j]]);
         for i in 0..3 {
             out[3 * i + j] = c[i];
         }
@@ -226,7 +227,7 @@ fn menagerie_ur5e_poses_match_plain_mujoco_and_compose_with_the_spawn_pose() {
     );
 
     // A spawn pose composes with the file's root frame.
-    let frame = Pose { pos: [1.0, 2.0, 0.5], quat: roqsim::mjcf::quat_from_rpy(0.1, -0.2, 0.3) };
+    let frame = Pose { pos: [1.0, 2.0, 0.5], quat: roqsim::math::quat_from_rpy(0.1, -0.2, 0.3) };
     let e = engine(
         dir.path(),
         &format!(
@@ -559,7 +560,7 @@ components:
     let t = e
         .ctx
         .blackboard
-        .get::<roqsim::actuators::ActuatorTable>("actuator_table:ur")
+        .get::<roqsim::spawn::actuators::ActuatorTable>("actuator_table:ur")
         .unwrap()
         .clone();
     let row = t.row("g_fingers_actuator").expect("the gripper's row");
@@ -568,7 +569,7 @@ components:
         text,
         "gripper position 0.000000 .. 0.800000 rad (g_right_driver_joint) -> ctrl 0 .. 255"
     );
-    assert_eq!(origin, roqsim::actuators::Origin::Model);
+    assert_eq!(origin, roqsim::spawn::actuators::Origin::Model);
     assert!(t.render().contains("; command gripper position 0.000000 .. 0.800000 rad"));
     // Close to 0.6 rad (a GripperCommand position in the joint's radians): reached.
     let gl = send_grip(&mut e, 0.6);
@@ -646,13 +647,13 @@ components:
     let t = e
         .ctx
         .blackboard
-        .get::<roqsim::actuators::ActuatorTable>("actuator_table:arm")
+        .get::<roqsim::spawn::actuators::ActuatorTable>("actuator_table:arm")
         .unwrap()
         .clone();
     assert_eq!(t.rows.len(), 2);
     assert_eq!(
         t.row("shoulder").unwrap().law,
-        roqsim::actuators::Law::Control(roqsim::actuators::Control::Position)
+        roqsim::spawn::actuators::Law::Control(roqsim::spawn::actuators::Control::Position)
     );
     // The position joint holds up both links (gravity compensation follows the created law).
     assert_eq!(t.gravcomp_bodies, vec!["upper".to_string(), "lower".to_string()]);
@@ -711,7 +712,7 @@ fn spawn_robot_and_spawn_arm_compensate_the_same_bodies() {
     let table = |e: &Engine, name: &str| {
         e.ctx
             .blackboard
-            .get::<roqsim::actuators::ActuatorTable>(&format!("actuator_table:{name}"))
+            .get::<roqsim::spawn::actuators::ActuatorTable>(&format!("actuator_table:{name}"))
             .unwrap()
             .gravcomp_bodies
             .clone()
@@ -764,14 +765,14 @@ fn spawn_robot_keeps_the_files_frames_and_composes_the_spawn_pose() {
     assert!(ent.free_joint.is_none());
     let m = e.ctx.model();
     assert!(
-        roqsim::plugins::core::resolve_body(m, &ent, "body", "vx300s_right/gripper_link").is_ok()
+        roqsim::plugins::shared::resolve_body(m, &ent, "body", "vx300s_right/gripper_link").is_ok()
     );
-    assert!(roqsim::plugins::core::resolve_joint(m, &ent, "joint", "red_box_joint").is_ok());
+    assert!(roqsim::plugins::shared::resolve_joint(m, &ent, "joint", "red_box_joint").is_ok());
     let e = engine(
         dir.path(),
         &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{f}', prefix: r_, pose: {{position: {{x: 2.0, y: -1.0}}, orientation: {{yaw: 0.7}}}}}}\n    name: cell\n"),
     );
-    let frame = Pose { pos: [2.0, -1.0, 0.0], quat: roqsim::mjcf::quat_from_rpy(0.0, 0.0, 0.7) };
+    let frame = Pose { pos: [2.0, -1.0, 0.0], quat: roqsim::math::quat_from_rpy(0.0, 0.0, 0.7) };
     let (_, perr, rerr) = compare_poses(&e, "r_", &dump, &frame);
     assert!(perr < 1e-9 && rerr < 1e-9, "composed: pos {perr:e} m, rot {rerr:e}");
 }
@@ -787,13 +788,13 @@ fn spawn_robot_keeps_the_files_frames_and_composes_the_spawn_pose() {
 fn urdf_matches_mujoco(e: &Engine, name: &str) -> (usize, f64, f64) {
     let ent = e.ctx.entities.get(name).unwrap().clone();
     let m = e.ctx.model();
-    let urdf = roqsim::urdf_export::export_urdf(m, &ent).expect("export");
+    let urdf = roqsim::export::urdf::export_urdf(m, &ent).expect("export");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("robot.urdf");
     std::fs::write(&path, &urdf).unwrap();
     // The exported joints (by their URDF names = unprefixed MuJoCo names).
     let nj = m.ffi().njnt as usize;
-    let roots = roqsim::plugins::core::entity_roots(m, &ent).unwrap();
+    let roots = roqsim::plugins::shared::entity_roots(m, &ent).unwrap();
     let joints: Vec<usize> = (0..nj)
         .filter(|&j| {
             matches!(
@@ -802,7 +803,7 @@ fn urdf_matches_mujoco(e: &Engine, name: &str) -> (usize, f64, f64) {
                     | mujoco_rs::mujoco_c::mjtJoint::mjJNT_SLIDE
             )
         })
-        .filter(|&j| roqsim::plugins::core::in_entity(m, m.jnt_bodyid()[j] as usize, &roots))
+        .filter(|&j| roqsim::plugins::shared::in_entity(m, m.jnt_bodyid()[j] as usize, &roots))
         .filter(|&j| urdf.contains(&format!("<joint name=\"{}\"", jname(m, &ent, j))))
         .collect();
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
@@ -867,7 +868,7 @@ fn urdf_matches_mujoco(e: &Engine, name: &str) -> (usize, f64, f64) {
                 &Pose { pos: d.xpos()[b], quat: d.xquat()[b] },
                 &Pose { pos: anchor(b), quat: [1.0, 0.0, 0.0, 0.0] },
             );
-            let rel = roqsim::spawn::relative(&root, &world);
+            let rel = roqsim::math::relative(&root, &world);
             let t = &ts[k];
             let want_r = rot_mat(&rel.quat, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
             for i in 0..3 {
@@ -992,7 +993,7 @@ fn urdf_export_refuses_what_urdf_cannot_express() {
             "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: m.xml, gravity_compensation: false}\n    name: m\n",
         );
         let ent = e.ctx.entities.get("m").unwrap().clone();
-        let err = roqsim::urdf_export::export_urdf(e.ctx.model(), &ent).unwrap_err();
+        let err = roqsim::export::urdf::export_urdf(e.ctx.model(), &ent).unwrap_err();
         assert_eq!(err, msg);
     }
 }

@@ -86,8 +86,8 @@ pub struct SimContext {
     pub interface: Interface,
     /// Run-level facts.
     pub run: RunInfo,
-    /// Saved model values for making entities absent and present again (`crate::presence`).
-    pub presence: crate::presence::PresenceTable,
+    /// Saved model values for making entities absent and present again (`crate::engine::presence`).
+    pub presence: crate::engine::presence::PresenceTable,
     /// Play / pause / step / reset requests the driver honours between steps.
     pub control: RunControl,
     /// Time offset (s) added to MuJoCo's time so a state-only reset keeps sim time monotonic.

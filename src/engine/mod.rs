@@ -9,7 +9,9 @@
 //! Only hooks a plugin declares are called, and (with profiling on) timed.
 
 pub mod pacing;
+pub mod presence;
 pub mod rates;
+pub mod sim_control;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -19,8 +21,8 @@ use mujoco_rs::prelude::*;
 
 use crate::context::{RunInfo, SimContext};
 use crate::error::SimError;
-use crate::mjcf;
 use crate::plugin::{BuildContext, Hooks, Plugin};
+use crate::spawn::mjcf;
 use crate::world::sim::{Cone, Integrator, SimBlock, Solver};
 use crate::world::{LoadedWorld, WorldDef};
 
@@ -139,7 +141,7 @@ impl Engine {
 
         apply_sim_options(&mut spec, &sim, timestep);
         if !ctx.entities.all().is_empty() {
-            crate::presence::arm_gravcomp(&mut spec);
+            crate::engine::presence::arm_gravcomp(&mut spec);
         }
 
         // compile
@@ -161,7 +163,7 @@ impl Engine {
             s.timing[CONFIGURE].0 += t.elapsed().as_nanos();
             s.timing[CONFIGURE].1 += 1;
         }
-        crate::presence::capture(&mut ctx).map_err(SimError::Other)?;
+        crate::engine::presence::capture(&mut ctx).map_err(SimError::Other)?;
         load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
         for note in ctx.interface.notes.drain(..) {
             match note {
@@ -223,7 +225,7 @@ impl Engine {
         self.ctx.tick = 0;
         self.ctx.interface.clear();
         self.ctx.data_mut().reset();
-        crate::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
+        crate::engine::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
         self.ctx.data_mut().forward();
         for &i in &self.reset_idx {
             let s = &mut self.slots[i];
@@ -267,7 +269,7 @@ impl Engine {
             self.ctx.tick = 0;
         }
         if scope.spawned {
-            crate::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
+            crate::engine::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
             self.ctx.data_mut().forward();
         }
         Ok(())

@@ -34,7 +34,7 @@ use r2r::tf2_msgs::msg::TFMessage;
 use crate::context::payload::{self as pl, Payload};
 use crate::context::{EndpointId, SimContext};
 use crate::error::HookResult;
-use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor};
 use crate::plugin_descriptor;
 use crate::ros::config::BridgeConfig;
 use crate::ros::convert::{self, Frames, Outbound, Sink, Task};
@@ -57,9 +57,9 @@ pub fn descriptor() -> PluginDescriptor {
         "ros2_bridge",
         "ROS 2 transport (r2r): every endpoint on the graph, /clock from sim time, /tf + latched /tf_static, merged joint_states, type-mismatch watchdog.",
         BridgeConfig,
-        Ros2Bridge,
-        PluginFlags { transport_only: true, ..Default::default() }
+        Ros2Bridge
     )
+    .transport_only()
 }
 
 /// The bridge plugin.

@@ -1,6 +1,6 @@
 //! `/<namespace>/controller_manager/*`: ros2_control's controller manager services, served from
 //! each robot's [`Registry`] with `controller_manager_msgs` (Jazzy, 4.48.1) — seed 003
-//! "Switching an arm between controllers"; semantics in [`crate::controllers`].
+//! "Switching an arm between controllers"; semantics in [`crate::handles::controllers`].
 //!
 //! A robot that registers controllers is served a controller manager; nothing in a world asks
 //! for it, and a robot with no controllers is served none. The bridge discovers the registries on
@@ -31,7 +31,7 @@ use r2r::controller_manager_msgs::srv::{
 use r2r::{QosProfile, WrappedServiceTypeSupport};
 
 use crate::context::{CommandSender, SimContext};
-use crate::controllers::{registry_key, ControllerInfo, HardwareInterface, Registry};
+use crate::handles::controllers::{registry_key, ControllerInfo, HardwareInterface, Registry};
 use crate::ros::config::BridgeConfig;
 use crate::ros::convert::Task;
 use crate::ros::names;
@@ -288,7 +288,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controllers::State;
+    use crate::handles::controllers::State;
     use crate::{load_world_str, Engine, EngineOptions, LoadOptions};
 
     fn engine(yaml: &str) -> Engine {
@@ -364,7 +364,7 @@ components:
         reg.switch(
             &[],
             &["scaled_joint_trajectory_controller".into()],
-            crate::controllers::STRICT,
+            crate::handles::controllers::STRICT,
             1.0,
         )
         .unwrap();

@@ -38,3 +38,15 @@ pub mod services;
 pub mod sim_interfaces;
 
 pub use config::BridgeConfig;
+
+/// The transport's plugins (`ros2_bridge`, `sim_interfaces`); empty without the `ros` feature.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    #[cfg(feature = "ros")]
+    {
+        vec![bridge::descriptor(), sim_interfaces::descriptor()]
+    }
+    #[cfg(not(feature = "ros"))]
+    {
+        Vec::new()
+    }
+}

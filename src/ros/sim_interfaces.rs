@@ -5,7 +5,7 @@
 //! step loop"; seed 002 "Pause freezes; it does not de-energize", "Reset rides the determinism
 //! anchor").
 //!
-//! The semantics and every result code live in [`crate::sim_control`] (ROS-free, tested there);
+//! The semantics and every result code live in [`crate::engine::sim_control`] (ROS-free, tested there);
 //! this plugin only converts messages and decides *when* to answer:
 //!
 //! * Its own r2r node (`node_name`, default `roqsim_sim_interfaces`; it shares the process's rcl
@@ -66,11 +66,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::{CommandSender, Entity, EntityKind, RunState, SimContext};
+use crate::engine::sim_control::{self as sc, codes, Refusal};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::ros::{convert, names};
-use crate::sim_control::{self as sc, codes, Refusal};
 
 /// SimulateSteps: steps taken at most ahead of the feedback the ROS thread has published. rcl
 /// action clients subscribe to feedback with keep-last 10 (rclpy `feedback_sub_qos_profile`,
@@ -162,9 +162,9 @@ pub fn descriptor() -> PluginDescriptor {
         "sim_interfaces",
         "ROS 2 simulation_interfaces (1.5.1): entities, spawn/delete as activation, entity state, play/pause/stop, StepSimulation, SimulateSteps, ResetSimulation.",
         SimInterfacesConfig,
-        SimInterfaces,
-        PluginFlags { transport_only: true, ..Default::default() }
+        SimInterfaces
     )
+    .transport_only()
 }
 
 // ------------------------------------------------------------------------------ physics side

@@ -42,8 +42,9 @@ use serde::Deserialize;
 
 use crate::context::{Endpoint, EndpointId, Entity, EntityKind, Payload, Pose, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::mjcf::{attach, child_spec_from_str, quat_from_rpy};
+use crate::math::quat_from_rpy;
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::spawn::mjcf::{attach, child_spec_from_str};
 use crate::spawn::{check_rgba, load_model};
 
 /// Leaf mass (kg): a typical interior door.
@@ -615,4 +616,14 @@ impl Door {
             ns.to_string()
         }
     }
+}
+
+/// The registry entry of `door`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "door",
+        "A hinged swing door: force-limited position actuator, openness 0..1 on cmd/state, backs off when stalled.",
+        DoorConfig,
+        Door
+    )
 }

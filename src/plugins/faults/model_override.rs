@@ -63,13 +63,12 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::payload::{set_const, write_body_mass};
-use crate::plugins::core::{self as common};
+use crate::mujoco::raycast::ABSENT_GEOM_GROUP;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
 use crate::plugins::faults::Verdict;
-use crate::raycast::ABSENT_GEOM_GROUP;
+use crate::plugins::manipulation::payload::{set_const, write_body_mass};
+use crate::plugins::shared::{self as common};
 
 /// MuJoCo's floor on a contact's friction coefficients (`mjMINMU`): a requested 0 reads 1e-5.
 pub const MJ_MINMU: f64 = 1e-5;
@@ -771,15 +770,12 @@ impl ModelOverride {
 
 /// The descriptor.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "model_override",
-        summary: "Fault injection: change allowlisted model values (friction, contype+conaffinity, forcerange, body_mass) on a SetBool trigger; replies landed / no_effect / untested.",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<ModelOverrideConfig>,
-        create: |v, a| construct::<ModelOverrideConfig, ModelOverride>(v, a, ModelOverride::new),
-        expand: None,
-    }
+    plugin_descriptor!(
+        "model_override",
+        "Fault injection: change allowlisted model values (friction, contype+conaffinity, forcerange, body_mass) on a SetBool trigger; replies landed / no_effect / untested.",
+        ModelOverrideConfig,
+        ModelOverride
+    )
 }
 
 /// Names of every object of `ns` close to `name` (sharing its first 4 characters, or containing

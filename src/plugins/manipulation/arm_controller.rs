@@ -8,7 +8,7 @@
 //! in-process [`ArmHandle`], `test_target`, or nothing (it holds the last target). A second writer
 //! of the same actuators is refused naming both.
 //!
-//! **Controllers.** It declares, in the robot's [`crate::controllers::Registry`]:
+//! **Controllers.** It declares, in the robot's [`crate::handles::controllers::Registry`]:
 //! `<controller_name>` (`joint_trajectory_controller/JointTrajectoryController`, claims
 //! `<joint>/position` of its joints), `<gripper_controller_name>`
 //! (`position_controllers/GripperActionController`, claims `<gripper_joint>/position`) when it has a
@@ -65,12 +65,11 @@ use crate::context::payload::{
     TransitionEvent,
 };
 use crate::context::{Endpoint, EndpointId, Entity, SimContext};
-use crate::controllers::{ControllerSpec, Registry, State};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
+use crate::handles::controllers::{ControllerSpec, Registry, State};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, Scope};
 
 /// FollowJointTrajectory result codes (control_msgs/action/FollowJointTrajectory).
 pub mod codes {
@@ -573,7 +572,7 @@ pub struct ArmController {
     targets: Vec<f64>,
     gripper: Option<Gripper>,
     /// The gripper's derived command mapping `(actuator, text, origin)`, for the actuator table.
-    gripper_map: Option<(String, String, crate::actuators::Origin)>,
+    gripper_map: Option<(String, String, crate::spawn::actuators::Origin)>,
     exec: Option<Exec>,
     vel: Option<(Vec<f64>, f64)>,
     registry: Registry,
@@ -629,18 +628,13 @@ impl ArmController {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "arm_controller",
-        summary: "Joint-position hold for an arm: FollowJointTrajectory and GripperCommand on the physics thread, controller registry entries, joint_states.",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<ArmControllerConfig>,
-        create: |v, a| {
-            common::require_owner("arm_controller", a).map_err(|e| vec![e])?;
-            construct::<ArmControllerConfig, ArmController>(v, a, ArmController::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "arm_controller",
+        "Joint-position hold for an arm: FollowJointTrajectory and GripperCommand on the physics thread, controller registry entries, joint_states.",
+        ArmControllerConfig,
+        ArmController
+    )
+    .requires_owner()
 }
 
 fn outcome(status: GoalStatus, code: i32, msg: impl Into<String>) -> ActionOutcome {
@@ -822,14 +816,14 @@ impl ArmController {
                 self.cfg.gripper_close,
                 derived,
             ) {
-                (Some(o), Some(c), _) => (o, c, crate::actuators::Origin::World),
+                (Some(o), Some(c), _) => (o, c, crate::spawn::actuators::Origin::World),
                 (o, c, Some((dl, dh))) => (
                     o.unwrap_or(dl),
                     c.unwrap_or(dh),
                     if o.is_some() || c.is_some() {
-                        crate::actuators::Origin::World
+                        crate::spawn::actuators::Origin::World
                     } else {
-                        crate::actuators::Origin::Model
+                        crate::spawn::actuators::Origin::Model
                     },
                 ),
                 (o, c, None) => {
@@ -838,7 +832,7 @@ impl ArmController {
                             "gripper_open: `{gname}` is not a position servo on a joint or fixed tendon, so its ctrl cannot be mapped onto the gripper joint's position from the model; state gripper_open and gripper_close (the joint positions at ctrl {lo} and {hi})"
                         ));
                     }
-                    (o.unwrap_or(lo), c.unwrap_or(hi), crate::actuators::Origin::World)
+                    (o.unwrap_or(lo), c.unwrap_or(hi), crate::spawn::actuators::Origin::World)
                 }
             };
             let unit = if model.jnt_type()[jid] == mjtJoint::mjJNT_SLIDE { "m" } else { "rad" };
@@ -1243,8 +1237,8 @@ impl Plugin for ArmController {
         self.resolve(ctx, &entity)?;
         // The gripper's command mapping goes into the entity's resolved actuator table.
         if let Some((act, text, origin)) = self.gripper_map.take() {
-            let key = crate::actuators::table_key(&entity.name);
-            if let Ok(t) = ctx.blackboard.get_mut::<crate::actuators::ActuatorTable>(&key) {
+            let key = crate::spawn::actuators::table_key(&entity.name);
+            if let Ok(t) = ctx.blackboard.get_mut::<crate::spawn::actuators::ActuatorTable>(&key) {
                 if let Some(r) = t.rows.iter_mut().find(|r| r.actuator == act) {
                     r.command_map = Some((text, origin));
                 }

@@ -6,12 +6,12 @@
 //! attached, so the file on disk is never touched):
 //! 1. load the model and its manifest (vendor `frames:` become sites, published as static TF
 //!    `parent → frame`);
-//! 2. the `actuators:` rewrite ([`crate::actuators::apply`]) — BEFORE the graft, so a shared
+//! 2. the `actuators:` rewrite ([`crate::spawn::actuators::apply`]) — BEFORE the graft, so a shared
 //!    `control:` never lands on the gripper's tendon actuator;
 //! 3. `end_effector:` — `replaces` deletes superseded arm bodies, then the gripper model is
 //!    attached at the arm's site (MuJoCo site attachment: the site's frame is the tool frame,
 //!    `pos`/`rpy` are offsets within it) under the end effector's prefix;
-//! 4. gravity compensation ([`crate::actuators::apply_gravcomp`]) — AFTER the graft, so the tool
+//! 4. gravity compensation ([`crate::spawn::actuators::apply_gravcomp`]) — AFTER the graft, so the tool
 //!    is held up too;
 //! 5. the attach: to the world at `pos`/`rpy` (optionally on a `pedestal`), to a spawned robot's
 //!    body (`mount:`, the robot declared earlier), or to a `rail:` carriage this plugin adds (its
@@ -38,19 +38,19 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_norway::Value;
 
-use crate::actuators::{self, ActuatorTable, GravComp};
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::mjcf::quat_from_rpy;
-use crate::model_import::{
-    check_name_collisions, prefix_colliding_assets, KeyframeMap, StatedOptions, ROOTS_META,
-};
+use crate::math::{compose, quat_from_rpy};
 use crate::plugin::{
     BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs, ValidateConfig,
 };
+use crate::spawn::actuators::{self, ActuatorTable, GravComp};
+use crate::spawn::import::{
+    check_name_collisions, prefix_colliding_assets, KeyframeMap, StatedOptions, ROOTS_META,
+};
 use crate::spawn::{
-    body_names, compose, compose_top_level, find_site, load_model_as_written, static_transform,
-    FrameRef, FrameSites, PlacedFrame, Pose, StaticTfPublisher,
+    body_names, compose_top_level, find_site, load_model_as_written, static_transform, FrameRef,
+    FrameSites, PlacedFrame, Pose, StaticTfPublisher,
 };
 use crate::world::expand::{expand_manifest, merge_under};
 use crate::world::models::{load_manifest, resolve_model};
@@ -213,7 +213,7 @@ pub struct SpawnArmConfig {
     pub end_effector: Option<EndEffectorConfig>,
     /// The law the arm's joints run under and their gains (`control`, `p`/`d`,
     /// `stiffness`/`damping`, `effort_limit`, `ctrlrange`, `each:` by actuator name); see
-    /// `crate::actuators`. Default: the model's own actuators.
+    /// `crate::spawn::actuators`. Default: the model's own actuators.
     #[serde(default)]
     #[schemars(with = "Option<actuators::ActuatorsSchema>")]
     pub actuators: Option<Value>,
@@ -345,7 +345,7 @@ pub struct SpawnArm {
     frames: Vec<PlacedFrame>,
     tf: StaticTfPublisher,
     /// `robot_description` (the URDF export), published latched.
-    description: crate::urdf_export::DescriptionPublisher,
+    description: crate::export::urdf::DescriptionPublisher,
     root: String,
     /// The model's keyframes, renamed for lookup after compile (the default home).
     keys: KeyframeMap,
@@ -414,7 +414,7 @@ pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
 }
 
 fn rot_axis(q: &[f64; 4], a: [f64; 3]) -> [f64; 3] {
-    crate::mjcf::quat_rotate(q, &a)
+    crate::math::quat_rotate(q, &a)
 }
 
 impl Plugin for SpawnArm {
@@ -654,7 +654,7 @@ impl Plugin for SpawnArm {
             }
             *a.ctrlrange_mut() = r.range;
             a.set_ctrllimited(mjtLimited::mjLIMITED_TRUE);
-            crate::mjcf::attach(
+            crate::spawn::mjcf::attach(
                 spec,
                 Some(&carriage),
                 &mut m.spec,
@@ -677,7 +677,7 @@ impl Plugin for SpawnArm {
             );
             world_pose = compose(&world_pose, &m.root_pose);
         } else {
-            crate::mjcf::attach(
+            crate::spawn::mjcf::attach(
                 spec,
                 parent_body.as_deref(),
                 &mut m.spec,
@@ -744,7 +744,7 @@ impl Plugin for SpawnArm {
             .get(&self.address)
             .cloned()
             .ok_or_else(|| format!("entity `{}` missing after build", self.address))?;
-        let roots = crate::plugins::core::entity_roots(model, &entity)?;
+        let roots = crate::plugins::shared::entity_roots(model, &entity)?;
         let rail_joint = self.cfg.rail.as_ref().map(|r| format!("{prefix}{}", r.joint));
         let nj = model.ffi().njnt as usize;
         let arm_joints: Vec<usize> = (0..nj)
@@ -752,7 +752,7 @@ impl Plugin for SpawnArm {
                 matches!(model.jnt_type()[j], mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE)
             })
             .filter(|&j| {
-                crate::plugins::core::in_entity(model, model.jnt_bodyid()[j] as usize, &roots)
+                crate::plugins::shared::in_entity(model, model.jnt_bodyid()[j] as usize, &roots)
             })
             .filter(|&j| rail_joint.as_deref() != model.id_to_name(MjtObjBase::mjOBJ_JOINT, j))
             .collect();
@@ -786,7 +786,7 @@ impl Plugin for SpawnArm {
                         arm_joints.len(),
                         arm_joints
                             .iter()
-                            .map(|&j| crate::plugins::core::unprefixed(&jname(j), &prefix)
+                            .map(|&j| crate::plugins::shared::unprefixed(&jname(j), &prefix)
                                 .to_string())
                             .collect::<Vec<_>>()
                             .join(", ")
@@ -809,8 +809,11 @@ impl Plugin for SpawnArm {
                                 self.address,
                                 arm_joints
                                     .iter()
-                                    .map(|&j| crate::plugins::core::unprefixed(&jname(j), &prefix)
-                                        .to_string())
+                                    .map(|&j| crate::plugins::shared::unprefixed(
+                                        &jname(j),
+                                        &prefix
+                                    )
+                                    .to_string())
                                     .collect::<Vec<_>>()
                                     .join(", ")
                             ))
@@ -829,9 +832,9 @@ impl Plugin for SpawnArm {
         let named: Vec<(String, f64)> = home
             .iter()
             .filter_map(|(adr, q)| {
-                (0..nj)
-                    .find(|&j| model.jnt_qposadr()[j] as usize == *adr)
-                    .map(|j| (crate::plugins::core::unprefixed(&jname(j), &prefix).to_string(), *q))
+                (0..nj).find(|&j| model.jnt_qposadr()[j] as usize == *adr).map(|j| {
+                    (crate::plugins::shared::unprefixed(&jname(j), &prefix).to_string(), *q)
+                })
             })
             .collect();
         self.home_qpos = home;
@@ -846,14 +849,14 @@ impl Plugin for SpawnArm {
         }
         ctx.blackboard.set(home_key(&self.address), named);
         if let Some(n) = note {
-            crate::model_import::note(ctx, false, n);
+            crate::spawn::import::note(ctx, false, n);
         }
         for o in std::mem::take(&mut self.options) {
             o.warn_differences(ctx);
         }
         let ns = self.cfg.namespace.trim_matches('/').to_string();
         self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
-        self.description = crate::urdf_export::DescriptionPublisher::register(ctx, &self.address);
+        self.description = crate::export::urdf::DescriptionPublisher::register(ctx, &self.address);
         Ok(())
     }
 
@@ -878,7 +881,7 @@ impl Plugin for SpawnArm {
 
 /// Shortest-arc rotation taking unit vector `a` to unit vector `b` ([w, x, y, z]).
 fn quat_between(a: [f64; 3], b: [f64; 3]) -> [f64; 4] {
-    let c = crate::mjcf::cross(&a, &b);
+    let c = crate::math::cross(&a, &b);
     let d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
     if d < -1.0 + 1e-12 {
         return [0.0, 0.0, 0.0, 1.0]; // 180° about z (a is x here)
@@ -886,4 +889,15 @@ fn quat_between(a: [f64; 3], b: [f64; 3]) -> [f64; 4] {
     let q = [1.0 + d, c[0], c[1], c[2]];
     let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
     [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+}
+
+/// The registry entry of `spawn_arm`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "spawn_arm",
+        "Attach an arm (ground, pedestal, mount on a robot, or rail), graft an end effector, restate its actuators (actuators:), compensate gravity, register the Arm entity and bring its manifest's controller.",
+        SpawnArmConfig,
+        SpawnArm
+    )
+    .expands(EXPANSION_KEYS, expand)
 }

@@ -13,13 +13,13 @@ use serde::Deserialize;
 
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::model_import::{
+use crate::math::compose;
+use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::spawn::import::{
     check_name_collisions, prefix_colliding_assets, KeyframeMap, StatedOptions, ROOTS_META,
 };
-use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
 use crate::spawn::{
-    compose, frame_transforms, load_model_as_written, FrameSites, PlacedFrame, PoseConfig,
-    StaticTfPublisher,
+    frame_transforms, load_model_as_written, FrameSites, PlacedFrame, PoseConfig, StaticTfPublisher,
 };
 use crate::world::models::FrameSpec;
 
@@ -67,10 +67,10 @@ pub struct SpawnRobotConfig {
     pub default_plugins: bool,
     /// The law the robot's joints run under and their gains (`control`, `p`/`d`,
     /// `stiffness`/`damping`, `effort_limit`, `ctrlrange`, `each:` by actuator name); see
-    /// `crate::actuators`. When given, bodies held up by a position/impedance joint also get
+    /// `crate::spawn::actuators`. When given, bodies held up by a position/impedance joint also get
     /// gravity compensation. Default: the model's own actuators, untouched.
     #[serde(default)]
-    #[schemars(with = "Option<crate::actuators::ActuatorsSchema>")]
+    #[schemars(with = "Option<crate::spawn::actuators::ActuatorsSchema>")]
     pub actuators: Option<serde_norway::Value>,
 }
 
@@ -113,7 +113,7 @@ impl ValidateConfig for SpawnRobotConfig {
         e.extend(self.pose.validate("pose"));
         e.extend(check_names(&self.namespace, &self.prefix));
         if let Some(Err(es)) =
-            self.actuators.as_ref().map(|a| crate::actuators::parse(a, "actuators"))
+            self.actuators.as_ref().map(|a| crate::spawn::actuators::parse(a, "actuators"))
         {
             e.extend(es);
         }
@@ -147,7 +147,7 @@ pub struct SpawnRobot {
     frames: Vec<PlacedFrame>,
     tf: StaticTfPublisher,
     /// `robot_description` (the URDF export), published latched.
-    description: crate::urdf_export::DescriptionPublisher,
+    description: crate::export::urdf::DescriptionPublisher,
     /// The model's keyframes, renamed for lookup after compile (the default home).
     keys: KeyframeMap,
     /// Resolved at configure from the home keyframe: (qpos address, value).
@@ -232,7 +232,7 @@ impl Plugin for SpawnRobot {
         // body's height: the frame is lowered by the height the file already gives the root.
         let rest_height = m.manifest.rest_height.unwrap_or(m.root_pose.pos[2]);
         let mut frame = cfg.pose.resolve(0.0);
-        let file_root_z = crate::mjcf::quat_rotate(&frame.quat, &m.root_pose.pos)[2];
+        let file_root_z = crate::math::quat_rotate(&frame.quat, &m.root_pose.pos)[2];
         if cfg.pose.has_z() || m.manifest.rest_height.is_some() {
             frame.pos[2] = cfg.pose.resolve(rest_height).pos[2] - file_root_z;
         }
@@ -242,17 +242,22 @@ impl Plugin for SpawnRobot {
         // impedance joint holds up, not the load path to the ground), with or without a block.
         let rows = match &cfg.actuators {
             Some(v) => {
-                let block = crate::actuators::parse(v, "actuators").map_err(|es| {
+                let block = crate::spawn::actuators::parse(v, "actuators").map_err(|es| {
                     es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
                 })?;
-                crate::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?
+                crate::spawn::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?
             }
-            None => crate::actuators::describe(&m.spec),
+            None => crate::spawn::actuators::describe(&m.spec),
         };
-        let gravcomp_bodies =
-            crate::actuators::apply_gravcomp(&mut m.spec, crate::actuators::GravComp::Auto);
-        let table =
-            crate::actuators::ActuatorTable { entity: self.address.clone(), rows, gravcomp_bodies };
+        let gravcomp_bodies = crate::spawn::actuators::apply_gravcomp(
+            &mut m.spec,
+            crate::spawn::actuators::GravComp::Auto,
+        );
+        let table = crate::spawn::actuators::ActuatorTable {
+            entity: self.address.clone(),
+            rows,
+            gravcomp_bodies,
+        };
         check_name_collisions(
             spec,
             &m.spec,
@@ -263,10 +268,11 @@ impl Plugin for SpawnRobot {
         )?;
         prefix_colliding_assets(spec, &mut m.spec, prefix, &self.address)?;
         self.keys = KeyframeMap::rename(&mut m.spec, &self.address)?;
-        crate::mjcf::attach(spec, None, &mut m.spec, frame.pos, frame.quat, prefix).map_err(
-            |e| format!("model `{}`: {e}; give this robot a distinct `prefix`", cfg.model),
-        )?;
-        b.ctx.blackboard.set(crate::actuators::table_key(&self.address), table);
+        crate::spawn::mjcf::attach(spec, None, &mut m.spec, frame.pos, frame.quat, prefix)
+            .map_err(|e| {
+                format!("model `{}`: {e}; give this robot a distinct `prefix`", cfg.model)
+            })?;
+        b.ctx.blackboard.set(crate::spawn::actuators::table_key(&self.address), table);
 
         let mut ent = Entity::new(&self.address, EntityKind::Robot, &root_name);
         ent.prefix = prefix.to_string();
@@ -298,11 +304,11 @@ impl Plugin for SpawnRobot {
         // slides; an arm_controller of this robot seeds its targets from it.
         let model = ctx.model();
         if let Some(entity) = ctx.entities.get(&self.address) {
-            let roots = crate::plugins::core::entity_roots(model, entity)?;
+            let roots = crate::plugins::shared::entity_roots(model, entity)?;
             let nj = model.ffi().njnt as usize;
             let joints: Vec<usize> = (0..nj)
                 .filter(|&j| {
-                    crate::plugins::core::in_entity(model, model.jnt_bodyid()[j] as usize, &roots)
+                    crate::plugins::shared::in_entity(model, model.jnt_bodyid()[j] as usize, &roots)
                 })
                 .collect();
             if let Some((name, qs)) = self.keys.home(model, &self.cfg.prefix, &joints) {
@@ -313,7 +319,7 @@ impl Plugin for SpawnRobot {
                             |&j| {
                                 let n = model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("");
                                 (
-                                    crate::plugins::core::unprefixed(n, &self.cfg.prefix)
+                                    crate::plugins::shared::unprefixed(n, &self.cfg.prefix)
                                         .to_string(),
                                     *q,
                                 )
@@ -330,7 +336,7 @@ impl Plugin for SpawnRobot {
                 self.home_qpos = qs;
                 ctx.blackboard
                     .set(crate::plugins::manipulation::spawn_arm::home_key(&self.address), named);
-                crate::model_import::note(ctx, false, msg);
+                crate::spawn::import::note(ctx, false, msg);
             }
         }
         if let Some(o) = self.options.take() {
@@ -340,7 +346,7 @@ impl Plugin for SpawnRobot {
             .map_err(|e| format!("frames: {e}"))?;
         let ns = self.cfg.namespace.trim_matches('/').to_string();
         self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
-        self.description = crate::urdf_export::DescriptionPublisher::register(ctx, &self.address);
+        self.description = crate::export::urdf::DescriptionPublisher::register(ctx, &self.address);
         Ok(())
     }
 
@@ -363,4 +369,15 @@ impl Plugin for SpawnRobot {
         }
         Ok(())
     }
+}
+
+/// The registry entry of `spawn_robot`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "spawn_robot",
+        "Attach a robot model at a spawn pose, build its vendor frames, register the robot entity and bring its manifest's plugins.",
+        SpawnRobotConfig,
+        SpawnRobot
+    )
+    .expands(EXPANSION_KEYS, crate::world::expand::expand_manifest)
 }

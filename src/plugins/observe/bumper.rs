@@ -24,11 +24,10 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
 use crate::plugins::observe::{check_names, check_rate, default_ignore, is_present, GeomWatch};
+use crate::plugins::shared::{self as common, Scope};
 
 fn d_min_force() -> f64 {
     1.0
@@ -197,18 +196,13 @@ impl Bumper {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "bumper",
-        summary: "Which bearing zone of the entity's base is pressed, every step (std_msgs/Bool per zone on bumper/<zone>).",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<BumperConfig>,
-        create: |v, a| {
-            common::require_owner("bumper", a).map_err(|e| vec![e])?;
-            construct::<BumperConfig, Bumper>(v, a, Bumper::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "bumper",
+        "Which bearing zone of the entity's base is pressed, every step (std_msgs/Bool per zone on bumper/<zone>).",
+        BumperConfig,
+        Bumper
+    )
+    .requires_owner()
 }
 
 impl Plugin for Bumper {

@@ -17,11 +17,22 @@ pub mod contact_monitor;
 pub mod energy_monitor;
 pub mod upright_monitor;
 
+/// This family's plugins, in catalogue order.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    vec![
+        contact_monitor::descriptor(),
+        bumper::descriptor(),
+        clearance_monitor::descriptor(),
+        energy_monitor::descriptor(),
+        upright_monitor::descriptor(),
+    ]
+}
+
 use mujoco_rs::prelude::*;
 
 use crate::context::{Entity, SimContext};
 use crate::error::ConfigError;
-use crate::plugins::core as common;
+use crate::plugins::shared as common;
 
 /// Default `ignore:` list: the ground plane (named `floor` by the built-in world and by floorplan).
 pub fn default_ignore() -> Vec<String> {

@@ -227,3 +227,13 @@ impl Plugin for BoxProp {
         build_primitive(spec, b.ctx, &self.spec)
     }
 }
+
+/// The registry entry of `box`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "box",
+        "A parametric box obstacle (full extents; on the floor unless z is given; static | driven | physics).",
+        BoxConfig,
+        BoxProp
+    )
+}

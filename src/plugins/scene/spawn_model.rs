@@ -187,7 +187,7 @@ impl SpawnModel {
             parent: "world".into(),
             child: self.body.clone(),
             translation: d.xpos()[self.body_id],
-            rotation: crate::mjcf::wxyz_to_xyzw(&d.xquat()[self.body_id]),
+            rotation: crate::math::wxyz_to_xyzw(&d.xquat()[self.body_id]),
         }
     }
 }
@@ -352,4 +352,14 @@ impl Plugin for SpawnModel {
         }
         Ok(())
     }
+}
+
+/// The registry entry of `spawn_model`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "spawn_model",
+        "Place a model as a prop at a pose (static | driven | physics; scale, mass, friction, publish_tf).",
+        SpawnModelConfig,
+        SpawnModel
+    )
 }

@@ -37,11 +37,9 @@ use serde::Deserialize;
 use crate::context::payload::{Payload, Wrench};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags,
-    ValidateConfig,
-};
-use crate::plugins::core as common;
+use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared as common;
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 2] = ["wrench", "tare"];
@@ -292,18 +290,13 @@ impl ForceTorque {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "force_torque",
-        summary: "Six-axis force/torque sensor at a site: sensor/base/world frame, invert, tare (service, reader, tare_at_s), seeded noise.",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<ForceTorqueConfig>,
-        create: |v, a| {
-            common::require_owner("force_torque", a).map_err(|e| vec![e])?;
-            construct::<ForceTorqueConfig, ForceTorque>(v, a, ForceTorque::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "force_torque",
+        "Six-axis force/torque sensor at a site: sensor/base/world frame, invert, tare (service, reader, tare_at_s), seeded noise.",
+        ForceTorqueConfig,
+        ForceTorque
+    )
+    .requires_owner()
 }
 
 impl Plugin for ForceTorque {

@@ -1,5 +1,5 @@
 //! `lidar`: a 2D laser scanner by batched ray casting through the one raycast seam
-//! ([`crate::raycast::RayBatch::cast`], no GL) — seed 001 "lidar" (+ lidar_common), seed 000 §9.1.
+//! ([`crate::mujoco::raycast::RayBatch::cast`], no GL) — seed 001 "lidar" (+ lidar_common), seed 000 §9.1.
 //!
 //! Geometry. Rays are cast from a site, in the site's xy plane (the scan plane), ray `i` at
 //! bearing `angle_min + i * angle_increment` counter-clockwise from the site's +x, with
@@ -34,9 +34,9 @@ use crate::context::payload::{LaserScan, Transform};
 use crate::context::{Endpoint, EndpointId, Entity, Payload, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::error::{ConfigError, HookResult};
+use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
+use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::raycast::RayBatch;
-use crate::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
 
 /// Keys a lidar's `fault:` block may write: the ones read on every scan (seed 001 "Only keys the
 /// sensor reads per frame may be written", plus `too_close`/`no_return`, which are substituted per
@@ -834,7 +834,8 @@ impl Plugin for Lidar {
 
 // ------------------------------------------------------------------ shared with the other sensors
 
-pub use crate::spawn::{frame_prefix, quat_conj, quat_mul};
+pub use crate::math::{quat_conj, quat_mul};
+pub use crate::spawn::frame_prefix;
 
 /// `name` without the entity prefix (frame ids are unprefixed).
 pub fn unprefixed(name: &str, prefix: &str) -> String {
@@ -951,7 +952,7 @@ pub fn model_pose(m: &MjModel, f: FrameRef) -> ([f64; 3], [f64; 4]) {
         }
         let (mut p, mut q) = ([0.0; 3], [1.0, 0.0, 0.0, 0.0]);
         for &b in chain.iter().rev() {
-            let d = crate::mjcf::quat_rotate(&q, &m.body_pos()[b]);
+            let d = crate::math::quat_rotate(&q, &m.body_pos()[b]);
             p = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
             q = quat_normalize(&quat_mul(&q, &m.body_quat()[b]));
         }
@@ -961,7 +962,7 @@ pub fn model_pose(m: &MjModel, f: FrameRef) -> ([f64; 3], [f64; 4]) {
         FrameRef::Body(b) => body_pose(b),
         FrameRef::Site(s) => {
             let (p, q) = body_pose(m.site_bodyid()[s] as usize);
-            let d = crate::mjcf::quat_rotate(&q, &m.site_pos()[s]);
+            let d = crate::math::quat_rotate(&q, &m.site_pos()[s]);
             (
                 [p[0] + d[0], p[1] + d[1], p[2] + d[2]],
                 quat_normalize(&quat_mul(&q, &m.site_quat()[s])),
@@ -982,12 +983,22 @@ pub fn relative_transform(
     let (pp, pq) = model_pose(m, parent);
     let (cp, cq) = model_pose(m, child);
     let inv = quat_conj(&pq);
-    let t = crate::mjcf::quat_rotate(&inv, &[cp[0] - pp[0], cp[1] - pp[1], cp[2] - pp[2]]);
+    let t = crate::math::quat_rotate(&inv, &[cp[0] - pp[0], cp[1] - pp[1], cp[2] - pp[2]]);
     let r = quat_normalize(&quat_mul(&inv, &cq));
     Transform {
         parent: parent_name.to_string(),
         child: child_name.to_string(),
         translation: t,
-        rotation: crate::mjcf::wxyz_to_xyzw(&r),
+        rotation: crate::math::wxyz_to_xyzw(&r),
     }
+}
+
+/// The registry entry of `lidar`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "lidar",
+        "2D lidar by batched ray casting (REP 117 specials, seeded range noise, dropout, static mount TF).",
+        LidarConfig,
+        Lidar
+    )
 }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use mujoco_rs::prelude::*;
 
 use crate::context::SimContext;
-pub use crate::raycast::ABSENT_GEOM_GROUP;
+pub use crate::mujoco::raycast::ABSENT_GEOM_GROUP;
 
 /// Name of the static, massless body that arms gravity compensation for the world.
 pub const GRAVCOMP_ANCHOR: &str = "roqsim_presence_gravcomp_anchor";

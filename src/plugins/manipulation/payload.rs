@@ -19,10 +19,9 @@ use serde::Deserialize;
 
 use crate::context::SimContext;
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core as common;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared as common;
 
 /// Config of `payload`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -99,18 +98,13 @@ impl PayloadPlugin {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "payload",
-        summary: "A carried payload: a point mass (kg) added to one body of the entity it is nested under (offset refused).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<PayloadConfig>,
-        create: |v, a| {
-            common::require_owner("payload", a).map_err(|e| vec![e])?;
-            construct::<PayloadConfig, PayloadPlugin>(v, a, PayloadPlugin::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "payload",
+        "A carried payload: a point mass (kg) added to one body of the entity it is nested under (offset refused).",
+        PayloadConfig,
+        PayloadPlugin
+    )
+    .requires_owner()
 }
 
 impl Plugin for PayloadPlugin {

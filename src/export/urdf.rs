@@ -30,9 +30,9 @@ use mujoco_rs::mujoco_c::{mjtJoint, mjtTrn};
 use mujoco_rs::prelude::*;
 
 use crate::context::entities::{Entity, Pose};
-use crate::mjcf::quat_rotate;
-use crate::plugins::core::{entity_roots, in_entity, unprefixed};
-use crate::spawn::relative;
+use crate::math::quat_rotate;
+use crate::math::relative;
+use crate::plugins::shared::{entity_roots, in_entity, unprefixed};
 
 /// Roll, pitch, yaw (URDF's fixed-axis XYZ: `R = Rz(yaw)·Ry(pitch)·Rx(roll)`) of a unit
 /// quaternion `[w, x, y, z]`, stable at ±90° pitch.
@@ -298,7 +298,7 @@ impl DescriptionPublisher {
             .map(|e| e.name.clone())
             .collect();
         if !shared.is_empty() {
-            crate::model_import::note(
+            crate::spawn::import::note(
                 ctx,
                 false,
                 format!(
@@ -313,7 +313,7 @@ impl DescriptionPublisher {
         let urdf = match export_urdf(ctx.model(), &ent) {
             Ok(u) => u,
             Err(e) => {
-                crate::model_import::note(
+                crate::spawn::import::note(
                     ctx,
                     true,
                     format!("robot_description: `{}` is not published: {e}", ent.name),
@@ -385,7 +385,7 @@ fn joint_limits(model: &MjModel, j: usize) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mjcf::quat_from_rpy;
+    use crate::math::quat_from_rpy;
 
     #[test]
     fn rpy_roundtrip_including_gimbal() {
