@@ -40,7 +40,7 @@ for arg in "$@"; do
     --colcon) WANT_ROS=1; WANT_COLCON=1 ;;
     --no-build) NO_BUILD=1 ;;
     --force) FORCE=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +77,9 @@ APT_PKGS=(
   libpython3.11 python3.11 python3.11-venv python3.11-dev python3-venv
   iproute2 util-linux            # ip, unshare: private network namespaces for the e2e tests
   libegl1 libegl-mesa0 libgl1-mesa-dri   # offscreen rendering (MuJoCo over EGL, Mesa software)
+  libx11-6 libxcursor1 libxrandr2 libxi6 libxkbcommon-x11-0 libgl1 libglx-mesa0  # the --view window (winit + GLX)
+  xvfb xauth                     # a virtual display for the window tests
+  ffmpeg                         # roqsim render --video (and ffprobe for its tests)
 )
 APT_ROS_PKGS=(clang libclang-dev)  # r2r's bindgen
 apt_step() {
@@ -193,7 +196,7 @@ models_python_step() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# 4. ROS 2 Jazzy wheels + the fixes they need (see shared notes, toolchain.md).
+# 4. ROS 2 Jazzy wheels + the fixes they need (each fix below says what it repairs).
 # ---------------------------------------------------------------------------------------------
 ros_python_step() {
   local h

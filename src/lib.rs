@@ -4,6 +4,8 @@
 //!
 //! See ARCHITECTURE.md for the tick pipeline, the threads and how to add a plugin.
 
+#![warn(missing_docs)]
+
 pub mod context;
 pub mod engine;
 pub mod error;
@@ -17,6 +19,7 @@ pub mod render;
 pub mod ros;
 pub mod runner;
 pub mod spawn;
+pub mod view;
 pub mod world;
 
 pub use context::SimContext;

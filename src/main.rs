@@ -11,6 +11,9 @@ use roqsim::runner::{self, Limits};
 use roqsim::world::overrides::{load_override_file, parse_set, Assignment};
 use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
 
+mod cli_render;
+mod cli_view;
+
 /// Plugin-driven MuJoCo simulator for mobile robots, arms, mobile manipulators and conveyors.
 #[derive(Parser)]
 #[command(name = "roqsim", version, about)]
@@ -25,6 +28,8 @@ enum Command {
     Sim(SimArgs),
     /// Validate a world and compile it; reports every error at once.
     Check(WorldArgs),
+    /// A picture (PNG) or a video (MP4) of a world, without a window; one line of JSON.
+    Render(cli_render::RenderArgs),
     /// List or describe the built-in plugins.
     Plugins {
         #[command(subcommand)]
@@ -109,6 +114,17 @@ struct SimArgs {
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+    /// Open the interactive window; optionally set its camera: `--view azimuth=90,distance=3`
+    /// (keys of sim.view, layered over the world's like --set). Put WORLD before it.
+    #[arg(long, value_name = "KEY=VALUE,...", num_args = 0..=1, default_missing_value = "")]
+    view: Option<String>,
+    /// With --view: show roqsim's run panel (state, sim time, play/pause/step/reset, keys).
+    #[arg(long)]
+    right_ui: bool,
+    /// Controllers stop writing ctrl each tick (they still hold the pose on reset): the window's
+    /// actuator sliders drive the actuators, world-wide.
+    #[arg(long)]
+    manual_control: bool,
 }
 
 fn assignments(w: &WorldArgs) -> Result<Vec<Assignment>, ConfigErrors> {
@@ -136,20 +152,28 @@ fn fail_config(e: &ConfigErrors) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("ROQSIM_LOG").unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt()
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(filter)
         .with_target(false)
-        .without_time()
-        .init();
+        .without_time();
+    let logs = tracing_subscriber::registry().with(filter).with(stderr);
+    // With ROS: the same lines on /rosout once the bridge node exists (roqsim::ros::rosout).
+    #[cfg(feature = "ros")]
+    let logs = logs.with(roqsim::ros::rosout::RosoutLayer);
+    logs.init();
+    #[cfg(feature = "ros")]
+    lift_node_remaps();
     let cli = Cli::parse_from(strip_ros_args(std::env::args_os()));
     match cli.command {
         Command::Plugins { what } => plugins_cmd(what),
         Command::Check(w) => check(w),
         Command::Sim(a) => sim(a),
+        Command::Render(a) => cli_render::render(a),
         Command::Export { what } => export_cmd(what),
     }
 }
@@ -222,7 +246,10 @@ fn load(w: &WorldArgs, opts: LoadOptions) -> Result<roqsim::LoadedWorld, ConfigE
     let path =
         runner::resolve_world(&w.world).map_err(|m| ConfigErrors::from(ConfigError::new("", m)))?;
     let mut opts = opts;
-    opts.assignments = assignments(w)?;
+    // The caller's own assignments (--view) come after --override and --set.
+    let mut all = assignments(w)?;
+    all.append(&mut opts.assignments);
+    opts.assignments = all;
     load_world(&path, &opts)
 }
 
@@ -253,8 +280,34 @@ fn check(w: WorldArgs) -> ExitCode {
 }
 
 fn sim(a: SimArgs) -> ExitCode {
+    if a.view.is_some() {
+        return cli_view::sim_windowed(a);
+    }
+    let (mut engine, limits, factor) = match prepare(&a) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let result =
+        runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
+    finish(&mut engine, result, a.profile)
+}
+
+/// Load the world and build the engine as `sim` does: (engine, limits, pacing factor).
+fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
+    let mut view_assigns = Vec::new();
+    if let Some(spec) = &a.view {
+        match cli_view::view_assignments(spec) {
+            Ok(v) => view_assigns = v,
+            Err(e) => return Err(fail_config(&e)),
+        }
+    }
     let opts = LoadOptions {
-        assignments: Vec::new(),
+        assignments: view_assigns,
         ros: a.ros,
         tf_namespace: a.tf_namespace.clone(),
         sim_control: a.sim_control,
@@ -262,7 +315,7 @@ fn sim(a: SimArgs) -> ExitCode {
     };
     let world = match load(&a.world, opts) {
         Ok(x) => x,
-        Err(e) => return fail_config(&e),
+        Err(e) => return Err(fail_config(&e)),
     };
     for warn in &world.warnings {
         eprintln!("warning: {warn}");
@@ -275,14 +328,14 @@ fn sim(a: SimArgs) -> ExitCode {
             Ok(f) if f > 0.0 && f.is_finite() => Some(f),
             _ => {
                 eprintln!("error: --pacing takes realtime, asap or a factor > 0, got `{x}`");
-                return ExitCode::from(2);
+                return Err(ExitCode::from(2));
             }
         },
     };
     if let Some(s) = a.seconds {
         if !(s >= 0.0 && s.is_finite()) {
             eprintln!("error: --seconds must be a finite number >= 0, got {s}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
     let seed = match a.seed.or(world.sim.seed) {
@@ -304,7 +357,7 @@ fn sim(a: SimArgs) -> ExitCode {
                 "error: --seconds {s} is shorter than one physics step ({} s)",
                 world.timestep
             );
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
     let mut engine =
@@ -312,7 +365,7 @@ fn sim(a: SimArgs) -> ExitCode {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("error: {e}");
-                return ExitCode::from(2);
+                return Err(ExitCode::from(2));
             }
         };
     if a.profile {
@@ -321,19 +374,21 @@ fn sim(a: SimArgs) -> ExitCode {
             eprintln!("  {:<12} {:>9.2} ms", name, secs * 1e3);
         }
     }
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupted.clone();
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
-    let limits = Limits { steps: a.steps, seconds: a.seconds };
-    let result =
-        runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
+    engine.ctx.run.manual_control = a.manual_control;
+    Ok((engine, Limits { steps: a.steps, seconds: a.seconds }, factor))
+}
+
+/// Shut the engine down (every shutdown hook runs) and report the run: the exit code.
+fn finish(
+    engine: &mut Engine,
+    result: Result<runner::Summary, roqsim::SimError>,
+    profile: bool,
+) -> ExitCode {
     let shutdown_errors = engine.shutdown();
     match result {
         Ok(summary) => {
             println!("{summary}");
-            if a.profile {
+            if profile {
                 eprint!("{}", engine.format_timing());
             }
             if shutdown_errors.is_empty() {
@@ -347,6 +402,34 @@ fn sim(a: SimArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Apply `--ros-args -r __node:=/__ns:=` to the main node only: re-execute without them, their
+/// values in the environment (`roqsim::ros::remap`), so each of the process's nodes keeps a
+/// distinct name. Returns only when there is nothing to lift (or the exec failed).
+#[cfg(feature = "ros")]
+fn lift_node_remaps() {
+    use roqsim::ros::remap;
+    use std::os::unix::process::CommandExt;
+    let args: Vec<String> = std::env::args().collect();
+    let Some(l) = remap::lift(&args) else { return };
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!("cannot find the roqsim executable to apply the node remaps: {e}");
+            return;
+        }
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg0(&args[0]).args(&l.args[1..]);
+    if let Some(n) = &l.node {
+        cmd.env(remap::NODE_NAME_ENV, n);
+    }
+    if let Some(ns) = &l.namespace {
+        cmd.env(remap::NAMESPACE_ENV, ns);
+    }
+    let e = cmd.exec();
+    tracing::warn!("cannot re-execute roqsim to apply the node remaps: {e}; every node takes them");
 }
 
 /// Drop the ROS arguments `ros2 run` / `ros2 launch` append (`--ros-args ... [--]`): rcl reads

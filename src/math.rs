@@ -65,7 +65,7 @@ pub fn compose(a: &Pose, b: &Pose) -> Pose {
     let r = crate::math::quat_rotate(&a.quat, &b.pos);
     Pose {
         pos: [a.pos[0] + r[0], a.pos[1] + r[1], a.pos[2] + r[2]],
-        quat: normalize(quat_mul(&a.quat, &b.quat)),
+        quat: quat_normalize(&quat_mul(&a.quat, &b.quat)),
     }
 }
 
@@ -73,11 +73,12 @@ pub fn compose(a: &Pose, b: &Pose) -> Pose {
 pub fn relative(a: &Pose, b: &Pose) -> Pose {
     let inv = quat_conj(&a.quat);
     let d = [b.pos[0] - a.pos[0], b.pos[1] - a.pos[1], b.pos[2] - a.pos[2]];
-    Pose { pos: crate::math::quat_rotate(&inv, &d), quat: normalize(quat_mul(&inv, &b.quat)) }
+    Pose { pos: crate::math::quat_rotate(&inv, &d), quat: quat_normalize(&quat_mul(&inv, &b.quat)) }
 }
 
-fn normalize(q: [f64; 4]) -> [f64; 4] {
-    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+/// Normalise a quaternion (the identity when its norm is below 1e-12).
+pub fn quat_normalize(q: &[f64; 4]) -> [f64; 4] {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
     if n < 1e-12 {
         [1.0, 0.0, 0.0, 0.0]
     } else {

@@ -268,6 +268,17 @@ pub trait ValidateConfig {
     }
 }
 
+/// `#[serde(default = "crate::plugin::yes")]`: a boolean key that defaults to `true`.
+pub fn yes() -> bool {
+    true
+}
+
+/// The check every rate key gets: finite and strictly positive (Hz); `key` names it.
+pub fn check_rate(key: &str, hz: f64) -> Option<ConfigError> {
+    (!(hz > 0.0 && hz.is_finite()))
+        .then(|| ConfigError::new(key, format!("must be > 0 (Hz), got {hz}")))
+}
+
 /// Typed-config constructor helper: deserialize, validate, then build the plugin.
 pub fn construct<C, P>(
     value: &Value,

@@ -64,6 +64,19 @@ pub fn run(
     progress: bool,
     stop: &dyn Fn() -> bool,
 ) -> Result<Summary, SimError> {
+    run_with(engine, limits, factor, progress, stop, &mut |_| {})
+}
+
+/// [`run`] with `between` called on the physics thread after every batch of steps and every
+/// paused idle (the window's sync point).
+pub fn run_with(
+    engine: &mut Engine,
+    limits: Limits,
+    factor: Option<f64>,
+    progress: bool,
+    stop: &dyn Fn() -> bool,
+    between: &mut dyn FnMut(&mut Engine),
+) -> Result<Summary, SimError> {
     let dt = engine.dt();
     let max_steps = limits.steps.or(limits.seconds.map(|s| (s / dt).round() as u64));
     let mut pacer = Pacer::new(dt, factor);
@@ -86,6 +99,7 @@ pub fn run(
             RunState::Paused | RunState::Stopped if engine.ctx.control.pending_steps == 0 => {
                 // Pause freezes; it does not de-energize: no step, targets held, transport alive.
                 engine.idle()?;
+                between(engine);
                 std::thread::sleep(Duration::from_millis(10));
                 pacer.resync();
                 if stop() {
@@ -120,6 +134,7 @@ pub fn run(
                 break 'outer;
             }
         }
+        between(engine);
         if stop() {
             reason = "interrupted".to_string();
             break;
@@ -157,6 +172,17 @@ pub fn world_roots() -> Vec<PathBuf> {
     }
     roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds"));
     roots.retain(|r| r.is_dir());
+    // One root once, even when the install tree is the source tree (a symlinked share/).
+    let mut seen = Vec::new();
+    roots.retain(|r| {
+        let c = r.canonicalize().unwrap_or_else(|_| r.clone());
+        if seen.contains(&c) {
+            false
+        } else {
+            seen.push(c);
+            true
+        }
+    });
     roots
 }
 
@@ -173,6 +199,15 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
             }
         }
     }
+    Err(format!(
+        "world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})",
+        bundled_worlds().join(", ")
+    ))
+}
+
+/// Names of the bundled worlds, sorted, each once (an installed binary sees the install tree
+/// and the source tree; a name in both is one world, the first root's, as resolution picks it).
+pub fn bundled_worlds() -> Vec<String> {
     let mut known = Vec::new();
     for root in world_roots() {
         if let Ok(rd) = std::fs::read_dir(root) {
@@ -184,8 +219,6 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
         }
     }
     known.sort();
-    Err(format!(
-        "world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})",
-        known.join(", ")
-    ))
+    known.dedup();
+    known
 }

@@ -4,46 +4,15 @@
 //! every refusal's message. Commands go in through the endpoint inbox (`interface.deliver`), the
 //! `robot:<name>` handle, or `test_cmd`.
 
-use std::path::{Path, PathBuf};
-
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::{AckermannDrive, Payload, Twist};
 use roqsim::context::Direction;
 use roqsim::handles::robot::RobotHandle;
 use roqsim::plugins::sensors::ground_truth_pose::GroundTruthReader;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 
-fn base() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds")
-}
-
-fn engine_seed(yaml: &str, seed: u64) -> Engine {
-    let w = load_world_str(yaml, &base(), &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(seed) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
-}
-
-fn engine(yaml: &str) -> Engine {
-    engine_seed(yaml, 1)
-}
-
-/// The refusal text of a world that must not load or build.
-fn refusal(yaml: &str) -> String {
-    match load_world_str(yaml, &base(), &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
-}
-
-fn assert_has(text: &str, needles: &[&str]) {
-    for n in needles {
-        assert!(text.contains(n), "missing `{n}` in:\n{text}");
-    }
-}
+mod common;
+use common::*;
 
 /// World pose (x, y, yaw) of a body.
 fn pose2d(e: &Engine, body: &str) -> (f64, f64, f64) {
@@ -79,15 +48,6 @@ impl Unwrap {
         self.last = y;
         self.total
     }
-}
-
-fn endpoint(e: &Engine, name: &str) -> usize {
-    e.ctx
-        .interface
-        .all()
-        .iter()
-        .position(|ep| ep.name == name)
-        .unwrap_or_else(|| panic!("no endpoint {name}"))
 }
 
 fn twist(v: f64, vy: f64, w: f64) -> Payload {
@@ -1145,7 +1105,7 @@ components:
         let a = js.position[4 + k];
         let d = (a - heading).rem_euclid(std::f64::consts::PI);
         assert!(
-            d < 0.02 || d > std::f64::consts::PI - 0.02,
+            d.min(std::f64::consts::PI - d) < 0.02, // within 0.02 rad of the heading, mod π
             "module {k} steer {a} vs heading {heading}"
         );
         assert!(

@@ -13,7 +13,6 @@ pub mod presence;
 pub mod rates;
 pub mod sim_control;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use mujoco_rs::mujoco_c::{mjtCone, mjtEnableBit, mjtIntegrator, mjtSolver, mjtWarning};
@@ -102,7 +101,21 @@ impl Engine {
         } = world;
         let mut load_report: Vec<(String, f64)> = load_times;
         let seed = opts.seed.or(sim.seed);
-        let mut ctx = SimContext::new(timestep, seed, RunInfo { base_dir, timestep });
+        let mut ctx = SimContext::new(
+            timestep,
+            seed,
+            RunInfo {
+                base_dir,
+                timestep,
+                controller_initial_state: sim
+                    .controllers
+                    .as_ref()
+                    .and_then(|c| c.initial_state)
+                    .map(|s| s.state())
+                    .unwrap_or(crate::handles::controllers::State::Unloaded),
+                manual_control: false,
+            },
+        );
 
         let t0 = Instant::now();
         let mut spec = match &def {
@@ -151,7 +164,7 @@ impl Engine {
         drop(spec);
 
         let t0 = Instant::now();
-        let data = MjData::new(Arc::new(model));
+        let data = MjData::new(Box::new(model));
         ctx.set_data(data);
         load_report.push(("data".into(), t0.elapsed().as_secs_f64()));
 

@@ -240,7 +240,7 @@ pub fn set_entity_state(
     let pose = match pose {
         Some((p, q)) => {
             let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-            if !(n > 1e-9) || p.iter().chain(q.iter()).any(|x| !x.is_finite()) {
+            if n.is_nan() || n <= 1e-9 || p.iter().chain(q.iter()).any(|x| !x.is_finite()) {
                 return refuse(codes::SET_INVALID_POSE, format!("invalid pose for `{name}`: the quaternion must be non-zero and every value finite"));
             }
             Some((p, [q[3] / n, q[0] / n, q[1] / n, q[2] / n]))

@@ -18,7 +18,9 @@ pub mod config;
 pub mod field;
 pub mod graph;
 pub mod names;
+pub mod param_files;
 pub mod plan;
+pub mod remap;
 
 #[cfg(feature = "ros")]
 pub mod actions;
@@ -31,7 +33,11 @@ pub mod convert;
 #[cfg(feature = "ros")]
 pub mod handlers;
 #[cfg(feature = "ros")]
+pub mod params;
+#[cfg(feature = "ros")]
 pub mod reports;
+#[cfg(feature = "ros")]
+pub mod rosout;
 #[cfg(feature = "ros")]
 pub mod services;
 #[cfg(feature = "ros")]

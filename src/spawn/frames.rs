@@ -8,6 +8,8 @@ use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::math::{compose, quat_conj, quat_from_rpy, quat_mul, relative};
 use crate::world::models::FrameSpec;
 
+pub use crate::mujoco::frames::FrameRef;
+
 use super::{body_names, find_site, frame_prefix, Pose};
 
 /// A vendor frame built as a site (seed 001 `spawn_robot` "Vendor frames").
@@ -128,36 +130,6 @@ impl FrameSites {
             ));
         }
         Ok(())
-    }
-}
-
-/// A frame of the compiled model: a body or a site.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameRef {
-    /// A body's frame (id).
-    Body(usize),
-    /// A site's frame (id).
-    Site(usize),
-}
-
-impl FrameRef {
-    /// Resolve a compiled name: a body first, then a site.
-    pub fn lookup(model: &MjModel, name: &str) -> Option<FrameRef> {
-        if let Some(b) = model.name_to_id(MjtObjBase::mjOBJ_BODY, name) {
-            return Some(FrameRef::Body(b));
-        }
-        model.name_to_id(MjtObjBase::mjOBJ_SITE, name).map(FrameRef::Site)
-    }
-
-    /// The body it sits on and its pose in that body's frame (from the compiled model).
-    pub fn in_body(self, model: &MjModel) -> (usize, Pose) {
-        match self {
-            FrameRef::Body(b) => (b, Pose::default()),
-            FrameRef::Site(s) => {
-                let b = model.site_bodyid()[s] as usize;
-                (b, Pose { pos: model.site_pos()[s], quat: model.site_quat()[s] })
-            }
-        }
     }
 }
 

@@ -77,9 +77,6 @@ fn d_height() -> f64 {
 fn d_thickness() -> f64 {
     0.04
 }
-fn yes() -> bool {
-    true
-}
 fn d_frame_model() -> String {
     "door_frame".into()
 }
@@ -127,7 +124,7 @@ pub struct DoorConfig {
     #[serde(default = "d_thickness")]
     pub thickness: f64,
     /// false: a cased opening, no leaf hung. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub leaf: bool,
     /// Optional leaf model (origin = hinge edge at floor level, leaf along +x); omit for a box leaf.
     #[serde(default)]
@@ -136,7 +133,7 @@ pub struct DoorConfig {
     #[serde(default)]
     pub color: Option<Vec<f64>>,
     /// Weld a static, visual-only jamb/lintel casing around the opening. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub frame: bool,
     /// Casing model; `door_frame` (default) is the built-in primitive casing.
     #[serde(default = "d_frame_model")]
@@ -160,7 +157,7 @@ pub struct DoorConfig {
     #[serde(default)]
     pub open: f64,
     /// Expose the cmd/state endpoints; false = passive, held at `open`. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub controllable: bool,
     /// Transport scope (`/<ns>/cmd`, `/<ns>/state`). Default (omitted or ""): the entry's label.
     #[serde(default)]
@@ -589,7 +586,9 @@ impl Plugin for Door {
             }
         }
         let ctrl = self.target_angle().clamp(0.0, self.max_rad);
-        ctx.data_mut().ctrl_mut()[self.act] = ctrl;
+        if !ctx.run.manual_control {
+            ctx.data_mut().ctrl_mut()[self.act] = ctrl;
+        }
         Ok(())
     }
 

@@ -5,7 +5,7 @@
 //! does not change (a point mass has no inertia about its own centre). The write happens in
 //! `configure`, after compile, on `model.body_mass`, and the derived constants
 //! (`body_subtreemass`, `dof_invweight0`, `body_invweight0`, ...) are re-derived with
-//! `mj_setConst` — the mechanism `model_override` uses for `body_mass`. `mj_setConst` runs on a
+//! `mj_setConst` through the model-write seam (`crate::mujoco::model_write`), which runs it on a
 //! scratch `mjData`, so the live state is not touched. `mass: 0` writes nothing: the unloaded
 //! cell of a sweep compiles to exactly the model of a world that never declared a payload.
 //!
@@ -60,27 +60,6 @@ impl ValidateConfig for PayloadConfig {
     }
 }
 
-/// Re-derive the model's cached constants after a `body_mass` write (`mj_setConst`), on a scratch
-/// `mjData` so the live state (qpos, qvel, warm start) is left exactly as it was. Physics thread.
-pub fn set_const(ctx: &SimContext) {
-    let m = ctx.model();
-    let mut scratch = m.make_data();
-    // SAFETY: the model is only ever touched from the physics thread (the caller's); mj_setConst
-    // writes derived model arrays of this very model and uses `scratch` as its workspace.
-    unsafe {
-        mujoco_rs::mujoco_c::mj_setConst(m.ffi() as *const _ as *mut _, scratch.ffi_mut());
-    }
-}
-
-/// Write `body_mass[body] = mass` (kg) into the compiled model (physics thread; call
-/// [`set_const`] afterwards).
-pub fn write_body_mass(ctx: &SimContext, body: usize, mass: f64) {
-    // SAFETY: raw write into the compiled model's array on the physics thread; `body` < nbody.
-    unsafe {
-        *ctx.model().ffi().body_mass.add(body) = mass;
-    }
-}
-
 /// The `payload` plugin.
 pub struct PayloadPlugin {
     cfg: PayloadConfig,
@@ -119,8 +98,9 @@ impl Plugin for PayloadPlugin {
             return Ok(());
         }
         let current = ctx.model().body_mass()[self.body];
-        write_body_mass(ctx, self.body, current + self.cfg.mass);
-        set_const(ctx);
+        let mut w = ctx.model_writer();
+        w.body_mass(self.body, current + self.cfg.mass);
+        w.set_const();
         Ok(())
     }
 }

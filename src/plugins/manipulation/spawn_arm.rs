@@ -165,10 +165,6 @@ fn d_rail_mass() -> f64 {
 fn d_half_width() -> f64 {
     0.1
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `spawn_arm`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -223,10 +219,10 @@ pub struct SpawnArmConfig {
     #[serde(default)]
     pub gravity_compensation: Option<bool>,
     /// false: compiled in, but absent until spawned. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
     /// Inject the model manifest's components (its arm_controller). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub default_plugins: bool,
 }
 
@@ -239,7 +235,7 @@ impl ValidateConfig for SpawnArmConfig {
                 "is empty; name an arm model (e.g. ur5e) or an MJCF path",
             ));
         }
-        e.extend(crate::plugins::mobile::spawn_robot::check_names(&self.namespace, &self.prefix));
+        e.extend(crate::spawn::check_names(&self.namespace, &self.prefix));
         if self.pos.iter().chain(self.rpy.iter()).any(|v| !v.is_finite()) {
             e.push(ConfigError::new("pos", "pos and rpy must be finite numbers"));
         }
@@ -310,7 +306,7 @@ impl ValidateConfig for SpawnArmConfig {
             if ee.pos.iter().chain(ee.rpy.iter()).any(|v| !v.is_finite()) {
                 e.push(ConfigError::new("end_effector.pos", "pos and rpy must be finite numbers"));
             }
-            crate::plugins::mobile::spawn_robot::check_names("", &ee.prefix)
+            crate::spawn::check_names("", &ee.prefix)
                 .into_iter()
                 .for_each(|x| e.push(ConfigError::new("end_effector.prefix", x.message)));
         }

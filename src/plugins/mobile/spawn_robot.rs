@@ -55,7 +55,7 @@ pub struct SpawnRobotConfig {
     #[serde(default)]
     pub base_joint: Option<String>,
     /// false: compiled in, but absent until spawned (stored on the entity). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
     /// Fixed links beyond the manifest's `frames:` (built after them): each is a site
     /// `<prefix><name>` on its parent (a body or an earlier frame), published as a static
@@ -63,7 +63,7 @@ pub struct SpawnRobotConfig {
     #[serde(default)]
     pub frames: Vec<FrameSpec>,
     /// Inject the model manifest's components (drive, sensors). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub default_plugins: bool,
     /// The law the robot's joints run under and their gains (`control`, `p`/`d`,
     /// `stiffness`/`damping`, `effort_limit`, `ctrlrange`, `each:` by actuator name); see
@@ -72,33 +72,6 @@ pub struct SpawnRobotConfig {
     #[serde(default)]
     #[schemars(with = "Option<crate::spawn::actuators::ActuatorsSchema>")]
     pub actuators: Option<serde_norway::Value>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// Refuse characters a ROS name cannot hold (namespace) and whitespace (prefix).
-pub(crate) fn check_names(namespace: &str, prefix: &str) -> Vec<ConfigError> {
-    let mut e = Vec::new();
-    let ns = namespace.trim_matches('/');
-    if !ns.is_empty() {
-        let ok = ns.split('/').all(|seg| {
-            !seg.is_empty()
-                && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !seg.starts_with(|c: char| c.is_ascii_digit())
-        });
-        if !ok {
-            e.push(ConfigError::new(
-                "namespace",
-                format!("`{namespace}` is not a valid ROS namespace: use letters, digits and `_` (not leading digits), segments separated by `/`"),
-            ));
-        }
-    }
-    if prefix.chars().any(|c| c.is_whitespace() || c == '/') {
-        e.push(ConfigError::new("prefix", format!("`{prefix}` contains whitespace or `/`; an MJCF name prefix is a plain word such as `robot1_`")));
-    }
-    e
 }
 
 impl ValidateConfig for SpawnRobotConfig {
@@ -111,7 +84,7 @@ impl ValidateConfig for SpawnRobotConfig {
             ));
         }
         e.extend(self.pose.validate("pose"));
-        e.extend(check_names(&self.namespace, &self.prefix));
+        e.extend(crate::spawn::check_names(&self.namespace, &self.prefix));
         if let Some(Err(es)) =
             self.actuators.as_ref().map(|a| crate::spawn::actuators::parse(a, "actuators"))
         {

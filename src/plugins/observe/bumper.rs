@@ -24,9 +24,10 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::plugin::check_rate;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::{check_names, check_rate, default_ignore, is_present, GeomWatch};
+use crate::plugins::observe::{check_names, default_ignore, is_present, GeomWatch};
 use crate::plugins::shared::{self as common, Scope};
 
 fn d_min_force() -> f64 {
@@ -229,7 +230,7 @@ impl Plugin for Bumper {
                 .iter()
                 .enumerate()
                 .filter(|(_, s)| **s)
-                .map(|(g, _)| super::geom_name(m, g))
+                .map(|(g, _)| crate::plugins::shared::geom_name(m, g))
                 .collect();
             for (i, n) in self.cfg.geoms.iter().enumerate() {
                 let full = format!("{}{n}", entity.prefix);
@@ -250,8 +251,11 @@ impl Plugin for Bumper {
                 let mut any = false;
                 for (g, flag) in shell.iter_mut().enumerate() {
                     if watch.in_subtree[g]
-                        && common::unprefixed(&super::geom_name(m, g), &entity.prefix)
-                            .starts_with(p.as_str())
+                        && common::unprefixed(
+                            &crate::plugins::shared::geom_name(m, g),
+                            &entity.prefix,
+                        )
+                        .starts_with(p.as_str())
                     {
                         *flag = true;
                         any = true;

@@ -34,9 +34,11 @@ use crate::context::payload::{ClearanceReport, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::error::{ConfigError, HookResult};
+use crate::plugin::check_rate;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::{check_names, check_rate, default_ignore, geom_name, GeomWatch};
+use crate::plugins::observe::{check_names, default_ignore, GeomWatch};
+use crate::plugins::shared::geom_name;
 use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).

@@ -38,9 +38,10 @@ use serde::Deserialize;
 use crate::context::payload::{EnergyReport, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::plugin::check_rate;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::{check_rate, is_present};
+use crate::plugins::observe::is_present;
 use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).

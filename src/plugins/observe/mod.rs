@@ -49,20 +49,6 @@ pub fn check_names(key: &str, names: &[String]) -> Vec<ConfigError> {
         .collect()
 }
 
-/// A finite, strictly positive rate (Hz).
-pub fn check_rate(key: &str, hz: f64) -> Option<ConfigError> {
-    (!(hz > 0.0 && hz.is_finite()))
-        .then(|| ConfigError::new(key, format!("must be > 0 (Hz), got {hz}")))
-}
-
-/// Name of geom `g` in the compiled model ("" if unnamed: then `geom#<id>`).
-pub fn geom_name(m: &MjModel, g: usize) -> String {
-    match m.id_to_name(MjtObjBase::mjOBJ_GEOM, g) {
-        Some(n) if !n.is_empty() => n.to_string(),
-        _ => format!("geom#{g}"),
-    }
-}
-
 /// The geoms one observer watches and the ones it never counts, resolved at configure.
 #[derive(Debug, Clone, Default)]
 pub struct GeomWatch {

@@ -25,9 +25,9 @@ use serde::Deserialize;
 use crate::context::payload::{Payload, UprightReport};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::plugin::check_rate;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::check_rate;
 use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).
@@ -45,10 +45,6 @@ fn d_settle() -> f64 {
 fn d_rate() -> f64 {
     30.0
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `upright_monitor`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -70,7 +66,7 @@ pub struct UprightMonitorConfig {
     #[serde(default)]
     pub namespace: Option<String>,
     /// Once fallen, stay fallen until on_reset. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub latch: bool,
     /// Endpoint publish rate (Hz). Default 30.
     #[serde(default = "d_rate")]

@@ -14,7 +14,7 @@ use crate::error::{ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::plugins::scene::box_prop::{
-    build_primitive, validate_common, yes, PrimitiveShape, PrimitiveSpec,
+    build_primitive, validate_common, PrimitiveShape, PrimitiveSpec,
 };
 use crate::plugins::scene::boxes::{parse_instances, Population, PopulationConfig};
 use crate::spawn::{body_name_for, Friction, Motion, PoseConfig};
@@ -37,7 +37,7 @@ pub struct CylinderConfig {
     #[serde(default)]
     pub color: Option<Vec<f64>>,
     /// false: visual only (rays still see it; nothing collides with it). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub collide: bool,
     /// Sliding friction, or the full [sliding, torsional, rolling] triple. Default 1.0.
     #[serde(default)]
@@ -50,7 +50,7 @@ pub struct CylinderConfig {
     #[serde(default)]
     pub mass: Option<f64>,
     /// false: compiled in, but absent until spawned (stored on the entity). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
 }
 

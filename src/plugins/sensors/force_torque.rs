@@ -67,10 +67,6 @@ fn d_frame() -> FtFrame {
 fn d_rate() -> f64 {
     100.0
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `force_torque` (a component of the entry whose prefix and namespace it inherits).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -82,7 +78,7 @@ pub struct ForceTorqueConfig {
     pub frame: FtFrame,
     /// Negate the reading: report what the tool applies to the sensor (the environment's
     /// convention), not what holds the tool. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub invert: bool,
     /// Sim time (s) at which to capture the zero offset, once per episode. Default: never.
     #[serde(default)]
@@ -132,9 +128,7 @@ impl ValidateConfig for ForceTorqueConfig {
                 e.push(ConfigError::new(k, format!("must be >= 0, got {v}")));
             }
         }
-        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         e.extend(common::check_topics(&self.topics, &ROLES));
         e
     }

@@ -81,9 +81,7 @@ pub struct GroundTruthPoseConfig {
 impl ValidateConfig for GroundTruthPoseConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.rate_hz > 0.0 && self.rate_hz.is_finite()) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         if !self.body.is_empty() && !self.site.is_empty() {
             e.push(ConfigError::new(
                 "site",

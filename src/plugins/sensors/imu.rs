@@ -33,11 +33,13 @@ use crate::context::payload::{Imu, Transform};
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
+use crate::math::{quat_mul, quat_normalize};
 use crate::plugin::{
     typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
 };
 use crate::plugin_descriptor;
-use crate::plugins::sensors::lidar::{frame_prefix, quat_mul, quat_normalize, unprefixed};
+use crate::plugins::shared::unprefixed;
+use crate::spawn::frame_prefix;
 
 /// Keys an imu's `fault:` block may write: the noise, the biases and `orientation` (seed 001), so a
 /// trial can drop the attitude channel or triple the rate noise partway through.
@@ -290,9 +292,7 @@ impl ValidateConfig for ImuConfig {
                 e.push(ConfigError::new(k, "must be finite"));
             }
         }
-        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         if self.frame_id.as_deref().is_some_and(|f| f.trim().is_empty()) {
             e.push(ConfigError::new("frame_id", "must not be empty (omit it for `<label>_link`)"));
         }
@@ -618,6 +618,7 @@ impl Plugin for ImuPlugin {
             "world".to_string()
         } else {
             unprefixed(m.id_to_name(MjtObjBase::mjOBJ_BODY, body_id).unwrap_or(""), &prefix)
+                .to_string()
         };
         let q = m.site_quat()[site_id];
         self.tf = Transform {

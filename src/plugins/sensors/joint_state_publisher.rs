@@ -50,9 +50,7 @@ pub struct JointStatePublisherConfig {
 impl ValidateConfig for JointStatePublisherConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.rate_hz > 0.0 && self.rate_hz.is_finite()) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         for (i, j) in self.joints.iter().enumerate() {
             if j.trim().is_empty() {
                 e.push(ConfigError::new(format!("joints[{i}]"), "empty joint name"));

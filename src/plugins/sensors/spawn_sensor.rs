@@ -75,12 +75,8 @@ pub struct SpawnSensorConfig {
     #[serde(default)]
     pub motion: Option<Motion>,
     /// Inject the device manifest's components (its capture plugin). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub default_plugins: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 impl ValidateConfig for SpawnSensorConfig {
@@ -114,7 +110,7 @@ impl ValidateConfig for SpawnSensorConfig {
                 e.push(ConfigError::new("frame_id", format!("`{f}` is not a frame name")));
             }
         }
-        e.extend(crate::plugins::mobile::spawn_robot::check_names(
+        e.extend(crate::spawn::check_names(
             self.namespace.as_deref().unwrap_or(""),
             self.prefix.as_deref().unwrap_or(""),
         ));

@@ -317,3 +317,11 @@ pub fn rest_pose_in(model: &MjModel, body: usize, ancestor: usize) -> ([f64; 3],
     }
     (p, q)
 }
+
+/// Name of geom `g` in the compiled model ("" if unnamed: then `geom#<id>`).
+pub fn geom_name(m: &MjModel, g: usize) -> String {
+    match m.id_to_name(MjtObjBase::mjOBJ_GEOM, g) {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => format!("geom#{g}"),
+    }
+}
