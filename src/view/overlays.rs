@@ -81,6 +81,9 @@ pub trait Overlay {
     fn draw(&mut self, frame: &mut RgbFrame, t: f64) -> Result<(), String>;
 }
 
+/// What builds an overlay from its placement and its own options.
+pub type MakeOverlay = fn(Placement, &BTreeMap<String, String>) -> Result<Box<dyn Overlay>, String>;
+
 /// A registered overlay.
 pub struct OverlayDescriptor {
     /// Name used on the command line.
@@ -90,7 +93,7 @@ pub struct OverlayDescriptor {
     /// Its own option keys (beyond anchor, width, margin).
     pub keys: &'static [&'static str],
     /// Build an instance from its placement and its own options.
-    pub make: fn(Placement, &BTreeMap<String, String>) -> Result<Box<dyn Overlay>, String>,
+    pub make: MakeOverlay,
 }
 
 /// Every overlay this build registers.
