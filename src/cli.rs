@@ -49,6 +49,26 @@ enum Command {
         #[command(subcommand)]
         what: crate::introspect::cli::CatalogCmd,
     },
+    /// Export a spawned robot's description.
+    Export {
+        #[command(subcommand)]
+        what: ExportCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum ExportCmd {
+    /// The robot's URDF, read off the compiled model (links = bodies, joints = its joints).
+    Urdf {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// The entity to export (its entry's `name:`).
+        #[arg(long)]
+        robot: String,
+        /// Write here instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -183,6 +203,7 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
         Command::Check(w) => check(w),
         Command::Sim(a) => sim(a),
         Command::Render(a) => cli_render::render(a),
+        Command::Export { what } => export_cmd(what),
         Command::Scenes { what } => crate::introspect::cli::scenes(what),
         Command::Catalog { what } => crate::introspect::cli::catalog(what),
     }
@@ -416,4 +437,46 @@ fn strip_ros_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ff
         }
     }
     out
+}
+
+fn export_cmd(what: ExportCmd) -> ExitCode {
+    let ExportCmd::Urdf { world, robot, output } = what;
+    let w = match load(&world, LoadOptions::default()) {
+        Ok(x) => x,
+        Err(e) => return fail_config(&e),
+    };
+    let e = match Engine::new(w, EngineOptions { profile: false, seed: Some(0) }) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(ent) = e.ctx.entities.get(&robot) else {
+        eprintln!(
+            "error: --robot: no entity `{robot}` in this world; entities: [{}]",
+            e.ctx.entities.names().join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let urdf = match crate::export::urdf::export_urdf(e.ctx.model(), ent) {
+        Ok(u) => u,
+        Err(m) => {
+            eprintln!("error: export urdf `{robot}`: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    match output {
+        None => {
+            print!("{urdf}");
+            ExitCode::SUCCESS
+        }
+        Some(p) => match std::fs::write(&p, urdf) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: -o {}: {err}", p.display());
+                ExitCode::from(2)
+            }
+        },
+    }
 }

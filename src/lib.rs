@@ -11,6 +11,7 @@ pub mod cli;
 pub mod context;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod handles;
 pub mod introspect;
 pub mod math;
