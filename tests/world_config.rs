@@ -325,6 +325,17 @@ fn bad_34_bridge_only_failure_names_both_ways_out() {
 }
 
 #[test]
+fn bad_35_sync_enabled_refused_until_lockstep_exists() {
+    refused(
+        "sim: {sync: {enabled: true, timeout_s: 2.0}}\n",
+        "sim.sync.enabled",
+        "lockstep mode is not implemented in this roqsim: a run with `enabled: true` would silently run free, \
+         not in lockstep. Remove sim.sync or set enabled: false",
+    );
+    assert!(load("sim: {sync: {enabled: false}}\ncomponents:\n  - dummy: {}\n").is_ok());
+}
+
+#[test]
 fn every_error_is_reported_at_once() {
     let yaml = "sim: {timestep: 0, bogus: 1}\ncomponents:\n  - dummy: {size: -1}\n    name: a\n  - nope: {}\n  - dummy: {name: x}\n";
     let e = load(yaml).unwrap_err();

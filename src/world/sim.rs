@@ -51,7 +51,7 @@ pub struct SimBlock {
     pub view: Option<View>,
     /// Merge identical attached assets before compile (accepted; MuJoCo's own dedup is used).
     pub dedup_assets: Option<bool>,
-    /// Lockstep mode (seed 000 §10): accepted, inert.
+    /// Lockstep mode. Only `enabled: false` is accepted until lockstep is implemented.
     pub sync: Option<SyncBlock>,
 }
 
@@ -146,16 +146,18 @@ pub struct View {
     pub elevation: Option<f64>,
 }
 
-/// `sim.sync` (seed 000 §10): accepted and inert.
+/// `sim.sync`: lockstep with external controllers (see docs/recording.md).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SyncBlock {
-    /// Lockstep on/off (only `false` is implemented).
+    /// Lockstep on/off. `true` is refused until lockstep is implemented.
     pub enabled: Option<bool>,
     /// Barrier timeout (s).
     pub timeout_s: Option<f64>,
-    /// What to wait for.
+    /// What to wait for: `sensors`, `control`.
     pub wait_for: Option<Vec<String>>,
+    /// Inbound endpoint names the control gate waits on.
+    pub control: Option<Vec<String>>,
 }
 
 /// MuJoCo's default o_solref, o_solimp and o_friction (mjOption defaults, MuJoCo 3.17 docs).
@@ -205,6 +207,13 @@ impl SimBlock {
                     );
                 }
             }
+        }
+        if self.sync.as_ref().and_then(|s| s.enabled) == Some(true) {
+            errors.push(
+                "sim.sync.enabled",
+                "lockstep mode is not implemented in this roqsim: a run with `enabled: true` would \
+                 silently run free, not in lockstep. Remove sim.sync or set enabled: false",
+            );
         }
         if let Some(Pacing::Factor(PacingFactor { factor })) = self.pacing {
             if !(factor > 0.0 && factor.is_finite()) {
