@@ -14,6 +14,7 @@ pub mod plugin;
 pub mod plugins;
 pub mod presence;
 pub mod raycast;
+pub mod record;
 pub mod robot;
 pub mod ros;
 pub mod runner;

@@ -25,6 +25,10 @@ enum Command {
     Sim(SimArgs),
     /// Validate a world and compile it; reports every error at once.
     Check(WorldArgs),
+    /// Re-run a recording from its provenance alone (`--verify`: bitwise, first divergence).
+    Replay(roqsim::record::cli::ReplayArgs),
+    /// Print a recording's state sample nearest a time as one line of JSON.
+    State(roqsim::record::cli::StateArgs),
     /// List or describe the built-in plugins.
     Plugins {
         #[command(subcommand)]
@@ -89,6 +93,8 @@ struct SimArgs {
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+    #[command(flatten)]
+    record: roqsim::record::cli::RecordArgs,
 }
 
 fn assignments(w: &WorldArgs) -> Result<Vec<Assignment>, ConfigErrors> {
@@ -130,6 +136,8 @@ fn main() -> ExitCode {
         Command::Plugins { what } => plugins_cmd(what),
         Command::Check(w) => check(w),
         Command::Sim(a) => sim(a),
+        Command::Replay(a) => roqsim::record::cli::replay(&a),
+        Command::State(a) => roqsim::record::cli::state(&a),
     }
 }
 
@@ -190,6 +198,14 @@ fn check(w: WorldArgs) -> ExitCode {
 }
 
 fn sim(a: SimArgs) -> ExitCode {
+    // The recording file first: an unwritable path is refused before anything is built.
+    let mut recorder = match a.record.create() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = LoadOptions {
         assignments: Vec::new(),
         ros: a.ros,
@@ -244,6 +260,12 @@ fn sim(a: SimArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    if let Some(r) = recorder.as_mut() {
+        if let Err(e) = r.prepare(&run_inputs(&a, seed), &world) {
+            eprintln!("error: --record: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let mut engine =
         match Engine::new(world, EngineOptions { profile: a.profile, seed: Some(seed) }) {
             Ok(e) => e,
@@ -252,6 +274,13 @@ fn sim(a: SimArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+    if let Some(r) = recorder {
+        let path = r.path().to_path_buf();
+        if let Err(e) = r.attach(&mut engine) {
+            eprintln!("error: --record {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
     if a.profile {
         eprintln!("load phases:");
         for (name, secs) in engine.load_report() {
@@ -283,6 +312,23 @@ fn sim(a: SimArgs) -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// What the recording's provenance keeps of this command line.
+fn run_inputs(a: &SimArgs, seed: u64) -> roqsim::record::RunInputs {
+    let world_path = runner::resolve_world(&a.world.world).map(PathBuf::from).unwrap_or_default();
+    roqsim::record::RunInputs {
+        world_ref: a.world.world.clone(),
+        world_yaml: std::fs::read_to_string(&world_path).unwrap_or_default(),
+        world_path,
+        assignments: assignments(&a.world).unwrap_or_default(),
+        override_files: a.world.overrides.clone(),
+        ros: a.ros,
+        tf_namespace: a.tf_namespace.clone(),
+        sim_control: a.sim_control,
+        no_communication: a.no_communication,
+        seed,
     }
 }
 

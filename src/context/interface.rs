@@ -141,6 +141,8 @@ pub struct Interface {
     endpoints: Vec<Endpoint>,
     physics_hz: f64,
     extra_rates: Vec<RateRow>,
+    /// Copies of delivered inbound payloads, kept while an observer (the recorder) asks.
+    tap: Option<Vec<(EndpointId, Payload)>>,
     /// Log lines produced by rate snapping (drained by the engine into the log).
     pub notes: Vec<SnapNote>,
 }
@@ -253,7 +255,27 @@ impl Interface {
 
     /// Deliver an inbound payload (physics thread).
     pub fn deliver(&mut self, id: EndpointId, payload: Payload) {
+        if let Some(tap) = &mut self.tap {
+            tap.push((id, payload.clone()));
+        }
         self.endpoints[id].inbox.push_back(payload);
+    }
+
+    /// Keep a copy of every payload delivered from now on (the recorder's inbound log).
+    pub fn enable_tap(&mut self) {
+        self.tap.get_or_insert_with(Vec::new);
+    }
+
+    /// The payloads delivered since the last call, in delivery order.
+    pub fn take_tapped(&mut self) -> Vec<(EndpointId, Payload)> {
+        self.tap.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Forget the payloads delivered since the last take (a reset clears their inboxes).
+    pub fn discard_tapped(&mut self) {
+        if let Some(t) = &mut self.tap {
+            t.clear();
+        }
     }
 
     /// Take the newest delivered payload, dropping older ones.
