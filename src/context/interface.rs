@@ -54,6 +54,8 @@ pub struct Endpoint {
     published_tick: Option<u64>,
     /// Delivered, not yet taken (in).
     inbox: VecDeque<Payload>,
+    /// Payloads delivered since the run started (in; never reset): the lockstep gate counts them.
+    delivered: u64,
 }
 
 impl Endpoint {
@@ -80,6 +82,7 @@ impl Endpoint {
             latest: None,
             published_tick: None,
             inbox: VecDeque::new(),
+            delivered: 0,
         }
     }
     /// Set the owner entity.
@@ -115,6 +118,10 @@ impl Endpoint {
     /// A hint value, if set.
     pub fn get_hint(&self, backend: &str, key: &str) -> Option<&str> {
         self.backend.get(backend)?.get(key).map(String::as_str)
+    }
+    /// Payloads delivered to this endpoint since the run started.
+    pub fn delivered(&self) -> u64 {
+        self.delivered
     }
     /// The latest published payload and the tick it was published at.
     pub fn latest(&self) -> Option<(&Payload, u64)> {
@@ -258,7 +265,9 @@ impl Interface {
         if let Some(tap) = &mut self.tap {
             tap.push((id, payload.clone()));
         }
-        self.endpoints[id].inbox.push_back(payload);
+        let ep = &mut self.endpoints[id];
+        ep.delivered += 1;
+        ep.inbox.push_back(payload);
     }
 
     /// Keep a copy of every payload delivered from now on (the recorder's inbound log).

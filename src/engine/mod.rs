@@ -8,6 +8,7 @@
 //! ```
 //! Only hooks a plugin declares are called, and (with profiling on) timed.
 
+pub mod lockstep;
 pub mod pacing;
 pub mod rates;
 

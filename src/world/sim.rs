@@ -51,7 +51,7 @@ pub struct SimBlock {
     pub view: Option<View>,
     /// Merge identical attached assets before compile (accepted; MuJoCo's own dedup is used).
     pub dedup_assets: Option<bool>,
-    /// Lockstep mode. Only `enabled: false` is accepted until lockstep is implemented.
+    /// Lockstep with external controllers (docs/recording.md "Lockstep"). Default off.
     pub sync: Option<SyncBlock>,
 }
 
@@ -150,13 +150,17 @@ pub struct View {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SyncBlock {
-    /// Lockstep on/off. `true` is refused until lockstep is implemented.
+    /// Lockstep on/off. Default false.
     pub enabled: Option<bool>,
-    /// Barrier timeout (s).
+    /// Barrier timeout (s): a gate silent this long ends the run. Default 5.
     pub timeout_s: Option<f64>,
-    /// What to wait for: `sensors`, `control`.
+    /// What a step waits for: `sensors` (its due publications, always synchronous here) and
+    /// `control` (a message on every `control` endpoint after them). Default both.
     pub wait_for: Option<Vec<String>>,
-    /// Inbound endpoint names the control gate waits on.
+    /// Outbound endpoint names (`odom` or `robot/odom`) whose publication arms the control gate.
+    /// Default: any publication.
+    pub sensors: Option<Vec<String>>,
+    /// Inbound endpoint names (`cmd_vel` or `robot/cmd_vel`) the control gate waits on.
     pub control: Option<Vec<String>>,
 }
 
@@ -208,12 +212,35 @@ impl SimBlock {
                 }
             }
         }
-        if self.sync.as_ref().and_then(|s| s.enabled) == Some(true) {
-            errors.push(
-                "sim.sync.enabled",
-                "lockstep mode is not implemented in this roqsim: a run with `enabled: true` would \
-                 silently run free, not in lockstep. Remove sim.sync or set enabled: false",
-            );
+        if let Some(s) = &self.sync {
+            if let Some(t) = s.timeout_s {
+                if !(t > 0.0 && t.is_finite()) {
+                    errors.push(
+                        "sim.sync.timeout_s",
+                        format!("must be a positive number of seconds, got {t}"),
+                    );
+                }
+            }
+            for (i, w) in s.wait_for.iter().flatten().enumerate() {
+                if w != "sensors" && w != "control" {
+                    errors.push(
+                        format!("sim.sync.wait_for[{i}]"),
+                        format!("unknown gate `{w}`: use sensors or control"),
+                    );
+                }
+            }
+            let waits_control =
+                s.wait_for.as_ref().is_none_or(|w| w.iter().any(|x| x == "control"));
+            if s.enabled == Some(true)
+                && waits_control
+                && s.control.as_ref().is_none_or(|c| c.is_empty())
+            {
+                errors.push(
+                    "sim.sync.control",
+                    "lockstep waits for control but names no inbound endpoint: list the endpoints the controller \
+                     publishes to, e.g. control: [cmd_vel]",
+                );
+            }
         }
         if let Some(Pacing::Factor(PacingFactor { factor })) = self.pacing {
             if !(factor > 0.0 && factor.is_finite()) {

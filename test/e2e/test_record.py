@@ -3,6 +3,7 @@
 the file, and ``roqsim replay`` / ``roqsim state`` on the command line."""
 
 import json
+import math
 import subprocess
 import time
 from collections import Counter
@@ -146,3 +147,71 @@ def test_a_run_driven_over_ros_replays_offline_bitwise(roqsim, ros, roqsim_bin, 
     assert r.stdout.startswith("replay ok: "), r.stdout
     applied = int(r.stdout.split(" inbound events")[0].rsplit(" ", 1)[1])
     assert applied == len(cmd_vel), (r.stdout, len(cmd_vel), len(inbound))
+
+
+# ----------------------------------------------------------------------------------- lockstep
+
+
+def closed_loop(ros, sim, odom_topic="/odom", steps=None):
+    """A controller that answers every /odom with a /cmd_vel computed from it alone (steer back
+    to the x axis). Returns the number of commands sent."""
+    from geometry_msgs.msg import Twist
+    from nav_msgs.msg import Odometry
+
+    pub = ros.node.create_publisher(Twist, "/cmd_vel", 50)
+    sent = [0]
+
+    def on_odom(m):
+        p = m.pose.pose
+        yaw = 2.0 * math.atan2(p.orientation.z, p.orientation.w)
+        cmd = Twist()
+        cmd.linear.x = 0.25
+        cmd.angular.z = 0.8 * math.sin(m.header.stamp.sec + m.header.stamp.nanosec * 1e-9) - 1.5 * p.position.y - 1.0 * yaw
+        pub.publish(cmd)
+        sent[0] += 1
+
+    sub = ros.node.create_subscription(Odometry, odom_topic, on_odom, 50)
+    ros.spin_until(lambda: pub.get_subscription_count() > 0 and ros.node.count_publishers(odom_topic) > 0, 20,
+                   "roqsim's cmd_vel subscription and odom publisher")
+    ros.spin(0.5)  # let the odom subscription match before the first publication
+    pub.publish(Twist())  # announce: the barrier waits for one message before the first step
+    return sent, sub
+
+
+def test_lockstep_closed_loop_is_bitwise_across_two_runs(roqsim, ros, roqsim_bin, tmp_path):
+    runs = []
+    for i in range(2):
+        out = tmp_path / f"lock{i}.mcap"
+        sim = roqsim("sim", "test/e2e/worlds/lockstep.yaml", "--ros", "--seconds", "3", "-q", "--record", str(out))
+        sent, _ = closed_loop(ros, sim)
+        ros.spin_until(lambda: not sim.running(), 120, "the lockstep run to end")
+        assert sim.stop() == 0, sim.output()[-3000:]
+        meta, msgs = read_all(out)
+        states = [m for t, _, _, m in msgs if t == "/roqsim/state"]
+        cmds = [m for t, _, _, m in msgs if t == "/cmd_vel"]
+        # 3 s of odom at 50 Hz: 150 publications, each answered, plus the announcement
+        assert len(cmds) == 151, (len(cmds), sent[0])
+        runs.append(([(s.step, list(s.qpos), list(s.qvel)) for s in states], [(c.linear.x, c.angular.z) for c in cmds]))
+        for sub in list(ros.node.subscriptions):
+            ros.node.destroy_subscription(sub)
+        for p in list(ros.node.publishers):
+            ros.node.destroy_publisher(p)
+    assert runs[0][1] == runs[1][1], "the controller saw different odometry"
+    assert runs[0][0] == runs[1][0], "the trajectories differ"
+    y = runs[0][0][-1][1][1]
+    assert abs(y) < 0.5 and runs[0][0][-1][1][0] > 0.4, runs[0][0][-1][1][:3]
+
+
+def test_lockstep_ends_with_the_gate_diagnostic_when_the_controller_dies(roqsim, ros):
+    sim = roqsim("sim", "test/e2e/worlds/lockstep.yaml", "--ros", "--seconds", "30", "-q")
+    sent, sub = closed_loop(ros, sim)
+    ros.spin_until(lambda: sent[0] >= 20, 30, "20 controller replies")
+    t_dead = time.monotonic()
+    ros.node.destroy_subscription(sub)  # the controller dies: no more replies
+    code = sim.wait(timeout=15)
+    waited = time.monotonic() - t_dead
+    out = sim.output()
+    assert code == 1, out[-3000:]
+    assert "sim.sync: lockstep gate `cmd_vel` never fired: no message within timeout_s = 3 s after the publication" in out, out[-3000:]
+    assert "`cmd_vel` last received a message at tick" in out
+    assert 2.5 < waited < 8.0, waited
