@@ -15,6 +15,7 @@ pub mod plugins;
 pub mod presence;
 pub mod raycast;
 pub mod record;
+pub mod render;
 pub mod robot;
 pub mod ros;
 pub mod runner;

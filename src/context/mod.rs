@@ -94,6 +94,8 @@ pub struct SimContext {
     pub time_offset: f64,
     /// True while the driver is idling in pause (transport plugins' post_step runs then).
     pub paused: bool,
+    /// The engine's one offscreen renderer (opened by the first render; see `crate::render`).
+    pub renderer: crate::render::RenderService,
     seed: Option<u64>,
     stop: Option<String>,
     fatal: Option<String>,
@@ -120,6 +122,7 @@ impl SimContext {
             control: RunControl::default(),
             time_offset: 0.0,
             paused: false,
+            renderer: Default::default(),
             seed,
             stop: None,
             fatal: None,
@@ -159,6 +162,18 @@ impl SimContext {
     /// is monotonic across such resets. Stamps and /clock use it.
     pub fn sim_time(&self) -> f64 {
         self.data.as_ref().map(|d| d.time()).unwrap_or(0.0) + self.time_offset
+    }
+
+    /// Render a frame of the current state through the shared render service (physics thread
+    /// only; the first call opens the GL context).
+    pub fn render(
+        &mut self,
+        req: &crate::render::RenderRequest,
+    ) -> Result<crate::render::Frame, crate::render::RenderError> {
+        let data = self.data.as_mut().ok_or_else(|| {
+            crate::render::RenderError::Request("nothing to render before compile".into())
+        })?;
+        self.renderer.render(data, req)
     }
 
     /// The run's seed, if resolved.
