@@ -317,7 +317,7 @@ fn sim(a: SimArgs) -> ExitCode {
 
 /// What the recording's provenance keeps of this command line.
 fn run_inputs(a: &SimArgs, seed: u64) -> roqsim::record::RunInputs {
-    let world_path = runner::resolve_world(&a.world.world).map(PathBuf::from).unwrap_or_default();
+    let world_path = runner::resolve_world(&a.world.world).unwrap_or_default();
     roqsim::record::RunInputs {
         world_ref: a.world.world.clone(),
         world_yaml: std::fs::read_to_string(&world_path).unwrap_or_default(),

@@ -29,7 +29,7 @@ pub enum Event {
         /// Its index at record time.
         endpoint_id: usize,
         /// What was delivered.
-        payload: Payload,
+        payload: Box<Payload>,
     },
     /// A reset (`None` = a full `Engine::reset`).
     Reset(Option<ResetScope>),
@@ -132,7 +132,7 @@ fn parse_event(v: &Json) -> Result<(u64, Event), String> {
     let endpoint_id = v.get("endpoint_id").and_then(Json::as_u64).ok_or("no endpoint_id")? as usize;
     let payload: Payload = serde_json::from_value(v.get("payload").cloned().unwrap_or(Json::Null))
         .map_err(|e| format!("payload of {endpoint}: {e}"))?;
-    Ok((step, Event::Deliver { endpoint, endpoint_id, payload }))
+    Ok((step, Event::Deliver { endpoint, endpoint_id, payload: Box::new(payload) }))
 }
 
 /// Rebuild the recorded world from the provenance alone (the world YAML text as recorded, the
@@ -266,7 +266,7 @@ pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<Repla
             match ev {
                 Event::Deliver { endpoint, endpoint_id, payload } => {
                     let id = resolve_endpoint(&engine, endpoint, *endpoint_id)?;
-                    engine.ctx.interface.deliver(id, payload.clone());
+                    engine.ctx.interface.deliver(id, payload.as_ref().clone());
                 }
                 Event::Reset(None) => engine.reset().map_err(|e| e.to_string())?,
                 Event::Reset(Some(scope)) => {
