@@ -12,7 +12,7 @@
 # Needs scripts/setup.sh (MuJoCo, the venv; `--ros` for rows 4-5). Not part of scripts/test.sh:
 # it takes minutes and asserts nothing.
 set -euo pipefail
-case "${1:-}" in -h|--help) sed -n '2,13p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use roqsim::raycast::RayBatch;
+use roqsim::mujoco::raycast::RayBatch;
 use roqsim::world::overrides::parse_set;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
@@ -78,9 +78,10 @@ fn main() {
     for i in 0..360 {
         let a = -std::f64::consts::PI + i as f64 * std::f64::consts::TAU / 359.0;
         let (s, c) = a.sin_cos();
-        batch.dirs[3 * i] = mat[0] * c + mat[1] * s;
-        batch.dirs[3 * i + 1] = mat[3] * c + mat[4] * s;
-        batch.dirs[3 * i + 2] = mat[6] * c + mat[7] * s;
+        batch.set_dir(
+            i,
+            [mat[0] * c + mat[1] * s, mat[3] * c + mat[4] * s, mat[6] * c + mat[7] * s],
+        );
     }
     let n = 2000;
     let t = Instant::now();
@@ -88,7 +89,7 @@ fn main() {
         batch.cast(e.ctx.data_mut(), origin, None, None, true, 12.0);
     }
     let cast_us = t.elapsed().as_secs_f64() / n as f64 * 1e6;
-    let hits = batch.dist.iter().filter(|d| **d >= 0.0).count();
+    let hits = batch.dist().iter().filter(|d| **d >= 0.0).count();
 
     let build = if cfg!(debug_assertions) { "debug" } else { "release" };
     println!("scan cost ({build} build, {} geoms, 360 rays):", e.ctx.model().ffi().ngeom);

@@ -10,7 +10,8 @@
 #
 # Exports always: ROQSIM_ROOT, ROQSIM_DEPS, MUJOCO_DYNAMIC_LINK_DIR, HOME (default), PATH (+venv/bin
 # when the venv exists). When the venv holds the ROS wheels, also: ROS_DISTRO, RMW_IMPLEMENTATION,
-# ROS_AUTOMATIC_DISCOVERY_RANGE, AMENT_PREFIX_PATH, CMAKE_PREFIX_PATH, LD_LIBRARY_PATH, PYTHONPATH,
+# ROS_AUTOMATIC_DISCOVERY_RANGE (these three only when unset: jazzy, rmw_fastrtps_cpp, LOCALHOST),
+# AMENT_PREFIX_PATH, CMAKE_PREFIX_PATH, LD_LIBRARY_PATH, PYTHONPATH,
 # LIBCLANG_PATH, IDL_PACKAGE_FILTER, ROQSIM_HAVE_ROS=1.
 # Sourcing it twice gives the same result (entries are not duplicated).
 
@@ -53,11 +54,12 @@ fi
 
 if [ -e "$ROQSIM_VENV/share/ament_index/resource_index/packages/rclpy" ]; then
   export ROQSIM_HAVE_ROS=1
-  export ROS_DISTRO=jazzy
-  export ROS_VERSION=2
-  export ROS_PYTHON_VERSION=3
-  export RMW_IMPLEMENTATION=rmw_fastrtps_cpp
-  export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+  # Defaults only: a value the caller already set (another RMW, a wider discovery range) wins.
+  export ROS_DISTRO="${ROS_DISTRO:-jazzy}"
+  export ROS_VERSION="${ROS_VERSION:-2}"
+  export ROS_PYTHON_VERSION="${ROS_PYTHON_VERSION:-3}"
+  export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
+  export ROS_AUTOMATIC_DISCOVERY_RANGE="${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}"
 
   # Prefix order: interfaces overlay, then the venv, then whatever AMENT_PREFIX_PATH held before.
   _roqsim_prepend AMENT_PREFIX_PATH "$ROQSIM_VENV"
@@ -121,3 +123,6 @@ if [ -e "$ROQSIM_VENV/share/ament_index/resource_index/packages/rclpy" ]; then
 else
   export ROQSIM_HAVE_ROS=0
 fi
+
+# Leave no helper function behind in the caller's shell.
+unset -f _roqsim_prepend

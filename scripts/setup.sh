@@ -40,7 +40,7 @@ for arg in "$@"; do
     --colcon) WANT_ROS=1; WANT_COLCON=1 ;;
     --no-build) NO_BUILD=1 ;;
     --force) FORCE=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -180,7 +180,7 @@ base_python_step() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# 4. ROS 2 Jazzy wheels + the fixes they need (see shared notes, toolchain.md).
+# 4. ROS 2 Jazzy wheels + the fixes they need (each fix below says what it repairs).
 # ---------------------------------------------------------------------------------------------
 ros_python_step() {
   local h

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Run every roqsim test (this is what CI runs, through .ci/run):
 #   0. scripts/setup.sh --ros --no-build       (idempotent; seconds on a ready machine)
+#      fmt:     `cargo fmt --check` (rustfmt.toml; also what `colcon test` runs for the package)
 #   1. core:    `cargo test` with NO ROS environment (env -i: PATH, HOME only), proving the
 #               library and its tests need nothing but MuJoCo (.cargo/config.toml finds it)
 #   2. ros:     `cargo build --release --features ros`
+#      clippy:  `cargo clippy --release --all-targets --features ros -- -D warnings` (release, so
+#               it reuses the ROS build's generated message code)
 #   3. colcon:  `colcon build` of the root package (scripts/setup.sh --colcon; reuses target/)
 #      ros:     `cargo test --release --features ros --lib --test ros_bridge` (the ROS-gated unit
 #               tests and the in-process bridge test; the ROS-free integration tests already ran
@@ -27,7 +30,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --no-setup) RUN_SETUP=0; shift ;;
     --) shift; PYTEST_ARGS=("$@"); break ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -84,6 +87,16 @@ cargo_stage() {
 }
 
 # ---------------------------------------------------------------------------------------------
+say "fmt: cargo fmt --check"
+if ! cargo fmt --check >"$LOGS/test-fmt.log" 2>&1; then
+  FAILED+=(fmt)
+  echo "--- fmt failed: run \`cargo fmt\`; the first differences:"
+  head -n 40 "$LOGS/test-fmt.log"
+else
+  echo "  formatted"
+fi
+
+# ---------------------------------------------------------------------------------------------
 say "core: cargo test (no ROS environment)"
 CLEAN_ENV=(env -i "PATH=$(dirname "$(command -v cargo)"):/usr/local/bin:/usr/bin:/bin" "HOME=${HOME:-/root}")
 for v in CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN CI TERM; do
@@ -101,6 +114,9 @@ if cargo_stage ros-build "$LOGS/test-ros-build.log" cargo build --release --feat
 fi
 
 if [ "$ROS_BUILD_OK" = 1 ]; then
+  say "clippy: cargo clippy --release --all-targets --features ros -- -D warnings"
+  cargo_stage clippy "$LOGS/test-clippy.log" cargo clippy --release --all-targets --features ros -- -D warnings || true
+
   say "colcon: colcon build of the root package (ament install in .deps/colcon/install)"
   if ! bash "$ROOT/scripts/setup.sh" --colcon; then
     FAILED+=(colcon)

@@ -95,13 +95,25 @@ pub enum SimError {
     Config(#[from] ConfigErrors),
     /// A plugin hook failed. `plugin` is its address, `hook` the hook name.
     #[error("[{plugin}] {hook}: {message}")]
-    Plugin { plugin: String, hook: &'static str, message: String },
+    Plugin {
+        /// The plugin's address.
+        plugin: String,
+        /// The hook that failed.
+        hook: &'static str,
+        /// The hook's message.
+        message: String,
+    },
     /// MuJoCo refused to load or compile the model.
     #[error("MuJoCo: {0}")]
     Mujoco(String),
     /// The state became non-finite: the run ends naming the time and the first bad field.
     #[error("non-finite state at t={time:.6} s: {field}")]
-    NonFinite { time: f64, field: String },
+    NonFinite {
+        /// Sim time (s) the step was meant to reach.
+        time: f64,
+        /// The first non-finite field (`qpos[3] = NaN (joint ...)`) or MuJoCo's warning.
+        field: String,
+    },
     /// The run's seed was needed (a plugin drew noise) and none was given.
     #[error("{0}")]
     Seed(String),

@@ -4,23 +4,20 @@
 //!
 //! See ARCHITECTURE.md for the tick pipeline, the threads and how to add a plugin.
 
-pub mod actuators;
+#![warn(missing_docs)]
+
 pub mod context;
-pub mod controllers;
 pub mod engine;
 pub mod error;
-pub mod mjcf;
+pub mod handles;
+pub mod math;
+pub mod mujoco;
 pub mod plugin;
 pub mod plugins;
-pub mod presence;
-pub mod raycast;
 pub mod record;
 pub mod render;
-pub mod robot;
 pub mod ros;
 pub mod runner;
-pub mod sensor_fault;
-pub mod sim_control;
 pub mod spawn;
 pub mod world;
 

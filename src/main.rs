@@ -122,15 +122,22 @@ fn fail_config(e: &ConfigErrors) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("ROQSIM_LOG").unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt()
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(filter)
         .with_target(false)
-        .without_time()
-        .init();
+        .without_time();
+    let logs = tracing_subscriber::registry().with(filter).with(stderr);
+    // With ROS: the same lines on /rosout once the bridge node exists (roqsim::ros::rosout).
+    #[cfg(feature = "ros")]
+    let logs = logs.with(roqsim::ros::rosout::RosoutLayer);
+    logs.init();
+    #[cfg(feature = "ros")]
+    lift_node_remaps();
     let cli = Cli::parse_from(strip_ros_args(std::env::args_os()));
     match cli.command {
         Command::Plugins { what } => plugins_cmd(what),
@@ -330,6 +337,34 @@ fn run_inputs(a: &SimArgs, seed: u64) -> roqsim::record::RunInputs {
         no_communication: a.no_communication,
         seed,
     }
+}
+
+/// Apply `--ros-args -r __node:=/__ns:=` to the main node only: re-execute without them, their
+/// values in the environment (`roqsim::ros::remap`), so each of the process's nodes keeps a
+/// distinct name. Returns only when there is nothing to lift (or the exec failed).
+#[cfg(feature = "ros")]
+fn lift_node_remaps() {
+    use roqsim::ros::remap;
+    use std::os::unix::process::CommandExt;
+    let args: Vec<String> = std::env::args().collect();
+    let Some(l) = remap::lift(&args) else { return };
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!("cannot find the roqsim executable to apply the node remaps: {e}");
+            return;
+        }
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg0(&args[0]).args(&l.args[1..]);
+    if let Some(n) = &l.node {
+        cmd.env(remap::NODE_NAME_ENV, n);
+    }
+    if let Some(ns) = &l.namespace {
+        cmd.env(remap::NAMESPACE_ENV, ns);
+    }
+    let e = cmd.exec();
+    tracing::warn!("cannot re-execute roqsim to apply the node remaps: {e}; every node takes them");
 }
 
 /// Drop the ROS arguments `ros2 run` / `ros2 launch` append (`--ros-args ... [--]`): rcl reads

@@ -1,6 +1,6 @@
-//! The plugin API: six lifecycle hooks, a declared set of implemented hooks, and the built-in
-//! registry that maps a short name (`diff_drive`) to a constructor and its config schema
-//! (seed 000 §2–§4).
+//! The plugin API: six lifecycle hooks, a declared set of implemented hooks, and the descriptor
+//! the registry (`crate::plugins::registry`) maps a short name (`diff_drive`) to: constructor,
+//! config schema and flags.
 //!
 //! A plugin's config is a typed serde struct with `deny_unknown_fields`; the registry turns a
 //! YAML mapping into it with [`typed_config`], which names the key path of every problem.
@@ -125,17 +125,16 @@ pub struct ExpandArgs<'a> {
     pub carrier: Option<&'a Mapping>,
 }
 
-/// Plugin traits the registry records (seed 000 §3 class attributes).
+/// Plugin traits the registry records; the loader and the engine act on each.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PluginFlags {
     /// Builds its own ground + light: the engine then skips the world definition.
     pub provides_world: bool,
     /// Builds no geometry and holds no state (a bridge): dropped by `--no-communication`.
     pub transport_only: bool,
-    /// Registers an entity (honours `present:`).
-    pub provides_entity: bool,
-    /// Read-only post_step (for a future parallel executor).
-    pub parallel_safe: bool,
+    /// Reads the entity it is nested under: at the top of a document it is refused at load
+    /// ([`PluginDescriptor::instantiate`]) with a message saying where it goes.
+    pub requires_owner: bool,
 }
 
 /// Constructor signature: typed config from a YAML value, or every problem found (paths relative
@@ -160,6 +159,55 @@ pub struct PluginDescriptor {
     pub create: CreateFn,
     /// Manifest expansion, for spawn plugins.
     pub expand: Option<ExpandFn>,
+}
+
+impl PluginDescriptor {
+    /// Mark it `requires_owner` (see [`PluginFlags::requires_owner`]).
+    pub fn requires_owner(mut self) -> Self {
+        self.flags.requires_owner = true;
+        self
+    }
+    /// Mark it `provides_world` (see [`PluginFlags::provides_world`]).
+    pub fn provides_world(mut self) -> Self {
+        self.flags.provides_world = true;
+        self
+    }
+    /// Mark it `transport_only` (see [`PluginFlags::transport_only`]).
+    pub fn transport_only(mut self) -> Self {
+        self.flags.transport_only = true;
+        self
+    }
+    /// Give it a manifest expansion (spawn plugins) and the config keys that expansion reads.
+    pub fn expands(mut self, keys: &'static [&'static str], expand: ExpandFn) -> Self {
+        self.expansion_keys = keys;
+        self.expand = Some(expand);
+        self
+    }
+    /// Construct the plugin for one world entry: the flags' load-time refusals first, then the
+    /// plugin's own constructor (typed config, validation).
+    pub fn instantiate(
+        &self,
+        config: &Value,
+        args: &PluginArgs,
+    ) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
+        if self.flags.requires_owner && args.owner.is_none() {
+            return Err(vec![requires_owner_refusal(self.name)]);
+        }
+        (self.create)(config, args)
+    }
+}
+
+/// The load-time `requires_owner` refusal: `plugin` reads the entity it is nested under, so at the
+/// top of a document (no owner) it is refused with a message saying where it goes.
+pub fn requires_owner_refusal(plugin: &str) -> ConfigError {
+    ConfigError::new(
+        "",
+        format!(
+            "`{plugin}` belongs to a robot and must be nested under it (requires_owner): move this entry into the \
+             `components:` of the spawn entry of the robot it serves, e.g. `- spawn_robot: {{model: turtlebot4}}` / \
+             `  name: robot` / `  components: [{{{plugin}: {{...}}}}]`; ownership is position, there is no key naming the robot"
+        ),
+    )
 }
 
 impl std::fmt::Debug for PluginDescriptor {
@@ -220,6 +268,17 @@ pub trait ValidateConfig {
     }
 }
 
+/// `#[serde(default = "crate::plugin::yes")]`: a boolean key that defaults to `true`.
+pub fn yes() -> bool {
+    true
+}
+
+/// The check every rate key gets: finite and strictly positive (Hz); `key` names it.
+pub fn check_rate(key: &str, hz: f64) -> Option<ConfigError> {
+    (!(hz > 0.0 && hz.is_finite()))
+        .then(|| ConfigError::new(key, format!("must be > 0 (Hz), got {hz}")))
+}
+
 /// Typed-config constructor helper: deserialize, validate, then build the plugin.
 pub fn construct<C, P>(
     value: &Value,
@@ -238,22 +297,32 @@ where
     Ok(Box::new(make(cfg, args)))
 }
 
-/// Declare a descriptor for a plugin whose config type is `$cfg` and whose constructor is
-/// `$new(cfg, args) -> Self`.
+/// The one way to declare a plugin's registry entry: its name, summary and config type, and either
+/// its plugin type (constructed by `construct` with `<$plugin>::new(cfg, args)`) or, after `;`, a
+/// constructor of [`CreateFn`] shape for a plugin that builds itself from the raw value (a
+/// population of instances, a check needing the entry's place). Flags and expansion are added with
+/// [`PluginDescriptor::requires_owner`], [`PluginDescriptor::provides_world`],
+/// [`PluginDescriptor::transport_only`] and [`PluginDescriptor::expands`].
 #[macro_export]
 macro_rules! plugin_descriptor {
-    ($name:expr, $summary:expr, $cfg:ty, $plugin:ty, $flags:expr) => {
-        $crate::plugin_descriptor!($name, $summary, $cfg, $plugin, $flags, &[], None)
+    ($name:expr, $summary:expr, $cfg:ty, $plugin:ty) => {
+        $crate::plugin_descriptor!($name, $summary, $cfg; |v, a| {
+            $crate::plugin::construct::<$cfg, $plugin>(v, a, <$plugin>::new)
+        })
     };
-    ($name:expr, $summary:expr, $cfg:ty, $plugin:ty, $flags:expr, $keys:expr, $expand:expr) => {
+    ($name:expr, $summary:expr, $cfg:ty; $create:expr) => {
         $crate::plugin::PluginDescriptor {
             name: $name,
             summary: $summary,
-            flags: $flags,
-            expansion_keys: $keys,
+            flags: $crate::plugin::PluginFlags {
+                provides_world: false,
+                transport_only: false,
+                requires_owner: false,
+            },
+            expansion_keys: &[],
             schema: $crate::plugin::schema_of::<$cfg>,
-            create: |v, a| $crate::plugin::construct::<$cfg, $plugin>(v, a, <$plugin>::new),
-            expand: $expand,
+            create: $create,
+            expand: None,
         }
     };
 }

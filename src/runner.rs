@@ -167,6 +167,17 @@ pub fn world_roots() -> Vec<PathBuf> {
     }
     roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds"));
     roots.retain(|r| r.is_dir());
+    // One root once, even when the install tree is the source tree (a symlinked share/).
+    let mut seen = Vec::new();
+    roots.retain(|r| {
+        let c = r.canonicalize().unwrap_or_else(|_| r.clone());
+        if seen.contains(&c) {
+            false
+        } else {
+            seen.push(c);
+            true
+        }
+    });
     roots
 }
 
@@ -183,6 +194,15 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
             }
         }
     }
+    Err(format!(
+        "world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})",
+        bundled_worlds().join(", ")
+    ))
+}
+
+/// Names of the bundled worlds, sorted, each once (an installed binary sees the install tree
+/// and the source tree; a name in both is one world, the first root's, as resolution picks it).
+pub fn bundled_worlds() -> Vec<String> {
     let mut known = Vec::new();
     for root in world_roots() {
         if let Ok(rd) = std::fs::read_dir(root) {
@@ -194,8 +214,6 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
         }
     }
     known.sort();
-    Err(format!(
-        "world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})",
-        known.join(", ")
-    ))
+    known.dedup();
+    known
 }

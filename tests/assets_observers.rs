@@ -2,39 +2,12 @@
 //! clearance_monitor, energy_monitor, upright_monitor). ROS-free; every test asserts measured
 //! values, payload contents or exact refusal texts.
 
-use std::path::{Path, PathBuf};
-
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::Payload;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::{Engine, EngineOptions, LoadOptions};
 
-fn base() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds")
-}
-
-fn engine(yaml: &str) -> Engine {
-    let w = load_world_str(yaml, &base(), &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
-}
-
-/// The refusal text of a world that must not load or set up.
-fn refusal(yaml: &str) -> String {
-    match load_world_str(yaml, &base(), &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
-}
-
-fn assert_has(text: &str, needles: &[&str]) {
-    for n in needles {
-        assert!(text.contains(n), "missing `{n}` in:\n{text}");
-    }
-}
+mod common;
+use common::*;
 
 fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
     let id = e
@@ -43,29 +16,6 @@ fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
         .name_to_id(MjtObjBase::mjOBJ_BODY, name)
         .unwrap_or_else(|| panic!("no body {name}"));
     e.ctx.data().xpos()[id]
-}
-
-fn endpoint(e: &Engine, ns: &str, name: &str) -> usize {
-    e.ctx
-        .interface
-        .all()
-        .iter()
-        .position(|ep| ep.name == name && ep.namespace == ns)
-        .unwrap_or_else(|| {
-            let have: Vec<String> = e
-                .ctx
-                .interface
-                .all()
-                .iter()
-                .map(|ep| format!("{}/{}", ep.namespace, ep.name))
-                .collect();
-            panic!("no endpoint {ns}/{name}; have {have:?}")
-        })
-}
-
-fn secs(e: &mut Engine, s: f64) {
-    let n = (s / e.dt()).round() as u64;
-    e.step_n(n).unwrap();
 }
 
 // ------------------------------------------------------------------------------------ conveyor
@@ -89,7 +39,7 @@ fn conveyor_carries_a_box_and_stops_on_command() {
     eprintln!("travelled {travelled:.4} m in 5 s");
     assert!((travelled - 1.5).abs() < 0.1, "travelled {travelled} m in 5 s at 0.3 m/s");
     // a commanded stop stops it
-    let id = endpoint(&e, "belt", "speed");
+    let id = endpoint_in(&e, "belt", "speed");
     e.ctx.interface.deliver(id, Payload::Float64(0.0));
     secs(&mut e, 0.3);
     let xs = body_pos(&e, "parcel")[0];
@@ -130,8 +80,8 @@ fn door_opens_to_its_target_and_reports_state() {
     let ent = e.ctx.entities.get("door_1").unwrap();
     assert_eq!(ent.kind, roqsim::context::EntityKind::Door);
     assert_eq!(ent.body, "door_1");
-    let cmd = endpoint(&e, "door_1", "cmd");
-    let state = endpoint(&e, "door_1", "state");
+    let cmd = endpoint_in(&e, "door_1", "cmd");
+    let state = endpoint_in(&e, "door_1", "state");
     assert_eq!(e.ctx.interface.get(cmd).get_hint("ros2", "type"), Some("std_msgs/msg/Float64"));
     e.ctx.interface.deliver(cmd, Payload::Float64(0.5));
     let mut peak: f64 = 0.0;
@@ -293,7 +243,7 @@ components:
 }
 
 fn drive(e: &mut Engine, v: f64, secs_: f64) {
-    let id = endpoint(e, "", "cmd_vel");
+    let id = endpoint_in(e, "", "cmd_vel");
     let n = (secs_ / e.dt()).round() as u64;
     for i in 0..n {
         if i % 10 == 0 {
@@ -312,7 +262,7 @@ fn drive(e: &mut Engine, v: f64, secs_: f64) {
 fn latest(e: &Engine, ns: &str, name: &str) -> Payload {
     e.ctx
         .interface
-        .get(endpoint(e, ns, name))
+        .get(endpoint_in(e, ns, name))
         .latest()
         .unwrap_or_else(|| panic!("{name} never published"))
         .0
@@ -329,17 +279,17 @@ fn observers_report_a_collision_its_zone_and_the_closest_approach() {
 ",
     ));
     // endpoints and hints
-    let c = e.ctx.interface.get(endpoint(&e, "", "contact"));
+    let c = e.ctx.interface.get(endpoint_in(&e, "", "contact"));
     assert_eq!(c.get_hint("ros2", "type"), Some("std_msgs/msg/Bool"));
     assert_eq!(c.get_hint("ros2", "field"), Some("in_contact"));
     assert_eq!(c.get_hint("ros2", "topic"), Some("collision"));
     assert_eq!(c.owner.as_deref(), Some("robot"));
     for z in ["front", "left", "right"] {
-        let b = e.ctx.interface.get(endpoint(&e, "", &format!("bumper/{z}")));
+        let b = e.ctx.interface.get(endpoint_in(&e, "", &format!("bumper/{z}")));
         assert_eq!(b.get_hint("ros2", "type"), Some("std_msgs/msg/Bool"));
     }
     assert_eq!(
-        e.ctx.interface.get(endpoint(&e, "", "upright")).get_hint("ros2", "field"),
+        e.ctx.interface.get(endpoint_in(&e, "", "upright")).get_hint("ros2", "field"),
         Some("upright")
     );
 
@@ -427,9 +377,9 @@ fn observers_report_a_collision_its_zone_and_the_closest_approach() {
         p => panic!("{p:?}"),
     }
     // re-spawning the robot (it GAINS presence) restarts the report
-    roqsim::presence::set_present(&mut e.ctx, "robot", false).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "robot", false).unwrap();
     e.step().unwrap();
-    roqsim::presence::set_present(&mut e.ctx, "robot", true).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "robot", true).unwrap();
     e.step().unwrap();
     let r = e
         .ctx
@@ -499,7 +449,7 @@ fn clearance_skips_render_only_geoms_and_saturates_beyond_distmax() {
     assert!((r.get().stamp - 0.02).abs() < 1e-9, "measured at {}", r.get().stamp);
     e.step_n(5).unwrap();
     assert!((r.get().stamp - 0.04).abs() < 1e-9, "measured at {}", r.get().stamp);
-    let ep = endpoint(&e, "", "clearance");
+    let ep = endpoint_in(&e, "", "clearance");
     e.step_n(30).unwrap();
     assert_eq!(e.ctx.interface.get(ep).latest().unwrap().1, 50, "published every 50 steps (10 Hz)");
     assert_eq!(Payload::ClearanceReport(cl).member("saturated"), Some(Payload::Bool(true)));
@@ -527,7 +477,7 @@ fn energy_monitor_splits_driving_from_driven_and_bills_what_was_stated() {
 ",
     )
     .replace("x: 1.0, y: 0.0", "x: 4.0, y: 0.0"));
-    let ep = e.ctx.interface.get(endpoint(&e, "", "battery"));
+    let ep = e.ctx.interface.get(endpoint_in(&e, "", "battery"));
     assert_eq!(ep.get_hint("ros2", "type"), Some("sensor_msgs/msg/BatteryState"));
     assert_eq!(ep.get_hint("ros2", "topic"), Some("battery_state"));
     drive(&mut e, 0.3, 1.5);
@@ -691,7 +641,7 @@ fn warehouse_world_runs_with_its_conveyor_door_arm_and_faults() {
         ("", "contact"),
         ("", "battery"),
     ] {
-        endpoint(&e, ns, ep);
+        endpoint_in(&e, ns, ep);
     }
     // the gripper's pinch point waits above the belt's end
     let pinch =
@@ -708,7 +658,7 @@ fn warehouse_world_runs_with_its_conveyor_door_arm_and_faults() {
     eprintln!("parcel_1 moved {:.4} m in 1.5 s", x1 - x0);
     assert!((x1 - x0 - 0.15).abs() < 0.01, "parcel_1 moved {} m at 0.1 m/s", x1 - x0);
     // the door opens on command
-    let cmd = endpoint(&e, "door_1", "cmd");
+    let cmd = endpoint_in(&e, "door_1", "cmd");
     e.ctx.interface.deliver(cmd, Payload::Float64(1.0));
     secs(&mut e, 3.0);
     let h =
@@ -728,7 +678,7 @@ fn warehouse_world_runs_with_its_conveyor_door_arm_and_faults() {
     let mut replies = Vec::new();
     for (ns, name) in [("grip_fault", "override"), ("", "robot/rplidar/lidar/override")] {
         let (tx, rx) = crossbeam_channel::unbounded();
-        let id = endpoint(&e, ns, name);
+        let id = endpoint_in(&e, ns, name);
         e.ctx.interface.deliver(
             id,
             Payload::Call(roqsim::context::payload::ServiceCall {

@@ -4,53 +4,22 @@
 //! every refusal's message. Commands go in through the endpoint inbox (`interface.deliver`), the
 //! `robot:<name>` handle, or `test_cmd`.
 
-use std::path::{Path, PathBuf};
-
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::{AckermannDrive, Payload, Twist};
 use roqsim::context::Direction;
+use roqsim::handles::robot::RobotHandle;
 use roqsim::plugins::sensors::ground_truth_pose::GroundTruthReader;
-use roqsim::robot::RobotHandle;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 
-fn base() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds")
-}
-
-fn engine_seed(yaml: &str, seed: u64) -> Engine {
-    let w = load_world_str(yaml, &base(), &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(seed) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
-}
-
-fn engine(yaml: &str) -> Engine {
-    engine_seed(yaml, 1)
-}
-
-/// The refusal text of a world that must not load or build.
-fn refusal(yaml: &str) -> String {
-    match load_world_str(yaml, &base(), &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
-}
-
-fn assert_has(text: &str, needles: &[&str]) {
-    for n in needles {
-        assert!(text.contains(n), "missing `{n}` in:\n{text}");
-    }
-}
+mod common;
+use common::*;
 
 /// World pose (x, y, yaw) of a body.
 fn pose2d(e: &Engine, body: &str) -> (f64, f64, f64) {
     let m = e.ctx.model();
     let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, body).unwrap_or_else(|| panic!("no body {body}"));
     let d = e.ctx.data();
-    (d.xpos()[id][0], d.xpos()[id][1], roqsim::mjcf::yaw_of(&d.xquat()[id]))
+    (d.xpos()[id][0], d.xpos()[id][1], roqsim::math::yaw_of(&d.xquat()[id]))
 }
 
 /// Ground-truth pose of a robot's free joint straight from qpos (current after the step).
@@ -60,7 +29,7 @@ fn qpose(e: &Engine, joint: &str) -> (f64, f64, f64) {
         m.name_to_id(MjtObjBase::mjOBJ_JOINT, joint).unwrap_or_else(|| panic!("no joint {joint}"));
     let a = m.jnt_qposadr()[j] as usize;
     let q = e.ctx.data().qpos();
-    (q[a], q[a + 1], roqsim::mjcf::yaw_of(&[q[a + 3], q[a + 4], q[a + 5], q[a + 6]]))
+    (q[a], q[a + 1], roqsim::math::yaw_of(&[q[a + 3], q[a + 4], q[a + 5], q[a + 6]]))
 }
 
 /// Unwrapped yaw tracker: call every step.
@@ -79,15 +48,6 @@ impl Unwrap {
         self.last = y;
         self.total
     }
-}
-
-fn endpoint(e: &Engine, name: &str) -> usize {
-    e.ctx
-        .interface
-        .all()
-        .iter()
-        .position(|ep| ep.name == name)
-        .unwrap_or_else(|| panic!("no endpoint {name}"))
 }
 
 fn twist(v: f64, vy: f64, w: f64) -> Payload {
@@ -761,7 +721,7 @@ components:
     let (x, y, yaw) = pose2d(&e, "r1_base_link");
     assert!((pt.position[0] - x).abs() < 1e-12 && (pt.position[1] - y).abs() < 1e-12);
     let o = pt.orientation;
-    assert!((roqsim::mjcf::yaw_of(&[o[3], o[0], o[1], o[2]]) - yaw).abs() < 1e-9);
+    assert!((roqsim::math::yaw_of(&[o[3], o[0], o[1], o[2]]) - yaw).abs() < 1e-9);
     assert!((pt.stamp - 1.5).abs() < 1e-9);
     // World-frame twist of base_link = the free joint's (linear world-frame, angular body-frame ≈
     // world z on the flat floor); the kinematics are from the start of the step, qvel from its end.
@@ -1145,7 +1105,7 @@ components:
         let a = js.position[4 + k];
         let d = (a - heading).rem_euclid(std::f64::consts::PI);
         assert!(
-            d < 0.02 || d > std::f64::consts::PI - 0.02,
+            d.min(std::f64::consts::PI - d) < 0.02, // within 0.02 rad of the heading, mod π
             "module {k} steer {a} vs heading {heading}"
         );
         assert!(
@@ -1175,7 +1135,7 @@ components:
         (p1.0 - p0.0).hypot(p1.1 - p0.1) < 1e-3,
         "an absent base was driven from {p0:?} to {p1:?}"
     );
-    roqsim::presence::set_present(&mut e.ctx, "robot", true).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "robot", true).unwrap();
     e.step_n(500).unwrap();
     let p2 = qpose(&e, "base_free");
     println!("present omni: {p2:?}");

@@ -4,66 +4,14 @@
 //! delivered as `Payload::Call` into the endpoint inbox, the way the ROS bridge delivers them, and
 //! the reply is read from the call's channel.
 
-use std::path::{Path, PathBuf};
-
 use crossbeam_channel::Receiver;
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::{Payload, ServiceCall};
 use roqsim::plugins::faults::model_override::ModelOverrideHandle;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 
-fn base() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds")
-}
-
-fn engine_in(yaml: &str, dir: &Path) -> Engine {
-    let w = load_world_str(yaml, dir, &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
-}
-
-fn engine(yaml: &str) -> Engine {
-    engine_in(yaml, &base())
-}
-
-fn refusal_in(yaml: &str, dir: &Path) -> String {
-    match load_world_str(yaml, dir, &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
-}
-
-fn refusal(yaml: &str) -> String {
-    refusal_in(yaml, &base())
-}
-
-fn assert_has(text: &str, needles: &[&str]) {
-    for n in needles {
-        assert!(text.contains(n), "missing `{n}` in:\n{text}");
-    }
-}
-
-fn endpoint(e: &Engine, ns: &str, name: &str) -> usize {
-    e.ctx
-        .interface
-        .all()
-        .iter()
-        .position(|ep| ep.name == name && ep.namespace == ns)
-        .unwrap_or_else(|| {
-            let have: Vec<String> = e
-                .ctx
-                .interface
-                .all()
-                .iter()
-                .map(|ep| format!("{}|{}", ep.namespace, ep.name))
-                .collect();
-            panic!("no endpoint {ns}|{name}; have {have:?}")
-        })
-}
+mod common;
+use common::*;
 
 /// Deliver a std_srvs/SetBool call to an inbound endpoint; the reply arrives on the receiver.
 fn call(e: &mut Engine, id: usize, on: bool) -> Receiver<Payload> {
@@ -100,11 +48,6 @@ fn geom_friction(e: &Engine, name: &str) -> [f64; 3] {
     e.ctx.model().geom_friction()[id]
 }
 
-fn secs(e: &mut Engine, s: f64) {
-    let n = (s / e.dt()).round() as u64;
-    e.step_n(n).unwrap();
-}
-
 // ------------------------------------------------------------------------- a grip that slips
 
 /// The 2F-85-class gripper welded pointing down (pads at z = 0.36 m) over a 0.5 kg box resting on
@@ -136,23 +79,26 @@ fn grasp(e: &mut Engine) {
         e.ctx.model().name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "grip_fingers_actuator").unwrap();
     e.ctx.data_mut().ctrl_mut()[act] = 0.085;
     secs(e, 1.2); // the jaws close at ~25 mm/s (joint damping)
-    roqsim::presence::set_present(&mut e.ctx, "stand", false).unwrap();
+    roqsim::engine::presence::set_present(&mut e.ctx, "stand", false).unwrap();
     secs(e, 0.5);
 }
 
 #[test]
 fn grip_fault_lands_and_the_box_slips_out() {
     let mut e = engine(&grip_world(PAD_FAULT));
-    let srv = endpoint(&e, "grip_fault", "override");
+    let srv = endpoint_in(&e, "grip_fault", "override");
     assert_eq!(e.ctx.interface.get(srv).get_hint("ros2", "service"), Some("std_srvs/srv/SetBool"));
     assert_eq!(
-        e.ctx.interface.get(endpoint(&e, "grip_fault", "override_state")).get_hint("ros2", "type"),
+        e.ctx
+            .interface
+            .get(endpoint_in(&e, "grip_fault", "override_state"))
+            .get_hint("ros2", "type"),
         Some("std_msgs/msg/Bool")
     );
     assert_eq!(
         e.ctx
             .interface
-            .get(endpoint(&e, "grip_fault", "override_verified"))
+            .get(endpoint_in(&e, "grip_fault", "override_verified"))
             .get_hint("ros2", "type"),
         Some("std_msgs/msg/String")
     );
@@ -206,7 +152,7 @@ fn grip_fault_lands_and_the_box_slips_out() {
     let state = e
         .ctx
         .interface
-        .get(endpoint(&e, "grip_fault", "override_state"))
+        .get(endpoint_in(&e, "grip_fault", "override_state"))
         .latest()
         .unwrap()
         .0
@@ -214,7 +160,7 @@ fn grip_fault_lands_and_the_box_slips_out() {
     let verified = e
         .ctx
         .interface
-        .get(endpoint(&e, "grip_fault", "override_verified"))
+        .get(endpoint_in(&e, "grip_fault", "override_verified"))
         .latest()
         .unwrap()
         .0
@@ -252,7 +198,7 @@ fn a_fault_on_the_side_that_does_not_own_the_contact_replies_no_effect() {
 ",
     ));
     grasp(&mut e);
-    let srv = endpoint(&e, "box_fault", "override");
+    let srv = endpoint_in(&e, "box_fault", "override");
     let rx = call(&mut e, srv, true);
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
@@ -279,7 +225,7 @@ fn a_fault_on_the_side_that_does_not_own_the_contact_replies_no_effect() {
 fn untested_when_nothing_touches_and_active_true_applies_at_reset() {
     // before the grasp nothing touches the pads: untested (not a failure)
     let mut e = engine(&grip_world(PAD_FAULT));
-    let id = endpoint(&e, "grip_fault", "override");
+    let id = endpoint_in(&e, "grip_fault", "override");
     let rx = call(&mut e, id, true);
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
@@ -318,7 +264,7 @@ components:
     );
     e.step_n(100).unwrap();
     let b = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, "crate").unwrap();
-    let id = endpoint(&e, "heavy", "override");
+    let id = endpoint_in(&e, "heavy", "override");
     let rx = call(&mut e, id, true);
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
@@ -326,7 +272,7 @@ components:
     assert_eq!(e.ctx.model().body_mass()[b], 5.0);
     assert_eq!(e.ctx.model().body_subtreemass()[b], 5.0);
     // the crate rests on the floor; taking its collision away drops it through
-    let id = endpoint(&e, "ghost", "override");
+    let id = endpoint_in(&e, "ghost", "override");
     let rx = call(&mut e, id, true);
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
@@ -364,7 +310,7 @@ components:
         .clone();
     door.set_open(1.0);
     e.step_n(5).unwrap();
-    let id = endpoint(&e, "weak_motor", "override");
+    let id = endpoint_in(&e, "weak_motor", "override");
     let rx = call(&mut e, id, true);
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
@@ -590,7 +536,7 @@ components:
 
 /// Fraction of +inf (no return) over the scans published in `steps` steps.
 fn dropout(e: &mut Engine, steps: u64) -> f64 {
-    let id = endpoint(e, "", "scan");
+    let id = endpoint_in(e, "", "scan");
     let (mut inf, mut all) = (0usize, 0usize);
     for _ in 0..steps {
         e.step().unwrap();
@@ -607,10 +553,10 @@ fn dropout(e: &mut Engine, steps: u64) -> f64 {
 #[test]
 fn lidar_fault_switches_dropout_and_is_cleared_by_reset() {
     let mut e = engine(&lidar_world("{dropout_percent: 60.0}"));
-    let srv = endpoint(&e, "", "robot/rplidar/lidar/override");
+    let srv = endpoint_in(&e, "", "robot/rplidar/lidar/override");
     assert_eq!(e.ctx.interface.get(srv).get_hint("ros2", "service"), Some("std_srvs/srv/SetBool"));
-    endpoint(&e, "", "robot/rplidar/lidar/override_state");
-    endpoint(&e, "", "robot/rplidar/lidar/override_verified");
+    endpoint_in(&e, "", "robot/rplidar/lidar/override_state");
+    endpoint_in(&e, "", "robot/rplidar/lidar/override_verified");
     let nominal = dropout(&mut e, 500);
     let rx = call(&mut e, srv, true);
     let faulted = dropout(&mut e, 1000);
@@ -619,7 +565,7 @@ fn lidar_fault_switches_dropout_and_is_cleared_by_reset() {
     let state = e
         .ctx
         .interface
-        .get(endpoint(&e, "", "robot/rplidar/lidar/override_state"))
+        .get(endpoint_in(&e, "", "robot/rplidar/lidar/override_state"))
         .latest()
         .unwrap()
         .0
@@ -637,7 +583,9 @@ fn lidar_fault_switches_dropout_and_is_cleared_by_reset() {
     let h = e
         .ctx
         .blackboard
-        .get::<roqsim::sensor_fault::SensorOverrideHandle>("sensor_override:robot.rplidar.lidar")
+        .get::<roqsim::handles::sensor_fault::SensorOverrideHandle>(
+            "sensor_override:robot.rplidar.lidar",
+        )
         .unwrap()
         .clone();
     h.set_active(true);
@@ -652,7 +600,7 @@ fn lidar_fault_switches_dropout_and_is_cleared_by_reset() {
 #[test]
 fn a_fault_block_equal_to_nominal_replies_no_effect() {
     let mut e = engine(&lidar_world("{dropout_percent: 0.0}"));
-    let srv = endpoint(&e, "", "robot/rplidar/lidar/override");
+    let srv = endpoint_in(&e, "", "robot/rplidar/lidar/override");
     let rx = call(&mut e, srv, true);
     e.step().unwrap();
     let (ok, msg) = ack(&rx);
@@ -682,7 +630,7 @@ components:
             enabled: false
 ",
     );
-    let srv = endpoint(&e, "", "robot/imu/override");
+    let srv = endpoint_in(&e, "", "robot/imu/override");
     let imu = e.ctx.interface.all().iter().position(|ep| ep.name == "imu").unwrap();
     let cov0 = |e: &Engine| match e.ctx.interface.get(imu).latest() {
         Some((Payload::Imu(m), _)) => m.orientation_covariance[0],

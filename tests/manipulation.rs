@@ -8,56 +8,32 @@
 #![allow(clippy::approx_constant)]
 
 use std::f64::consts::FRAC_PI_2;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crossbeam_channel::{unbounded, Receiver};
 use mujoco_rs::prelude::MjtObjBase;
-use roqsim::actuators::{ActuatorTable, Control, Law, Origin};
 use roqsim::context::payload::{
     ActionCall, ActionOutcome, GoalStatus, GripperGoal, JointState, JointTolerance, Payload,
     ServiceCall, TrajectoryGoal, TrajectoryPoint,
 };
-use roqsim::controllers::{ControllerSpec, Registry, State, BEST_EFFORT, FORCE_AUTO, STRICT};
+use roqsim::handles::controllers::{
+    ControllerSpec, Registry, State, BEST_EFFORT, FORCE_AUTO, STRICT,
+};
 use roqsim::plugins::manipulation::arm_controller::{ArmHandle, GripperReader};
 use roqsim::plugins::sensors::force_torque::WrenchReader;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::spawn::actuators::{ActuatorTable, Control, Law, Origin};
+use roqsim::Engine;
+
+mod common;
+use common::*;
 
 // ------------------------------------------------------------------------------------------
 // helpers
 // ------------------------------------------------------------------------------------------
 
-fn base() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds")
-}
-
-fn engine(yaml: &str) -> Engine {
-    let w = load_world_str(yaml, &base(), &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
-}
-
 fn world_file(name: &str) -> String {
     std::fs::read_to_string(base().join(name)).unwrap()
-}
-
-/// The refusal text of a world that must not load or build.
-fn refusal(yaml: &str) -> String {
-    match load_world_str(yaml, &base(), &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
-}
-
-fn assert_has(text: &str, needles: &[&str]) {
-    for n in needles {
-        assert!(text.contains(n), "missing `{n}` in:\n{text}");
-    }
 }
 
 fn site(e: &Engine, name: &str) -> [f64; 3] {
@@ -91,15 +67,6 @@ fn q(e: &Engine, joint: &str) -> f64 {
 
 fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
-}
-
-fn endpoint(e: &Engine, name: &str) -> usize {
-    e.ctx
-        .interface
-        .all()
-        .iter()
-        .position(|ep| ep.name == name)
-        .unwrap_or_else(|| panic!("no endpoint {name}"))
 }
 
 fn endpoint_topic(e: &Engine, topic: &str) -> usize {
@@ -182,7 +149,7 @@ fn plus(d: [f64; 6]) -> [f64; 6] {
 /// The bare arm on a pedestal, with `extra` keys in its spawn_arm config.
 fn bare_arm(extra: &str) -> String {
     format!(
-        "sim: {{timestep: 0.002}}
+        "sim: {{timestep: 0.002, controllers: {{initial_state: active}}}}
 components:
   - spawn_arm: {{model: ur5e, prefix: ur_, pos: [0.0, 0.0, 0.5], pedestal: true{extra}}}
     name: ur
@@ -828,12 +795,19 @@ fn controller_registry_list_switch_unload_and_transition_events() {
         .expect("transition published");
     assert_eq!(tick, e.ctx.tick);
     let Payload::TransitionEvents(evs) = p else { panic!("{p:?}") };
-    assert_eq!(evs.len(), 1);
+    // rclcpp_lifecycle's pair: active -> deactivating, then deactivating -> inactive.
+    assert_eq!(evs.len(), 2);
     assert_eq!(
         (evs[0].transition_label.as_str(), evs[0].start_label.as_str(), evs[0].goal_label.as_str()),
-        ("deactivate", "active", "inactive")
+        ("deactivate", "active", "deactivating")
     );
-    assert_eq!((evs[0].transition_id, evs[0].start_id, evs[0].goal_id), (4, 3, 2));
+    assert_eq!((evs[0].transition_id, evs[0].start_id, evs[0].goal_id), (4, 3, 14));
+    assert_eq!(
+        (evs[1].transition_label.as_str(), evs[1].start_label.as_str(), evs[1].goal_label.as_str()),
+        ("transition_success", "deactivating", "inactive")
+    );
+    assert_eq!((evs[1].transition_id, evs[1].start_id, evs[1].goal_id), (40, 14, 2));
+    assert_eq!(evs[0].stamp, evs[1].stamp);
     assert!(
         (evs[0].stamp - t_switch).abs() < 1e-12 && evs[0].stamp > 0.19,
         "stamped with sim time: {}",
@@ -954,7 +928,7 @@ fn ft_reads_a_1kg_payload_as_9_81_n_along_world_z_after_tare() {
 fn ft_frames_invert_tare_at_and_noise() {
     let yaml = |extra: &str| {
         format!(
-            "sim: {{timestep: 0.002}}
+            "sim: {{timestep: 0.002, controllers: {{initial_state: active}}}}
 components:
   - spawn_arm: {{model: ur5e, prefix: ur_, pos: [0, 0, 0.5], pedestal: true, end_effector: {{model: parallel_gripper}}}}
     name: ur
@@ -1008,7 +982,11 @@ fn mobile_manipulator_arm_rides_the_base_and_claims_no_wheels() {
     assert_eq!(h.names(), JOINTS.to_vec());
     let p0 = site(&e, "arm_pinch");
     let b0 = body(&e, "base_link");
-    e.ctx.blackboard.get::<roqsim::robot::RobotHandle>("robot:husky").unwrap().drive(0.5, 0.0, 0.0);
+    e.ctx
+        .blackboard
+        .get::<roqsim::handles::robot::RobotHandle>("robot:husky")
+        .unwrap()
+        .drive(0.5, 0.0, 0.0);
     e.step_n(1000).unwrap();
     let (p1, b1) = (site(&e, "arm_pinch"), body(&e, "base_link"));
     println!("base moved {:.3} m, pinch moved {:.3} m", b1[0] - b0[0], p1[0] - p0[0]);
@@ -1027,7 +1005,7 @@ fn mobile_manipulator_arm_rides_the_base_and_claims_no_wheels() {
 #[test]
 fn rail_joint_comes_first_and_is_homed() {
     let mut e = engine(
-        "sim: {timestep: 0.002}
+        "sim: {timestep: 0.002, controllers: {initial_state: active}}
 components:
   - spawn_arm: {model: ur5e, prefix: g_, pos: [0, 0, 0.6], pedestal: false, rail: {axis: [0, 1, 0], range: [-1, 1], home: 0.4}}
     name: gantry
@@ -1250,7 +1228,10 @@ fn arm_controller_and_force_torque_refusals() {
     assert_has(&err, &["is not a position servo", "`joints:`"]);
     // Bad config shapes.
     let err = refusal(&bare_arm("").replace("pedestal: true}", "pedestal: true}\n    components:\n      - arm_controller: {goal_tolerance: -1, initial_state: sleeping}"));
-    assert_has(&err, &["goal_tolerance", "initial_state", "one of active, inactive"]);
+    assert_has(
+        &err,
+        &["goal_tolerance", "initial_state", "`sleeping`: one of unloaded, inactive, active"],
+    );
     // F/T: unknown site; required key.
     let err = refusal(&bare_arm("").replace(
         "pedestal: true}",
@@ -1312,7 +1293,7 @@ fn streamed_trajectories_in_process_targets_and_startup_transitions() {
         panic!("no startup transitions")
     };
     let labels: Vec<&str> = evs.iter().map(|t| t.transition_label.as_str()).collect();
-    assert_eq!(labels, vec!["configure", "activate"]);
+    assert_eq!(labels, vec!["configure", "transition_success", "activate", "transition_success"]);
     assert!(evs.iter().all(|t| t.stamp == 0.0));
     // A streamed trajectory (no result): the joints follow.
     let st = endpoint_topic(&e, "scaled_joint_trajectory_controller/joint_trajectory");
@@ -1336,4 +1317,101 @@ fn streamed_trajectories_in_process_targets_and_startup_transitions() {
     assert!(
         q(&e, "ur_shoulder_pan_joint").abs() < 1e-12 && (h.targets()[1] - REST[1]).abs() < 1e-12
     );
+}
+
+#[test]
+fn controllers_start_unloaded_and_the_spawner_sequence_brings_them_up() {
+    // No `sim.controllers`: every controller is declared but not loaded, as ros2_control starts.
+    let mut e = engine(
+        "sim: {timestep: 0.002}
+components:
+  - spawn_arm: {model: ur5e, prefix: ur_, pos: [0.0, 0.0, 0.5], pedestal: true}
+    name: ur
+",
+    );
+    let reg = Registry::get(&e.ctx, "ur").expect("registry");
+    assert_eq!(
+        reg.declared(),
+        vec!["scaled_joint_trajectory_controller".to_string(), "joint_state_broadcaster".into()]
+    );
+    assert!(reg.list().is_empty(), "nothing loaded");
+    let js = endpoint(&e, "joint_states");
+    e.step_n(10).unwrap();
+    assert!(e.ctx.interface.get(js).latest().is_none(), "no broadcaster, no joint_states");
+    // spawner joint_state_broadcaster: load -> unconfigured, configure -> inactive, switch -> active.
+    let t = e.sim_time();
+    reg.load("joint_state_broadcaster", t).unwrap();
+    assert_eq!(reg.state("joint_state_broadcaster"), Some(State::Unconfigured));
+    reg.configure("joint_state_broadcaster", t).unwrap();
+    assert_eq!(reg.state("joint_state_broadcaster"), Some(State::Inactive));
+    reg.switch(&["joint_state_broadcaster".into()], &[], STRICT, t).unwrap();
+    e.step_n(10).unwrap();
+    let Some((Payload::JointState(m), _)) = e.ctx.interface.get(js).latest() else {
+        panic!("joint_states once the broadcaster is active")
+    };
+    assert_eq!(m.name.len(), 6);
+    // Configure of an inactive controller cleans it up first (as ros2_control does); cleanup of
+    // an active one is refused; a second configure of an active one is refused.
+    reg.load("scaled_joint_trajectory_controller", t).unwrap();
+    reg.configure("scaled_joint_trajectory_controller", t).unwrap();
+    reg.configure("scaled_joint_trajectory_controller", t).unwrap();
+    let labels: Vec<&str> = reg
+        .log()
+        .iter()
+        .filter(|x| x.controller == "scaled_joint_trajectory_controller")
+        .map(|x| x.label)
+        .collect();
+    assert_eq!(labels, vec!["configure", "cleanup", "configure"]);
+    assert_eq!(
+        reg.cleanup("joint_state_broadcaster", t).unwrap_err(),
+        "controller `joint_state_broadcaster` is active and cannot be cleaned up; deactivate it first"
+    );
+    reg.cleanup("scaled_joint_trajectory_controller", t).unwrap();
+    assert_eq!(reg.state("scaled_joint_trajectory_controller"), Some(State::Unconfigured));
+    assert_eq!(
+        reg.configure("joint_state_broadcaster", t).unwrap_err(),
+        "controller `joint_state_broadcaster` is active; deactivate it before configuring it"
+    );
+    assert_eq!(
+        reg.types(),
+        vec![
+            "joint_state_broadcaster/JointStateBroadcaster".to_string(),
+            "joint_trajectory_controller/JointTrajectoryController".into()
+        ]
+    );
+    // A reset leaves what the bringup did (the spawner does not run again).
+    e.reset().unwrap();
+    assert_eq!(reg.state("joint_state_broadcaster"), Some(State::Active));
+    assert_eq!(reg.state("scaled_joint_trajectory_controller"), Some(State::Unconfigured));
+}
+
+#[test]
+fn initial_states_per_world_and_per_controller() {
+    let e = engine(
+        "sim: {timestep: 0.002, controllers: {initial_state: inactive}}
+components:
+  - spawn_arm: {model: ur5e, prefix: ur_, pos: [0.0, 0.0, 0.5], pedestal: true}
+    name: ur
+    components:
+      - arm_controller: {broadcaster_initial_state: active}
+",
+    );
+    let reg = Registry::get(&e.ctx, "ur").expect("registry");
+    let states: Vec<(String, &str)> =
+        reg.list().into_iter().map(|c| (c.name, c.state.label())).collect();
+    assert_eq!(
+        states,
+        vec![
+            ("scaled_joint_trajectory_controller".to_string(), "inactive"),
+            ("joint_state_broadcaster".to_string(), "active")
+        ]
+    );
+    let err =
+        refusal("sim: {timestep: 0.002, controllers: {initial_state: sleeping}}\ncomponents: []\n");
+    assert_has(&err, &["sim.controllers.initial_state", "unknown variant `sleeping`"]);
+    let err = refusal(&bare_arm("").replace(
+        "pedestal: true}",
+        "pedestal: true}\n    components:\n      - arm_controller: {gripper_initial_state: asleep}",
+    ));
+    assert_has(&err, &["gripper_initial_state", "`asleep`: one of unloaded, inactive, active"]);
 }

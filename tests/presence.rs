@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use mujoco_rs::prelude::MjtObjBase;
-use roqsim::presence::{set_present, ABSENT_GEOM_GROUP};
-use roqsim::raycast::RayBatch;
+use roqsim::engine::presence::{set_present, ABSENT_GEOM_GROUP};
+use roqsim::mujoco::raycast::RayBatch;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 fn engine(present: bool) -> Engine {
@@ -21,9 +21,9 @@ fn ray_down(e: &mut Engine) -> f64 {
     let b = m.name_to_id(MjtObjBase::mjOBJ_BODY, "a_box").unwrap();
     let p = e.ctx.data().xpos()[b];
     let mut r = RayBatch::new(1);
-    r.dirs.copy_from_slice(&[0.0, 0.0, -1.0]);
+    r.dirs_mut().copy_from_slice(&[0.0, 0.0, -1.0]);
     r.cast(e.ctx.data_mut(), [p[0], p[1], 2.0], None, None, true, 10.0);
-    r.dist[0]
+    r.dist()[0]
 }
 
 fn box_z(e: &Engine) -> f64 {

@@ -7,7 +7,7 @@ use roqsim::render::gl::{Backend, RenderError};
 use roqsim::render::view::{mujoco_from_optical, optical_from_mujoco};
 use roqsim::render::{Intrinsics, Pose, RenderRequest, RenderService, View};
 
-type Data = MjData<std::sync::Arc<MjModel>>;
+use roqsim::context::Data;
 
 /// A camera at the origin looking along +x (its image x = world -y, image up = world +z), a red
 /// box whose near face is 1.5 m away, a white wall behind it at 4 m, and a light.
@@ -26,7 +26,7 @@ const SCENE: &str = r#"
 </mujoco>"#;
 
 fn load(xml: &str) -> Data {
-    let model = std::sync::Arc::new(MjModel::from_xml_string(xml).expect("model compiles"));
+    let model = Box::new(MjModel::from_xml_string(xml).expect("model compiles"));
     let mut data = MjData::new(model);
     data.forward();
     data
@@ -81,10 +81,10 @@ fn nothing_drawn_reads_infinity_and_background() {
 fn absent_group_is_masked_in_every_pass() {
     let mut d = load(SCENE);
     let b = geom_id(&d, "box") as usize;
-    // SAFETY: raw write into the model's geom_group, as presence does, single-threaded test.
-    unsafe {
-        *d.model().ffi().geom_group.add(b) = roqsim::render::service::ABSENT_GEOM_GROUP as i32
-    };
+    // SAFETY: one value of an existing element (geom_group), as presence writes it through the
+    // model-write seam; no size or address changes.
+    unsafe { d.model_mut() }.geom_group_mut()[b] =
+        roqsim::render::service::ABSENT_GEOM_GROUP as i32;
     let mut r = RenderService::default();
     let req =
         RenderRequest::new(View::Camera(0), 64, 48).outputs(true, true, true).clip(0.05, 20.0);

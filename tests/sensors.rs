@@ -11,9 +11,9 @@ use mujoco_rs::prelude::*;
 use roqsim::context::payload::{Imu, LaserScan, Transform};
 use roqsim::context::Payload;
 use roqsim::error::ConfigErrors;
+use roqsim::handles::sensor_fault::FaultSwitch;
 use roqsim::plugins::sensors::imu::ImuReader;
 use roqsim::plugins::sensors::lidar::LidarReader;
-use roqsim::sensor_fault::FaultSwitch;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions, LoadedWorld};
 
 /// Scan plane at z = 0.2. A housing cylinder (r 0.04) around the `scan` site; a wall whose near

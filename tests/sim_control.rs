@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use roqsim::context::RunState;
-use roqsim::sim_control::{self as sc, category, codes, state};
+use roqsim::engine::sim_control::{self as sc, category, codes, state};
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 const WORLD: &str = "sim: {timestep: 0.002, seed: 1}

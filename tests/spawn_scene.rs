@@ -1,18 +1,17 @@
 //! Spawn and scene plugins: spawn_robot, spawn_sensor, box/boxes/cylinder(s), spawn_model,
 //! floorplan. Every test asserts measured values or the exact refusal text.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::{Payload, Transform};
 use roqsim::context::EntityKind;
-use roqsim::raycast::RayBatch;
+use roqsim::mujoco::raycast::RayBatch;
 use roqsim::world::overrides::parse_set;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
-fn base() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds")
-}
+mod common;
+use common::*;
 
 fn load_with(yaml: &str, dir: &Path, sets: &[&str]) -> Result<roqsim::LoadedWorld, String> {
     let opts = LoadOptions {
@@ -26,35 +25,6 @@ fn load(yaml: &str) -> Result<roqsim::LoadedWorld, String> {
     load_with(yaml, &base(), &[])
 }
 
-fn engine_in(yaml: &str, dir: &Path) -> Engine {
-    let w = load_with(yaml, dir, &[]).unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
-}
-
-fn engine(yaml: &str) -> Engine {
-    engine_in(yaml, &base())
-}
-
-/// The refusal text of a world that must not load or set up.
-fn refusal_in(yaml: &str, dir: &Path) -> String {
-    match load_with(yaml, dir, &[]) {
-        Err(e) => e,
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal:\n{yaml}"),
-        },
-    }
-}
-
-fn refusal(yaml: &str) -> String {
-    refusal_in(yaml, &base())
-}
-
-fn assert_has(text: &str, needle: &str) {
-    assert!(text.contains(needle), "expected\n  {needle}\nin\n  {text}");
-}
-
 fn body_pose(e: &Engine, name: &str) -> ([f64; 3], [f64; 4]) {
     let id = e
         .ctx
@@ -65,7 +35,7 @@ fn body_pose(e: &Engine, name: &str) -> ([f64; 3], [f64; 4]) {
 }
 
 fn yaw(q: &[f64; 4]) -> f64 {
-    roqsim::mjcf::yaw_of(q)
+    roqsim::math::yaw_of(q)
 }
 
 /// The turtlebot4's manifest components switched off, so a test needs no drive/sensor plugin.
@@ -176,7 +146,7 @@ fn two_robots_with_distinct_prefixes_and_the_registry() {
     assert!(!lidar.declared_present, "a mounted device is absent with its carrier");
     let m = e.ctx.model();
     let housing = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "r2_rplidar_head").unwrap();
-    assert_eq!(m.geom_group()[housing] as usize, roqsim::raycast::ABSENT_GEOM_GROUP);
+    assert_eq!(m.geom_group()[housing] as usize, roqsim::mujoco::raycast::ABSENT_GEOM_GROUP);
     let housing1 = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "r1_rplidar_head").unwrap();
     assert_eq!(m.geom_group()[housing1], 0);
     assert_eq!(lidar.meta.get("pose_frame").map(String::as_str), Some("r2_base_link"));
@@ -202,7 +172,7 @@ fn same_prefix_twice_is_refused() {
     name: b
 "
     ));
-    assert_has(&msg, "[b] build: prefix: the world already has a body `base_link` (another spawn with prefix ``?); give each robot a distinct prefix:");
+    assert_contains(&msg, "[b] build: prefix: the world already has a body `base_link` (another spawn with prefix ``?); give each robot a distinct prefix:");
 }
 
 #[test]
@@ -267,13 +237,13 @@ fn frame_refusals() {
   - spawn_robot: {{model: turtlebot4, default_plugins: false, frames: [{{name: cover_link, parent: roof_link}}]}}
 "
     ));
-    assert_has(&msg, "frames[0].parent: `roof_link` is neither a body of the model nor a frame declared before it; bodies: base_link, left_wheel, right_wheel; frames: shell_link");
+    assert_contains(&msg, "frames[0].parent: `roof_link` is neither a body of the model nor a frame declared before it; bodies: base_link, left_wheel, right_wheel; frames: shell_link");
     let msg = refusal(&format!(
         "{SIM}components:
   - spawn_robot: {{model: turtlebot4, default_plugins: false, frames: [{{name: cap_link, parent: left_wheel}}]}}
 "
     ));
-    assert_has(&msg, "frames: frame `left_wheel` is not welded to `base_link`: body `left_wheel` has a joint, so the transform through it is not static");
+    assert_contains(&msg, "frames: frame `left_wheel` is not welded to `base_link`: body `left_wheel` has a joint, so the transform through it is not static");
 }
 
 #[test]
@@ -284,15 +254,15 @@ fn pose_and_name_refusals() {
     name: robot
 "
     ));
-    assert_has(&msg, "components.robot.pose.header.frame_id: a spawn pose is stated in the world frame: use `world` (got `map`) (spawn_robot)");
-    assert_has(&msg, "components.robot.pose.orientation: give either a quaternion {x, y, z, w} or Euler angles {roll, pitch, yaw}, not both (spawn_robot)");
-    assert_has(&msg, "components.robot.namespace: `robot 1` is not a valid ROS namespace");
+    assert_contains(&msg, "components.robot.pose.header.frame_id: a spawn pose is stated in the world frame: use `world` (got `map`) (spawn_robot)");
+    assert_contains(&msg, "components.robot.pose.orientation: give either a quaternion {x, y, z, w} or Euler angles {roll, pitch, yaw}, not both (spawn_robot)");
+    assert_contains(&msg, "components.robot.namespace: `robot 1` is not a valid ROS namespace");
     let msg = refusal(&format!(
         "{SIM}components:\n  - spawn_robot: {{model: turtlebot4, kinematics: diff}}\n"
     ));
-    assert_has(&msg, "components.spawn_robot.kinematics: unknown field `kinematics`");
+    assert_contains(&msg, "components.spawn_robot.kinematics: unknown field `kinematics`");
     let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{default_plugins: false}}\n"));
-    assert_has(&msg, "missing field `model`");
+    assert_contains(&msg, "missing field `model`");
 }
 
 #[test]
@@ -300,21 +270,21 @@ fn unknown_model_is_refused_naming_the_bundled_ones() {
     let msg = refusal(&format!(
         "{SIM}components:\n  - spawn_robot: {{model: turtlebot9}}\n    name: robot\n"
     ));
-    assert_has(&msg, "components.robot.model: unknown model `turtlebot9`; bundled models: ");
+    assert_contains(&msg, "components.robot.model: unknown model `turtlebot9`; bundled models: ");
     for m in ["husky_a200", "rplidar_a1", "turtlebot4"] {
-        assert_has(&msg, m);
+        assert_contains(&msg, m);
     }
 }
 
 #[test]
 fn base_joint_refusal_and_weld() {
     let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4, default_plugins: false, base_joint: chassis_free}}\n"));
-    assert_has(
+    assert_contains(
         &msg,
         "base_joint: model `turtlebot4` has no joint `chassis_free`; free joints: base_free",
     );
     let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4, default_plugins: false, base_joint: left_wheel_joint}}\n"));
-    assert_has(&msg, "base_joint: joint `left_wheel_joint` of model `turtlebot4` is not a free joint; free joints: base_free");
+    assert_contains(&msg, "base_joint: joint `left_wheel_joint` of model `turtlebot4` is not a free joint; free joints: base_free");
     // A device model has no free joint: spawned as a "robot" it is welded, and says why.
     let e = engine(&format!("{SIM}components:\n  - spawn_robot: {{model: rplidar_a1, default_plugins: false, pose: {{position: {{z: 0.5}}}}}}\n    name: post\n"));
     let ent = e.ctx.entities.get("post").unwrap();
@@ -383,12 +353,12 @@ fn set_reaches_a_manifest_component_and_late_expansion_keys_are_refused() {
     assert_eq!(int(component(&w, "robot.rplidar.lidar"), "rays"), Some(720));
     let msg =
         load_with(&yaml, &base(), &["components.robot.rplidar.model=rplidar_a2"]).unwrap_err();
-    assert_has(
+    assert_contains(
         &msg,
         "components.robot.rplidar.model: `model` is read when `robot.rplidar` expands its model's manifest, which happened before this override could reach it (`robot.rplidar` comes from a manifest). Declare `robot.rplidar` in the world, nested under its carrier, with `model:` set there (--set components.robot.rplidar.model=rplidar_a2)",
     );
     let msg = load_with(&yaml, &base(), &["components.robot.rplidar.frame_id=laser2"]).unwrap_err();
-    assert_has(&msg, "`frame_id` is read when `robot.rplidar` expands");
+    assert_contains(&msg, "`frame_id` is read when `robot.rplidar` expands");
     // A key that is not an expansion input still reaches the manifest's mount.
     let w = load_with(&yaml, &base(), &["components.robot.rplidar.pos=[0.0, 0.0, 0.1]"]).unwrap();
     assert!(component(&w, "robot.rplidar").config.get("pos").unwrap().as_sequence().is_some());
@@ -403,7 +373,7 @@ fn second_mount_with_the_same_frame_id_is_refused() {
         name: rplidar2
 "
     ));
-    assert_has(&msg, "[robot.rplidar2] build: frame_id: `rplidar_link` is already the frame of `robot.rplidar` on the same carrier `robot`; two mounts on one carrier share its namespace, so give this one a distinct `frame_id:`");
+    assert_contains(&msg, "[robot.rplidar2] build: frame_id: `rplidar_link` is already the frame of `robot.rplidar` on the same carrier `robot`; two mounts on one carrier share its namespace, so give this one a distinct `frame_id:`");
 }
 
 #[test]
@@ -432,12 +402,12 @@ fn mount_on_a_declared_frame_and_mount_refusals() {
         name: b
 "
     ));
-    assert_has(&msg, "components.robot.a.parent_frame: required for a mount nested under `robot`: name a body or a declared frame of the carrier to hang from (or `attach_to:` a body) (spawn_sensor)");
-    assert_has(
+    assert_contains(&msg, "components.robot.a.parent_frame: required for a mount nested under `robot`: name a body or a declared frame of the carrier to hang from (or `attach_to:` a body) (spawn_sensor)");
+    assert_contains(
         &msg,
         "components.robot.b.attach_to: `parent_frame` and `attach_to` are mutually exclusive",
     );
-    assert_has(&msg, "components.robot.b.motion: `attach_to` and `motion` are mutually exclusive: a mount that rides a body takes its pose from that body");
+    assert_contains(&msg, "components.robot.b.motion: `attach_to` and `motion` are mutually exclusive: a mount that rides a body takes its pose from that body");
     let msg = refusal(&format!(
         "{SIM}components:
   - spawn_robot: {{model: turtlebot4, default_plugins: false}}
@@ -447,7 +417,7 @@ fn mount_on_a_declared_frame_and_mount_refusals() {
         name: a
 "
     ));
-    assert_has(&msg, "parent_frame: `roof_link` (`roof_link`) is neither a body nor a declared frame of the carrier `robot`; bodies: base_link, left_wheel, right_wheel; frames: shell_link");
+    assert_contains(&msg, "parent_frame: `roof_link` (`roof_link`) is neither a body nor a declared frame of the carrier `robot`; bodies: base_link, left_wheel, right_wheel; frames: shell_link");
 }
 
 #[test]
@@ -509,13 +479,13 @@ fn placeholder_refusals() {
         &format!("{SIM}components:\n  - spawn_sensor: {{model: dev/dev.xml}}\n    name: cam\n"),
         dir.path(),
     );
-    assert_has(&msg, "components.cam.model: frame_id: the manifest of `dev/dev.xml` uses {frame_id} (component `dummy`) but neither this mount nor the manifest names one; set `frame_id:` on the mount");
+    assert_contains(&msg, "components.cam.model: frame_id: the manifest of `dev/dev.xml` uses {frame_id} (component `dummy`) but neither this mount nor the manifest names one; set `frame_id:` on the mount");
     let dir = device_dir("frame_id: optical\ncomponents:\n  - dummy: {fail_on: '{bogus}'}\n");
     let msg = refusal_in(
         &format!("{SIM}components:\n  - spawn_sensor: {{model: dev/dev.xml}}\n    name: cam\n"),
         dir.path(),
     );
-    assert_has(&msg, "manifest of `dev/dev.xml`, component `dummy`: unknown placeholder `{bogus}`; a device manifest may use only {frame_id} and {parent_frame}");
+    assert_contains(&msg, "manifest of `dev/dev.xml`, component `dummy`: unknown placeholder `{bogus}`; a device manifest may use only {frame_id} and {parent_frame}");
     // Both filled: a mount under a robot gets its frame and parent names.
     let dir = device_dir(
         "frame_id: optical\nframes:\n  - {name: '{frame_id}', parent: mount, pos: [0, 0, 0.01]}\n  - {name: '{frame_id}_rot', parent: '{frame_id}', rpy: [0, 1.5707963267948966, 0]}\ncomponents:\n  - dummy: {fail_on: '{parent_frame}'}\n    enabled: false\n",
@@ -642,17 +612,17 @@ fn prop_refusals() {
   - cylinder: {{pose: {{}}, radius: 0.1, height: 0.0, mass: -1}}
 "
     ));
-    assert_has(&msg, "components.a.motion: unknown variant `wobbly`, expected one of `static`, `driven`, `physics` (box)");
-    assert_has(&msg, "components.b: missing field `pose` (box)");
-    assert_has(&msg, "components.boxes.instances[0].size: full extents [x, y, z] must all be > 0 (m), got [1.0, 1.0, -1.0] (boxes)");
-    assert_has(&msg, "components.boxes.instances[1].colour: unknown field `colour`");
-    assert_has(
+    assert_contains(&msg, "components.a.motion: unknown variant `wobbly`, expected one of `static`, `driven`, `physics` (box)");
+    assert_contains(&msg, "components.b: missing field `pose` (box)");
+    assert_contains(&msg, "components.boxes.instances[0].size: full extents [x, y, z] must all be > 0 (m), got [1.0, 1.0, -1.0] (boxes)");
+    assert_contains(&msg, "components.boxes.instances[1].colour: unknown field `colour`");
+    assert_contains(
         &msg,
         "components.cylinder.height: the full height must be > 0 (m), got 0 (cylinder)",
     );
-    assert_has(&msg, "components.cylinder.mass: must be > 0 (kg), got -1 (cylinder)");
+    assert_contains(&msg, "components.cylinder.mass: must be > 0 (kg), got -1 (cylinder)");
     let msg = refusal(&format!("{SIM}components:\n  - box: {{pose: {{}}, size: [0.4, 0.2, 0.8], color: [1, 0]}}\n    name: a\n"));
-    assert_has(
+    assert_contains(
         &msg,
         "components.a.color: a colour is [r, g, b] or [r, g, b, a] in 0..1, got 2 values (box)",
     );
@@ -720,9 +690,12 @@ fn spawn_model_props() {
         other => panic!("{other:?}"),
     }
     let msg = refusal_in(&format!("{SIM}components:\n  - spawn_model: {{model: crate.xml, mocap: true, motion: physics, publish_tf: sometimes, scale: 0}}\n    name: p\n"), dir.path());
-    assert_has(&msg, "components.p.mocap: `mocap: true` is `motion: driven`, which contradicts `motion: physics`; keep one (spawn_model)");
-    assert_has(&msg, "components.p.publish_tf: one of false, static, dynamic (or true)");
-    assert_has(&msg, "components.p.scale: a uniform scale factor must be > 0, got 0 (spawn_model)");
+    assert_contains(&msg, "components.p.mocap: `mocap: true` is `motion: driven`, which contradicts `motion: physics`; keep one (spawn_model)");
+    assert_contains(&msg, "components.p.publish_tf: one of false, static, dynamic (or true)");
+    assert_contains(
+        &msg,
+        "components.p.scale: a uniform scale factor must be > 0, got 0 (spawn_model)",
+    );
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -753,12 +726,12 @@ fn ray_x_excluding(
     exclude: Option<usize>,
 ) -> Option<(f64, String)> {
     let mut rays = RayBatch::new(1);
-    rays.dirs.copy_from_slice(&[1.0, 0.0, 0.0]);
+    rays.dirs_mut().copy_from_slice(&[1.0, 0.0, 0.0]);
     rays.cast(e.ctx.data_mut(), from, exclude, None, true, 50.0);
-    let g = rays.geom[0];
+    let g = rays.geom()[0];
     (g >= 0).then(|| {
         (
-            rays.dist[0],
+            rays.dist()[0],
             e.ctx.model().id_to_name(MjtObjBase::mjOBJ_GEOM, g as usize).unwrap_or("?").to_string(),
         )
     })
@@ -828,11 +801,11 @@ fn floorplan_from_a_json_file() {
 #[test]
 fn floorplan_refusals() {
     let msg = refusal(&format!("{SIM}components:\n  - floorplan: {{height: 3.0}}\n"));
-    assert_has(&msg, "components.floorplan: floorplan needs one source for its building: `lines:` (wall segments) or `floorplan: <file.json>` (or `mesh:`); it names neither (floorplan)");
+    assert_contains(&msg, "components.floorplan: floorplan needs one source for its building: `lines:` (wall segments) or `floorplan: <file.json>` (or `mesh:`); it names neither (floorplan)");
     let msg = refusal(&format!("{SIM}components:\n  - floorplan: {{mesh: house.stl, lines: [{{id: 0, x0_m: 0, y0_m: 0, x1_m: 1, y1_m: 0}}]}}\n"));
-    assert_has(&msg, "components.floorplan.floorplan: `mesh` and `lines` are two sources for one building; name exactly one of `lines:`, `floorplan:` or `mesh:` (floorplan)".replace(".floorplan: `mesh`", ".lines: `mesh`").as_str());
+    assert_contains(&msg, "components.floorplan.floorplan: `mesh` and `lines` are two sources for one building; name exactly one of `lines:`, `floorplan:` or `mesh:` (floorplan)".replace(".floorplan: `mesh`", ".lines: `mesh`").as_str());
     let msg = refusal(&format!("{SIM}components:\n  - floorplan: {{mesh: house.stl}}\n"));
-    assert_has(&msg, "components.floorplan.mesh: floorplan meshes are not supported yet; give the walls as `lines:` segments (with `doors:`) or as a `floorplan: <file.json>` (floorplan)");
+    assert_contains(&msg, "components.floorplan.mesh: floorplan meshes are not supported yet; give the walls as `lines:` segments (with `doors:`) or as a `floorplan: <file.json>` (floorplan)");
     let msg = refusal(&format!(
         "{SIM}components:
   - floorplan:
@@ -842,20 +815,20 @@ fn floorplan_refusals() {
       floor: {{texture: roqsim_assets:Concrete030}}
 "
     ));
-    assert_has(&msg, "components.floorplan.lines[1]: wall `0` has zero length (floorplan)");
-    assert_has(
+    assert_contains(&msg, "components.floorplan.lines[1]: wall `0` has zero length (floorplan)");
+    assert_contains(
         &msg,
         "components.floorplan.lines[1].id: id 0 is used by two walls; ids must be distinct",
     );
-    assert_has(&msg, "components.floorplan.doors[0].line_id: no wall has id 3; ids: 0, 0");
-    assert_has(&msg, "components.floorplan.doors[1].width_m: a 0.9 m door at t = 0.1 runs past the end of wall 0 (2.000 m long)");
-    assert_has(
+    assert_contains(&msg, "components.floorplan.doors[0].line_id: no wall has id 3; ids: 0, 0");
+    assert_contains(&msg, "components.floorplan.doors[1].width_m: a 0.9 m door at t = 0.1 runs past the end of wall 0 (2.000 m long)");
+    assert_contains(
         &msg,
         "components.floorplan.opening_height: must be > 0 and <= height (2.5 m), got 3",
     );
-    assert_has(&msg, "components.floorplan.floor.texture: PNG textures are not supported yet");
+    assert_contains(&msg, "components.floorplan.floor.texture: PNG textures are not supported yet");
     let msg = refusal(&format!("{SIM}components:{TWO_ROOMS}  - floorplan: {{lines: [{{id: 0, x0_m: 0, y0_m: 0, x1_m: 1, y1_m: 0}}]}}\n    name: second\n"));
-    assert_has(&msg, "two plugins build a ground and light (floorplan, second); keep one");
+    assert_contains(&msg, "two plugins build a ground and light (floorplan, second); keep one");
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -966,5 +939,5 @@ fn top_level_mount_attached_to_a_spawned_body_rides_it() {
     let msg = refusal(&format!(
         "{SIM}components:\n  - spawn_sensor: {{model: rplidar_a1, attach_to: chassis, default_plugins: false}}\n    name: mast\n"
     ));
-    assert_has(&msg, "attach_to: no body `chassis` (attach_prefix `` + `chassis`) has been spawned before this mount; bodies: (none)");
+    assert_contains(&msg, "attach_to: no body `chassis` (attach_prefix `` + `chassis`) has been spawned before this mount; bodies: (none)");
 }

@@ -27,8 +27,9 @@ pub use rng::SimRng;
 
 use crate::error::SimError;
 
-/// MuJoCo state as the engine holds it.
-pub type Data = MjData<Arc<MjModel>>;
+/// MuJoCo state as the engine holds it: the data owns its model (nothing else shares it), so the
+/// one model-write seam can borrow it mutably ([`SimContext::model_writer`]).
+pub type Data = MjData<Box<MjModel>>;
 
 /// A command posted from another thread, run on the physics thread at the next drain.
 pub type Command = Box<dyn FnOnce(&mut SimContext) + Send>;
@@ -67,6 +68,8 @@ pub struct RunInfo {
     pub base_dir: PathBuf,
     /// Physics timestep (s).
     pub timestep: f64,
+    /// State a controller without its own `initial_state` starts in (`sim.controllers`).
+    pub controller_initial_state: crate::handles::controllers::State,
 }
 
 /// The context every hook receives.
@@ -86,8 +89,8 @@ pub struct SimContext {
     pub interface: Interface,
     /// Run-level facts.
     pub run: RunInfo,
-    /// Saved model values for making entities absent and present again (`crate::presence`).
-    pub presence: crate::presence::PresenceTable,
+    /// Saved model values for making entities absent and present again (`crate::engine::presence`).
+    pub presence: crate::engine::presence::PresenceTable,
     /// Play / pause / step / reset requests the driver honours between steps.
     pub control: RunControl,
     /// Time offset (s) added to MuJoCo's time so a state-only reset keeps sim time monotonic.
@@ -156,6 +159,17 @@ impl SimContext {
     /// The compiled model.
     pub fn model(&self) -> &MjModel {
         self.data().model()
+    }
+
+    /// The one seam for writes into the compiled model ([`crate::mujoco::model_write`]): typed,
+    /// bounds-checked value writes. Physics thread (the only one holding the model).
+    pub fn model_writer(&mut self) -> crate::mujoco::model_write::ModelWriter<'_> {
+        let data = self.data_mut();
+        // SAFETY: `model_mut` is unsafe because a model whose sizes or address tables changed
+        // would no longer fit this data's buffers. The writer only writes values of existing
+        // elements of per-step fields (group, contact masks, friction, mass, gravcomp, force
+        // range) through bounds-checked slices; it never changes a size, an address or an id.
+        crate::mujoco::model_write::ModelWriter::new(unsafe { data.model_mut() })
     }
 
     /// Simulation time (s): MuJoCo's `data.time` plus the offset a state-only reset keeps, so it

@@ -461,6 +461,9 @@ pub struct TransitionEvent {
 }
 
 /// Anything an endpoint carries.
+// A payload is built once per publish and moved into its endpoint's slot; boxing the large
+// variants would add an allocation per message for no saving.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Payload {
     /// Wheel odometry (+ optional TF).
@@ -492,9 +495,25 @@ pub enum Payload {
     /// A gripper goal.
     Gripper(GripperGoal),
     /// A trajectory feedback sample: (joint names, desired, actual positions).
-    TrajectoryFeedback { joint_names: Vec<String>, desired: Vec<f64>, actual: Vec<f64> },
+    TrajectoryFeedback {
+        /// Joint names, in the goal's order.
+        joint_names: Vec<String>,
+        /// Desired positions now (rad | m).
+        desired: Vec<f64>,
+        /// Measured positions now (rad | m).
+        actual: Vec<f64>,
+    },
     /// A gripper result: position, effort, stalled, reached_goal.
-    GripperResult { position: f64, effort: f64, stalled: bool, reached_goal: bool },
+    GripperResult {
+        /// Finger position (m).
+        position: f64,
+        /// Grip effort (N).
+        effort: f64,
+        /// The fingers stopped short of the goal against an object.
+        stalled: bool,
+        /// The goal position was reached.
+        reached_goal: bool,
+    },
     /// A service call (request + reply channel).
     Call(ServiceCall),
     /// An action goal (goal + feedback/outcome channels + cancel flag).
@@ -502,7 +521,12 @@ pub enum Payload {
     /// Empty request/response (std_srvs/Trigger request, std_srvs/Empty).
     Empty,
     /// A success flag with a message (std_srvs/Trigger and SetBool responses).
-    Ack { success: bool, message: String },
+    Ack {
+        /// Whether the request succeeded.
+        success: bool,
+        /// What happened, for the caller.
+        message: String,
+    },
     /// A contact monitor's report.
     ContactReport(ContactReport),
     /// A clearance monitor's report.

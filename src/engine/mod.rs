@@ -10,9 +10,10 @@
 
 pub mod lockstep;
 pub mod pacing;
+pub mod presence;
 pub mod rates;
+pub mod sim_control;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use mujoco_rs::mujoco_c::{mjtCone, mjtEnableBit, mjtIntegrator, mjtSolver, mjtWarning};
@@ -20,8 +21,8 @@ use mujoco_rs::prelude::*;
 
 use crate::context::{RunInfo, SimContext};
 use crate::error::SimError;
-use crate::mjcf;
 use crate::plugin::{BuildContext, Hooks, Plugin};
+use crate::spawn::mjcf;
 use crate::world::sim::{Cone, Integrator, SimBlock, Solver};
 use crate::world::{LoadedWorld, WorldDef};
 
@@ -117,7 +118,20 @@ impl Engine {
         } = world;
         let mut load_report: Vec<(String, f64)> = load_times;
         let seed = opts.seed.or(sim.seed);
-        let mut ctx = SimContext::new(timestep, seed, RunInfo { base_dir, timestep });
+        let mut ctx = SimContext::new(
+            timestep,
+            seed,
+            RunInfo {
+                base_dir,
+                timestep,
+                controller_initial_state: sim
+                    .controllers
+                    .as_ref()
+                    .and_then(|c| c.initial_state)
+                    .map(|s| s.state())
+                    .unwrap_or(crate::handles::controllers::State::Unloaded),
+            },
+        );
 
         let t0 = Instant::now();
         let mut spec = match &def {
@@ -156,7 +170,7 @@ impl Engine {
 
         apply_sim_options(&mut spec, &sim, timestep);
         if !ctx.entities.all().is_empty() {
-            crate::presence::arm_gravcomp(&mut spec);
+            crate::engine::presence::arm_gravcomp(&mut spec);
         }
 
         // compile
@@ -166,7 +180,7 @@ impl Engine {
         drop(spec);
 
         let t0 = Instant::now();
-        let data = MjData::new(Arc::new(model));
+        let data = MjData::new(Box::new(model));
         ctx.set_data(data);
         load_report.push(("data".into(), t0.elapsed().as_secs_f64()));
 
@@ -178,7 +192,7 @@ impl Engine {
             s.timing[CONFIGURE].0 += t.elapsed().as_nanos();
             s.timing[CONFIGURE].1 += 1;
         }
-        crate::presence::capture(&mut ctx).map_err(SimError::Other)?;
+        crate::engine::presence::capture(&mut ctx).map_err(SimError::Other)?;
         load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
         for note in ctx.interface.notes.drain(..) {
             match note {
@@ -261,7 +275,7 @@ impl Engine {
         self.ctx.tick = 0;
         self.ctx.interface.clear();
         self.ctx.data_mut().reset();
-        crate::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
+        crate::engine::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
         self.ctx.data_mut().forward();
         for &i in &self.reset_idx {
             let s = &mut self.slots[i];
@@ -306,7 +320,7 @@ impl Engine {
             self.ctx.tick = 0;
         }
         if scope.spawned {
-            crate::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
+            crate::engine::presence::apply_declared(&mut self.ctx).map_err(SimError::Other)?;
             self.ctx.data_mut().forward();
         }
         Ok(())

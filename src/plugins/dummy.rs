@@ -152,3 +152,13 @@ impl Plugin for Dummy {
         self.record(ctx, "shutdown")
     }
 }
+
+/// The registry entry of `dummy`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "dummy",
+        "Trivial plugin implementing every hook; adds one free box (framework validation).",
+        DummyConfig,
+        Dummy
+    )
+}

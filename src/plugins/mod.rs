@@ -1,7 +1,6 @@
 //! The built-in plugin registry: short name → descriptor (constructor, schema, flags).
 
 pub mod assets;
-pub mod core;
 pub mod dummy;
 pub mod faults;
 pub mod manipulation;
@@ -9,54 +8,35 @@ pub mod mobile;
 pub mod observe;
 pub mod scene;
 pub mod sensors;
+pub mod shared;
 
-use crate::plugin::{PluginDescriptor, PluginFlags};
-use crate::plugin_descriptor;
+use crate::plugin::PluginDescriptor;
 
-/// Every built-in plugin, in catalogue order.
+/// Every built-in plugin, in catalogue order: each family's list (its `descriptors()`), then the
+/// transport's (`crate::ros::descriptors`, present with the `ros` feature).
 pub fn registry() -> &'static [PluginDescriptor] {
     static REGISTRY: std::sync::OnceLock<Vec<PluginDescriptor>> = std::sync::OnceLock::new();
     REGISTRY.get_or_init(|| {
-        #[allow(unused_mut)]
-        let mut v = vec![plugin_descriptor!(
-            "dummy",
-            "Trivial plugin implementing every hook; adds one free box (framework validation).",
-            dummy::DummyConfig,
-            dummy::Dummy,
-            PluginFlags { parallel_safe: true, ..Default::default() }
-        )];
-        v.push(plugin_descriptor!("spawn_robot", "Attach a robot model at a spawn pose, build its vendor frames, register the robot entity and bring its manifest's plugins.", mobile::spawn_robot::SpawnRobotConfig, mobile::spawn_robot::SpawnRobot, PluginFlags { provides_entity: true, ..Default::default() }, mobile::spawn_robot::EXPANSION_KEYS, Some(crate::world::expand::expand_manifest)));
-        v.push(sensors::spawn_sensor::descriptor());
-        v.push(plugin_descriptor!("box", "A parametric box obstacle (full extents; on the floor unless z is given; static | driven | physics).", scene::box_prop::BoxConfig, scene::box_prop::BoxProp, PluginFlags { provides_entity: true, ..Default::default() }));
-        v.push(scene::boxes::descriptor());
-        v.push(plugin_descriptor!("cylinder", "A parametric upright cylinder obstacle (radius, full height; static | driven | physics; mass).", scene::cylinder::CylinderConfig, scene::cylinder::CylinderProp, PluginFlags { provides_entity: true, ..Default::default() }));
-        v.push(scene::cylinder::cylinders_descriptor());
-        v.push(plugin_descriptor!("spawn_model", "Place a model as a prop at a pose (static | driven | physics; scale, mass, friction, publish_tf).", scene::spawn_model::SpawnModelConfig, scene::spawn_model::SpawnModel, PluginFlags { provides_entity: true, ..Default::default() }));
-        v.push(scene::floorplan::descriptor());
-        v.push(plugin_descriptor!("lidar", "2D lidar by batched ray casting (REP 117 specials, seeded range noise, dropout, static mount TF).", sensors::lidar::LidarConfig, sensors::lidar::Lidar, PluginFlags::default()));
-        v.push(sensors::imu::descriptor());
-        v.push(mobile::diff_drive::descriptor());
-        v.push(mobile::omni_drive::descriptor());
-        v.push(mobile::ackermann_drive::descriptor());
-        v.push(core::joint_state_publisher::descriptor());
-        v.push(sensors::ground_truth_pose::descriptor());
-        v.push(plugin_descriptor!("spawn_arm", "Attach an arm (ground, pedestal, mount on a robot, or rail), graft an end effector, restate its actuators (actuators:), compensate gravity, register the Arm entity and bring its manifest's controller.", manipulation::spawn_arm::SpawnArmConfig, manipulation::spawn_arm::SpawnArm, PluginFlags { provides_entity: true, ..Default::default() }, manipulation::spawn_arm::EXPANSION_KEYS, Some(manipulation::spawn_arm::expand)));
-        v.push(manipulation::arm_controller::descriptor());
-        v.push(sensors::force_torque::descriptor());
-        v.push(core::payload::descriptor());
-        v.push(observe::contact_monitor::descriptor());
-        v.push(observe::bumper::descriptor());
-        v.push(observe::clearance_monitor::descriptor());
-        v.push(observe::energy_monitor::descriptor());
-        v.push(observe::upright_monitor::descriptor());
-        v.push(faults::model_override::descriptor());
-        v.push(plugin_descriptor!("conveyor", "A velocity-driven belt conveyor (slide-joint belt, forced speed with position wrap; speed commandable as Float64).", assets::conveyor::ConveyorConfig, assets::conveyor::Conveyor, PluginFlags { provides_entity: true, ..Default::default() }));
-        v.push(plugin_descriptor!("door", "A hinged swing door: force-limited position actuator, openness 0..1 on cmd/state, backs off when stalled.", assets::door::DoorConfig, assets::door::Door, PluginFlags { provides_entity: true, ..Default::default() }));
-        #[cfg(feature = "ros")]
-        v.push(crate::ros::bridge::descriptor());
-        #[cfg(feature = "ros")]
-        v.push(crate::ros::sim_interfaces::descriptor());
-        v
+        let families = [
+            vec![dummy::descriptor()],
+            mobile::descriptors(),
+            sensors::descriptors(),
+            scene::descriptors(),
+            manipulation::descriptors(),
+            observe::descriptors(),
+            faults::descriptors(),
+            assets::descriptors(),
+            crate::ros::descriptors(),
+        ];
+        let all: Vec<PluginDescriptor> = families.into_iter().flatten().collect();
+        for (i, d) in all.iter().enumerate() {
+            assert!(
+                all[..i].iter().all(|o| o.name != d.name),
+                "two plugins registered as `{}`",
+                d.name
+            );
+        }
+        all
     })
 }
 
@@ -72,19 +52,14 @@ pub fn describe(d: &PluginDescriptor) -> String {
     let v = schema.as_value();
     let mut out = format!("{} — {}\n", d.name, d.summary);
     let flags = d.flags;
-    let mut fl = Vec::new();
-    if flags.provides_world {
-        fl.push("provides_world");
-    }
-    if flags.transport_only {
-        fl.push("transport_only");
-    }
-    if flags.provides_entity {
-        fl.push("provides_entity");
-    }
-    if flags.parallel_safe {
-        fl.push("parallel_safe");
-    }
+    let fl: Vec<&str> = [
+        (flags.provides_world, "provides_world"),
+        (flags.transport_only, "transport_only"),
+        (flags.requires_owner, "requires_owner"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
     if !fl.is_empty() {
         out += &format!("flags: {}\n", fl.join(", "));
     }

@@ -339,7 +339,7 @@ impl Recorder {
             .map(str::to_string)
             .collect();
         for k in keys {
-            if let Ok(t) = ctx.blackboard.get::<crate::actuators::ActuatorTable>(&k) {
+            if let Ok(t) = ctx.blackboard.get::<crate::spawn::actuators::ActuatorTable>(&k) {
                 tables.insert(t.entity.clone(), t.render());
             }
         }

@@ -21,9 +21,9 @@ use mujoco_rs::prelude::*;
 use super::gl::{Backend, GlContext, RenderError};
 use super::view::{optical_from_mujoco, Intrinsics, Pose, View};
 use crate::context::Data;
-use crate::raycast::VISIBLE_GROUPS;
+use crate::mujoco::raycast::VISIBLE_GROUPS;
 
-pub use crate::raycast::ABSENT_GEOM_GROUP;
+pub use crate::mujoco::raycast::ABSENT_GEOM_GROUP;
 
 /// Largest image side a request may ask for (px).
 pub const MAX_SIDE: u32 = 8192;

@@ -34,13 +34,13 @@ use r2r::tf2_msgs::msg::TFMessage;
 use crate::context::payload::{self as pl, Payload};
 use crate::context::{EndpointId, SimContext};
 use crate::error::HookResult;
-use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor};
 use crate::plugin_descriptor;
 use crate::ros::config::BridgeConfig;
 use crate::ros::convert::{self, Frames, Outbound, Sink, Task};
 use crate::ros::graph::{self, Side, Watched};
 use crate::ros::plan::{self, InKind, Qos, TfRoute};
-use crate::ros::{field, handlers};
+use crate::ros::{field, handlers, params};
 
 /// Wall period of the `has_subscribers` refresh and of the watchdog.
 const GRAPH_PERIOD: Duration = Duration::from_secs(1);
@@ -57,9 +57,9 @@ pub fn descriptor() -> PluginDescriptor {
         "ros2_bridge",
         "ROS 2 transport (r2r): every endpoint on the graph, /clock from sim time, /tf + latched /tf_static, merged joint_states, type-mismatch watchdog.",
         BridgeConfig,
-        Ros2Bridge,
-        PluginFlags { transport_only: true, ..Default::default() }
+        Ros2Bridge
     )
+    .transport_only()
 }
 
 /// The bridge plugin.
@@ -161,7 +161,25 @@ impl Plugin for Ros2Bridge {
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let cfg = self.cfg.clone();
-        let plan = plan::build(&ctx.interface, &cfg).map_err(|e| e.join("\n  "))?;
+        // The physical robot of an owner: an arm `mount:`ed on a base belongs to the base's.
+        let robot_of = |owner: &str| -> String {
+            let mut cur = owner.to_string();
+            for _ in 0..8 {
+                let next = ctx
+                    .entities
+                    .get(&cur)
+                    .and_then(|e| e.meta.get("mount"))
+                    .and_then(|m| m.split(':').next())
+                    .map(str::to_string);
+                match next {
+                    Some(n) if n != cur => cur = n,
+                    _ => break,
+                }
+            }
+            cur
+        };
+        let plan =
+            plan::build_with_robots(&ctx.interface, &cfg, &robot_of).map_err(|e| e.join("\n  "))?;
         for n in &plan.notes {
             tracing::debug!("[{}] {n}", self.address);
         }
@@ -171,8 +189,9 @@ impl Plugin for Ros2Bridge {
         let rctx = r2r::Context::create().map_err(|e| {
             format!("cannot start ROS 2 (rcl init failed: {e}); source scripts/env.sh (ROS libraries, RMW_IMPLEMENTATION, HOME) before running with --ros")
         })?;
-        let mut node = r2r::Node::create(rctx, &cfg.node_name, "")
-            .map_err(|e| format!("cannot create the ROS node `{}`: {e}", cfg.node_name))?;
+        let (node_name, node_ns) = crate::ros::remap::main_node(&cfg.node_name);
+        let mut node = r2r::Node::create(rctx.clone(), &node_name, &node_ns)
+            .map_err(|e| format!("cannot create the ROS node `{node_name}`: {e}"))?;
         let physics_hz = ctx.interface.physics_hz();
         let mut topics: Vec<String> = Vec::new();
         let mut topic_idx = |t: &str| -> usize {
@@ -352,8 +371,18 @@ impl Plugin for Ros2Bridge {
             }
         }
 
-        // A controller_manager for every robot with a controller registry (seed 003).
-        tasks.extend(crate::ros::controller_manager::serve_all(&mut node, ctx, &cfg, &commands)?);
+        // Parameters: use_sim_time and the run's settings (read-only); logs on /rosout.
+        let fq_name = node.fully_qualified_name().unwrap_or_else(|_| format!("/{node_name}"));
+        crate::ros::rosout::attach(&mut node, &fq_name)?;
+        let table = run_parameters(&node, ctx, &cfg);
+        let use_sim_time = table.get("use_sim_time").map(|p| p.value.bool_value).unwrap_or(true);
+        tasks.extend(params::serve(&mut node, &fq_name, Arc::new(std::sync::Mutex::new(table)))?);
+
+        // A controller_manager node for every robot with a controller registry.
+        let cm =
+            crate::ros::controller_manager::serve_all(&rctx, ctx, &cfg, &commands, use_sim_time)?;
+        tasks.extend(cm.tasks);
+        let extra_nodes = cm.nodes;
 
         let tf_topic = topic_idx(&plan.tf_topic);
         let tf_static_topic = topic_idx(&plan.tf_static_topic);
@@ -362,7 +391,6 @@ impl Plugin for Ros2Bridge {
         tracked.dedup();
         let n = ctx.interface.all().len();
 
-        let fq_name = node.fully_qualified_name().unwrap_or_else(|_| format!("/{}", cfg.node_name));
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let stop = stop.clone();
@@ -370,7 +398,9 @@ impl Plugin for Ros2Bridge {
             let address = self.address.clone();
             std::thread::Builder::new()
                 .name("roqsim-ros".into())
-                .spawn(move || ros_thread(node, tasks, watched, watch, commands, stop, address))
+                .spawn(move || {
+                    ros_thread(node, extra_nodes, tasks, watched, watch, commands, stop, address)
+                })
                 .map_err(|e| format!("cannot start the ROS thread: {e}"))?
         };
         tracing::info!(
@@ -456,6 +486,7 @@ impl Plugin for Ros2Bridge {
         if listened && self.cfg.linger_s > 0.0 {
             std::thread::sleep(Duration::from_secs_f64(self.cfg.linger_s));
         }
+        crate::ros::rosout::detach();
         r.stop.store(true, Ordering::SeqCst);
         if let Some(t) = r.thread.take() {
             let _ = t.join();
@@ -694,8 +725,67 @@ impl Running {
     }
 }
 
+/// The bridge node's parameters: `use_sim_time` (as launched; roqsim stamps everything with
+/// simulation time and publishes /clock itself, so it is read-only) and the run's settings,
+/// read-only (they are fixed when the world is built).
+fn run_parameters(node: &r2r::Node, ctx: &SimContext, cfg: &BridgeConfig) -> params::Table {
+    let mut t = params::Table::new(false);
+    let ust = params::override_of(node, "use_sim_time").unwrap_or(params::bool_value(true));
+    if !ust.bool_value {
+        tracing::warn!("use_sim_time is false for this node, but roqsim stamps everything with simulation time (it publishes /clock)");
+    }
+    t.declare("use_sim_time", ust, true, "roqsim's time is the simulation's; it publishes /clock");
+    t.declare("timestep", params::double_value(ctx.dt), true, "s, physics step (sim.timestep)");
+    t.declare(
+        "physics_rate_hz",
+        params::double_value(1.0 / ctx.dt),
+        true,
+        "Hz, physics steps per simulated second",
+    );
+    t.declare(
+        "seed",
+        params::int_value(ctx.seed().map(|s| s as i64).unwrap_or(-1)),
+        true,
+        "the run's seed (--seed or sim.seed; -1 = none)",
+    );
+    t.declare(
+        "world_dir",
+        params::string_value(&ctx.run.base_dir.to_string_lossy()),
+        true,
+        "directory of the world file",
+    );
+    t.declare(
+        "namespace",
+        params::string_value(&cfg.namespace),
+        true,
+        "outer namespace of relative topics",
+    );
+    t.declare(
+        "tf_namespace",
+        params::string_value(cfg.tf_namespace.as_deref().unwrap_or("")),
+        true,
+        "TF topics' namespace (\"\" = global /tf)",
+    );
+    t.declare(
+        "frame_prefix",
+        params::string_value(&cfg.frame_prefix),
+        true,
+        "prefix of every frame id",
+    );
+    t.declare("publish_clock", params::bool_value(cfg.publish_clock), true, "publishes /clock");
+    t.declare(
+        "clock_rate_hz",
+        params::double_value(cfg.clock_rate_hz.unwrap_or(1.0 / ctx.dt)),
+        true,
+        "Hz, /clock rate (snapped to the physics grid)",
+    );
+    t
+}
+
+#[allow(clippy::too_many_arguments)]
 fn ros_thread(
     mut node: r2r::Node,
+    mut extra: Vec<r2r::Node>,
     tasks: Vec<Task>,
     watched: Vec<Watched>,
     watch: bool,
@@ -713,7 +803,10 @@ fn ros_thread(
     let mut watching = watch && !watched.is_empty();
     let mut last_check = Instant::now();
     while !stop.load(Ordering::SeqCst) {
-        node.spin_once(SPIN_TIMEOUT);
+        node.spin_once(if extra.is_empty() { SPIN_TIMEOUT } else { SPIN_TIMEOUT / 4 });
+        for n in &mut extra {
+            n.spin_once(Duration::ZERO);
+        }
         pool.run_until_stalled();
         if watching && last_check.elapsed() >= GRAPH_PERIOD {
             last_check = Instant::now();

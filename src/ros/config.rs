@@ -40,7 +40,7 @@ pub struct BridgeConfig {
     #[serde(default)]
     pub clock_rate_hz: Option<f64>,
     /// Publish /clock at all. Default true. (Off only when another process owns the clock.)
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub publish_clock: bool,
     /// Merged joint_states: `auto` (default: one merged topic per entity that declares several
     /// joint_states endpoints on different topics, in the scope they share), `true` (one
@@ -60,7 +60,7 @@ pub struct BridgeConfig {
     pub node_name: String,
     /// Check the ROS graph once a second and end the run when a peer of another message type sits
     /// on one of our topics (naming the topic, both types and both sides). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub type_check: bool,
     /// Benchmark aid: write one line per outbound message (`topic stamp_ns wall_ns`, wall time in
     /// ns since the Unix epoch taken right after the physics step that produced it) to this file
@@ -73,9 +73,6 @@ pub struct BridgeConfig {
     pub linger_s: f64,
 }
 
-fn yes() -> bool {
-    true
-}
 fn default_node_name() -> String {
     "roqsim".to_string()
 }

@@ -1,6 +1,6 @@
-//! `/<namespace>/controller_manager/*`: ros2_control's controller manager services, served from
-//! each robot's [`Registry`] with `controller_manager_msgs` (Jazzy, 4.48.1) — seed 003
-//! "Switching an arm between controllers"; semantics in [`crate::controllers`].
+//! `/<namespace>/controller_manager`: ros2_control's controller manager as its own node, served
+//! from each robot's [`Registry`] with `controller_manager_msgs` (Jazzy) — semantics in
+//! [`crate::handles::controllers`], the standard bringup in docs/ros.md.
 //!
 //! A robot that registers controllers is served a controller manager; nothing in a world asks
 //! for it, and a robot with no controllers is served none. The bridge discovers the registries on
@@ -8,44 +8,80 @@
 //! declare in their own `configure`, must come before the bridge — `--ros` appends it last), and
 //! honours its `owners` filter and outer `namespace`.
 //!
+//! Each manager is an r2r node named `controller_manager` in the robot's namespace (sharing the
+//! process's rcl context), so tools that treat the manager as a node work: `spawner` sets
+//! `<controller>.params_file` / `<controller>.type` through its parameter services before
+//! loading, `ros2 param get /ur/controller_manager update_rate` answers. It serves:
+//!
 //! | service | from the registry |
 //! | --- | --- |
 //! | `list_controllers` | [`Registry::list`]: name, state label, type, update rate, claimed / required interfaces |
+//! | `list_controller_types` | [`Registry::types`] (base class `controller_interface::ControllerInterface`) |
 //! | `switch_controller` | [`Registry::switch`] (strictness 0 = best effort; `activate_asap`, `timeout` have nothing to wait for: it switches before the next step) |
-//! | `load_controller` / `configure_controller` | [`Registry::load`] / [`Registry::configure`] |
+//! | `load_controller` | [`Registry::load`], after checking `<name>.type` and the `<name>.params_file` files ([`crate::ros::param_files`]) |
+//! | `configure_controller` / `cleanup_controller` | [`Registry::configure`] / [`Registry::cleanup`] |
 //! | `unload_controller` | [`Registry::unload`] (refused while active) |
+//! | `reload_controller_libraries` | nothing to reload (controllers are built in); refused while controllers are loaded unless `force_kill`, which deactivates and unloads them first, as upstream |
 //! | `list_hardware_interfaces` | [`Registry::hardware_interfaces`] (`data_type` `double`) |
+//! | `list_hardware_components` | one component per robot, named after the entity, `active`, with its interfaces |
+//! | `set_hardware_component_state` | `active` succeeds (the simulated hardware is always active); any other target is refused with the reason logged |
+//!
+//! Parameters (`ros2 param list /<ns>/controller_manager`): `update_rate` (read-only: the physics
+//! rate), `use_sim_time`, and each declared controller's `<name>.type`; undeclared names are
+//! accepted, as ros2_control's manager allows undeclared parameters. `~/activity`
+//! (ControllerManagerActivity, reliable + transient local, depth 1) carries every loaded
+//! controller's and the hardware component's lifecycle state, published at start and after every
+//! change.
 //!
 //! The registry is `Rc` (physics-thread only), so every request is a command posted to the
 //! physics thread that runs the call there, stamped with the sim time it happens at (the
 //! controller's plugin then publishes `<controller>/transition_event` with that stamp); the
-//! answer comes back on a channel. load/configure/unload answer only `ok`, as upstream: the
-//! reason for a refusal is logged (warning) with the service's name, as upstream's controller
-//! manager logs it.
+//! answer comes back on a channel. Services that answer only `ok` log a refusal's reason
+//! (warning, also on /rosout) with the service's name, as upstream's controller manager logs it.
 
-use r2r::controller_manager_msgs::msg::{ControllerState, HardwareInterface as HwMsg};
-use r2r::controller_manager_msgs::srv::{
-    ConfigureController, ListControllers, ListHardwareInterfaces, LoadController, SwitchController,
-    UnloadController,
+use std::sync::{Arc, Mutex};
+
+use r2r::controller_manager_msgs::msg::{
+    ControllerManagerActivity, ControllerState, HardwareComponentState, HardwareInterface as HwMsg,
+    NamedLifecycleState,
 };
+use r2r::controller_manager_msgs::srv::{
+    CleanupController, ConfigureController, ListControllerTypes, ListControllers,
+    ListHardwareComponents, ListHardwareInterfaces, LoadController, ReloadControllerLibraries,
+    SetHardwareComponentState, SwitchController, UnloadController,
+};
+use r2r::lifecycle_msgs::msg::State as LcState;
 use r2r::{QosProfile, WrappedServiceTypeSupport};
 
 use crate::context::{CommandSender, SimContext};
-use crate::controllers::{registry_key, ControllerInfo, HardwareInterface, Registry};
+use crate::handles::controllers::{
+    registry_key, ControllerInfo, HardwareInterface, Registry, State,
+};
 use crate::ros::config::BridgeConfig;
-use crate::ros::convert::Task;
-use crate::ros::names;
+use crate::ros::convert::{self, Task};
 use crate::ros::services::{recv_async, serve_loop, REPLY_TIMEOUT};
+use crate::ros::{names, param_files, params};
 
-/// The services under `<namespace>/controller_manager/`.
-pub const SERVICES: [&str; 6] = [
+/// The services under `<namespace>/controller_manager/` (every controller_manager_msgs service
+/// of the Jazzy release).
+pub const SERVICES: [&str; 11] = [
     "list_controllers",
+    "list_controller_types",
     "switch_controller",
     "load_controller",
     "configure_controller",
+    "cleanup_controller",
     "unload_controller",
+    "reload_controller_libraries",
     "list_hardware_interfaces",
+    "list_hardware_components",
+    "set_hardware_component_state",
 ];
+
+/// Base class `list_controller_types` reports for every type (none here is chainable).
+pub const BASE_CLASS: &str = "controller_interface::ControllerInterface";
+/// Plugin name the hardware component reports.
+pub const HARDWARE_PLUGIN: &str = "roqsim/MujocoSystem";
 
 /// One robot's controller manager: the entity and its absolute base name.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,6 +92,15 @@ pub struct Manager {
     pub base: String,
 }
 
+impl Manager {
+    /// The node's namespace (`/ur`, or `/` for a robot without one).
+    pub fn namespace(&self) -> String {
+        match self.base.rfind('/') {
+            Some(0) | None => "/".to_string(),
+            Some(i) => self.base[..i].to_string(),
+        }
+    }
+}
 /// Every controller manager the bridge serves: one per registry with a declared controller whose
 /// entity passes the owner filter. The namespace is the one the robot's controllers publish their
 /// `transition_event` in (an endpoint with a `controller` hint naming one of them), else the
@@ -97,62 +142,163 @@ pub fn managers(ctx: &SimContext, cfg: &BridgeConfig) -> Result<Vec<Manager>, St
     Ok(out)
 }
 
-/// Create the six services of every manager; returns the tasks serving them.
+/// The manager nodes and the tasks serving them (the ROS thread spins the nodes).
+pub struct Served {
+    /// One node per manager.
+    pub nodes: Vec<r2r::Node>,
+    /// Their services and parameter services.
+    pub tasks: Vec<Task>,
+}
+
+/// A loaded controller's name and state (ControllerManagerActivity content).
+type Activity = Vec<(String, State)>;
+
+fn activity_of(r: &Registry) -> Activity {
+    r.list().into_iter().map(|c| (c.name, c.state)).collect()
+}
+
+fn lc(s: State) -> LcState {
+    LcState { id: s.id(), label: s.label().to_string() }
+}
+
+fn activity_msg(entity: &str, a: &Activity, t: f64) -> ControllerManagerActivity {
+    let mut m = ControllerManagerActivity::default();
+    m.header.stamp = convert::stamp(t);
+    m.controllers =
+        a.iter().map(|(n, s)| NamedLifecycleState { name: n.clone(), state: lc(*s) }).collect();
+    m.hardware_components =
+        vec![NamedLifecycleState { name: entity.to_string(), state: lc(State::Active) }];
+    m
+}
+
+/// Publishes `~/activity` when the loaded controllers' states changed.
+#[derive(Clone)]
+struct ActivityPub {
+    publisher: r2r::Publisher<ControllerManagerActivity>,
+    last: Arc<Mutex<Option<Activity>>>,
+    entity: String,
+}
+
+impl ActivityPub {
+    fn publish(&self, a: Activity, t: f64) {
+        let mut last = self.last.lock().expect("activity");
+        if last.as_ref() == Some(&a) {
+            return;
+        }
+        if let Err(e) = self.publisher.publish(&activity_msg(&self.entity, &a, t)) {
+            tracing::warn!("controller_manager activity publish failed: {e}");
+        }
+        *last = Some(a);
+    }
+}
+
+/// Create every manager's node with its services, parameters and activity topic.
 pub fn serve_all(
-    node: &mut r2r::Node,
+    rctx: &r2r::Context,
     ctx: &SimContext,
     cfg: &BridgeConfig,
     commands: &CommandSender,
-) -> Result<Vec<Task>, String> {
-    let mut tasks = Vec::new();
+    use_sim_time: bool,
+) -> Result<Served, String> {
+    let mut out = Served { nodes: Vec::new(), tasks: Vec::new() };
     for m in managers(ctx, cfg)? {
-        tasks.push(service::<ListControllers::Service>(
-            node,
-            &m,
-            "list_controllers",
-            commands,
-            |r, _, _, _| ListControllers::Response {
-                controller: r.list().iter().map(controller_state).collect(),
-            },
-        )?);
-        tasks.push(service::<SwitchController::Service>(
-            node,
-            &m,
-            "switch_controller",
-            commands,
-            switch,
-        )?);
-        tasks.push(service::<LoadController::Service>(
-            node,
-            &m,
+        let reg = Registry::get(ctx, &m.entity).expect("a manager has a registry");
+        let ns = m.namespace();
+        let mut node = r2r::Node::create(rctx.clone(), "controller_manager", &ns)
+            .map_err(|e| format!("cannot create the controller_manager node in {ns}: {e}"))?;
+        let fq = node.fully_qualified_name().map_err(|e| e.to_string())?;
+        if fq != m.base {
+            return Err(format!(
+                "the controller manager of robot `{}` came up as {fq}, not {}: a node-name or namespace remap (`-r __node:=`, `-r __ns:=`) renamed it",
+                m.entity, m.base
+            ));
+        }
+        let table: params::Shared = Arc::new(Mutex::new(params::Table::new(true)));
+        {
+            let mut t = table.lock().expect("fresh table");
+            let ust = params::override_of(&node, "use_sim_time")
+                .unwrap_or_else(|| params::bool_value(use_sim_time));
+            t.declare("use_sim_time", ust, true, "roqsim's controllers run on simulation time");
+            t.declare(
+                "update_rate",
+                params::int_value(reg.update_rate() as i64),
+                true,
+                "Hz; the controllers run every physics step (set by the world's sim.timestep)",
+            );
+            for c in reg.declared() {
+                let ty = reg.type_of(&c).unwrap_or_default();
+                t.declare(
+                    &format!("{c}.type"),
+                    params::string_value(&ty),
+                    false,
+                    "the type the world declares; load_controller refuses another",
+                );
+            }
+        }
+        out.tasks.extend(params::serve(&mut node, &fq, table.clone())?);
+        let publisher = node
+            .create_publisher::<ControllerManagerActivity>(
+                &format!("{fq}/activity"),
+                QosProfile::default().keep_last(1).reliable().transient_local(),
+            )
+            .map_err(|e| format!("cannot create {fq}/activity: {e}"))?;
+        let act =
+            ActivityPub { publisher, last: Arc::new(Mutex::new(None)), entity: m.entity.clone() };
+        act.publish(activity_of(&reg), ctx.sim_time());
+        let mut k = Ctx { node: &mut node, m: &m, commands, act: &act };
+        let mut tasks = vec![
+            k.service::<ListControllers::Service>(
+                "list_controllers",
+                Arc::new(|r, _, _, _| ListControllers::Response {
+                    controller: r.list().iter().map(controller_state).collect(),
+                }),
+            )?,
+            k.service::<ListControllerTypes::Service>(
+                "list_controller_types",
+                Arc::new(|r, _, _, _| {
+                    let types = r.types();
+                    ListControllerTypes::Response {
+                        base_classes: vec![BASE_CLASS.to_string(); types.len()],
+                        types,
+                    }
+                }),
+            )?,
+            k.service::<SwitchController::Service>("switch_controller", Arc::new(switch))?,
+        ];
+        let (tbl, mns) = (table.clone(), ns.clone());
+        tasks.push(k.service::<LoadController::Service>(
             "load_controller",
-            commands,
-            |r, q, t, n| LoadController::Response { ok: logged(n, &q.name, r.load(&q.name, t)) },
+            Arc::new(move |r, q, t, n| LoadController::Response {
+                ok: logged(n, &q.name, load(r, &tbl, &mns, &q.name, t)),
+            }),
         )?);
-        tasks.push(service::<ConfigureController::Service>(
-            node,
-            &m,
+        tasks.push(k.service::<ConfigureController::Service>(
             "configure_controller",
-            commands,
-            |r, q, t, n| ConfigureController::Response {
+            Arc::new(|r, q, t, n| ConfigureController::Response {
                 ok: logged(n, &q.name, r.configure(&q.name, t)),
-            },
+            }),
         )?);
-        tasks.push(service::<UnloadController::Service>(
-            node,
-            &m,
+        tasks.push(k.service::<CleanupController::Service>(
+            "cleanup_controller",
+            Arc::new(|r, q, t, n| CleanupController::Response {
+                ok: logged(n, &q.name, r.cleanup(&q.name, t)),
+            }),
+        )?);
+        tasks.push(k.service::<UnloadController::Service>(
             "unload_controller",
-            commands,
-            |r, q, t, n| UnloadController::Response {
+            Arc::new(|r, q, t, n| UnloadController::Response {
                 ok: logged(n, &q.name, r.unload(&q.name, t)),
-            },
+            }),
         )?);
-        tasks.push(service::<ListHardwareInterfaces::Service>(
-            node,
-            &m,
+        tasks.push(k.service::<ReloadControllerLibraries::Service>(
+            "reload_controller_libraries",
+            Arc::new(|r, q, t, n| ReloadControllerLibraries::Response {
+                ok: logged(n, "(all)", reload(r, q.force_kill, t)),
+            }),
+        )?);
+        tasks.push(k.service::<ListHardwareInterfaces::Service>(
             "list_hardware_interfaces",
-            commands,
-            |r, _, _, _| {
+            Arc::new(|r, _, _, _| {
                 let hw = r.hardware_interfaces();
                 ListHardwareInterfaces::Response {
                     command_interfaces: hw
@@ -166,16 +312,116 @@ pub fn serve_all(
                         .map(hardware_interface)
                         .collect(),
                 }
-            },
+            }),
         )?);
+        tasks.push(k.service::<ListHardwareComponents::Service>(
+            "list_hardware_components",
+            Arc::new(|r, _, _, _| ListHardwareComponents::Response {
+                component: vec![hardware_component(r)],
+            }),
+        )?);
+        tasks.push(k.service::<SetHardwareComponentState::Service>(
+            "set_hardware_component_state",
+            Arc::new(|r, q, _, n| set_hardware_state(r, &q.name, &q.target_state, n)),
+        )?);
+        out.tasks.extend(tasks);
         tracing::info!(
-            "controller_manager for robot `{}` at {} ({} services)",
+            "controller_manager for robot `{}`: node {fq} ({} services, parameters, activity)",
             m.entity,
-            m.base,
             SERVICES.len()
         );
+        out.nodes.push(node);
     }
-    Ok(tasks)
+    Ok(out)
+}
+
+fn load(r: &Registry, table: &params::Shared, ns: &str, name: &str, t: f64) -> Result<(), String> {
+    let Some(declared) = r.type_of(name) else { return r.load(name, t) };
+    let (ty, files) = {
+        let tb = table.lock().map_err(|_| "parameter table poisoned".to_string())?;
+        let ty = tb.get(&format!("{name}.type")).map(|p| p.value.string_value.clone());
+        let files = tb.get(&format!("{name}.params_file")).map(|p| params::strings_of(&p.value));
+        (ty, files.unwrap_or_default())
+    };
+    match ty.as_deref() {
+        Some("") | None => {
+            return Err(format!(
+                "The 'type' param was not defined for '{name}'; the world declares it as `{declared}`"
+            ))
+        }
+        Some(ty) if ty != declared => {
+            return Err(format!(
+                "`{name}.type` is `{ty}`, but the world declares `{name}` as `{declared}`: the world is the parameter file here"
+            ))
+        }
+        Some(_) => {}
+    }
+    for note in param_files::check(&files, name, ns, &declared)? {
+        tracing::warn!("load_controller `{name}`: {note}");
+    }
+    r.load(name, t)
+}
+
+fn reload(r: &Registry, force_kill: bool, t: f64) -> Result<(), String> {
+    let loaded: Vec<ControllerInfo> = r.list();
+    if loaded.is_empty() {
+        return Ok(());
+    }
+    if !force_kill {
+        return Err(format!(
+            "{} controllers are loaded ([{}]); controller libraries are reloaded only with none loaded, or with force_kill: true (which deactivates and unloads them)",
+            loaded.len(),
+            loaded.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let active: Vec<String> =
+        loaded.iter().filter(|c| c.state == State::Active).map(|c| c.name.clone()).collect();
+    r.switch(&[], &active, crate::handles::controllers::STRICT, t)?;
+    for c in &loaded {
+        r.unload(&c.name, t)?;
+    }
+    Ok(())
+}
+
+fn hardware_component(r: &Registry) -> HardwareComponentState {
+    let hw = r.hardware_interfaces();
+    HardwareComponentState {
+        name: r.entity(),
+        type_: "system".into(),
+        is_async: false,
+        rw_rate: r.update_rate().min(u16::MAX as u32) as u16,
+        class_type: HARDWARE_PLUGIN.into(),
+        plugin_name: HARDWARE_PLUGIN.into(),
+        state: lc(State::Active),
+        command_interfaces: hw.iter().filter(|h| h.is_command).map(hardware_interface).collect(),
+        state_interfaces: hw.iter().filter(|h| !h.is_command).map(hardware_interface).collect(),
+    }
+}
+
+fn set_hardware_state(
+    r: &Registry,
+    name: &str,
+    target: &LcState,
+    service: &str,
+) -> SetHardwareComponentState::Response {
+    let entity = r.entity();
+    let active = lc(State::Active);
+    if name != entity {
+        tracing::warn!(
+            "{service} refused: hardware component `{name}` does not exist (components: [{entity}])"
+        );
+        return SetHardwareComponentState::Response { ok: false, state: LcState::default() };
+    }
+    if target.id == active.id || target.label == active.label {
+        tracing::info!("{service}: `{name}` is active");
+        return SetHardwareComponentState::Response { ok: true, state: active };
+    }
+    tracing::warn!(
+        "{service} refused: `{name}` is the simulated robot itself and stays active; target `{}` ({}) is not supported (deactivate its controllers instead)",
+        target.label,
+        target.id
+    );
+    SetHardwareComponentState::Response { ok: false, state: active }
 }
 
 /// controller_manager_msgs/ControllerState of a registry row.
@@ -236,59 +482,71 @@ fn logged(service: &str, controller: &str, r: Result<(), String>) -> bool {
 }
 
 /// What runs on the physics thread for one request: (registry, request, sim time, service name).
-type OnPhysics<S> = fn(
-    &Registry,
-    <S as WrappedServiceTypeSupport>::Request,
-    f64,
-    &str,
-) -> <S as WrappedServiceTypeSupport>::Response;
+type OnPhysics<S> = Arc<
+    dyn Fn(
+            &Registry,
+            <S as WrappedServiceTypeSupport>::Request,
+            f64,
+            &str,
+        ) -> <S as WrappedServiceTypeSupport>::Response
+        + Send
+        + Sync,
+>;
 
-fn service<S>(
-    node: &mut r2r::Node,
-    m: &Manager,
-    srv: &str,
-    commands: &CommandSender,
-    f: OnPhysics<S>,
-) -> Result<Task, String>
-where
-    S: WrappedServiceTypeSupport + 'static,
-    S::Request: Send + 'static,
-    S::Response: Send + 'static,
-{
-    let name = format!("{}/{srv}", m.base);
-    let stream = node
-        .create_service::<S>(&name, QosProfile::services_default())
-        .map_err(|e| format!("cannot create the controller_manager service {name}: {e}"))?;
-    let (commands, entity) = (commands.clone(), m.entity.clone());
-    Ok(serve_loop(stream, move |req: r2r::ServiceRequest<S>| {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        let (entity, n, msg) = (entity.clone(), name.clone(), req.message.clone());
-        commands.post(move |ctx: &mut SimContext| {
-            let resp = Registry::get(ctx, &entity)
-                .map(|r| f(&r, msg, ctx.sim_time(), &n))
-                .unwrap_or_default();
-            let _ = tx.send(resp);
-        });
-        let name = name.clone();
-        Box::pin(async move {
-            let resp = match recv_async(rx, REPLY_TIMEOUT).await {
-                Some(r) => r,
-                None => {
-                    tracing::warn!("{name}: no answer from the simulation within {} s; replying with a default (failed) response", REPLY_TIMEOUT.as_secs());
-                    S::Response::default()
-                }
-            };
-            if let Err(e) = req.respond(resp) {
-                tracing::warn!("{name}: cannot send the response: {e}");
-            }
-        })
-    }))
+struct Ctx<'a> {
+    node: &'a mut r2r::Node,
+    m: &'a Manager,
+    commands: &'a CommandSender,
+    act: &'a ActivityPub,
 }
 
+impl Ctx<'_> {
+    fn service<S>(&mut self, srv: &str, f: OnPhysics<S>) -> Result<Task, String>
+    where
+        S: WrappedServiceTypeSupport + 'static,
+        S::Request: Send + 'static,
+        S::Response: Send + 'static,
+    {
+        let name = format!("{}/{srv}", self.m.base);
+        let stream = self
+            .node
+            .create_service::<S>(&name, QosProfile::services_default())
+            .map_err(|e| format!("cannot create the controller_manager service {name}: {e}"))?;
+        let (commands, entity, act) =
+            (self.commands.clone(), self.m.entity.clone(), self.act.clone());
+        Ok(serve_loop(stream, move |req: r2r::ServiceRequest<S>| {
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            let (entity, n, msg, f) =
+                (entity.clone(), name.clone(), req.message.clone(), f.clone());
+            commands.post(move |ctx: &mut SimContext| {
+                let t = ctx.sim_time();
+                let resp =
+                    Registry::get(ctx, &entity).map(|r| (f(&r, msg, t, &n), activity_of(&r), t));
+                let _ = tx.send(resp);
+            });
+            let (name, act) = (name.clone(), act.clone());
+            Box::pin(async move {
+                let resp = match recv_async(rx, REPLY_TIMEOUT).await {
+                    Some(Some((r, a, t))) => {
+                        act.publish(a, t);
+                        r
+                    }
+                    _ => {
+                        tracing::warn!("{name}: no answer from the simulation within {} s; replying with a default (failed) response", REPLY_TIMEOUT.as_secs());
+                        S::Response::default()
+                    }
+                };
+                if let Err(e) = req.respond(resp) {
+                    tracing::warn!("{name}: cannot send the response: {e}");
+                }
+            })
+        }))
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controllers::State;
+    use crate::handles::controllers::State;
     use crate::{load_world_str, Engine, EngineOptions, LoadOptions};
 
     fn engine(yaml: &str) -> Engine {
@@ -364,7 +622,7 @@ components:
         reg.switch(
             &[],
             &["scaled_joint_trajectory_controller".into()],
-            crate::controllers::STRICT,
+            crate::handles::controllers::STRICT,
             1.0,
         )
         .unwrap();

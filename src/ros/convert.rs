@@ -751,8 +751,7 @@ mod tests {
             angle_increment: 0.5,
             ..Default::default()
         });
-        let mut m = sensor::LaserScan::default();
-        m.ranges = vec![9.0; 10];
+        let mut m = sensor::LaserScan { ranges: vec![9.0; 10], ..Default::default() };
         fill_scan(&mut m, &p, &fr).unwrap();
         assert_eq!(m.header.frame_id, "rplidar_link");
         assert_eq!(m.ranges, vec![1.0, 2.0]);

@@ -18,7 +18,9 @@ pub mod config;
 pub mod field;
 pub mod graph;
 pub mod names;
+pub mod param_files;
 pub mod plan;
+pub mod remap;
 
 #[cfg(feature = "ros")]
 pub mod actions;
@@ -31,10 +33,26 @@ pub mod convert;
 #[cfg(feature = "ros")]
 pub mod handlers;
 #[cfg(feature = "ros")]
+pub mod params;
+#[cfg(feature = "ros")]
 pub mod reports;
+#[cfg(feature = "ros")]
+pub mod rosout;
 #[cfg(feature = "ros")]
 pub mod services;
 #[cfg(feature = "ros")]
 pub mod sim_interfaces;
 
 pub use config::BridgeConfig;
+
+/// The transport's plugins (`ros2_bridge`, `sim_interfaces`); empty without the `ros` feature.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    #[cfg(feature = "ros")]
+    {
+        vec![bridge::descriptor(), sim_interfaces::descriptor()]
+    }
+    #[cfg(not(feature = "ros"))]
+    {
+        Vec::new()
+    }
+}

@@ -178,6 +178,16 @@ fn hint<'a>(ep: &'a Endpoint, key: &str) -> Option<&'a str> {
 /// Build the plan for every endpoint in `iface` that passes the owner filter. Errors name the
 /// endpoint and the fix.
 pub fn build(iface: &Interface, cfg: &BridgeConfig) -> Result<Plan, Vec<String>> {
+    build_with_robots(iface, cfg, &|owner: &str| owner.to_string())
+}
+
+/// [`build`], with `robot_of` naming the physical robot an owner belongs to (an arm mounted on a
+/// base is part of the base's robot), which is what `merged_joint_states: auto` groups by.
+pub fn build_with_robots(
+    iface: &Interface,
+    cfg: &BridgeConfig,
+    robot_of: &dyn Fn(&str) -> String,
+) -> Result<Plan, Vec<String>> {
     let mut errors = Vec::new();
     let (tf_topic, tf_static_topic) = names::tf_topics(cfg.tf_namespace.as_deref());
     let mut plan = Plan { tf_topic, tf_static_topic, ..Default::default() };
@@ -324,7 +334,7 @@ pub fn build(iface: &Interface, cfg: &BridgeConfig) -> Result<Plan, Vec<String>>
         }
     }
 
-    merge_joint_states(iface, cfg, &mut plan, &mut errors);
+    merge_joint_states(iface, cfg, robot_of, &mut plan, &mut errors);
     check_collisions(&plan, &mut errors);
 
     if errors.is_empty() {
@@ -354,6 +364,7 @@ pub fn common_scope(nss: &[&str]) -> String {
 fn merge_joint_states(
     iface: &Interface,
     cfg: &BridgeConfig,
+    robot_of: &dyn Fn(&str) -> String,
     plan: &mut Plan,
     errors: &mut Vec<String>,
 ) {
@@ -373,7 +384,7 @@ fn merge_joint_states(
             let mut by_owner: BTreeMap<String, Vec<EndpointId>> = BTreeMap::new();
             let mut order: Vec<String> = Vec::new();
             for o in &js {
-                let owner = iface.get(o.id).owner.clone().unwrap_or_default();
+                let owner = iface.get(o.id).owner.as_deref().map(robot_of).unwrap_or_default();
                 if !by_owner.contains_key(&owner) {
                     order.push(owner.clone());
                 }
@@ -381,8 +392,8 @@ fn merge_joint_states(
             }
             if order.len() > 1 {
                 plan.warnings.push(format!(
-                    "merged_joint_states auto: {} entities publish joint states ({}) and auto keeps them apart (one robot per \
-                     entity); if they share one robot_description, set merged_joint_states: true or list a group",
+                    "merged_joint_states auto: {} robots publish joint states ({}) and auto keeps them apart (one robot per \
+                     entity, an arm mounted on a base counting as the base's); if they share one robot_description, set merged_joint_states: true or list a group",
                     order.len(),
                     order.iter().map(|o| if o.is_empty() { "(no owner)" } else { o.as_str() }).collect::<Vec<_>>().join(", ")
                 ));
@@ -437,16 +448,19 @@ fn merge_joint_states(
             }
         }
     }
-    for (topic, members) in groups {
-        // Controllers already sharing one topic meet on the wire: no merged publisher.
+    let stated = matches!(cfg.merged_joint_states, MergedJointStates::Groups(_));
+    for (mut topic, members) in groups {
+        // Controllers already sharing one topic would send partial messages on it: the merged
+        // publisher takes that topic over (one complete message per tick), unless a group states
+        // its own topic.
         let first = topic_of(members[0]);
-        if members.iter().all(|&m| topic_of(m) == first) {
+        if members.iter().all(|&m| topic_of(m) == first) && !stated {
             let who: Vec<String> = members.iter().map(|&m| label(iface.get(m))).collect();
             plan.notes.push(format!(
-                "joint_states of [{}] already share {first}: not merged",
+                "joint_states of [{}] share {first}: one merged publisher carries them all there",
                 who.join(", ")
             ));
-            continue;
+            topic = first;
         }
         let requested_hz = members.iter().map(|&m| realised_hz(iface, m)).fold(0.0, f64::max);
         // A member whose own topic IS the merged topic is carried by the merged publisher only
@@ -578,7 +592,7 @@ mod tests {
         assert_eq!(p.merged[0].requested_hz, 100.0);
         assert!(
             p.warnings[0].contains(
-                "2 entities publish joint states (robot1, robot2) and auto keeps them apart"
+                "2 robots publish joint states (robot1, robot2) and auto keeps them apart"
             ),
             "{:?}",
             p.warnings
@@ -669,7 +683,7 @@ mod tests {
     }
 
     #[test]
-    fn shared_topic_is_not_merged() {
+    fn shared_topic_is_merged_in_place_and_mounted_arms_join_their_base() {
         let mut i = Interface::new(500.0);
         for _ in 0..2 {
             i.add(
@@ -681,8 +695,44 @@ mod tests {
             );
         }
         let p = build(&i, &BridgeConfig::default()).unwrap();
-        assert!(p.merged.is_empty());
-        assert!(p.notes.iter().any(|n| n.contains("already share /joint_states")), "{:?}", p.notes);
+        assert_eq!(p.merged.len(), 1);
+        assert_eq!(
+            (p.merged[0].topic.as_str(), p.merged[0].members.clone()),
+            ("/joint_states", vec![0, 1])
+        );
+        assert!(p.outputs.is_empty(), "the partial publishers are replaced: {:?}", p.outputs);
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n
+                    .contains("share /joint_states: one merged publisher carries them all there")),
+            "{:?}",
+            p.notes
+        );
+        // An arm mounted on a base is the base's robot: one group across both entities.
+        let mut i = Interface::new(500.0);
+        for o in ["husky", "arm"] {
+            i.add(Endpoint::out("joint_states").owner(Some(o)).namespace("husky").hint(
+                "ros2",
+                "type",
+                JOINT_STATE,
+            ));
+        }
+        let p = build_with_robots(&i, &BridgeConfig::default(), &|o: &str| {
+            if o == "arm" {
+                "husky".into()
+            } else {
+                o.to_string()
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            (p.merged[0].topic.as_str(), p.merged[0].members.clone()),
+            ("/husky/joint_states", vec![0, 1])
+        );
+        assert!(p.outputs.is_empty() && p.warnings.is_empty(), "{:?} {:?}", p.outputs, p.warnings);
+        let p = build(&i, &BridgeConfig::default()).unwrap();
+        assert!(p.merged.is_empty(), "two robots stay apart");
         // dual/left + dual/right → /dual/joint_states
         let mut i = Interface::new(500.0);
         i.add(Endpoint::out("joint_states").owner(Some("dual")).namespace("dual/left").hint(

@@ -5,7 +5,7 @@
 //! step loop"; seed 002 "Pause freezes; it does not de-energize", "Reset rides the determinism
 //! anchor").
 //!
-//! The semantics and every result code live in [`crate::sim_control`] (ROS-free, tested there);
+//! The semantics and every result code live in [`crate::engine::sim_control`] (ROS-free, tested there);
 //! this plugin only converts messages and decides *when* to answer:
 //!
 //! * Its own r2r node (`node_name`, default `roqsim_sim_interfaces`; it shares the process's rcl
@@ -66,11 +66,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::{CommandSender, Entity, EntityKind, RunState, SimContext};
+use crate::engine::sim_control::{self as sc, codes, Refusal};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::ros::{convert, names};
-use crate::sim_control::{self as sc, codes, Refusal};
 
 /// SimulateSteps: steps taken at most ahead of the feedback the ROS thread has published. rcl
 /// action clients subscribe to feedback with keep-last 10 (rclpy `feedback_sub_qos_profile`,
@@ -162,9 +162,9 @@ pub fn descriptor() -> PluginDescriptor {
         "sim_interfaces",
         "ROS 2 simulation_interfaces (1.5.1): entities, spawn/delete as activation, entity state, play/pause/stop, StepSimulation, SimulateSteps, ResetSimulation.",
         SimInterfacesConfig,
-        SimInterfaces,
-        PluginFlags { transport_only: true, ..Default::default() }
+        SimInterfaces
     )
+    .transport_only()
 }
 
 // ------------------------------------------------------------------------------ physics side
@@ -233,10 +233,13 @@ impl StepJob {
 
 /// State shared by the plugin's post_step and the commands it posts (physics thread only; the
 /// mutex only makes it `Send`).
+/// An answer sent from the physics thread once the queued reset has run.
+type AfterReset = Box<dyn FnOnce(&SimContext) + Send>;
+
 #[derive(Default)]
 struct Shared {
     /// Answers due once the driver has taken the queued reset.
-    after_reset: Vec<Box<dyn FnOnce(&SimContext) + Send>>,
+    after_reset: Vec<AfterReset>,
     job: Option<StepJob>,
 }
 
@@ -273,6 +276,8 @@ trait Answer: Sized {
 macro_rules! answer_with_result {
     ($($t:ty),* $(,)?) => {$(
         impl Answer for $t {
+            // some responses carry only `result`: the update is then a no-op, kept for the others
+            #[allow(clippy::needless_update)]
             fn failed(code: u8, message: String) -> Self {
                 Self { result: res(code, message), ..Default::default() }
             }
@@ -520,9 +525,12 @@ fn h_spawnables(
     r.send(srv::GetSpawnables::Response { result: ok(), spawnables });
 }
 
+/// A requested pose: position (m) and quaternion `[x, y, z, w]`.
+type PoseSpec = ([f64; 3], [f64; 4]);
+
 /// SpawnEntity.initial_pose: `None` when left at its default (origin with an identity or zero
 /// quaternion): the entity then keeps its declared pose.
-fn initial_pose(p: &geo::PoseStamped) -> Result<Option<([f64; 3], [f64; 4])>, Refusal> {
+fn initial_pose(p: &geo::PoseStamped) -> Result<Option<PoseSpec>, Refusal> {
     let (x, o) = (&p.pose.position, &p.pose.orientation);
     let pos = [x.x, x.y, x.z];
     let q = [o.x, o.y, o.z, o.w];
@@ -910,8 +918,34 @@ impl Plugin for SimInterfaces {
         let rctx = r2r::Context::create().map_err(|e| {
             format!("cannot start ROS 2 (rcl init failed: {e}); source scripts/env.sh (ROS libraries, RMW_IMPLEMENTATION, HOME) before running with --sim-control")
         })?;
-        let mut node = r2r::Node::create(rctx, &self.cfg.node_name, "")
-            .map_err(|e| format!("cannot create the ROS node `{}`: {e}", self.cfg.node_name))?;
+        // A process-wide node-name remap names the bridge's node; this one derives its name from
+        // it (one name per node), and takes the remapped namespace (crate::ros::remap).
+        let node_name = match std::env::var(crate::ros::remap::NODE_NAME_ENV) {
+            Ok(main) if !main.is_empty() && self.cfg.node_name == default_node_name() => {
+                format!("{main}_sim_interfaces")
+            }
+            _ => self.cfg.node_name.clone(),
+        };
+        let mut node = r2r::Node::create(rctx, &node_name, &crate::ros::remap::namespace())
+            .map_err(|e| format!("cannot create the ROS node `{node_name}`: {e}"))?;
+        let fq = node.fully_qualified_name().unwrap_or_else(|_| format!("/{node_name}"));
+        let mut table = crate::ros::params::Table::new(false);
+        let ust = crate::ros::params::override_of(&node, "use_sim_time")
+            .unwrap_or(crate::ros::params::bool_value(true));
+        table.declare("use_sim_time", ust, true, "roqsim's time is the simulation's");
+        table.declare(
+            "namespace",
+            crate::ros::params::string_value(&self.cfg.namespace),
+            true,
+            "where the simulation_interfaces services are served (\"\" = the node's namespace)",
+        );
+        table.declare(
+            "start_paused",
+            crate::ros::params::bool_value(self.cfg.start_paused),
+            true,
+            "the run started PAUSED",
+        );
+        let param_tasks = crate::ros::params::serve(&mut node, &fq, Arc::new(Mutex::new(table)))?;
         let link = Link { commands: ctx.command_sender(), shared: self.shared.clone() };
         let ns = self.cfg.namespace.clone();
         let n = |s: &str| service_name(&ns, s);
@@ -940,7 +974,12 @@ impl Plugin for SimInterfaces {
             unsupported::<srv::GetAvailableWorlds::Service>(&mut node, &n("get_available_worlds"), "GetAvailableWorlds is not supported (AVAILABLE_WORLDS is not among the simulator features): `roqsim sim <name>` lists the bundled worlds when given an unknown one")?,
             unsupported::<srv::GetCurrentWorld::Service>(&mut node, &n("get_current_world"), "GetCurrentWorld is not supported (WORLD_INFO_GETTING is not among the simulator features)")?,
         ];
-        let fq = node.fully_qualified_name().unwrap_or_else(|_| format!("/{}", self.cfg.node_name));
+        let mut starters = starters;
+        starters.push(Box::new(move |sp: &LocalSpawner| {
+            for t in param_tasks {
+                spawn(sp, t);
+            }
+        }));
         if self.cfg.start_paused {
             ctx.control.state = RunState::Paused;
         }

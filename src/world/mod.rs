@@ -282,7 +282,7 @@ pub fn load_world_str(
             owner,
             base_dir: base_dir.to_path_buf(),
         };
-        match (desc.create)(&Value::Mapping(c.config.clone()), &args) {
+        match desc.instantiate(&Value::Mapping(c.config.clone()), &args) {
             Ok(p) => {
                 plugins.push(p);
                 components.push(LoadedComponent {

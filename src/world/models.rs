@@ -63,12 +63,9 @@ fn ament_prefixes() -> Vec<PathBuf> {
 }
 
 fn find_in(root: &Path, name: &str) -> Option<PathBuf> {
-    for cand in [root.join(name).join(format!("{name}.xml")), root.join(format!("{name}.xml"))] {
-        if cand.is_file() {
-            return Some(cand);
-        }
-    }
-    None
+    [root.join(name).join(format!("{name}.xml")), root.join(format!("{name}.xml"))]
+        .into_iter()
+        .find(|cand| cand.is_file())
 }
 
 /// Every short model name this package ships (for error messages and `plugins describe`).

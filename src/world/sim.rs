@@ -53,11 +53,49 @@ pub struct SimBlock {
     pub dedup_assets: Option<bool>,
     /// Lockstep with external controllers (docs/recording.md "Lockstep"). Default off.
     pub sync: Option<SyncBlock>,
+    /// World-level defaults of the robots' controllers (ros2_control's controller manager).
+    pub controllers: Option<ControllersBlock>,
+}
+
+/// `sim.controllers`: defaults for every controller a plugin declares.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ControllersBlock {
+    /// State a controller without its own `initial_state` starts (and a reset restores) in:
+    /// `unloaded` (default, as ros2_control starts every controller: the standard bringup runs
+    /// `spawner <name>` for each), `inactive` (as after `spawner --inactive`) or `active` (as
+    /// after `spawner`: a world with no bringup comes up driving).
+    pub initial_state: Option<InitialState>,
+}
+
+/// A controller's starting lifecycle state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum InitialState {
+    /// Declared, not loaded (load it with `spawner`).
+    Unloaded,
+    /// Loaded and configured, not running (`spawner --inactive`).
+    Inactive,
+    /// Running (`spawner`).
+    Active,
+}
+
+impl InitialState {
+    /// The registry state it starts in.
+    pub fn state(self) -> crate::handles::controllers::State {
+        use crate::handles::controllers::State;
+        match self {
+            InitialState::Unloaded => State::Unloaded,
+            InitialState::Inactive => State::Inactive,
+            InitialState::Active => State::Active,
+        }
+    }
 }
 
 /// MuJoCo integrators (`mjtIntegrator`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // the variants are the spellings the key takes (a doc here would change the schema)
 pub enum Integrator {
     Euler,
     Rk4,
@@ -68,6 +106,7 @@ pub enum Integrator {
 /// MuJoCo constraint solvers (`mjtSolver`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // the variants are the spellings the key takes (a doc here would change the schema)
 pub enum Solver {
     Pgs,
     Cg,
@@ -77,6 +116,7 @@ pub enum Solver {
 /// MuJoCo friction cones (`mjtCone`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // the variants are the spellings the key takes (a doc here would change the schema)
 pub enum Cone {
     Pyramidal,
     Elliptic,
@@ -116,6 +156,7 @@ pub struct PacingFactor {
 /// Named pacing modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(missing_docs)] // the variants are the spellings the key takes (a doc here would change the schema)
 pub enum PacingName {
     Realtime,
     Asap,

@@ -200,10 +200,15 @@ def test_controller_manager_list_switch_unload_and_transition_events(roqsim, ros
     # transition_event: lifecycle_msgs, stamped with sim time (ns, on the physics grid)
     ros.spin_until(lambda: any(e.transition.label == "deactivate" for e in jtc_events), 10, f"{JTC}'s deactivate event")
     ros.spin_until(lambda: sum(e.transition.label == "activate" for e in grip_events) >= 1, 10, "the gripper's activate event")
-    deact = [e for e in jtc_events if e.transition.label == "deactivate"][-1]
+    # rclcpp_lifecycle's pair per transition: into the transition state, then out of it
+    i = max(k for k, e in enumerate(jtc_events) if e.transition.label == "deactivate")
+    ros.spin_until(lambda: len(jtc_events) > i + 1, 10, f"{JTC}'s deactivate success event")
+    deact, done = jtc_events[i], jtc_events[i + 1]
     act = [e for e in grip_events if e.transition.label == "activate"][-1]
-    assert (deact.transition.id, deact.start_state.id, deact.start_state.label, deact.goal_state.id, deact.goal_state.label) == (4, 3, "active", 2, "inactive")
-    assert (act.transition.id, act.start_state.label, act.goal_state.label) == (3, "inactive", "active")
+    assert (deact.transition.id, deact.start_state.id, deact.start_state.label, deact.goal_state.id, deact.goal_state.label) == (4, 3, "active", 14, "deactivating")
+    assert (done.transition.id, done.transition.label, done.start_state.label, done.goal_state.id, done.goal_state.label) == (40, "transition_success", "deactivating", 2, "inactive")
+    assert done.timestamp == deact.timestamp
+    assert (act.transition.id, act.start_state.label, act.goal_state.label) == (3, "inactive", "activating")
     assert deact.timestamp == act.timestamp, "one call: both transitions at the same sim instant"
     print(f"hand-over stamped {deact.timestamp} ns of sim time (/clock around the call: {t_before:.3f} .. {t_after:.3f} s)")
     assert deact.timestamp % 2_000_000 == 0, "a sim time on the 2 ms physics grid"

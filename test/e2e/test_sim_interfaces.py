@@ -29,7 +29,7 @@ DT_NS = 2_000_000  # spawn_box.yaml: timestep 0.002 s
 FEATURE_UNSUPPORTED, OK, NOT_FOUND, INCORRECT_STATE, OPERATION_FAILED = 0, 1, 2, 3, 4
 STOPPED, PLAYING, PAUSED, QUITTING, NO_WORLD = 0, 1, 2, 3, 4
 SCOPE_DEFAULT, SCOPE_TIME, SCOPE_STATE, SCOPE_SPAWNED, SCOPE_ALL = 0, 1, 2, 4, 255
-# the features roqsim implements (src/sim_control.rs FEATURES)
+# the features roqsim implements (src/engine/sim_control.rs FEATURES)
 FEATURES = [0, 1, 8, 10, 11, 12, 14, 20, 21, 22, 23, 24, 25, 26, 31, 32, 33]
 
 

@@ -34,8 +34,9 @@ use serde::Deserialize;
 
 use crate::context::{Endpoint, EndpointId, Entity, EntityKind, Payload, Pose, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::mjcf::{attach, child_spec_from_str, quat_from_rpy};
+use crate::math::quat_from_rpy;
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::spawn::mjcf::{attach, child_spec_from_str};
 
 /// Belt slab thickness (m).
 pub const BELT_THICKNESS: f64 = 0.02;
@@ -361,4 +362,14 @@ impl Plugin for Conveyor {
         d.qvel_mut()[v] = s;
         Ok(())
     }
+}
+
+/// The registry entry of `conveyor`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "conveyor",
+        "A velocity-driven belt conveyor (slide-joint belt, forced speed with position wrap; speed commandable as Float64).",
+        ConveyorConfig,
+        Conveyor
+    )
 }

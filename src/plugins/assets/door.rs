@@ -42,8 +42,9 @@ use serde::Deserialize;
 
 use crate::context::{Endpoint, EndpointId, Entity, EntityKind, Payload, Pose, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::mjcf::{attach, child_spec_from_str, quat_from_rpy};
+use crate::math::quat_from_rpy;
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::spawn::mjcf::{attach, child_spec_from_str};
 use crate::spawn::{check_rgba, load_model};
 
 /// Leaf mass (kg): a typical interior door.
@@ -75,9 +76,6 @@ fn d_height() -> f64 {
 }
 fn d_thickness() -> f64 {
     0.04
-}
-fn yes() -> bool {
-    true
 }
 fn d_frame_model() -> String {
     "door_frame".into()
@@ -126,7 +124,7 @@ pub struct DoorConfig {
     #[serde(default = "d_thickness")]
     pub thickness: f64,
     /// false: a cased opening, no leaf hung. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub leaf: bool,
     /// Optional leaf model (origin = hinge edge at floor level, leaf along +x); omit for a box leaf.
     #[serde(default)]
@@ -135,7 +133,7 @@ pub struct DoorConfig {
     #[serde(default)]
     pub color: Option<Vec<f64>>,
     /// Weld a static, visual-only jamb/lintel casing around the opening. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub frame: bool,
     /// Casing model; `door_frame` (default) is the built-in primitive casing.
     #[serde(default = "d_frame_model")]
@@ -159,7 +157,7 @@ pub struct DoorConfig {
     #[serde(default)]
     pub open: f64,
     /// Expose the cmd/state endpoints; false = passive, held at `open`. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub controllable: bool,
     /// Transport scope (`/<ns>/cmd`, `/<ns>/state`). Default (omitted or ""): the entry's label.
     #[serde(default)]
@@ -615,4 +613,14 @@ impl Door {
             ns.to_string()
         }
     }
+}
+
+/// The registry entry of `door`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "door",
+        "A hinged swing door: force-limited position actuator, openness 0..1 on cmd/state, backs off when stalled.",
+        DoorConfig,
+        Door
+    )
 }

@@ -5,3 +5,8 @@
 
 pub mod conveyor;
 pub mod door;
+
+/// This family's plugins, in catalogue order.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    vec![conveyor::descriptor(), door::descriptor()]
+}

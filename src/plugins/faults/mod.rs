@@ -3,9 +3,14 @@
 //! `model_override` changes named MuJoCo model values mid-run on an external trigger (a
 //! std_srvs/SetBool service, or the blackboard handle in a ROS-free run) and reports whether the
 //! change landed. Its sensor counterpart — a sensor's `fault:` block switched by the same
-//! service shape — lives with the sensors ([`crate::sensor_fault`]).
+//! service shape — lives with the sensors ([`crate::handles::sensor_fault`]).
 
 pub mod model_override;
+
+/// This family's plugins, in catalogue order.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    vec![model_override::descriptor()]
+}
 
 /// What one step after a change says about it (seed 000 §9.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

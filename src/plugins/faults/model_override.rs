@@ -63,13 +63,11 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::payload::{set_const, write_body_mass};
-use crate::plugins::core::{self as common};
+use crate::mujoco::raycast::ABSENT_GEOM_GROUP;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
 use crate::plugins::faults::Verdict;
-use crate::raycast::ABSENT_GEOM_GROUP;
+use crate::plugins::shared::{self as common};
 
 /// MuJoCo's floor on a contact's friction coefficients (`mjMINMU`): a requested 0 reads 1e-5.
 pub const MJ_MINMU: f64 = 1e-5;
@@ -267,9 +265,7 @@ impl ValidateConfig for ModelOverrideConfig {
                 "is empty: name at least one {field, select, to}",
             ));
         }
-        if !(self.rate_hz > 0.0 && self.rate_hz.is_finite()) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         for (i, o) in self.overrides.iter().enumerate() {
             let at = |k: &str| format!("overrides[{i}].{k}");
             let Some(row) = catalog(&o.field) else {
@@ -509,31 +505,20 @@ impl ModelOverride {
         }
     }
 
-    fn write_row(ctx: &SimContext, field: &str, id: usize, row: &[f64]) {
-        let m = ctx.model().ffi();
-        // SAFETY: raw writes into the compiled model's arrays, on the physics thread (the only one
-        // holding the model), at indices resolved from the same model.
-        unsafe {
-            match field {
-                "geom_friction" => {
-                    for (k, v) in row.iter().enumerate() {
-                        *m.geom_friction.add(3 * id + k) = *v;
-                    }
-                }
-                "geom_contype" => *m.geom_contype.add(id) = row[0] as i32,
-                "geom_conaffinity" => *m.geom_conaffinity.add(id) = row[0] as i32,
-                "actuator_forcerange" => {
-                    *m.actuator_forcerange.add(2 * id) = row[0];
-                    *m.actuator_forcerange.add(2 * id + 1) = row[1];
-                }
-                "body_mass" => write_body_mass(ctx, id, row[0]),
-                _ => {}
-            }
+    fn write_row(ctx: &mut SimContext, field: &str, id: usize, row: &[f64]) {
+        let mut w = ctx.model_writer();
+        match field {
+            "geom_friction" => w.geom_friction(id, [row[0], row[1], row[2]]),
+            "geom_contype" => w.geom_contype(id, row[0] as i32),
+            "geom_conaffinity" => w.geom_conaffinity(id, row[0] as i32),
+            "actuator_forcerange" => w.actuator_forcerange(id, [row[0], row[1]]),
+            "body_mass" => w.body_mass(id, row[0]),
+            _ => {}
         }
     }
 
     /// Write the target (`on`) or the nominal rows; re-derive constants for body_mass.
-    fn write_all(&mut self, ctx: &SimContext, on: bool) {
+    fn write_all(&mut self, ctx: &mut SimContext, on: bool) {
         let group = ctx.model().geom_group().to_vec();
         let mut setconst = false;
         for r in &self.resolved {
@@ -549,7 +534,7 @@ impl ModelOverride {
             setconst |= r.field.class == WriteClass::NeedsSetConst;
         }
         if setconst {
-            set_const(ctx);
+            ctx.model_writer().set_const();
         }
     }
 
@@ -596,7 +581,7 @@ impl ModelOverride {
                     if (mu - applied).abs() <= tol {
                         carry += 1;
                     } else {
-                        others.insert(crate::plugins::observe::geom_name(m, o));
+                        others.insert(crate::plugins::shared::geom_name(m, o));
                         seen.insert(format!("{mu}"));
                     }
                 }
@@ -625,7 +610,7 @@ impl ModelOverride {
                 let after: Vec<(usize, usize)> =
                     touching(ctx, &sel).into_iter().map(|(_, a, b)| (a, b)).collect();
                 if let Some(&(a, b)) = after.iter().find(|&&(a, b)| !pairs_collide(ct, ca, a, b)) {
-                    let nm = |g| crate::plugins::observe::geom_name(m, g);
+                    let nm = |g| crate::plugins::shared::geom_name(m, g);
                     return (Verdict::NoEffect, format!("{what}: `{}` and `{}` still collide although their masks no longer pair", nm(a), nm(b)));
                 }
                 let removed = self
@@ -715,7 +700,7 @@ impl ModelOverride {
         }
     }
 
-    fn apply(&mut self, ctx: &SimContext, on: bool) {
+    fn apply(&mut self, ctx: &mut SimContext, on: bool) {
         let sel = self.selected_geoms();
         self.before = touching(ctx, &sel).into_iter().map(|(_, a, b)| (a, b)).collect();
         self.write_all(ctx, on);
@@ -771,15 +756,12 @@ impl ModelOverride {
 
 /// The descriptor.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "model_override",
-        summary: "Fault injection: change allowlisted model values (friction, contype+conaffinity, forcerange, body_mass) on a SetBool trigger; replies landed / no_effect / untested.",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<ModelOverrideConfig>,
-        create: |v, a| construct::<ModelOverrideConfig, ModelOverride>(v, a, ModelOverride::new),
-        expand: None,
-    }
+    plugin_descriptor!(
+        "model_override",
+        "Fault injection: change allowlisted model values (friction, contype+conaffinity, forcerange, body_mass) on a SetBool trigger; replies landed / no_effect / untested.",
+        ModelOverrideConfig,
+        ModelOverride
+    )
 }
 
 /// Names of every object of `ns` close to `name` (sharing its first 4 characters, or containing
@@ -905,7 +887,7 @@ impl Plugin for ModelOverride {
                 for p in 0..p1.len() {
                     let (a, b) = (p1[p] as usize, p2[p] as usize);
                     if let Some(k) = ids.iter().position(|&g| g == a || g == b) {
-                        let nm = |g| crate::plugins::observe::geom_name(m, g);
+                        let nm = |g| crate::plugins::shared::geom_name(m, g);
                         return Err(format!(
                             "overrides[{i}]: geom `{}` is covered by an explicit <pair> (`{}` / `{}`), which carries its own friction and ignores contype/conaffinity, so `{}` would change nothing for that contact; override the pair's parameters in the model instead, or select other geoms",
                             names[k],
@@ -970,7 +952,7 @@ impl Plugin for ModelOverride {
         if cts != cas {
             let only: Vec<String> = cts
                 .symmetric_difference(&cas)
-                .map(|&g| crate::plugins::observe::geom_name(m, g))
+                .map(|&g| crate::plugins::shared::geom_name(m, g))
                 .collect();
             return Err(format!(
                 "geom_contype and geom_conaffinity must be overridden over the same geoms (either alone was measured to be a no-op); only one of the two covers [{}]",

@@ -8,11 +8,14 @@
 //! in-process [`ArmHandle`], `test_target`, or nothing (it holds the last target). A second writer
 //! of the same actuators is refused naming both.
 //!
-//! **Controllers.** It declares, in the robot's [`crate::controllers::Registry`]:
+//! **Controllers.** It declares, in the robot's [`crate::handles::controllers::Registry`]:
 //! `<controller_name>` (`joint_trajectory_controller/JointTrajectoryController`, claims
 //! `<joint>/position` of its joints), `<gripper_controller_name>`
 //! (`position_controllers/GripperActionController`, claims `<gripper_joint>/position`) when it has a
-//! gripper, and `joint_state_broadcaster` (claims nothing). While a controller is not active its
+//! gripper, and `joint_state_broadcaster` (claims nothing; `joint_states` is published only while
+//! it is active). Each starts in its `*initial_state` (default: the world's
+//! `sim.controllers.initial_state`, `unloaded` unless the world says otherwise, so the standard
+//! `spawner` bringup loads them). While a controller is not active its
 //! goals are refused with a message saying so, and the joints hold where they were when it was
 //! deactivated.
 //!
@@ -60,12 +63,11 @@ use crate::context::payload::{
     TransitionEvent,
 };
 use crate::context::{Endpoint, EndpointId, Entity, SimContext};
-use crate::controllers::{ControllerSpec, Registry, State};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
+use crate::handles::controllers::{ControllerSpec, Registry, State};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, Scope};
 
 /// FollowJointTrajectory result codes (control_msgs/action/FollowJointTrajectory).
 pub mod codes {
@@ -136,9 +138,6 @@ fn d_controller() -> String {
 fn d_gripper_controller() -> String {
     "gripper_controller".into()
 }
-fn d_state() -> String {
-    "active".into()
-}
 fn d_gtt() -> f64 {
     1.0
 }
@@ -166,10 +165,6 @@ fn d_stall_v() -> f64 {
 fn d_stall_t() -> f64 {
     1.0
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `arm_controller` (a component of the entry that spawns the arm).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -196,9 +191,18 @@ pub struct ArmControllerConfig {
     #[serde(default = "d_controller")]
     pub controller_name: String,
     /// Lifecycle state the trajectory controller starts (and restarts on reset) in:
-    /// `active` (default) | `inactive` (ros2_control's `spawner --inactive`).
-    #[serde(default = "d_state")]
-    pub initial_state: String,
+    /// `unloaded` (loaded later by `spawner`), `inactive` (as after `spawner --inactive`) or
+    /// `active` (as after `spawner`). Default: the world's `sim.controllers.initial_state`
+    /// (itself `unloaded` by default, as ros2_control starts every controller).
+    #[serde(default)]
+    pub initial_state: Option<String>,
+    /// The same for the gripper controller. Default: the world's.
+    #[serde(default)]
+    pub gripper_initial_state: Option<String>,
+    /// The same for `joint_state_broadcaster`, which publishes `joint_states` only while active
+    /// (as ros2_control's broadcaster does). Default: the world's.
+    #[serde(default)]
+    pub broadcaster_initial_state: Option<String>,
     /// rad the joints may end from the last waypoint (scalar, or `{joint: rad}`); 0 disables.
     /// Default 0.5.
     #[serde(default)]
@@ -259,7 +263,7 @@ pub struct ArmControllerConfig {
     pub gripper_stall_timeout: f64,
     /// A stalled grip (closed on an object) succeeds (true, default) or aborts (ros2_control's
     /// `allow_stalling: false`).
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub gripper_allow_stalling: bool,
 }
 
@@ -298,11 +302,19 @@ impl ValidateConfig for ArmControllerConfig {
                 "must be a non-empty name distinct from controller_name",
             ));
         }
-        if State::parse(&self.initial_state).is_none() || self.initial_state == "unconfigured" {
-            e.push(ConfigError::new(
-                "initial_state",
-                format!("`{}`: one of active, inactive", self.initial_state),
-            ));
+        for (key, v) in [
+            ("initial_state", &self.initial_state),
+            ("gripper_initial_state", &self.gripper_initial_state),
+            ("broadcaster_initial_state", &self.broadcaster_initial_state),
+        ] {
+            if let Some(v) = v {
+                if !matches!(v.as_str(), "unloaded" | "inactive" | "active") {
+                    e.push(ConfigError::new(
+                        key,
+                        format!("`{v}`: one of unloaded, inactive, active"),
+                    ));
+                }
+            }
         }
         match &self.goal_tolerance {
             Some(Tolerance::Scalar(v)) if !(v.is_finite() && *v >= 0.0) => {
@@ -621,18 +633,13 @@ impl ArmController {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "arm_controller",
-        summary: "Joint-position hold for an arm: FollowJointTrajectory and GripperCommand on the physics thread, controller registry entries, joint_states.",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<ArmControllerConfig>,
-        create: |v, a| {
-            common::require_owner("arm_controller", a).map_err(|e| vec![e])?;
-            construct::<ArmControllerConfig, ArmController>(v, a, ArmController::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "arm_controller",
+        "Joint-position hold for an arm: FollowJointTrajectory and GripperCommand on the physics thread, controller registry entries, joint_states.",
+        ArmControllerConfig,
+        ArmController
+    )
+    .requires_owner()
 }
 
 fn outcome(status: GoalStatus, code: i32, msg: impl Into<String>) -> ActionOutcome {
@@ -1061,8 +1068,7 @@ impl ArmController {
         (g.lo + u * (g.hi - g.lo)).clamp(g.lo.min(g.hi), g.hi.max(g.lo))
     }
 
-    fn set_gripper_force(ctx: &SimContext, g: &Gripper, limit: Option<f64>) {
-        let m = ctx.model().ffi();
+    fn set_gripper_force(ctx: &mut SimContext, g: &Gripper, limit: Option<f64>) {
         let (range, limited) = match limit {
             Some(l) => {
                 let own =
@@ -1072,14 +1078,9 @@ impl ArmController {
             }
             None => (g.own_force, g.own_limited),
         };
-        // SAFETY: raw writes of one actuator's force range in the compiled model, on the physics
-        // thread (the only one holding it); the index comes from the same model. The model's own
-        // values are restored on reset (model_override's contract: put back exactly what was found).
-        unsafe {
-            *m.actuator_forcerange.add(2 * g.act) = range[0];
-            *m.actuator_forcerange.add(2 * g.act + 1) = range[1];
-            *m.actuator_forcelimited.add(g.act) = limited as _;
-        }
+        // The model's own values are restored on reset (model_override's contract: put back
+        // exactly what was found).
+        ctx.model_writer().actuator_force_limit(g.act, range, limited);
     }
 
     fn write_ctrl(&self, ctx: &mut SimContext) {
@@ -1098,22 +1099,45 @@ impl ArmController {
         for (name, cursor, ep) in &mut self.controllers {
             let ts = self.registry.transitions_since(name, cursor);
             if !ts.is_empty() {
-                let ev = ts
-                    .iter()
-                    .map(|t| TransitionEvent {
-                        stamp: t.stamp,
-                        transition_id: t.id,
-                        transition_label: t.label.to_string(),
-                        start_id: t.start.id(),
-                        start_label: t.start.label().to_string(),
-                        goal_id: t.goal.id(),
-                        goal_label: t.goal.label().to_string(),
-                    })
-                    .collect();
+                let ev = ts.iter().flat_map(lifecycle_events).collect();
                 ctx.interface.publish(*ep, tick, Payload::TransitionEvents(ev));
             }
         }
     }
+}
+
+/// The two `TransitionEvent`s rclcpp_lifecycle publishes for one transition: into its transition
+/// state (`configure`: unconfigured → configuring), then out of it on success
+/// (`transition_success`: configuring → inactive), with lifecycle_msgs' ids.
+fn lifecycle_events(t: &crate::handles::controllers::Transition) -> [TransitionEvent; 2] {
+    // (transition state id, label, on-success transition id)
+    let (mid_id, mid, success) = match t.id {
+        1 => (10, "configuring", 10),
+        2 => (11, "cleaningup", 20),
+        3 => (13, "activating", 30),
+        4 => (14, "deactivating", 40),
+        _ => (12, "shuttingdown", 50),
+    };
+    [
+        TransitionEvent {
+            stamp: t.stamp,
+            transition_id: t.id,
+            transition_label: t.label.to_string(),
+            start_id: t.start.id(),
+            start_label: t.start.label().to_string(),
+            goal_id: mid_id,
+            goal_label: mid.to_string(),
+        },
+        TransitionEvent {
+            stamp: t.stamp,
+            transition_id: success,
+            transition_label: "transition_success".to_string(),
+            start_id: mid_id,
+            start_label: mid.to_string(),
+            goal_id: t.goal.id(),
+            goal_label: t.goal.label().to_string(),
+        },
+    ]
 }
 
 fn tendon_on(model: &MjModel, t: usize, root: usize) -> bool {
@@ -1181,7 +1205,12 @@ impl Plugin for ArmController {
             hw_cmd.push(format!("{}/position", g.name));
         }
         reg.add_hardware(&hw_cmd, &state_ifaces);
-        let initial = State::parse(&self.cfg.initial_state).unwrap_or(State::Active);
+        let world_default = ctx.run.controller_initial_state;
+        let initial_of =
+            |v: &Option<String>| v.as_deref().and_then(State::parse).unwrap_or(world_default);
+        let initial = initial_of(&self.cfg.initial_state);
+        let gripper_initial = initial_of(&self.cfg.gripper_initial_state);
+        let broadcaster_initial = initial_of(&self.cfg.broadcaster_initial_state);
         let jtc_state: Vec<String> = self
             .joint_names()
             .iter()
@@ -1211,7 +1240,7 @@ impl Plugin for ArmController {
                         format!("{}/velocity", g.name),
                     ],
                     update_rate: rate,
-                    initial_state: State::Active,
+                    initial_state: gripper_initial,
                     owner: self.address.clone(),
                 },
                 now,
@@ -1226,7 +1255,7 @@ impl Plugin for ArmController {
                     command_interfaces: vec![],
                     state_interfaces: state_ifaces.clone(),
                     update_rate: rate,
-                    initial_state: State::Active,
+                    initial_state: broadcaster_initial,
                     owner: self.address.clone(),
                 },
                 now,
@@ -1712,8 +1741,8 @@ impl Plugin for ArmController {
                 let _ = ex.call.outcome.send(o);
             }
         }
-        // joint_states.
-        if ctx.interface.is_due(self.ep_states, ctx.tick) {
+        // joint_states: published by joint_state_broadcaster, so only while it is active.
+        if ctx.interface.is_due(self.ep_states, ctx.tick) && self.registry.is_active(JSB_NAME) {
             let mut js = JointState { stamp: now, ..Default::default() };
             for j in &self.joints {
                 js.name.push(j.name.clone());

@@ -7,4 +7,10 @@
 //!   joint_states.
 
 pub mod arm_controller;
+pub mod payload;
 pub mod spawn_arm;
+
+/// This family's plugins, in catalogue order.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    vec![spawn_arm::descriptor(), arm_controller::descriptor(), payload::descriptor()]
+}

@@ -6,12 +6,12 @@
 //! attached, so the file on disk is never touched):
 //! 1. load the model and its manifest (vendor `frames:` become sites, published as static TF
 //!    `parent → frame`);
-//! 2. the `actuators:` rewrite ([`crate::actuators::apply`]) — BEFORE the graft, so a shared
+//! 2. the `actuators:` rewrite ([`crate::spawn::actuators::apply`]) — BEFORE the graft, so a shared
 //!    `control:` never lands on the gripper's tendon actuator;
 //! 3. `end_effector:` — `replaces` deletes superseded arm bodies, then the gripper model is
 //!    attached at the arm's site (MuJoCo site attachment: the site's frame is the tool frame,
 //!    `pos`/`rpy` are offsets within it) under the end effector's prefix;
-//! 4. gravity compensation ([`crate::actuators::apply_gravcomp`]) — AFTER the graft, so the tool
+//! 4. gravity compensation ([`crate::spawn::actuators::apply_gravcomp`]) — AFTER the graft, so the tool
 //!    is held up too;
 //! 5. the attach: to the world at `pos`/`rpy` (optionally on a `pedestal`), to a spawned robot's
 //!    body (`mount:`, the robot declared earlier), or to a `rail:` carriage this plugin adds (its
@@ -38,16 +38,17 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_norway::Value;
 
-use crate::actuators::{self, ActuatorTable, GravComp};
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::mjcf::quat_from_rpy;
+use crate::math::compose;
+use crate::math::quat_from_rpy;
 use crate::plugin::{
     BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs, ValidateConfig,
 };
+use crate::spawn::actuators::{self, ActuatorTable, GravComp};
 use crate::spawn::{
-    body_names, compose, find_site, load_model, static_transform, FrameRef, FrameSites,
-    PlacedFrame, Pose, StaticTfPublisher,
+    body_names, find_site, load_model, static_transform, FrameRef, FrameSites, PlacedFrame, Pose,
+    StaticTfPublisher,
 };
 use crate::world::expand::{expand_manifest, merge_under};
 use crate::world::models::{load_manifest, resolve_model};
@@ -162,10 +163,6 @@ fn d_rail_mass() -> f64 {
 fn d_half_width() -> f64 {
     0.1
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `spawn_arm`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -210,7 +207,7 @@ pub struct SpawnArmConfig {
     pub end_effector: Option<EndEffectorConfig>,
     /// The law the arm's joints run under and their gains (`control`, `p`/`d`,
     /// `stiffness`/`damping`, `effort_limit`, `ctrlrange`, `each:` by actuator name); see
-    /// `crate::actuators`. Default: the model's own actuators.
+    /// `crate::spawn::actuators`. Default: the model's own actuators.
     #[serde(default)]
     #[schemars(with = "Option<actuators::ActuatorsSchema>")]
     pub actuators: Option<Value>,
@@ -220,10 +217,10 @@ pub struct SpawnArmConfig {
     #[serde(default)]
     pub gravity_compensation: Option<bool>,
     /// false: compiled in, but absent until spawned. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
     /// Inject the model manifest's components (its arm_controller). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub default_plugins: bool,
 }
 
@@ -236,7 +233,7 @@ impl ValidateConfig for SpawnArmConfig {
                 "is empty; name an arm model (e.g. ur5e) or an MJCF path",
             ));
         }
-        e.extend(crate::plugins::mobile::spawn_robot::check_names(&self.namespace, &self.prefix));
+        e.extend(crate::spawn::check_names(&self.namespace, &self.prefix));
         if self.pos.iter().chain(self.rpy.iter()).any(|v| !v.is_finite()) {
             e.push(ConfigError::new("pos", "pos and rpy must be finite numbers"));
         }
@@ -307,7 +304,7 @@ impl ValidateConfig for SpawnArmConfig {
             if ee.pos.iter().chain(ee.rpy.iter()).any(|v| !v.is_finite()) {
                 e.push(ConfigError::new("end_effector.pos", "pos and rpy must be finite numbers"));
             }
-            crate::plugins::mobile::spawn_robot::check_names("", &ee.prefix)
+            crate::spawn::check_names("", &ee.prefix)
                 .into_iter()
                 .for_each(|x| e.push(ConfigError::new("end_effector.prefix", x.message)));
         }
@@ -402,7 +399,7 @@ pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
 }
 
 fn rot_axis(q: &[f64; 4], a: [f64; 3]) -> [f64; 3] {
-    crate::mjcf::quat_rotate(q, &a)
+    crate::math::quat_rotate(q, &a)
 }
 
 impl Plugin for SpawnArm {
@@ -615,7 +612,7 @@ impl Plugin for SpawnArm {
             }
             *a.ctrlrange_mut() = r.range;
             a.set_ctrllimited(mjtLimited::mjLIMITED_TRUE);
-            crate::mjcf::attach(
+            crate::spawn::mjcf::attach(
                 spec,
                 Some(&carriage),
                 &mut m.spec,
@@ -637,7 +634,7 @@ impl Plugin for SpawnArm {
                 },
             );
         } else {
-            crate::mjcf::attach(
+            crate::spawn::mjcf::attach(
                 spec,
                 parent_body.as_deref(),
                 &mut m.spec,
@@ -703,7 +700,7 @@ impl Plugin for SpawnArm {
                 matches!(model.jnt_type()[j], mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE)
             })
             .filter(|&j| {
-                crate::plugins::core::in_subtree(model, model.jnt_bodyid()[j] as usize, arm_root)
+                crate::plugins::shared::in_subtree(model, model.jnt_bodyid()[j] as usize, arm_root)
             })
             .collect();
         let jname =
@@ -719,7 +716,7 @@ impl Plugin for SpawnArm {
                         arm_joints.len(),
                         arm_joints
                             .iter()
-                            .map(|&j| crate::plugins::core::unprefixed(&jname(j), &prefix)
+                            .map(|&j| crate::plugins::shared::unprefixed(&jname(j), &prefix)
                                 .to_string())
                             .collect::<Vec<_>>()
                             .join(", ")
@@ -742,8 +739,11 @@ impl Plugin for SpawnArm {
                                 self.address,
                                 arm_joints
                                     .iter()
-                                    .map(|&j| crate::plugins::core::unprefixed(&jname(j), &prefix)
-                                        .to_string())
+                                    .map(|&j| crate::plugins::shared::unprefixed(
+                                        &jname(j),
+                                        &prefix
+                                    )
+                                    .to_string())
                                     .collect::<Vec<_>>()
                                     .join(", ")
                             ))
@@ -762,9 +762,9 @@ impl Plugin for SpawnArm {
         let named: Vec<(String, f64)> = home
             .iter()
             .filter_map(|(adr, q)| {
-                (0..nj)
-                    .find(|&j| model.jnt_qposadr()[j] as usize == *adr)
-                    .map(|j| (crate::plugins::core::unprefixed(&jname(j), &prefix).to_string(), *q))
+                (0..nj).find(|&j| model.jnt_qposadr()[j] as usize == *adr).map(|j| {
+                    (crate::plugins::shared::unprefixed(&jname(j), &prefix).to_string(), *q)
+                })
             })
             .collect();
         self.home_qpos = home;
@@ -802,7 +802,7 @@ impl Plugin for SpawnArm {
 
 /// Shortest-arc rotation taking unit vector `a` to unit vector `b` ([w, x, y, z]).
 fn quat_between(a: [f64; 3], b: [f64; 3]) -> [f64; 4] {
-    let c = crate::mjcf::cross(&a, &b);
+    let c = crate::math::cross(&a, &b);
     let d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
     if d < -1.0 + 1e-12 {
         return [0.0, 0.0, 0.0, 1.0]; // 180° about z (a is x here)
@@ -810,4 +810,15 @@ fn quat_between(a: [f64; 3], b: [f64; 3]) -> [f64; 4] {
     let q = [1.0 + d, c[0], c[1], c[2]];
     let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
     [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+}
+
+/// The registry entry of `spawn_arm`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "spawn_arm",
+        "Attach an arm (ground, pedestal, mount on a robot, or rail), graft an end effector, restate its actuators (actuators:), compensate gravity, register the Arm entity and bring its manifest's controller.",
+        SpawnArmConfig,
+        SpawnArm
+    )
+    .expands(EXPANSION_KEYS, expand)
 }

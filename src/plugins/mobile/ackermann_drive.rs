@@ -18,14 +18,15 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::drive::{ramp, Odom2d};
 use crate::context::payload::{Odometry, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, JointRef, Scope};
-use crate::robot::{ramp, yaw_quat_xyzw, Odom2d, OdomState, RobotHandle};
+use crate::handles::robot::{OdomState, RobotHandle};
+use crate::math::yaw_quat_xyzw;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, JointRef, Scope};
 
 /// Endpoint roles of `ackermann_drive` (keys of its `topics:` map).
 pub const ROLES: [&str; 4] = ["cmd_vel", "ackermann_cmd", "odom", "joint_states"];
@@ -296,18 +297,13 @@ impl AckermannDrive {
 
 /// The `ackermann_drive` descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "ackermann_drive",
-        summary: "Car-like (Ackermann) steering + wheel-encoder odometry (cmd_vel and ackermann_cmd in; odom with TF, joint_states out).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<AckermannDriveConfig>,
-        create: |v, a| {
-            common::require_owner("ackermann_drive", a).map_err(|e| vec![e])?;
-            construct::<AckermannDriveConfig, AckermannDrive>(v, a, AckermannDrive::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "ackermann_drive",
+        "Car-like (Ackermann) steering + wheel-encoder odometry (cmd_vel and ackermann_cmd in; odom with TF, joint_states out).",
+        AckermannDriveConfig,
+        AckermannDrive
+    )
+    .requires_owner()
 }
 
 impl Plugin for AckermannDrive {

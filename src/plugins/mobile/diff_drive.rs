@@ -14,14 +14,15 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::drive::{ramp, Odom2d};
 use crate::context::payload::{Odometry, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, JointRef, Scope};
-use crate::robot::{ramp, yaw_quat_xyzw, Odom2d, OdomState, RobotHandle};
+use crate::handles::robot::{OdomState, RobotHandle};
+use crate::math::yaw_quat_xyzw;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, JointRef, Scope};
 
 /// Endpoint roles of `diff_drive` (keys of its `topics:` map).
 pub const ROLES: [&str; 3] = ["cmd_vel", "odom", "joint_states"];
@@ -415,18 +416,13 @@ pub fn wheel_speeds(v: f64, w: f64, separation: f64, slip_factor: f64) -> [f64; 
 
 /// The `diff_drive` descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "diff_drive",
-        summary: "Differential-drive / skid-steer kinematics + wheel-encoder odometry (cmd_vel in; odom with TF, joint_states out).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<DiffDriveConfig>,
-        create: |v, a| {
-            common::require_owner("diff_drive", a).map_err(|e| vec![e])?;
-            construct::<DiffDriveConfig, DiffDrive>(v, a, DiffDrive::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "diff_drive",
+        "Differential-drive / skid-steer kinematics + wheel-encoder odometry (cmd_vel in; odom with TF, joint_states out).",
+        DiffDriveConfig,
+        DiffDrive
+    )
+    .requires_owner()
 }
 
 impl Plugin for DiffDrive {

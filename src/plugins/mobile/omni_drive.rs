@@ -19,14 +19,15 @@ use mujoco_rs::mujoco_c::mjtJoint;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::drive::{ramp, Odom2d};
 use crate::context::payload::{Odometry, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, JointRef, Scope};
-use crate::robot::{ramp, yaw_quat_xyzw, Odom2d, OdomState, RobotHandle};
+use crate::handles::robot::{OdomState, RobotHandle};
+use crate::math::yaw_quat_xyzw;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, JointRef, Scope};
 
 /// Endpoint roles of `omni_drive` (keys of its `topics:` map).
 pub const ROLES: [&str; 3] = ["cmd_vel", "odom", "joint_states"];
@@ -386,24 +387,19 @@ impl OmniDrive {
 
     fn base_yaw(&self, ctx: &SimContext) -> f64 {
         let q = &ctx.data().qpos()[self.base_qpos + 3..self.base_qpos + 7];
-        crate::mjcf::yaw_of(&[q[0], q[1], q[2], q[3]])
+        crate::math::yaw_of(&[q[0], q[1], q[2], q[3]])
     }
 }
 
 /// The `omni_drive` descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "omni_drive",
-        summary: "Holonomic (mecanum / swerve) base: planar drive on the free joint, observational wheels, odometry from the achieved twist.",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<OmniDriveConfig>,
-        create: |v, a| {
-            common::require_owner("omni_drive", a).map_err(|e| vec![e])?;
-            construct::<OmniDriveConfig, OmniDrive>(v, a, OmniDrive::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "omni_drive",
+        "Holonomic (mecanum / swerve) base: planar drive on the free joint, observational wheels, odometry from the achieved twist.",
+        OmniDriveConfig,
+        OmniDrive
+    )
+    .requires_owner()
 }
 
 impl Plugin for OmniDrive {
@@ -471,7 +467,7 @@ impl Plugin for OmniDrive {
             // Roll sign from the joint axis in the base frame (rest configuration).
             let jb = model.jnt_bodyid()[j] as usize;
             let (_, q) = common::rest_pose_in(model, jb, base_body);
-            let axis = crate::mjcf::quat_rotate(&q, &model.jnt_axis()[j]);
+            let axis = crate::math::quat_rotate(&q, &model.jnt_axis()[j]);
             if axis[1].abs() < 0.5 {
                 return Err(format!("wheels[{k}]: joint `{jname}` does not roll about the base's lateral (y) axis (axis in base frame {axis:?})"));
             }

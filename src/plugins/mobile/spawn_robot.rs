@@ -51,7 +51,7 @@ pub struct SpawnRobotConfig {
     #[serde(default)]
     pub base_joint: Option<String>,
     /// false: compiled in, but absent until spawned (stored on the entity). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
     /// Fixed links beyond the manifest's `frames:` (built after them): each is a site
     /// `<prefix><name>` on its parent (a body or an earlier frame), published as a static
@@ -59,42 +59,15 @@ pub struct SpawnRobotConfig {
     #[serde(default)]
     pub frames: Vec<FrameSpec>,
     /// Inject the model manifest's components (drive, sensors). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub default_plugins: bool,
     /// The law the robot's joints run under and their gains (`control`, `p`/`d`,
     /// `stiffness`/`damping`, `effort_limit`, `ctrlrange`, `each:` by actuator name); see
-    /// `crate::actuators`. When given, bodies held up by a position/impedance joint also get
+    /// `crate::spawn::actuators`. When given, bodies held up by a position/impedance joint also get
     /// gravity compensation. Default: the model's own actuators, untouched.
     #[serde(default)]
-    #[schemars(with = "Option<crate::actuators::ActuatorsSchema>")]
+    #[schemars(with = "Option<crate::spawn::actuators::ActuatorsSchema>")]
     pub actuators: Option<serde_norway::Value>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// Refuse characters a ROS name cannot hold (namespace) and whitespace (prefix).
-pub(crate) fn check_names(namespace: &str, prefix: &str) -> Vec<ConfigError> {
-    let mut e = Vec::new();
-    let ns = namespace.trim_matches('/');
-    if !ns.is_empty() {
-        let ok = ns.split('/').all(|seg| {
-            !seg.is_empty()
-                && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !seg.starts_with(|c: char| c.is_ascii_digit())
-        });
-        if !ok {
-            e.push(ConfigError::new(
-                "namespace",
-                format!("`{namespace}` is not a valid ROS namespace: use letters, digits and `_` (not leading digits), segments separated by `/`"),
-            ));
-        }
-    }
-    if prefix.chars().any(|c| c.is_whitespace() || c == '/') {
-        e.push(ConfigError::new("prefix", format!("`{prefix}` contains whitespace or `/`; an MJCF name prefix is a plain word such as `robot1_`")));
-    }
-    e
 }
 
 impl ValidateConfig for SpawnRobotConfig {
@@ -107,9 +80,9 @@ impl ValidateConfig for SpawnRobotConfig {
             ));
         }
         e.extend(self.pose.validate("pose"));
-        e.extend(check_names(&self.namespace, &self.prefix));
+        e.extend(crate::spawn::check_names(&self.namespace, &self.prefix));
         if let Some(Err(es)) =
-            self.actuators.as_ref().map(|a| crate::actuators::parse(a, "actuators"))
+            self.actuators.as_ref().map(|a| crate::spawn::actuators::parse(a, "actuators"))
         {
             e.extend(es);
         }
@@ -211,16 +184,19 @@ impl Plugin for SpawnRobot {
 
         let rest_height = m.manifest.rest_height.unwrap_or(0.0);
         let pose = cfg.pose.resolve(rest_height);
-        // `actuators:` (crate::actuators): rewrite, then gravity compensation, before the attach.
+        // `actuators:` (crate::spawn::actuators): rewrite, then gravity compensation, before the attach.
         let table = match &cfg.actuators {
             Some(v) => {
-                let block = crate::actuators::parse(v, "actuators").map_err(|es| {
+                let block = crate::spawn::actuators::parse(v, "actuators").map_err(|es| {
                     es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
                 })?;
-                let rows = crate::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?;
-                let gravcomp_bodies =
-                    crate::actuators::apply_gravcomp(&mut m.spec, crate::actuators::GravComp::Auto);
-                Some(crate::actuators::ActuatorTable {
+                let rows =
+                    crate::spawn::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?;
+                let gravcomp_bodies = crate::spawn::actuators::apply_gravcomp(
+                    &mut m.spec,
+                    crate::spawn::actuators::GravComp::Auto,
+                );
+                Some(crate::spawn::actuators::ActuatorTable {
                     entity: self.address.clone(),
                     rows,
                     gravcomp_bodies,
@@ -228,10 +204,10 @@ impl Plugin for SpawnRobot {
             }
             None => None,
         };
-        crate::mjcf::attach(spec, None, &mut m.spec, pose.pos, pose.quat, prefix)
+        crate::spawn::mjcf::attach(spec, None, &mut m.spec, pose.pos, pose.quat, prefix)
             .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
         if let Some(t) = table {
-            b.ctx.blackboard.set(crate::actuators::table_key(&self.address), t);
+            b.ctx.blackboard.set(crate::spawn::actuators::table_key(&self.address), t);
         }
 
         let mut ent = Entity::new(&self.address, EntityKind::Robot, &root_name);
@@ -276,4 +252,15 @@ impl Plugin for SpawnRobot {
         }
         Ok(())
     }
+}
+
+/// The registry entry of `spawn_robot`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "spawn_robot",
+        "Attach a robot model at a spawn pose, build its vendor frames, register the robot entity and bring its manifest's plugins.",
+        SpawnRobotConfig,
+        SpawnRobot
+    )
+    .expands(EXPANSION_KEYS, crate::world::expand::expand_manifest)
 }

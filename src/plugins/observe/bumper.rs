@@ -24,11 +24,11 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
-use crate::plugins::observe::{check_names, check_rate, default_ignore, is_present, GeomWatch};
+use crate::plugin::check_rate;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::observe::{check_names, default_ignore, is_present, GeomWatch};
+use crate::plugins::shared::{self as common, Scope};
 
 fn d_min_force() -> f64 {
     1.0
@@ -197,18 +197,13 @@ impl Bumper {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "bumper",
-        summary: "Which bearing zone of the entity's base is pressed, every step (std_msgs/Bool per zone on bumper/<zone>).",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<BumperConfig>,
-        create: |v, a| {
-            common::require_owner("bumper", a).map_err(|e| vec![e])?;
-            construct::<BumperConfig, Bumper>(v, a, Bumper::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "bumper",
+        "Which bearing zone of the entity's base is pressed, every step (std_msgs/Bool per zone on bumper/<zone>).",
+        BumperConfig,
+        Bumper
+    )
+    .requires_owner()
 }
 
 impl Plugin for Bumper {
@@ -235,7 +230,7 @@ impl Plugin for Bumper {
                 .iter()
                 .enumerate()
                 .filter(|(_, s)| **s)
-                .map(|(g, _)| super::geom_name(m, g))
+                .map(|(g, _)| crate::plugins::shared::geom_name(m, g))
                 .collect();
             for (i, n) in self.cfg.geoms.iter().enumerate() {
                 let full = format!("{}{n}", entity.prefix);
@@ -256,8 +251,11 @@ impl Plugin for Bumper {
                 let mut any = false;
                 for (g, flag) in shell.iter_mut().enumerate() {
                     if watch.in_subtree[g]
-                        && common::unprefixed(&super::geom_name(m, g), &entity.prefix)
-                            .starts_with(p.as_str())
+                        && common::unprefixed(
+                            &crate::plugins::shared::geom_name(m, g),
+                            &entity.prefix,
+                        )
+                        .starts_with(p.as_str())
                     {
                         *flag = true;
                         any = true;

@@ -34,11 +34,12 @@ use crate::context::payload::{ClearanceReport, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
-use crate::plugins::observe::{check_names, check_rate, default_ignore, geom_name, GeomWatch};
+use crate::plugin::check_rate;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::observe::{check_names, default_ignore, GeomWatch};
+use crate::plugins::shared::geom_name;
+use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["clearance"];
@@ -204,18 +205,13 @@ impl ClearanceMonitor {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "clearance_monitor",
-        summary: "How close the entity came to anything it could collide with (mj_geomDistance under MuJoCo's pairing rule; ClearanceReport).",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<ClearanceMonitorConfig>,
-        create: |v, a| {
-            common::require_owner("clearance_monitor", a).map_err(|e| vec![e])?;
-            construct::<ClearanceMonitorConfig, ClearanceMonitor>(v, a, ClearanceMonitor::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "clearance_monitor",
+        "How close the entity came to anything it could collide with (mj_geomDistance under MuJoCo's pairing rule; ClearanceReport).",
+        ClearanceMonitorConfig,
+        ClearanceMonitor
+    )
+    .requires_owner()
 }
 
 impl Plugin for ClearanceMonitor {

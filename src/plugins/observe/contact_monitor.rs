@@ -29,13 +29,12 @@ use serde::Deserialize;
 use crate::context::payload::{ContactReport, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
-use crate::plugins::observe::{
-    check_names, check_rate, default_ignore, geom_name, is_present, GeomWatch, SpawnEdge,
-};
+use crate::plugin::check_rate;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::observe::{check_names, default_ignore, is_present, GeomWatch, SpawnEdge};
+use crate::plugins::shared::geom_name;
+use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["contact"];
@@ -46,10 +45,6 @@ fn d_min_force() -> f64 {
 fn d_rate() -> f64 {
     30.0
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `contact_monitor`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -70,10 +65,10 @@ pub struct ContactMonitorConfig {
     #[serde(default = "d_min_force")]
     pub min_force: f64,
     /// Once true, stay true until on_reset (a trial is failed, not un-failed). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub latch: bool,
     /// Spawning the watched entity (it gains presence) restarts the report. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub reset_on_spawn: bool,
     /// Endpoint publish rate (Hz). Default 30.
     #[serde(default = "d_rate")]
@@ -156,18 +151,13 @@ impl ContactMonitor {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "contact_monitor",
-        summary: "Did the entity it is nested under touch something it should not (latched ContactReport; in_contact as std_msgs/Bool on collision).",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<ContactMonitorConfig>,
-        create: |v, a| {
-            common::require_owner("contact_monitor", a).map_err(|e| vec![e])?;
-            construct::<ContactMonitorConfig, ContactMonitor>(v, a, ContactMonitor::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "contact_monitor",
+        "Did the entity it is nested under touch something it should not (latched ContactReport; in_contact as std_msgs/Bool on collision).",
+        ContactMonitorConfig,
+        ContactMonitor
+    )
+    .requires_owner()
 }
 
 impl Plugin for ContactMonitor {

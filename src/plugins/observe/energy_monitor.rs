@@ -38,11 +38,11 @@ use serde::Deserialize;
 use crate::context::payload::{EnergyReport, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
-use crate::plugins::observe::{check_rate, is_present};
+use crate::plugin::check_rate;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::observe::is_present;
+use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["battery"];
@@ -223,18 +223,13 @@ impl EnergyMonitor {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "energy_monitor",
-        summary: "What the entity's actuators cost: driving vs driven power per actuator, integrated every step (EnergyReport; BatteryState).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<EnergyMonitorConfig>,
-        create: |v, a| {
-            common::require_owner("energy_monitor", a).map_err(|e| vec![e])?;
-            construct::<EnergyMonitorConfig, EnergyMonitor>(v, a, EnergyMonitor::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "energy_monitor",
+        "What the entity's actuators cost: driving vs driven power per actuator, integrated every step (EnergyReport; BatteryState).",
+        EnergyMonitorConfig,
+        EnergyMonitor
+    )
+    .requires_owner()
 }
 
 impl Plugin for EnergyMonitor {

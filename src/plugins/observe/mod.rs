@@ -17,11 +17,22 @@ pub mod contact_monitor;
 pub mod energy_monitor;
 pub mod upright_monitor;
 
+/// This family's plugins, in catalogue order.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    vec![
+        contact_monitor::descriptor(),
+        bumper::descriptor(),
+        clearance_monitor::descriptor(),
+        energy_monitor::descriptor(),
+        upright_monitor::descriptor(),
+    ]
+}
+
 use mujoco_rs::prelude::*;
 
 use crate::context::{Entity, SimContext};
 use crate::error::ConfigError;
-use crate::plugins::core as common;
+use crate::plugins::shared as common;
 
 /// Default `ignore:` list: the ground plane (named `floor` by the built-in world and by floorplan).
 pub fn default_ignore() -> Vec<String> {
@@ -36,20 +47,6 @@ pub fn check_names(key: &str, names: &[String]) -> Vec<ConfigError> {
         .filter(|(_, n)| n.trim().is_empty())
         .map(|(i, _)| ConfigError::new(format!("{key}[{i}]"), "empty name"))
         .collect()
-}
-
-/// A finite, strictly positive rate (Hz).
-pub fn check_rate(key: &str, hz: f64) -> Option<ConfigError> {
-    (!(hz > 0.0 && hz.is_finite()))
-        .then(|| ConfigError::new(key, format!("must be > 0 (Hz), got {hz}")))
-}
-
-/// Name of geom `g` in the compiled model ("" if unnamed: then `geom#<id>`).
-pub fn geom_name(m: &MjModel, g: usize) -> String {
-    match m.id_to_name(MjtObjBase::mjOBJ_GEOM, g) {
-        Some(n) if !n.is_empty() => n.to_string(),
-        _ => format!("geom#{g}"),
-    }
 }
 
 /// The geoms one observer watches and the ones it never counts, resolved at configure.

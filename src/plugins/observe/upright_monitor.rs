@@ -25,11 +25,10 @@ use serde::Deserialize;
 use crate::context::payload::{Payload, UprightReport};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, Scope};
-use crate::plugins::observe::check_rate;
+use crate::plugin::check_rate;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["upright"];
@@ -46,10 +45,6 @@ fn d_settle() -> f64 {
 fn d_rate() -> f64 {
     30.0
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `upright_monitor`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -71,7 +66,7 @@ pub struct UprightMonitorConfig {
     #[serde(default)]
     pub namespace: Option<String>,
     /// Once fallen, stay fallen until on_reset. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub latch: bool,
     /// Endpoint publish rate (Hz). Default 30.
     #[serde(default = "d_rate")]
@@ -166,18 +161,13 @@ impl UprightMonitor {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "upright_monitor",
-        summary: "Did the entity's base tilt past max_tilt_deg or leave its settled height (UprightReport; upright as std_msgs/Bool).",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<UprightMonitorConfig>,
-        create: |v, a| {
-            common::require_owner("upright_monitor", a).map_err(|e| vec![e])?;
-            construct::<UprightMonitorConfig, UprightMonitor>(v, a, UprightMonitor::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "upright_monitor",
+        "Did the entity's base tilt past max_tilt_deg or leave its settled height (UprightReport; upright as std_msgs/Bool).",
+        UprightMonitorConfig,
+        UprightMonitor
+    )
+    .requires_owner()
 }
 
 impl Plugin for UprightMonitor {

@@ -39,7 +39,7 @@ pub struct BoxConfig {
     #[serde(default)]
     pub color: Option<Vec<f64>>,
     /// false: visual only (rays still see it; nothing collides with it). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub collide: bool,
     /// Sliding friction, or the full [sliding, torsional, rolling] triple. Default 1.0.
     #[serde(default)]
@@ -52,12 +52,8 @@ pub struct BoxConfig {
     #[serde(default)]
     pub mass: Option<f64>,
     /// false: compiled in, but absent until spawned (stored on the entity). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
-}
-
-pub(crate) fn yes() -> bool {
-    true
 }
 
 /// Checks shared by primitive props.
@@ -102,7 +98,12 @@ pub enum PrimitiveShape {
     /// A box of full extents (m).
     Box([f64; 3]),
     /// An upright cylinder: radius and full height (m).
-    Cylinder { radius: f64, height: f64 },
+    Cylinder {
+        /// Radius (m).
+        radius: f64,
+        /// Full height (m).
+        height: f64,
+    },
 }
 
 /// Everything a primitive prop needs to be built.
@@ -226,4 +227,14 @@ impl Plugin for BoxProp {
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         build_primitive(spec, b.ctx, &self.spec)
     }
+}
+
+/// The registry entry of `box`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "box",
+        "A parametric box obstacle (full extents; on the floor unless z is given; static | driven | physics).",
+        BoxConfig,
+        BoxProp
+    )
 }

@@ -12,9 +12,9 @@ use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{
-    schema_of, typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor,
-    PluginFlags, ValidateConfig,
+    typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
 };
+use crate::plugin_descriptor;
 use crate::plugins::scene::box_prop::{build_primitive, BoxConfig, PrimitiveShape, PrimitiveSpec};
 use crate::spawn::body_name_for;
 
@@ -146,13 +146,10 @@ fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<Confi
 
 /// The registry entry of `boxes`.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "boxes",
-        summary: "Many parametric boxes from one config value (each instance takes every `box` key, plus `name:`).",
-        flags: PluginFlags { provides_entity: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<PopulationConfig>,
-        create,
-        expand: None,
-    }
+    plugin_descriptor!(
+        "boxes",
+        "Many parametric boxes from one config value (each instance takes every `box` key, plus `name:`).",
+        PopulationConfig;
+        create
+    )
 }

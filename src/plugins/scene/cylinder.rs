@@ -11,12 +11,10 @@ use serde::Deserialize;
 use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    schema_of, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags,
-    ValidateConfig,
-};
+use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
 use crate::plugins::scene::box_prop::{
-    build_primitive, validate_common, yes, PrimitiveShape, PrimitiveSpec,
+    build_primitive, validate_common, PrimitiveShape, PrimitiveSpec,
 };
 use crate::plugins::scene::boxes::{parse_instances, Population, PopulationConfig};
 use crate::spawn::{body_name_for, Friction, Motion, PoseConfig};
@@ -39,7 +37,7 @@ pub struct CylinderConfig {
     #[serde(default)]
     pub color: Option<Vec<f64>>,
     /// false: visual only (rays still see it; nothing collides with it). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub collide: bool,
     /// Sliding friction, or the full [sliding, torsional, rolling] triple. Default 1.0.
     #[serde(default)]
@@ -52,7 +50,7 @@ pub struct CylinderConfig {
     #[serde(default)]
     pub mass: Option<f64>,
     /// false: compiled in, but absent until spawned (stored on the entity). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
 }
 
@@ -120,13 +118,20 @@ fn create_population(
 
 /// The registry entry of `cylinders`.
 pub fn cylinders_descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "cylinders",
-        summary: "Many parametric cylinders from one config value (each instance takes every `cylinder` key, plus `name:`).",
-        flags: PluginFlags { provides_entity: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<PopulationConfig>,
-        create: create_population,
-        expand: None,
-    }
+    plugin_descriptor!(
+        "cylinders",
+        "Many parametric cylinders from one config value (each instance takes every `cylinder` key, plus `name:`).",
+        PopulationConfig;
+        create_population
+    )
+}
+
+/// The registry entry of `cylinder`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "cylinder",
+        "A parametric upright cylinder obstacle (radius, full height; static | driven | physics; mass).",
+        CylinderConfig,
+        CylinderProp
+    )
 }

@@ -22,9 +22,9 @@ use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{
-    schema_of, typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor,
-    PluginFlags, ValidateConfig,
+    typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
 };
+use crate::plugin_descriptor;
 use crate::spawn::MJ_DEFAULT_FRICTION;
 
 /// One wall segment, in the floorplan JSON's own vocabulary (m, world frame).
@@ -614,15 +614,13 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "floorplan",
-        summary: "A floorplan as the world: ground plane `floor`, an overhead light and one box per wall segment, with door openings and lintels.",
-        flags: PluginFlags { provides_world: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<FloorplanConfig>,
-        create,
-        expand: None,
-    }
+    plugin_descriptor!(
+        "floorplan",
+        "A floorplan as the world: ground plane `floor`, an overhead light and one box per wall segment, with door openings and lintels.",
+        FloorplanConfig;
+        create
+    )
+    .provides_world()
 }
 
 fn tint(rgb: [f64; 3], t: Option<[f64; 4]>) -> [f32; 4] {
@@ -702,7 +700,7 @@ impl Plugin for Floorplan {
                 .with_name(&w.name)
                 .with_type(MjtGeomBase::mjGEOM_BOX)
                 .with_pos(w.pos)
-                .with_quat(crate::mjcf::quat_from_rpy(0.0, 0.0, w.yaw))
+                .with_quat(crate::math::quat_from_rpy(0.0, 0.0, w.yaw))
                 .with_size(w.half)
                 .with_material("floorplan_wall_mat");
         }

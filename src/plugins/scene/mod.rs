@@ -6,3 +6,15 @@ pub mod boxes;
 pub mod cylinder;
 pub mod floorplan;
 pub mod spawn_model;
+
+/// This family's plugins, in catalogue order.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    vec![
+        box_prop::descriptor(),
+        boxes::descriptor(),
+        cylinder::descriptor(),
+        cylinder::cylinders_descriptor(),
+        spawn_model::descriptor(),
+        floorplan::descriptor(),
+    ]
+}

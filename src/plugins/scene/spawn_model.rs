@@ -19,7 +19,6 @@ use crate::context::payload::{Payload, Transform};
 use crate::context::{Endpoint, EndpointId, Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::plugins::scene::box_prop::yes;
 use crate::spawn::{frame_prefix, load_model, Friction, Motion, PoseConfig, StaticTfPublisher};
 
 /// `publish_tf`: whether (and how) the root body's world pose goes on TF.
@@ -62,7 +61,7 @@ pub struct SpawnModelConfig {
     #[serde(default)]
     pub mocap: bool,
     /// false: compiled in, but absent until spawned (stored on the entity). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
     /// Total mass of the root body's geoms (kg), rescaling each in proportion.
     #[serde(default)]
@@ -148,10 +147,8 @@ impl ValidateConfig for SpawnModelConfig {
                 format!("one of false, static, dynamic (or true), got {:?}", self.publish_tf),
             ));
         }
-        if !(self.tf_rate > 0.0 && self.tf_rate.is_finite()) {
-            e.push(ConfigError::new("tf_rate", format!("must be > 0 (Hz), got {}", self.tf_rate)));
-        }
-        e.extend(crate::plugins::mobile::spawn_robot::check_names("", &self.prefix));
+        e.extend(crate::plugin::check_rate("tf_rate", self.tf_rate));
+        e.extend(crate::spawn::check_names("", &self.prefix));
         e
     }
 }
@@ -187,7 +184,7 @@ impl SpawnModel {
             parent: "world".into(),
             child: self.body.clone(),
             translation: d.xpos()[self.body_id],
-            rotation: crate::mjcf::wxyz_to_xyzw(&d.xquat()[self.body_id]),
+            rotation: crate::math::wxyz_to_xyzw(&d.xquat()[self.body_id]),
         }
     }
 }
@@ -352,4 +349,14 @@ impl Plugin for SpawnModel {
         }
         Ok(())
     }
+}
+
+/// The registry entry of `spawn_model`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "spawn_model",
+        "Place a model as a prop at a pose (static | driven | physics; scale, mass, friction, publish_tf).",
+        SpawnModelConfig,
+        SpawnModel
+    )
 }

@@ -37,11 +37,9 @@ use serde::Deserialize;
 use crate::context::payload::{Payload, Wrench};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags,
-    ValidateConfig,
-};
-use crate::plugins::core as common;
+use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared as common;
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 2] = ["wrench", "tare"];
@@ -69,10 +67,6 @@ fn d_frame() -> FtFrame {
 fn d_rate() -> f64 {
     100.0
 }
-fn yes() -> bool {
-    true
-}
-
 /// Config of `force_torque` (a component of the entry whose prefix and namespace it inherits).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -84,7 +78,7 @@ pub struct ForceTorqueConfig {
     pub frame: FtFrame,
     /// Negate the reading: report what the tool applies to the sensor (the environment's
     /// convention), not what holds the tool. Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub invert: bool,
     /// Sim time (s) at which to capture the zero offset, once per episode. Default: never.
     #[serde(default)]
@@ -134,9 +128,7 @@ impl ValidateConfig for ForceTorqueConfig {
                 e.push(ConfigError::new(k, format!("must be >= 0, got {v}")));
             }
         }
-        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         e.extend(common::check_topics(&self.topics, &ROLES));
         e
     }
@@ -292,18 +284,13 @@ impl ForceTorque {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "force_torque",
-        summary: "Six-axis force/torque sensor at a site: sensor/base/world frame, invert, tare (service, reader, tare_at_s), seeded noise.",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<ForceTorqueConfig>,
-        create: |v, a| {
-            common::require_owner("force_torque", a).map_err(|e| vec![e])?;
-            construct::<ForceTorqueConfig, ForceTorque>(v, a, ForceTorque::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "force_torque",
+        "Six-axis force/torque sensor at a site: sensor/base/world frame, invert, tare (service, reader, tare_at_s), seeded noise.",
+        ForceTorqueConfig,
+        ForceTorque
+    )
+    .requires_owner()
 }
 
 impl Plugin for ForceTorque {

@@ -24,11 +24,10 @@ use serde::Deserialize;
 use crate::context::payload::{Payload, PoseTwist, Transform};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::mjcf::{cross, quat_rotate, wxyz_to_xyzw};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, quat_mul, Scope};
+use crate::math::{cross, quat_mul, quat_rotate, wxyz_to_xyzw};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["pose"];
@@ -82,9 +81,7 @@ pub struct GroundTruthPoseConfig {
 impl ValidateConfig for GroundTruthPoseConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.rate_hz > 0.0 && self.rate_hz.is_finite()) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         if !self.body.is_empty() && !self.site.is_empty() {
             e.push(ConfigError::new(
                 "site",
@@ -227,18 +224,13 @@ pub fn model_stem(model: &str) -> &str {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "ground_truth_pose",
-        summary: "Ground-truth pose of the entity's base body (or a body / site) as a TF frame, plus a blackboard reader.",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<GroundTruthPoseConfig>,
-        create: |v, a| {
-            common::require_owner("ground_truth_pose", a).map_err(|e| vec![e])?;
-            construct::<GroundTruthPoseConfig, GroundTruthPose>(v, a, GroundTruthPose::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "ground_truth_pose",
+        "Ground-truth pose of the entity's base body (or a body / site) as a TF frame, plus a blackboard reader.",
+        GroundTruthPoseConfig,
+        GroundTruthPose
+    )
+    .requires_owner()
 }
 
 impl Plugin for GroundTruthPose {
@@ -322,7 +314,7 @@ mod tests {
 
     #[test]
     fn mat_quat_and_stem() {
-        let q = crate::mjcf::quat_from_rpy(0.3, -0.2, 2.5);
+        let q = crate::math::quat_from_rpy(0.3, -0.2, 2.5);
         let (w, x, y, z) = (q[0], q[1], q[2], q[3]);
         let m = [
             1.0 - 2.0 * (y * y + z * z),

@@ -32,12 +32,14 @@ use serde_norway::Value;
 use crate::context::payload::{Imu, Transform};
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
+use crate::math::{quat_mul, quat_normalize};
 use crate::plugin::{
-    typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags,
-    ValidateConfig,
+    typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
 };
-use crate::plugins::sensors::lidar::{frame_prefix, quat_mul, quat_normalize, unprefixed};
-use crate::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
+use crate::plugin_descriptor;
+use crate::plugins::shared::unprefixed;
+use crate::spawn::frame_prefix;
 
 /// Keys an imu's `fault:` block may write: the noise, the biases and `orientation` (seed 001), so a
 /// trial can drop the attitude channel or triple the rate noise partway through.
@@ -242,7 +244,7 @@ impl ImuConfig {
     pub fn mount_quat(&self) -> [f64; 4] {
         match (self.quat, self.rpy) {
             (Some(q), _) => quat_normalize(&q),
-            (None, Some([r, p, y])) => crate::mjcf::quat_from_rpy(r, p, y),
+            (None, Some([r, p, y])) => crate::math::quat_from_rpy(r, p, y),
             (None, None) => [1.0, 0.0, 0.0, 0.0],
         }
     }
@@ -290,9 +292,7 @@ impl ValidateConfig for ImuConfig {
                 e.push(ConfigError::new(k, "must be finite"));
             }
         }
-        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         if self.frame_id.as_deref().is_some_and(|f| f.trim().is_empty()) {
             e.push(ConfigError::new("frame_id", "must not be empty (omit it for `<label>_link`)"));
         }
@@ -403,7 +403,7 @@ impl ImuReader {
             let yaw = n(p.yaw_stddev);
             let qn =
                 quat_mul(&quat_mul(&axis_angle([0.0, 0.0, 1.0], yaw), &q), &rotvec_quat(small));
-            out.orientation = crate::mjcf::wxyz_to_xyzw(&quat_normalize(&qn));
+            out.orientation = crate::math::wxyz_to_xyzw(&quat_normalize(&qn));
             out.orientation_covariance = diag(so2, so2, so2 + p.yaw_stddev * p.yaw_stddev);
         } else {
             out.orientation = [0.0, 0.0, 0.0, 1.0];
@@ -462,15 +462,12 @@ pub struct ImuPlugin {
 /// Registry entry: a custom constructor, because a top-level imu without `body`/`site` is refused
 /// at load (its refusal depends on where the entry sits, not only on its config).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "imu",
-        summary: "Strap-down IMU at a site: angular rate, specific force (gravity included) and attitude, with seeded noise and bias.",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: crate::plugin::schema_of::<ImuConfig>,
-        create,
-        expand: None,
-    }
+    plugin_descriptor!(
+        "imu",
+        "Strap-down IMU at a site: angular rate, specific force (gravity included) and attitude, with seeded noise and bias.",
+        ImuConfig;
+        create
+    )
 }
 
 /// Typed config → validated → top-level check → plugin.
@@ -621,13 +618,14 @@ impl Plugin for ImuPlugin {
             "world".to_string()
         } else {
             unprefixed(m.id_to_name(MjtObjBase::mjOBJ_BODY, body_id).unwrap_or(""), &prefix)
+                .to_string()
         };
         let q = m.site_quat()[site_id];
         self.tf = Transform {
             parent,
             child: frame_id.clone(),
             translation: m.site_pos()[site_id],
-            rotation: crate::mjcf::wxyz_to_xyzw(&quat_normalize(&q)),
+            rotation: crate::math::wxyz_to_xyzw(&quat_normalize(&q)),
         };
 
         let reader = ImuReader {

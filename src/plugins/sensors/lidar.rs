@@ -1,5 +1,5 @@
 //! `lidar`: a 2D laser scanner by batched ray casting through the one raycast seam
-//! ([`crate::raycast::RayBatch::cast`], no GL) — seed 001 "lidar" (+ lidar_common), seed 000 §9.1.
+//! ([`crate::mujoco::raycast::RayBatch::cast`], no GL) — seed 001 "lidar" (+ lidar_common), seed 000 §9.1.
 //!
 //! Geometry. Rays are cast from a site, in the site's xy plane (the scan plane), ray `i` at
 //! bearing `angle_min + i * angle_increment` counter-clockwise from the site's +x, with
@@ -31,12 +31,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::payload::{LaserScan, Transform};
-use crate::context::{Endpoint, EndpointId, Entity, Payload, SimContext};
+use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::error::{ConfigError, HookResult};
+use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
+use crate::mujoco::frames::{relative_transform, resolve_name, FrameRef};
+use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::raycast::RayBatch;
-use crate::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
+use crate::plugins::shared::unprefixed;
+use crate::spawn::frame_prefix;
 
 /// Keys a lidar's `fault:` block may write: the ones read on every scan (seed 001 "Only keys the
 /// sensor reads per frame may be written", plus `too_close`/`no_return`, which are substituted per
@@ -332,9 +335,7 @@ impl LidarConfig {
     /// Resolve and check the per-frame values.
     pub fn params(&self) -> Result<ScanParams, Vec<ConfigError>> {
         let mut e = Vec::new();
-        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         if !(self.dropout_percent.is_finite() && (0.0..=100.0).contains(&self.dropout_percent)) {
             e.push(ConfigError::new(
                 "dropout_percent",
@@ -632,9 +633,7 @@ impl Lidar {
         };
         for (i, &(c, s)) in self.cos_sin.iter().enumerate() {
             // site-frame direction (c, s, 0) rotated to the world by the row-major site_xmat
-            self.batch.dirs[3 * i] = m[0] * c + m[1] * s;
-            self.batch.dirs[3 * i + 1] = m[3] * c + m[4] * s;
-            self.batch.dirs[3 * i + 2] = m[6] * c + m[7] * s;
+            self.batch.set_dir(i, [m[0] * c + m[1] * s, m[3] * c + m[4] * s, m[6] * c + m[7] * s]);
         }
         self.batch.cast(ctx.data_mut(), origin, self.exclude_id, None, true, p.detection_max);
         let mut rng = if p.draws() {
@@ -653,7 +652,7 @@ impl Lidar {
                     }
                 }
             }
-            let d = self.batch.dist[i];
+            let d = self.batch.dist()[i];
             let v = if d < 0.0 || d > p.detection_max {
                 p.no_return
             } else if d < p.detection_min {
@@ -687,7 +686,7 @@ impl Lidar {
 
     /// Geom ids the last scan hit (-1 = none), ray by ray: for tests and diagnostics.
     pub fn last_hit_geoms(&self) -> &[i32] {
-        &self.batch.geom
+        self.batch.geom()
     }
 }
 
@@ -766,7 +765,7 @@ impl Plugin for Lidar {
                         let id = ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).ok_or_else(|| {
                             format!("tf_parent: the root body `{}` of entity `{}` is not in the compiled model", e.body, e.name)
                         })?;
-                        (unprefixed(&e.body, &e.prefix), FrameRef::Body(id))
+                        (unprefixed(&e.body, &e.prefix).to_string(), FrameRef::Body(id))
                     }
                     (None, Some(b)) => {
                         (self.cfg.exclude_body.clone().unwrap_or_default(), FrameRef::Body(b))
@@ -832,162 +831,12 @@ impl Plugin for Lidar {
     }
 }
 
-// ------------------------------------------------------------------ shared with the other sensors
-
-pub use crate::spawn::{frame_prefix, quat_conj, quat_mul};
-
-/// `name` without the entity prefix (frame ids are unprefixed).
-pub fn unprefixed(name: &str, prefix: &str) -> String {
-    name.strip_prefix(prefix).unwrap_or(name).to_string()
-}
-
-fn obj_word(t: MjtObjBase) -> &'static str {
-    match t {
-        MjtObjBase::mjOBJ_SITE => "site",
-        MjtObjBase::mjOBJ_BODY => "body",
-        _ => "object",
-    }
-}
-
-fn obj_count(m: &MjModel, t: MjtObjBase) -> usize {
-    match t {
-        MjtObjBase::mjOBJ_SITE => m.ffi().nsite as usize,
-        MjtObjBase::mjOBJ_BODY => m.ffi().nbody as usize,
-        _ => 0,
-    }
-}
-
-/// Names of every object of type `t` under `prefix` (stripped), for error messages.
-pub fn names_under(m: &MjModel, t: MjtObjBase, prefix: &str) -> Vec<String> {
-    (0..obj_count(m, t))
-        .filter_map(|i| m.id_to_name(t, i))
-        .filter(|n| !n.is_empty() && n.starts_with(prefix))
-        .map(|n| n[prefix.len()..].to_string())
-        .collect()
-}
-
-/// Resolve `name` (unprefixed, as the model names it) under the entity's `prefix` to an id, or an
-/// error naming the key, what was looked for and what exists.
-pub fn resolve_name(
-    m: &MjModel,
-    t: MjtObjBase,
-    key: &str,
-    name: &str,
-    prefix: &str,
-    ent: Option<&Entity>,
-) -> Result<usize, String> {
-    let full = format!("{prefix}{name}");
-    if let Some(id) = m.name_to_id(t, &full) {
-        return Ok(id);
-    }
-    let word = obj_word(t);
-    let mut have = names_under(m, t, prefix);
-    if t == MjtObjBase::mjOBJ_BODY {
-        have.retain(|n| n != "world");
-    }
-    let shown = if have.len() > 40 {
-        format!("{}, ... ({} in all)", have[..40].join(", "), have.len())
-    } else {
-        have.join(", ")
-    };
-    let whose = match ent {
-        Some(e) => format!("entity `{}` (prefix `{}`)", e.name, e.prefix),
-        None => "the model".to_string(),
-    };
-    let looked = if prefix.is_empty() { String::new() } else { format!(" (looked for `{full}`)") };
-    Err(format!("{key}: no {word} `{name}` in {whose}{looked}; its {word}s: [{shown}]"))
-}
-
-/// A frame in the compiled model: a body or a site.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameRef {
-    /// Body id (0 = world).
-    Body(usize),
-    /// Site id.
-    Site(usize),
-}
-
-impl FrameRef {
-    /// A body of that name under `prefix`, else a site; `world` is the world body.
-    pub fn resolve(
-        m: &MjModel,
-        key: &str,
-        name: &str,
-        prefix: &str,
-        ent: Option<&Entity>,
-    ) -> Result<FrameRef, String> {
-        if name == "world" {
-            return Ok(FrameRef::Body(0));
-        }
-        let full = format!("{prefix}{name}");
-        if let Some(id) = m.name_to_id(MjtObjBase::mjOBJ_BODY, &full) {
-            return Ok(FrameRef::Body(id));
-        }
-        if let Some(id) = m.name_to_id(MjtObjBase::mjOBJ_SITE, &full) {
-            return Ok(FrameRef::Site(id));
-        }
-        resolve_name(m, MjtObjBase::mjOBJ_BODY, key, name, prefix, ent).map(FrameRef::Body)
-    }
-}
-
-/// Normalise a quaternion.
-pub fn quat_normalize(q: &[f64; 4]) -> [f64; 4] {
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    if n == 0.0 {
-        [1.0, 0.0, 0.0, 0.0]
-    } else {
-        [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
-    }
-}
-
-/// World pose (position m, quaternion [w, x, y, z]) of a frame at the model's reference
-/// configuration (`qpos0`), composed from `body_pos`/`body_quat` (and `site_pos`/`site_quat`).
-pub fn model_pose(m: &MjModel, f: FrameRef) -> ([f64; 3], [f64; 4]) {
-    let body_pose = |mut b: usize| {
-        let mut chain = Vec::new();
-        while b != 0 {
-            chain.push(b);
-            b = m.body_parentid()[b] as usize;
-        }
-        let (mut p, mut q) = ([0.0; 3], [1.0, 0.0, 0.0, 0.0]);
-        for &b in chain.iter().rev() {
-            let d = crate::mjcf::quat_rotate(&q, &m.body_pos()[b]);
-            p = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
-            q = quat_normalize(&quat_mul(&q, &m.body_quat()[b]));
-        }
-        (p, q)
-    };
-    match f {
-        FrameRef::Body(b) => body_pose(b),
-        FrameRef::Site(s) => {
-            let (p, q) = body_pose(m.site_bodyid()[s] as usize);
-            let d = crate::mjcf::quat_rotate(&q, &m.site_pos()[s]);
-            (
-                [p[0] + d[0], p[1] + d[1], p[2] + d[2]],
-                quat_normalize(&quat_mul(&q, &m.site_quat()[s])),
-            )
-        }
-    }
-}
-
-/// The transform `parent -> child` measured from the compiled model (reference configuration),
-/// with the given (unprefixed) frame names.
-pub fn relative_transform(
-    m: &MjModel,
-    parent: FrameRef,
-    child: FrameRef,
-    parent_name: &str,
-    child_name: &str,
-) -> Transform {
-    let (pp, pq) = model_pose(m, parent);
-    let (cp, cq) = model_pose(m, child);
-    let inv = quat_conj(&pq);
-    let t = crate::mjcf::quat_rotate(&inv, &[cp[0] - pp[0], cp[1] - pp[1], cp[2] - pp[2]]);
-    let r = quat_normalize(&quat_mul(&inv, &cq));
-    Transform {
-        parent: parent_name.to_string(),
-        child: child_name.to_string(),
-        translation: t,
-        rotation: crate::mjcf::wxyz_to_xyzw(&r),
-    }
+/// The registry entry of `lidar`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "lidar",
+        "2D lidar by batched ray casting (REP 117 specials, seeded range noise, dropout, static mount TF).",
+        LidarConfig,
+        Lidar
+    )
 }

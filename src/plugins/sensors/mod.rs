@@ -1,7 +1,20 @@
-//! roqsim_sensors: sensor devices and their capture plugins.
+//! roqsim_sensors: sensor devices, their capture plugins and joint_state_publisher.
 
 pub mod force_torque;
 pub mod ground_truth_pose;
 pub mod imu;
+pub mod joint_state_publisher;
 pub mod lidar;
 pub mod spawn_sensor;
+
+/// This family's plugins, in catalogue order.
+pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
+    vec![
+        spawn_sensor::descriptor(),
+        lidar::descriptor(),
+        imu::descriptor(),
+        joint_state_publisher::descriptor(),
+        ground_truth_pose::descriptor(),
+        force_torque::descriptor(),
+    ]
+}

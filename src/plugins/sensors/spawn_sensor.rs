@@ -15,14 +15,15 @@ use serde_norway::{Mapping, Value};
 
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::math::compose;
 use crate::plugin::{
     construct, typed_config, BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs,
-    PluginDescriptor, PluginFlags, ValidateConfig,
+    PluginDescriptor, ValidateConfig,
 };
+use crate::plugin_descriptor;
 use crate::spawn::{
-    body_names, compose, device_prefix, fill_placeholders, fill_placeholders_value, find_site,
-    load_model, static_transform, FrameRef, FrameSites, Motion, PlacedFrame, Pose,
-    StaticTfPublisher,
+    body_names, device_prefix, fill_placeholders, fill_placeholders_value, find_site, load_model,
+    static_transform, FrameRef, FrameSites, Motion, PlacedFrame, Pose, StaticTfPublisher,
 };
 use crate::world::document::Component;
 use crate::world::models::{load_manifest, resolve_model, FrameSpec};
@@ -74,12 +75,8 @@ pub struct SpawnSensorConfig {
     #[serde(default)]
     pub motion: Option<Motion>,
     /// Inject the device manifest's components (its capture plugin). Default true.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub default_plugins: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 impl ValidateConfig for SpawnSensorConfig {
@@ -113,7 +110,7 @@ impl ValidateConfig for SpawnSensorConfig {
                 e.push(ConfigError::new("frame_id", format!("`{f}` is not a frame name")));
             }
         }
-        e.extend(crate::plugins::mobile::spawn_robot::check_names(
+        e.extend(crate::spawn::check_names(
             self.namespace.as_deref().unwrap_or(""),
             self.prefix.as_deref().unwrap_or(""),
         ));
@@ -151,15 +148,13 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "spawn_sensor",
-        summary: "Attach a sensor device model at a mount (on its carrier's frame, a body, or the world) and bring its manifest's capture plugin.",
-        flags: PluginFlags { provides_entity: true, ..Default::default() },
-        expansion_keys: EXPANSION_KEYS,
-        schema: crate::plugin::schema_of::<SpawnSensorConfig>,
-        create,
-        expand: Some(expand),
-    }
+    plugin_descriptor!(
+        "spawn_sensor",
+        "Attach a sensor device model at a mount (on its carrier's frame, a body, or the world) and bring its manifest's capture plugin.",
+        SpawnSensorConfig;
+        create
+    )
+    .expands(EXPANSION_KEYS, expand)
 }
 
 fn cfg_str<'a>(m: &'a Mapping, key: &str) -> Option<&'a str> {
@@ -332,7 +327,7 @@ impl Plugin for SpawnSensor {
         // Where it hangs.
         let mount = Pose {
             pos: cfg.pos,
-            quat: crate::mjcf::quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]),
+            quat: crate::math::quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]),
         };
         let (parent_body, pose, parent_compiled) = if let Some(pf) = &cfg.parent_frame {
             let name = format!("{attach_prefix}{pf}");
@@ -405,7 +400,7 @@ impl Plugin for SpawnSensor {
                 self.prefix, m.root
             ));
         }
-        crate::mjcf::attach(
+        crate::spawn::mjcf::attach(
             spec,
             parent_body.as_deref(),
             &mut m.spec,

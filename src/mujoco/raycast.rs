@@ -21,15 +21,14 @@ pub const VISIBLE_GROUPS: [u8; mjNGROUP as usize] = {
     g
 };
 
-/// Preallocated ray directions and results for one sensor.
+/// Preallocated ray directions and results for one sensor. The buffers are private and keep the
+/// lengths [`RayBatch::new`] gave them (3 direction numbers, one distance and one geom id per
+/// ray), so `mj_multiRay` can never be handed a buffer shorter than the ray count.
 #[derive(Debug, Clone, Default)]
 pub struct RayBatch {
-    /// Unit ray directions in the world frame, 3 per ray (filled by the caller before `cast`).
-    pub dirs: Vec<f64>,
-    /// Hit distance along each ray (m); -1 = no hit within `cutoff`.
-    pub dist: Vec<f64>,
-    /// Hit geom id per ray; -1 = none.
-    pub geom: Vec<i32>,
+    dirs: Vec<f64>,
+    dist: Vec<f64>,
+    geom: Vec<i32>,
 }
 
 impl RayBatch {
@@ -48,6 +47,27 @@ impl RayBatch {
         self.dist.is_empty()
     }
 
+    /// Unit ray directions in the world frame, 3 per ray (fill before [`RayBatch::cast`]); the
+    /// slice's length is fixed.
+    pub fn dirs_mut(&mut self) -> &mut [f64] {
+        &mut self.dirs
+    }
+
+    /// Set ray `i`'s direction (world frame, unit length).
+    pub fn set_dir(&mut self, i: usize, dir: [f64; 3]) {
+        self.dirs[3 * i..3 * i + 3].copy_from_slice(&dir);
+    }
+
+    /// Hit distance along each ray (m) from the last cast; -1 = no hit within `cutoff`.
+    pub fn dist(&self) -> &[f64] {
+        &self.dist
+    }
+
+    /// Hit geom id per ray from the last cast; -1 = none.
+    pub fn geom(&self) -> &[i32] {
+        &self.geom
+    }
+
     /// Cast every ray from `origin` (world frame, m). `exclude_body` is a body id whose geoms are
     /// ignored (the sensor's housing); `mask` = `None` uses [`VISIBLE_GROUPS`]; `include_static`
     /// includes geoms of static bodies (walls); `cutoff` is the farthest distance considered (m).
@@ -61,8 +81,9 @@ impl RayBatch {
         cutoff: f64,
     ) {
         let n = self.dist.len();
+        debug_assert!(self.dirs.len() == 3 * n && self.geom.len() == n);
         let mask = mask.unwrap_or(&VISIBLE_GROUPS);
-        // SAFETY: buffers hold n rays; model and data are live and only this thread touches them.
+        // SAFETY: the private buffers hold exactly n rays (fixed by `new`); model and data are live and only this thread touches them.
         unsafe {
             let m = data.model().ffi() as *const _;
             mj_multiRay(
@@ -80,5 +101,19 @@ impl RayBatch {
                 cutoff,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_keep_the_lengths_new_gave_them() {
+        let mut b = RayBatch::new(3);
+        assert_eq!((b.len(), b.dirs_mut().len(), b.dist().len(), b.geom().len()), (3, 9, 3, 3));
+        b.set_dir(2, [0.0, 0.0, -1.0]);
+        assert_eq!(&b.dirs_mut()[6..], &[0.0, 0.0, -1.0]);
+        assert_eq!((b.dist(), b.geom()), (&[-1.0; 3][..], &[-1; 3][..]));
     }
 }

@@ -1,108 +1,11 @@
-//! Core plugins (seed 001 "Core (roqsim)") and the helpers every entity-owned plugin shares:
-//! the `requires_owner` refusal, resolving the owning entity, endpoint scoping (namespace, frame
-//! prefix, `topics:` hints) and resolving the entity's actuators, joints, bodies and sites by
-//! their unprefixed model names.
-
-pub mod joint_state_publisher;
-pub mod payload;
-
-use std::collections::BTreeMap;
+//! Resolving an entity's actuators, joints, bodies and sites by their unprefixed model names, and
+//! the facts about them plugins check (servo kind, control limits, rest poses).
 
 use mujoco_rs::mujoco_c::mjtTrn;
 use mujoco_rs::prelude::*;
 
-use crate::context::{Endpoint, Entity, SimContext};
-use crate::error::ConfigError;
-use crate::plugin::PluginArgs;
-
-/// The load-time `requires_owner` refusal: `plugin` reads the entity it is nested under, so at the
-/// top of a document (no owner) it is refused with a message saying where it goes.
-pub fn require_owner(plugin: &str, args: &PluginArgs) -> Result<(), ConfigError> {
-    if args.owner.is_some() {
-        return Ok(());
-    }
-    Err(ConfigError::new(
-        "",
-        format!(
-            "`{plugin}` belongs to a robot and must be nested under it (requires_owner): move this entry into the \
-             `components:` of the spawn entry of the robot it serves, e.g. `- spawn_robot: {{model: turtlebot4}}` / \
-             `  name: robot` / `  components: [{{{plugin}: {{...}}}}]`; ownership is position, there is no key naming the robot"
-        ),
-    ))
-}
-
-/// The entity a plugin nested at `owner` belongs to (walking up the address), cloned.
-pub fn owner_entity(ctx: &SimContext, plugin: &str, owner: Option<&str>) -> Result<Entity, String> {
-    let Some(o) = owner else {
-        return Err(format!(
-            "`{plugin}` must be nested under a robot's spawn entry (requires_owner)"
-        ));
-    };
-    ctx.entities.resolve_owner(Some(o)).cloned().ok_or_else(|| {
-        format!(
-            "`{plugin}` is nested under `{o}`, but no entity is registered at or above that address (entities: [{}]); \
-             nest it in the `components:` of a spawn entry (spawn_robot, spawn_arm, ...)",
-            ctx.entities.names().join(", ")
-        )
-    })
-}
-
-/// Transport scope of an entity-owned plugin's endpoints.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scope {
-    /// Owning entity name (the endpoint owner).
-    pub owner: String,
-    /// Namespace: the plugin's `namespace:` when set, else the entity's.
-    pub namespace: String,
-    /// Frame prefix: `<namespace>/` when the namespace is non-empty.
-    pub frame_prefix: String,
-}
-
-impl Scope {
-    /// Scope for `entity`, with an optional `namespace:` override (empty = inherit the entity's,
-    /// as the seed's `namespace: ""` default reads).
-    pub fn new(entity: &Entity, namespace: Option<&str>) -> Scope {
-        let ns = namespace
-            .filter(|s| !s.trim_matches('/').is_empty())
-            .unwrap_or(&entity.namespace)
-            .trim_matches('/')
-            .to_string();
-        let frame_prefix = if ns.is_empty() { String::new() } else { format!("{ns}/") };
-        Scope { owner: entity.name.clone(), namespace: ns, frame_prefix }
-    }
-
-    /// Apply the scope and the `topics:` override for this endpoint's role to `ep`:
-    /// owner, namespace, frame prefix, and the `("ros2", "topic", ..)` hint when `topics` names it.
-    pub fn apply(&self, ep: Endpoint, topics: &BTreeMap<String, String>) -> Endpoint {
-        let topic = topics.get(&ep.name).cloned();
-        let mut ep =
-            ep.owner(Some(&self.owner)).namespace(&self.namespace).frame_prefix(&self.frame_prefix);
-        if let Some(t) = topic {
-            ep = ep.hint("ros2", "topic", t);
-        }
-        ep
-    }
-}
-
-/// Validate a `topics:` map against the endpoint roles a plugin has: an unknown role or an empty
-/// topic is refused, naming the roles.
-pub fn check_topics(topics: &BTreeMap<String, String>, roles: &[&str]) -> Vec<ConfigError> {
-    let mut e = Vec::new();
-    for (k, v) in topics {
-        if !roles.contains(&k.as_str()) {
-            e.push(ConfigError::new(
-                format!("topics.{k}"),
-                format!("no endpoint role `{k}` here; the roles are: {}", roles.join(", ")),
-            ));
-        } else if v.trim().is_empty() || v.trim() == "/" {
-            e.push(ConfigError::new(
-                format!("topics.{k}"),
-                "empty topic: give a relative name (renamed inside the namespace) or an absolute `/name` (hardwired)",
-            ));
-        }
-    }
-    e
-}
+use crate::context::Entity;
+use crate::math::quat_mul;
 
 /// `name` with the entity prefix removed (names in payloads are the model's own).
 pub fn unprefixed<'a>(name: &'a str, prefix: &str) -> &'a str {
@@ -299,14 +202,6 @@ pub fn resolve_site(
     ))
 }
 
-/// Whether entity `name` is present (an unknown name reads as present). An absent entity is
-/// frozen and contact-free (`crate::presence`); a controller then must not drive it — an omni
-/// base's planar actuators would push a frozen, floating base away — and holds its actuators at
-/// rest instead.
-pub fn entity_present(ctx: &SimContext, name: &str) -> bool {
-    ctx.entities.get(name).is_none_or(|e| e.present)
-}
-
 /// Every actuator's control range (`[-inf, inf]` when not control-limited), read once in
 /// `configure` so a per-step clamp needs no model access.
 pub fn ctrl_limits(model: &MjModel) -> Vec<[f64; 2]> {
@@ -329,64 +224,6 @@ pub fn clamp_ctrl(model: &MjModel, act: usize, value: f64) -> f64 {
         value.clamp(lo, hi)
     } else {
         value
-    }
-}
-
-/// Refuse a second base controller on one entity (two controllers writing one robot's actuators
-/// is a config with no visible effect but a fight): the blackboard key `robot:<entity>` is taken.
-pub fn claim_robot_key(ctx: &SimContext, plugin: &str, entity: &Entity) -> Result<String, String> {
-    let key = crate::robot::robot_key(&entity.name);
-    if let Ok(h) = ctx.blackboard.get::<crate::robot::RobotHandle>(&key) {
-        return Err(format!(
-            "entity `{}` already has a base controller (`{}` serves `{key}`); `{plugin}` would drive the same robot. \
-             Keep one: override the manifest's entry by giving yours the same label, or disable one with `enabled: false`",
-            entity.name,
-            h.controller()
-        ));
-    }
-    Ok(key)
-}
-
-/// One hinge or slide joint a joint_states message carries: its id, addresses and published name.
-#[derive(Debug, Clone, PartialEq)]
-pub struct JointRef {
-    /// Joint id.
-    pub id: usize,
-    /// Name in the message: the model's own, without the spawn prefix.
-    pub name: String,
-    /// qpos address.
-    pub qpos: usize,
-    /// qvel (dof) address.
-    pub dof: usize,
-}
-
-impl JointRef {
-    /// Describe joint `id` of `entity`.
-    pub fn new(model: &MjModel, entity: &Entity, id: usize) -> JointRef {
-        let name = model
-            .id_to_name(MjtObjBase::mjOBJ_JOINT, id)
-            .map(|s| unprefixed(s, &entity.prefix).to_string())
-            .unwrap_or_default();
-        JointRef {
-            id,
-            name,
-            qpos: model.jnt_qposadr()[id] as usize,
-            dof: model.jnt_dofadr()[id] as usize,
-        }
-    }
-}
-
-/// A `JointState` payload of `joints` at the current sim time: positions (rad | m), velocities
-/// (rad/s | m/s) and the actuator effort on each dof (`qfrc_actuator`, N·m | N).
-pub fn joint_state(ctx: &SimContext, joints: &[JointRef]) -> crate::context::payload::JointState {
-    let d = ctx.data();
-    let (qpos, qvel, qfrc) = (d.qpos(), d.qvel(), d.qfrc_actuator());
-    crate::context::payload::JointState {
-        stamp: ctx.sim_time(),
-        name: joints.iter().map(|j| j.name.clone()).collect(),
-        position: joints.iter().map(|j| qpos[j.qpos]).collect(),
-        velocity: joints.iter().map(|j| qvel[j.dof]).collect(),
-        effort: joints.iter().map(|j| qfrc[j.dof]).collect(),
     }
 }
 
@@ -440,16 +277,6 @@ pub fn resolve_position_actuator(
     Ok(id)
 }
 
-/// Hamilton product of quaternions `[w, x, y, z]`.
-pub fn quat_mul(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
-    [
-        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-    ]
-}
-
 /// Pose `(pos, quat [w, x, y, z])` of `body` in the frame of its ancestor `ancestor`, from the
 /// model's rest configuration (`body_pos` / `body_quat`; joints at qpos0). Usable in `configure`
 /// before any `mj_forward`.
@@ -460,10 +287,18 @@ pub fn rest_pose_in(model: &MjModel, body: usize, ancestor: usize) -> ([f64; 3],
     let mut b = body;
     while b != ancestor && b != 0 {
         // child-in-b → child-in-parent(b)
-        let r = crate::mjcf::quat_rotate(&bquat[b], &p);
+        let r = crate::math::quat_rotate(&bquat[b], &p);
         p = [bpos[b][0] + r[0], bpos[b][1] + r[1], bpos[b][2] + r[2]];
         q = quat_mul(&bquat[b], &q);
         b = parent[b] as usize;
     }
     (p, q)
+}
+
+/// Name of geom `g` in the compiled model ("" if unnamed: then `geom#<id>`).
+pub fn geom_name(m: &MjModel, g: usize) -> String {
+    match m.id_to_name(MjtObjBase::mjOBJ_GEOM, g) {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => format!("geom#{g}"),
+    }
 }

@@ -17,10 +17,9 @@ use serde::Deserialize;
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core::{self as common, JointRef, Scope};
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared::{self as common, JointRef, Scope};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["joint_states"];
@@ -51,9 +50,7 @@ pub struct JointStatePublisherConfig {
 impl ValidateConfig for JointStatePublisherConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.rate_hz > 0.0 && self.rate_hz.is_finite()) {
-            e.push(ConfigError::new("rate_hz", format!("must be > 0 (Hz), got {}", self.rate_hz)));
-        }
+        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
         for (i, j) in self.joints.iter().enumerate() {
             if j.trim().is_empty() {
                 e.push(ConfigError::new(format!("joints[{i}]"), "empty joint name"));
@@ -88,18 +85,13 @@ impl JointStatePublisher {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "joint_state_publisher",
-        summary: "Every hinge and slide joint of the entity it is nested under, as one joint_states message.",
-        flags: PluginFlags { parallel_safe: true, ..Default::default() },
-        expansion_keys: &[],
-        schema: schema_of::<JointStatePublisherConfig>,
-        create: |v, a| {
-            common::require_owner("joint_state_publisher", a).map_err(|e| vec![e])?;
-            construct::<JointStatePublisherConfig, JointStatePublisher>(v, a, JointStatePublisher::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "joint_state_publisher",
+        "Every hinge and slide joint of the entity it is nested under, as one joint_states message.",
+        JointStatePublisherConfig,
+        JointStatePublisher
+    )
+    .requires_owner()
 }
 
 fn scalar(t: mjtJoint) -> bool {

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use mujoco_rs::prelude::*;
 
 use crate::context::SimContext;
-pub use crate::raycast::ABSENT_GEOM_GROUP;
+pub use crate::mujoco::raycast::ABSENT_GEOM_GROUP;
 
 /// Name of the static, massless body that arms gravity compensation for the world.
 pub const GRAVCOMP_ANCHOR: &str = "roqsim_presence_gravcomp_anchor";
@@ -67,8 +67,8 @@ pub fn capture(ctx: &mut SimContext) -> Result<(), String> {
             ));
         };
         let mut bodies = vec![root];
-        for b in (root + 1)..nbody {
-            if bodies.contains(&(parent[b] as usize)) {
+        for (b, &p) in parent.iter().enumerate().take(nbody).skip(root + 1) {
+            if bodies.contains(&(p as usize)) {
                 bodies.push(b);
             }
         }
@@ -98,20 +98,15 @@ pub fn set_present(ctx: &mut SimContext, name: &str, present: bool) -> Result<()
     })?;
     let was = ctx.entities.get(name).map(|e| e.present).unwrap_or(true);
     {
-        let m = ctx.model().ffi();
-        // SAFETY: raw writes into the compiled model's arrays on the physics thread (the only
-        // thread holding the model); indices come from the same model.
-        unsafe {
-            for (k, &g) in rec.geoms.iter().enumerate() {
-                let (grp, ct, ca) =
-                    if present { rec.geom_nominal[k] } else { (ABSENT_GEOM_GROUP as i32, 0, 0) };
-                *m.geom_group.add(g) = grp;
-                *m.geom_contype.add(g) = ct;
-                *m.geom_conaffinity.add(g) = ca;
-            }
-            for (k, &b) in rec.bodies.iter().enumerate() {
-                *m.body_gravcomp.add(b) = if present { rec.body_nominal[k] } else { 1.0 };
-            }
+        let mut w = ctx.model_writer();
+        for (k, &g) in rec.geoms.iter().enumerate() {
+            let (grp, ct, ca) =
+                if present { rec.geom_nominal[k] } else { (ABSENT_GEOM_GROUP as i32, 0, 0) };
+            w.geom_group(g, grp);
+            w.geom_contact(g, ct, ca);
+        }
+        for (k, &b) in rec.bodies.iter().enumerate() {
+            w.body_gravcomp(b, if present { rec.body_nominal[k] } else { 1.0 });
         }
     }
     if !present && was {

@@ -77,7 +77,7 @@ impl Strictness {
 }
 
 /// A controller's lifecycle state (lifecycle_msgs/State primary states).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum State {
     /// Loaded, not configured.
     Unconfigured,
@@ -87,6 +87,11 @@ pub enum State {
     Active,
     /// Unloaded.
     Finalized,
+    /// Declared but not loaded: what a controller the world leaves to `spawner` starts as (as
+    /// ros2_control's manager starts every controller of its parameter file). Only an initial
+    /// state: a loaded controller is never in it, and `list_controllers` does not show it.
+    #[default]
+    Unloaded,
 }
 
 impl State {
@@ -97,6 +102,7 @@ impl State {
             State::Inactive => 2,
             State::Active => 3,
             State::Finalized => 4,
+            State::Unloaded => 0,
         }
     }
     /// lifecycle_msgs/State label (`active`, ...), as list_controllers reports it.
@@ -106,11 +112,13 @@ impl State {
             State::Inactive => "inactive",
             State::Active => "active",
             State::Finalized => "finalized",
+            State::Unloaded => "unloaded",
         }
     }
     /// Parse a label (`initial_state:` config).
     pub fn parse(s: &str) -> Option<State> {
         match s {
+            "unloaded" => Some(State::Unloaded),
             "unconfigured" => Some(State::Unconfigured),
             "inactive" => Some(State::Inactive),
             "active" => Some(State::Active),
@@ -298,7 +306,7 @@ impl Registry {
     }
 
     /// Declare a controller and bring it to its `initial_state` (logged at `stamp`, as spawner
-    /// would: load, configure, activate). Refused: a name declared twice (naming both owners), and
+    /// would: load, configure, activate); `Unloaded` leaves it declared only, for `spawner`. Refused: a name declared twice (naming both owners), and
     /// an initially active controller whose command interface another active controller already
     /// holds — two command sources on one joint — naming both.
     pub fn declare(&self, spec: ControllerSpec, stamp: f64) -> Result<(), String> {
@@ -324,6 +332,9 @@ impl Registry {
         let name = spec.name.clone();
         let initial = spec.initial_state;
         r.declared.push(spec);
+        if initial == State::Unloaded {
+            return Ok(());
+        }
         r.loaded.push((name.clone(), State::Unconfigured));
         if initial != State::Unconfigured {
             r.set(&name, State::Inactive, "configure", 1, stamp);
@@ -419,11 +430,57 @@ impl Registry {
             Some(State::Active) => {
                 Err(format!("controller `{name}` is active; deactivate it before configuring it"))
             }
-            Some(_) => {
+            Some(s) => {
+                if s == State::Inactive {
+                    // ros2_control cleans an inactive controller up before configuring it again.
+                    r.set(name, State::Unconfigured, "cleanup", 2, stamp);
+                }
                 r.set(name, State::Inactive, "configure", 1, stamp);
                 Ok(())
             }
         }
+    }
+
+    /// cleanup_controller: `inactive` → `unconfigured`; an unconfigured controller is already
+    /// clean (nothing to do). Refused for an active controller and for one not loaded.
+    pub fn cleanup(&self, name: &str, stamp: f64) -> Result<(), String> {
+        let mut r = self.0.borrow_mut();
+        match r.state(name) {
+            None => Err(format!(
+                "controller `{name}` is not loaded on robot `{}` (loaded: [{}])",
+                r.entity,
+                loaded_names(&r)
+            )),
+            Some(State::Unconfigured) => Ok(()),
+            Some(State::Inactive) => {
+                r.set(name, State::Unconfigured, "cleanup", 2, stamp);
+                Ok(())
+            }
+            Some(s) => Err(format!(
+                "controller `{name}` is {} and cannot be cleaned up; deactivate it first",
+                s.label()
+            )),
+        }
+    }
+
+    /// The declared type of `name` (`None`: not declared).
+    pub fn type_of(&self, name: &str) -> Option<String> {
+        self.0.borrow().spec(name).map(|c| c.type_name.clone())
+    }
+
+    /// Every controller type the robot's plugins can load, sorted and deduplicated
+    /// (list_controller_types).
+    pub fn types(&self) -> Vec<String> {
+        let mut t: Vec<String> =
+            self.0.borrow().declared.iter().map(|c| c.type_name.clone()).collect();
+        t.sort();
+        t.dedup();
+        t
+    }
+
+    /// The update rate (Hz) the robot's controllers run at (the highest declared; 0 if none).
+    pub fn update_rate(&self) -> u32 {
+        self.0.borrow().declared.iter().map(|c| c.update_rate).max().unwrap_or(0)
     }
 
     /// unload_controller: refused while the controller is active (as upstream refuses it);
@@ -592,6 +649,11 @@ impl Registry {
     pub fn restore(&self, name: &str, stamp: f64) {
         let mut r = self.0.borrow_mut();
         let Some(initial) = r.spec(name).map(|c| c.initial_state) else { return };
+        if initial == State::Unloaded {
+            // Left to the spawner: the bringup that loaded it does not run again, so a reset
+            // keeps the manager's state, as a simulator's reset leaves ros2_control alone.
+            return;
+        }
         if r.state(name).is_none() {
             r.loaded.push((name.to_string(), State::Unconfigured));
         }

@@ -1,5 +1,5 @@
 //! MJCF/MjSpec helpers shared by build-phase plugins: the built-in world definition, attaching a
-//! child model (file or XML text) at a pose under a prefix, and small math.
+//! child model (file or XML text) at a pose under a prefix.
 
 use std::path::Path;
 
@@ -71,59 +71,4 @@ pub fn attach(
     frame
         .attach_by_deep_copy(child, prefix, "")
         .map_err(|e| format!("attach failed (prefix `{prefix}`): {e}"))
-}
-
-/// Quaternion [w, x, y, z] from roll, pitch, yaw (rad; fixed-axis XYZ, REP 103).
-pub fn quat_from_rpy(r: f64, p: f64, y: f64) -> [f64; 4] {
-    let (sr, cr) = (r * 0.5).sin_cos();
-    let (sp, cp) = (p * 0.5).sin_cos();
-    let (sy, cy) = (y * 0.5).sin_cos();
-    [
-        cr * cp * cy + sr * sp * sy,
-        sr * cp * cy - cr * sp * sy,
-        cr * sp * cy + sr * cp * sy,
-        cr * cp * sy - sr * sp * cy,
-    ]
-}
-
-/// Yaw (rad) of a quaternion [w, x, y, z].
-pub fn yaw_of(q: &[f64; 4]) -> f64 {
-    let [w, x, y, z] = *q;
-    (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z))
-}
-
-/// Rotate vector `v` by quaternion `q` ([w, x, y, z]).
-pub fn quat_rotate(q: &[f64; 4], v: &[f64; 3]) -> [f64; 3] {
-    let [w, x, y, z] = *q;
-    let u = [x, y, z];
-    let uv = cross(&u, v);
-    let uuv = cross(&u, &uv);
-    [
-        v[0] + 2.0 * (w * uv[0] + uuv[0]),
-        v[1] + 2.0 * (w * uv[1] + uuv[1]),
-        v[2] + 2.0 * (w * uv[2] + uuv[2]),
-    ]
-}
-
-/// Cross product.
-pub fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-/// MuJoCo [w, x, y, z] → ROS [x, y, z, w].
-pub fn wxyz_to_xyzw(q: &[f64; 4]) -> [f64; 4] {
-    [q[1], q[2], q[3], q[0]]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rpy_yaw_roundtrip() {
-        let q = quat_from_rpy(0.0, 0.0, 1.0);
-        assert!((yaw_of(&q) - 1.0).abs() < 1e-12);
-        let v = quat_rotate(&q, &[1.0, 0.0, 0.0]);
-        assert!((v[0] - 1f64.cos()).abs() < 1e-12 && (v[1] - 1f64.sin()).abs() < 1e-12);
-    }
 }

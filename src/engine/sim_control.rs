@@ -11,7 +11,7 @@ use mujoco_rs::mujoco_c::mj_objectVelocity;
 use mujoco_rs::prelude::*;
 
 use crate::context::{EntityKind, ResetScope, RunState, SimContext};
-use crate::mjcf::quat_rotate;
+use crate::math::quat_rotate;
 
 /// simulation_interfaces/msg/Result codes and per-service constants.
 pub mod codes {
@@ -221,7 +221,7 @@ pub fn entity_state(ctx: &SimContext, name: &str) -> Result<EntityState, Refusal
     let w = [v[0], v[1], v[2]];
     let (o, c) = (d.xpos()[b], d.xipos()[b]);
     let r = [o[0] - c[0], o[1] - c[1], o[2] - c[2]];
-    let wxr = crate::mjcf::cross(&w, &r);
+    let wxr = crate::math::cross(&w, &r);
     let linear = [v[3] + wxr[0], v[4] + wxr[1], v[5] + wxr[2]];
     Ok(EntityState { position: o, orientation: [q[1], q[2], q[3], q[0]], angular: w, linear })
 }
@@ -240,7 +240,7 @@ pub fn set_entity_state(
     let pose = match pose {
         Some((p, q)) => {
             let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-            if !(n > 1e-9) || p.iter().chain(q.iter()).any(|x| !x.is_finite()) {
+            if n.is_nan() || n <= 1e-9 || p.iter().chain(q.iter()).any(|x| !x.is_finite()) {
                 return refuse(codes::SET_INVALID_POSE, format!("invalid pose for `{name}`: the quaternion must be non-zero and every value finite"));
             }
             Some((p, [q[3] / n, q[0] / n, q[1] / n, q[2] / n]))
@@ -356,12 +356,12 @@ pub fn spawn(
             format!("`{target}` is already present (GetSpawnables lists the absent entities)"),
         );
     }
-    crate::presence::set_present(ctx, target, true)
+    crate::engine::presence::set_present(ctx, target, true)
         .map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })?;
     if pose.is_some() {
         if let Err(r) = set_entity_state(ctx, target, pose, None) {
             // Roll back: the spawn did not happen.
-            let _ = crate::presence::set_present(ctx, target, false);
+            let _ = crate::engine::presence::set_present(ctx, target, false);
             return Err(Refusal {
                 code: if r.code == codes::SET_INVALID_POSE {
                     codes::SPAWN_INVALID_POSE
@@ -389,7 +389,7 @@ pub fn delete(ctx: &mut SimContext, name: &str) -> Result<(), Refusal> {
             format!("`{name}` is already absent (it is among GetSpawnables)"),
         );
     }
-    crate::presence::set_present(ctx, name, false)
+    crate::engine::presence::set_present(ctx, name, false)
         .map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })
 }
 

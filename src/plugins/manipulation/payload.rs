@@ -5,7 +5,7 @@
 //! does not change (a point mass has no inertia about its own centre). The write happens in
 //! `configure`, after compile, on `model.body_mass`, and the derived constants
 //! (`body_subtreemass`, `dof_invweight0`, `body_invweight0`, ...) are re-derived with
-//! `mj_setConst` — the mechanism `model_override` uses for `body_mass`. `mj_setConst` runs on a
+//! `mj_setConst` through the model-write seam (`crate::mujoco::model_write`), which runs it on a
 //! scratch `mjData`, so the live state is not touched. `mass: 0` writes nothing: the unloaded
 //! cell of a sweep compiles to exactly the model of a world that never declared a payload.
 //!
@@ -19,10 +19,9 @@ use serde::Deserialize;
 
 use crate::context::SimContext;
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    construct, schema_of, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags, ValidateConfig,
-};
-use crate::plugins::core as common;
+use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::plugins::shared as common;
 
 /// Config of `payload`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -61,27 +60,6 @@ impl ValidateConfig for PayloadConfig {
     }
 }
 
-/// Re-derive the model's cached constants after a `body_mass` write (`mj_setConst`), on a scratch
-/// `mjData` so the live state (qpos, qvel, warm start) is left exactly as it was. Physics thread.
-pub fn set_const(ctx: &SimContext) {
-    let m = ctx.model();
-    let mut scratch = m.make_data();
-    // SAFETY: the model is only ever touched from the physics thread (the caller's); mj_setConst
-    // writes derived model arrays of this very model and uses `scratch` as its workspace.
-    unsafe {
-        mujoco_rs::mujoco_c::mj_setConst(m.ffi() as *const _ as *mut _, scratch.ffi_mut());
-    }
-}
-
-/// Write `body_mass[body] = mass` (kg) into the compiled model (physics thread; call
-/// [`set_const`] afterwards).
-pub fn write_body_mass(ctx: &SimContext, body: usize, mass: f64) {
-    // SAFETY: raw write into the compiled model's array on the physics thread; `body` < nbody.
-    unsafe {
-        *ctx.model().ffi().body_mass.add(body) = mass;
-    }
-}
-
 /// The `payload` plugin.
 pub struct PayloadPlugin {
     cfg: PayloadConfig,
@@ -99,18 +77,13 @@ impl PayloadPlugin {
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "payload",
-        summary: "A carried payload: a point mass (kg) added to one body of the entity it is nested under (offset refused).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: schema_of::<PayloadConfig>,
-        create: |v, a| {
-            common::require_owner("payload", a).map_err(|e| vec![e])?;
-            construct::<PayloadConfig, PayloadPlugin>(v, a, PayloadPlugin::new)
-        },
-        expand: None,
-    }
+    plugin_descriptor!(
+        "payload",
+        "A carried payload: a point mass (kg) added to one body of the entity it is nested under (offset refused).",
+        PayloadConfig,
+        PayloadPlugin
+    )
+    .requires_owner()
 }
 
 impl Plugin for PayloadPlugin {
@@ -125,8 +98,9 @@ impl Plugin for PayloadPlugin {
             return Ok(());
         }
         let current = ctx.model().body_mass()[self.body];
-        write_body_mass(ctx, self.body, current + self.cfg.mass);
-        set_const(ctx);
+        let mut w = ctx.model_writer();
+        w.body_mass(self.body, current + self.cfg.mass);
+        w.set_const();
         Ok(())
     }
 }

@@ -1,0 +1,12 @@
+//! Cross-plugin handles: objects one plugin puts on the blackboard (or registers) in `configure`
+//! and another plugin, the standalone driver or the ROS transport uses. They hold shared state on
+//! the physics thread (`Rc<RefCell<..>>`), so cloning a handle shares it; no plugin imports
+//! another plugin to reach one.
+//!
+//! - [`robot`]: `RobotHandle`, a base controller's drive/odometry handle (`robot:<entity>`);
+//! - [`controllers`]: the controller registry of one robot (ros2_control semantics);
+//! - [`sensor_fault`]: a sensor's `fault:` block, its switch and the SetBool override endpoint.
+
+pub mod controllers;
+pub mod robot;
+pub mod sensor_fault;

@@ -1,0 +1,118 @@
+//! Rigid-body math on plain arrays: quaternions `[w, x, y, z]` (MuJoCo order) unless a name says
+//! `xyzw` (ROS order), vectors `[x, y, z]`, and [`Pose`] composition.
+
+use crate::context::entities::Pose;
+
+/// Quaternion [w, x, y, z] from roll, pitch, yaw (rad; fixed-axis XYZ, REP 103).
+pub fn quat_from_rpy(r: f64, p: f64, y: f64) -> [f64; 4] {
+    let (sr, cr) = (r * 0.5).sin_cos();
+    let (sp, cp) = (p * 0.5).sin_cos();
+    let (sy, cy) = (y * 0.5).sin_cos();
+    [
+        cr * cp * cy + sr * sp * sy,
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+    ]
+}
+
+/// Yaw (rad) of a quaternion [w, x, y, z].
+pub fn yaw_of(q: &[f64; 4]) -> f64 {
+    let [w, x, y, z] = *q;
+    (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z))
+}
+
+/// Rotate vector `v` by quaternion `q` ([w, x, y, z]).
+pub fn quat_rotate(q: &[f64; 4], v: &[f64; 3]) -> [f64; 3] {
+    let [w, x, y, z] = *q;
+    let u = [x, y, z];
+    let uv = cross(&u, v);
+    let uuv = cross(&u, &uv);
+    [
+        v[0] + 2.0 * (w * uv[0] + uuv[0]),
+        v[1] + 2.0 * (w * uv[1] + uuv[1]),
+        v[2] + 2.0 * (w * uv[2] + uuv[2]),
+    ]
+}
+
+/// Cross product.
+pub fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+/// MuJoCo [w, x, y, z] → ROS [x, y, z, w].
+pub fn wxyz_to_xyzw(q: &[f64; 4]) -> [f64; 4] {
+    [q[1], q[2], q[3], q[0]]
+}
+
+/// Hamilton product `a ⊗ b`.
+pub fn quat_mul(a: &[f64; 4], b: &[f64; 4]) -> [f64; 4] {
+    [
+        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+    ]
+}
+
+/// Conjugate (the inverse of a unit quaternion).
+pub fn quat_conj(q: &[f64; 4]) -> [f64; 4] {
+    [q[0], -q[1], -q[2], -q[3]]
+}
+
+/// Compose rigid transforms: `(a ∘ b)` maps b's frame through a (`a.pos + a.rot·b.pos`, `a.q ⊗ b.q`).
+pub fn compose(a: &Pose, b: &Pose) -> Pose {
+    let r = crate::math::quat_rotate(&a.quat, &b.pos);
+    Pose {
+        pos: [a.pos[0] + r[0], a.pos[1] + r[1], a.pos[2] + r[2]],
+        quat: quat_normalize(&quat_mul(&a.quat, &b.quat)),
+    }
+}
+
+/// `a⁻¹ ∘ b`: b expressed in a's frame.
+pub fn relative(a: &Pose, b: &Pose) -> Pose {
+    let inv = quat_conj(&a.quat);
+    let d = [b.pos[0] - a.pos[0], b.pos[1] - a.pos[1], b.pos[2] - a.pos[2]];
+    Pose { pos: crate::math::quat_rotate(&inv, &d), quat: quat_normalize(&quat_mul(&inv, &b.quat)) }
+}
+
+/// Normalise a quaternion (the identity when its norm is below 1e-12).
+pub fn quat_normalize(q: &[f64; 4]) -> [f64; 4] {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    if n < 1e-12 {
+        [1.0, 0.0, 0.0, 0.0]
+    } else {
+        [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+    }
+}
+
+/// Quaternion `[x, y, z, w]` (ROS order) of a pure yaw (rad).
+pub fn yaw_quat_xyzw(yaw: f64) -> [f64; 4] {
+    let (s, c) = (yaw * 0.5).sin_cos();
+    [0.0, 0.0, s, c]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rpy_yaw_roundtrip() {
+        let q = quat_from_rpy(0.0, 0.0, 1.0);
+        assert!((yaw_of(&q) - 1.0).abs() < 1e-12);
+        let v = quat_rotate(&q, &[1.0, 0.0, 0.0]);
+        assert!((v[0] - 1f64.cos()).abs() < 1e-12 && (v[1] - 1f64.sin()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn relative_roundtrip() {
+        let a = Pose { pos: [1.0, 2.0, 0.5], quat: quat_from_rpy(0.1, 0.2, 0.3) };
+        let b = Pose { pos: [0.3, -0.2, 0.1], quat: quat_from_rpy(0.0, 0.0, 1.0) };
+        let c = compose(&a, &b);
+        let r = relative(&a, &c);
+        for i in 0..3 {
+            assert!((r.pos[i] - b.pos[i]).abs() < 1e-12);
+        }
+        assert!((r.quat[0] - b.quat[0]).abs() < 1e-12 && (r.quat[3] - b.quat[3]).abs() < 1e-12);
+    }
+}

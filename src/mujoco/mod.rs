@@ -1,0 +1,11 @@
+//! Seams into MuJoCo: the one place each kind of low-level call goes through, so its invariants
+//! (masks, buffer lengths, bounds, single-threaded use) are kept in one file.
+//!
+//! - [`raycast`]: every ray sensor casts through `RayBatch::cast` (`mj_multiRay`);
+//! - [`model_write`]: every run-time write into the compiled model goes through a `ModelWriter`;
+//! - [`frames`]: frames of the compiled model (a body or a site), resolved by name, and the
+//!   transforms between them.
+
+pub mod frames;
+pub mod model_write;
+pub mod raycast;

@@ -1,0 +1,35 @@
+//! What every plugin that places something in the world shares, one concept per file:
+//! - [`pose`]: the `pose:` shape ([`PoseConfig`]);
+//! - [`props`]: who owns a placed thing's pose ([`Motion`]), contact friction ([`Friction`]),
+//!   colours ([`check_rgba`]) and floor offsets of rotated primitives;
+//! - [`names`]: MJCF prefixes, transport namespaces and TF frame prefixes ([`frame_prefix`],
+//!   [`device_prefix`], [`body_name_for`]);
+//! - [`model`]: loading a model for attaching ([`load_model`]);
+//! - [`mjcf`]: the built-in world definition and attaching a child spec at a pose under a prefix;
+//! - [`frames`]: vendor frames ([`FrameSites`]) and their static transforms read from the compiled
+//!   model ([`static_transform`], [`StaticTfPublisher`]);
+//! - [`placeholders`]: `{frame_id}`-style placeholders in manifest component configs;
+//! - [`actuators`]: the `actuators:` block (stating a model's control law and gains) and gravity
+//!   compensation.
+//!
+//! The items of `pose`, `props`, `names`, `model`, `frames` and `placeholders` are re-exported
+//! here, so a spawn plugin imports `crate::spawn::{PoseConfig, Motion, load_model, ..}`.
+//!
+//! Conventions: positions in metres, angles in radians, quaternions `[w, x, y, z]` (MuJoCo order)
+//! unless a payload says otherwise (payload quaternions are ROS `[x, y, z, w]`).
+
+pub mod actuators;
+pub mod frames;
+pub mod mjcf;
+pub mod model;
+pub mod names;
+pub mod placeholders;
+pub mod pose;
+pub mod props;
+
+pub use frames::*;
+pub use model::*;
+pub use names::*;
+pub use placeholders::*;
+pub use pose::*;
+pub use props::*;

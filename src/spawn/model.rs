@@ -1,0 +1,136 @@
+//! Loading a model for attaching: resolve it, read its manifest, absolutize its mesh/texture file
+//! refs from the model's own dirs first, find its root body; and finding bodies and sites in a spec.
+
+use std::path::{Path, PathBuf};
+
+use mujoco_rs::prelude::*;
+use mujoco_rs::wrappers::mj_editing::MjsBody;
+
+use crate::world::models::{load_manifest, resolve_model, Manifest, ModelAsset};
+
+use super::Pose;
+
+/// A model ready to attach: its file, manifest, spec (mesh/texture refs absolutized, root body
+/// reset to the identity pose so the attach frame places it) and root body name (unprefixed).
+pub struct LoadedModel {
+    /// Where it was found.
+    pub asset: ModelAsset,
+    /// Its `<model>.manifest.yaml` (empty when it has none).
+    pub manifest: Manifest,
+    /// The child spec.
+    pub spec: MjSpec,
+    /// Name of the first body under its world body (the base / mount), unprefixed.
+    pub root: String,
+}
+
+/// Resolve `reference` (short name, `<package>:<model>`, or a path relative to `base_dir`), load
+/// its MJCF and manifest, absolutize its mesh/texture file refs ([`apply_assets`]), and reset its
+/// root body's pose to the identity (the caller's attach frame carries the spawn pose).
+pub fn load_model(reference: &str, base_dir: &Path) -> Result<LoadedModel, String> {
+    let asset = resolve_model(reference, base_dir)?;
+    let manifest = load_manifest(&asset)?;
+    let mut spec = crate::spawn::mjcf::child_spec_from_file(&asset.path)?;
+    apply_assets(&mut spec, &asset)?;
+    let root = spec.world_body().body_iter(false).next().map(|b| b.name().to_string()).ok_or_else(
+        || {
+            format!(
+                "model `{reference}` ({}) has no body under <worldbody> to spawn",
+                asset.path.display()
+            )
+        },
+    )?;
+    if root.is_empty() {
+        return Err(format!("model `{reference}`: its root body has no name; name it (e.g. <body name=\"base_link\">)"));
+    }
+    let body = spec.body_mut(&root).expect("root body exists");
+    body.set_pos([0.0; 3]);
+    body.set_quat([1.0, 0.0, 0.0, 0.0]);
+    body.alt_mut().switch_quat();
+    Ok(LoadedModel { asset, manifest, spec, root })
+}
+
+trait SetPose {
+    fn set_pos(&mut self, p: [f64; 3]);
+    fn set_quat(&mut self, q: [f64; 4]);
+}
+
+impl SetPose for MjsBody {
+    fn set_pos(&mut self, p: [f64; 3]) {
+        *self.pos_mut() = p;
+    }
+    fn set_quat(&mut self, q: [f64; 4]) {
+        *self.quat_mut() = q;
+    }
+}
+
+/// Rewrite the relative `file=` refs of a model's meshes and textures to absolute paths, found
+/// in the model's own declared `meshdir`/`texturedir` (relative to the model file) first, then in
+/// the asset's search dirs (its own dir first). MuJoCo allows one meshdir per model, so absolute
+/// paths are what lets models from several places coexist in one world. A ref found nowhere is
+/// an error naming the dirs searched.
+pub fn apply_assets(spec: &mut MjSpec, asset: &ModelAsset) -> Result<(), String> {
+    let model_dir = asset.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let meshdir = spec.compiler().meshdir().to_string();
+    let texturedir = spec.compiler().texturedir().to_string();
+    let dirs_for = |declared: &str| -> Vec<PathBuf> {
+        let mut v = Vec::new();
+        if !declared.is_empty() {
+            let d = Path::new(declared);
+            v.push(if d.is_absolute() { d.to_path_buf() } else { model_dir.join(d) });
+        }
+        v.extend(asset.asset_dirs.iter().cloned());
+        v
+    };
+    let find = |file: &str, dirs: &[PathBuf], what: &str| -> Result<Option<String>, String> {
+        if file.is_empty() || Path::new(file).is_absolute() {
+            return Ok(None);
+        }
+        for d in dirs {
+            let p = d.join(file);
+            if p.is_file() {
+                return Ok(Some(p.to_string_lossy().into_owned()));
+            }
+        }
+        Err(format!(
+            "{what} file `{file}` of model `{}` not found in {}",
+            asset.path.display(),
+            dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+        ))
+    };
+    let mesh_dirs = dirs_for(&meshdir);
+    for m in spec.mesh_iter_mut() {
+        if let Some(abs) = find(m.file(), &mesh_dirs, "mesh")? {
+            m.set_file(&abs);
+        }
+    }
+    let tex_dirs = dirs_for(&texturedir);
+    for t in spec.texture_iter_mut() {
+        if let Some(abs) = find(t.file(), &tex_dirs, "texture")? {
+            t.set_file(&abs);
+        }
+    }
+    Ok(())
+}
+
+/// Names of every body of a spec (world excluded), for error messages.
+pub fn body_names(spec: &MjSpec) -> Vec<String> {
+    spec.world_body()
+        .body_iter(true)
+        .map(|b| b.name().to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// The body a named site sits on and the site's local pose, searching the whole spec.
+pub fn find_site(spec: &MjSpec, site: &str) -> Option<(String, Pose)> {
+    let world = spec.world_body();
+    let check = |b: &MjsBody| -> Option<(String, Pose)> {
+        b.site_iter(false)
+            .find(|s| s.name() == site)
+            .map(|s| (b.name().to_string(), Pose { pos: *s.pos(), quat: *s.quat() }))
+    };
+    if let Some(r) = check(world) {
+        return Some(r);
+    }
+    world.body_iter(true).find_map(check)
+}
