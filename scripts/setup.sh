@@ -77,6 +77,9 @@ APT_PKGS=(
   libpython3.11 python3.11 python3.11-venv python3.11-dev python3-venv
   iproute2 util-linux            # ip, unshare: private network namespaces for the e2e tests
   libegl1 libegl-mesa0 libgl1-mesa-dri   # offscreen rendering (MuJoCo over EGL, Mesa software)
+  libx11-6 libxcursor1 libxrandr2 libxi6 libxkbcommon-x11-0 libgl1 libglx-mesa0  # the --view window (winit + GLX)
+  xvfb xauth                     # a virtual display for the window tests
+  ffmpeg                         # roqsim render --video (and ffprobe for its tests)
 )
 APT_ROS_PKGS=(clang libclang-dev)  # r2r's bindgen
 apt_step() {

@@ -19,6 +19,7 @@ pub mod render;
 pub mod ros;
 pub mod runner;
 pub mod spawn;
+pub mod view;
 pub mod world;
 
 pub use context::SimContext;

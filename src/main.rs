@@ -11,6 +11,9 @@ use roqsim::runner::{self, Limits};
 use roqsim::world::overrides::{load_override_file, parse_set, Assignment};
 use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
 
+mod cli_render;
+mod cli_view;
+
 /// Plugin-driven MuJoCo simulator for mobile robots, arms, mobile manipulators and conveyors.
 #[derive(Parser)]
 #[command(name = "roqsim", version, about)]
@@ -25,6 +28,8 @@ enum Command {
     Sim(SimArgs),
     /// Validate a world and compile it; reports every error at once.
     Check(WorldArgs),
+    /// A picture (PNG) or a video (MP4) of a world, without a window; one line of JSON.
+    Render(cli_render::RenderArgs),
     /// Re-run a recording from its provenance alone (`--verify`: bitwise, first divergence).
     Replay(roqsim::record::cli::ReplayArgs),
     /// Print a recording's state sample nearest a time as one line of JSON.
@@ -93,6 +98,17 @@ struct SimArgs {
     /// No progress lines on stderr.
     #[arg(long, short)]
     quiet: bool,
+    /// Open the interactive window; optionally set its camera: `--view azimuth=90,distance=3`
+    /// (keys of sim.view, layered over the world's like --set). Put WORLD before it.
+    #[arg(long, value_name = "KEY=VALUE,...", num_args = 0..=1, default_missing_value = "")]
+    view: Option<String>,
+    /// With --view: show roqsim's run panel (state, sim time, play/pause/step/reset, keys).
+    #[arg(long)]
+    right_ui: bool,
+    /// Controllers stop writing ctrl each tick (they still hold the pose on reset): the window's
+    /// actuator sliders drive the actuators, world-wide.
+    #[arg(long)]
+    manual_control: bool,
     #[command(flatten)]
     record: roqsim::record::cli::RecordArgs,
 }
@@ -143,6 +159,7 @@ fn main() -> ExitCode {
         Command::Plugins { what } => plugins_cmd(what),
         Command::Check(w) => check(w),
         Command::Sim(a) => sim(a),
+        Command::Render(a) => cli_render::render(a),
         Command::Replay(a) => roqsim::record::cli::replay(&a),
         Command::State(a) => roqsim::record::cli::state(&a),
     }
@@ -174,7 +191,10 @@ fn load(w: &WorldArgs, opts: LoadOptions) -> Result<roqsim::LoadedWorld, ConfigE
     let path =
         runner::resolve_world(&w.world).map_err(|m| ConfigErrors::from(ConfigError::new("", m)))?;
     let mut opts = opts;
-    opts.assignments = assignments(w)?;
+    // The caller's own assignments (--view) come after --override and --set.
+    let mut all = assignments(w)?;
+    all.append(&mut opts.assignments);
+    opts.assignments = all;
     load_world(&path, &opts)
 }
 
@@ -205,16 +225,42 @@ fn check(w: WorldArgs) -> ExitCode {
 }
 
 fn sim(a: SimArgs) -> ExitCode {
+    if a.view.is_some() {
+        return cli_view::sim_windowed(a);
+    }
+    let (mut engine, limits, factor) = match prepare(&a) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let result =
+        runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
+    finish(&mut engine, result, a.profile)
+}
+
+/// Load the world and build the engine as `sim` does: (engine, limits, pacing factor).
+fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
     // The recording file first: an unwritable path is refused before anything is built.
     let mut recorder = match a.record.create() {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
+    let mut view_assigns = Vec::new();
+    if let Some(spec) = &a.view {
+        match cli_view::view_assignments(spec) {
+            Ok(v) => view_assigns = v,
+            Err(e) => return Err(fail_config(&e)),
+        }
+    }
     let opts = LoadOptions {
-        assignments: Vec::new(),
+        assignments: view_assigns,
         ros: a.ros,
         tf_namespace: a.tf_namespace.clone(),
         sim_control: a.sim_control,
@@ -222,7 +268,7 @@ fn sim(a: SimArgs) -> ExitCode {
     };
     let world = match load(&a.world, opts) {
         Ok(x) => x,
-        Err(e) => return fail_config(&e),
+        Err(e) => return Err(fail_config(&e)),
     };
     for warn in &world.warnings {
         eprintln!("warning: {warn}");
@@ -235,14 +281,14 @@ fn sim(a: SimArgs) -> ExitCode {
             Ok(f) if f > 0.0 && f.is_finite() => Some(f),
             _ => {
                 eprintln!("error: --pacing takes realtime, asap or a factor > 0, got `{x}`");
-                return ExitCode::from(2);
+                return Err(ExitCode::from(2));
             }
         },
     };
     if let Some(s) = a.seconds {
         if !(s >= 0.0 && s.is_finite()) {
             eprintln!("error: --seconds must be a finite number >= 0, got {s}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
     let seed = match a.seed.or(world.sim.seed) {
@@ -264,13 +310,13 @@ fn sim(a: SimArgs) -> ExitCode {
                 "error: --seconds {s} is shorter than one physics step ({} s)",
                 world.timestep
             );
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
     if let Some(r) = recorder.as_mut() {
-        if let Err(e) = r.prepare(&run_inputs(&a, seed), &world) {
+        if let Err(e) = r.prepare(&run_inputs(a, seed), &world) {
             eprintln!("error: --record: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
     let mut engine =
@@ -278,14 +324,14 @@ fn sim(a: SimArgs) -> ExitCode {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("error: {e}");
-                return ExitCode::from(2);
+                return Err(ExitCode::from(2));
             }
         };
     if let Some(r) = recorder {
         let path = r.path().to_path_buf();
         if let Err(e) = r.attach(&mut engine) {
             eprintln!("error: --record {}: {e}", path.display());
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     }
     if a.profile {
@@ -294,32 +340,8 @@ fn sim(a: SimArgs) -> ExitCode {
             eprintln!("  {:<12} {:>9.2} ms", name, secs * 1e3);
         }
     }
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let flag = interrupted.clone();
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    }
-    let limits = Limits { steps: a.steps, seconds: a.seconds };
-    let result =
-        runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
-    let shutdown_errors = engine.shutdown();
-    match result {
-        Ok(summary) => {
-            println!("{summary}");
-            if a.profile {
-                eprint!("{}", engine.format_timing());
-            }
-            if shutdown_errors.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(1)
-        }
-    }
+    engine.ctx.run.manual_control = a.manual_control;
+    Ok((engine, Limits { steps: a.steps, seconds: a.seconds }, factor))
 }
 
 /// What the recording's provenance keeps of this command line.
@@ -336,6 +358,32 @@ fn run_inputs(a: &SimArgs, seed: u64) -> roqsim::record::RunInputs {
         sim_control: a.sim_control,
         no_communication: a.no_communication,
         seed,
+    }
+}
+
+/// Shut the engine down (every shutdown hook runs) and report the run: the exit code.
+fn finish(
+    engine: &mut Engine,
+    result: Result<runner::Summary, roqsim::SimError>,
+    profile: bool,
+) -> ExitCode {
+    let shutdown_errors = engine.shutdown();
+    match result {
+        Ok(summary) => {
+            println!("{summary}");
+            if profile {
+                eprint!("{}", engine.format_timing());
+            }
+            if shutdown_errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
     }
 }
 

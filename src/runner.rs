@@ -64,6 +64,19 @@ pub fn run(
     progress: bool,
     stop: &dyn Fn() -> bool,
 ) -> Result<Summary, SimError> {
+    run_with(engine, limits, factor, progress, stop, &mut |_| {})
+}
+
+/// [`run`] with `between` called on the physics thread after every batch of steps and every
+/// paused idle (the window's sync point).
+pub fn run_with(
+    engine: &mut Engine,
+    limits: Limits,
+    factor: Option<f64>,
+    progress: bool,
+    stop: &dyn Fn() -> bool,
+    between: &mut dyn FnMut(&mut Engine),
+) -> Result<Summary, SimError> {
     let dt = engine.dt();
     let max_steps = limits.steps.or(limits.seconds.map(|s| (s / dt).round() as u64));
     let sync = engine.sim.sync.clone();
@@ -90,6 +103,7 @@ pub fn run(
             RunState::Paused | RunState::Stopped if engine.ctx.control.pending_steps == 0 => {
                 // Pause freezes; it does not de-energize: no step, targets held, transport alive.
                 engine.idle()?;
+                between(engine);
                 std::thread::sleep(Duration::from_millis(10));
                 pacer.resync();
                 if stop() {
@@ -130,6 +144,7 @@ pub fn run(
                 break 'outer;
             }
         }
+        between(engine);
         if stop() {
             reason = "interrupted".to_string();
             break;

@@ -70,6 +70,10 @@ pub struct RunInfo {
     pub timestep: f64,
     /// State a controller without its own `initial_state` starts in (`sim.controllers`).
     pub controller_initial_state: crate::handles::controllers::State,
+    /// `--manual-control`: a person owns `data.ctrl` for the run (the window's actuator sliders).
+    /// Every controller then returns from `pre_step` without writing ctrl; it still writes the
+    /// holding pose in `on_reset`, so the sliders open at the home pose.
+    pub manual_control: bool,
 }
 
 /// The context every hook receives.

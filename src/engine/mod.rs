@@ -130,6 +130,7 @@ impl Engine {
                     .and_then(|c| c.initial_state)
                     .map(|s| s.state())
                     .unwrap_or(crate::handles::controllers::State::Unloaded),
+                manual_control: false,
             },
         );
 

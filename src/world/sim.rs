@@ -173,18 +173,61 @@ impl Pacing {
     }
 }
 
-/// `sim.view`: the initial free camera (windowed runs only).
+/// `sim.view`: the camera of the `--view` window and of `roqsim render` (docs/view.md). Every
+/// key is optional; an omitted one keeps MuJoCo's model-derived default free camera (lookat the
+/// model's centre, distance 1.5 × its extent, azimuth/elevation from `<visual><global>`).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct View {
-    /// Point the camera looks at [x, y, z] (m).
+    /// Point the camera looks at [x, y, z] (m, world frame). With `track`, an offset from the
+    /// tracked entity's root body instead.
     pub lookat: Option<[f64; 3]>,
-    /// Distance from lookat (m).
+    /// Distance from lookat (m, > 0).
     pub distance: Option<f64>,
-    /// Azimuth (deg).
+    /// Azimuth (deg): 0 looks along +x, 90 along +y (MuJoCo's convention).
     pub azimuth: Option<f64>,
-    /// Elevation (deg).
+    /// Elevation (deg): negative looks down, within (-90, 90).
     pub elevation: Option<f64>,
+    /// Keep the camera on this entity (its name, e.g. `robot`): lookat follows its root body.
+    pub track: Option<String>,
+    /// With `track`: turn with the entity's heading, so `azimuth` is relative to its yaw.
+    pub follow_heading: Option<bool>,
+}
+
+impl View {
+    /// Value checks serde cannot express (key paths under `sim.view`).
+    pub fn validate(&self, errors: &mut ConfigErrors) {
+        if let Some(l) = self.lookat {
+            if l.iter().any(|x| !x.is_finite()) {
+                errors
+                    .push("sim.view.lookat", format!("every component must be finite, got {l:?}"));
+            }
+        }
+        if let Some(d) = self.distance {
+            if !(d > 0.0 && d.is_finite()) {
+                errors.push("sim.view.distance", format!("must be a distance > 0 m, got {d}"));
+            }
+        }
+        if let Some(a) = self.azimuth {
+            if !a.is_finite() {
+                errors.push("sim.view.azimuth", format!("must be finite degrees, got {a}"));
+            }
+        }
+        if let Some(e) = self.elevation {
+            if !(e > -90.0 && e < 90.0) {
+                errors.push(
+                    "sim.view.elevation",
+                    format!("must be within (-90, 90) degrees, got {e}"),
+                );
+            }
+        }
+        if self.follow_heading == Some(true) && self.track.is_none() {
+            errors.push(
+                "sim.view.follow_heading",
+                "follows the heading of the tracked entity; set sim.view.track too",
+            );
+        }
+    }
 }
 
 /// `sim.sync`: lockstep with external controllers (see docs/recording.md).
@@ -282,6 +325,9 @@ impl SimBlock {
                      publishes to, e.g. control: [cmd_vel]",
                 );
             }
+        }
+        if let Some(v) = &self.view {
+            v.validate(errors);
         }
         if let Some(Pacing::Factor(PacingFactor { factor })) = self.pacing {
             if !(factor > 0.0 && factor.is_finite()) {

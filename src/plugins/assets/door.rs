@@ -586,7 +586,9 @@ impl Plugin for Door {
             }
         }
         let ctrl = self.target_angle().clamp(0.0, self.max_rad);
-        ctx.data_mut().ctrl_mut()[self.act] = ctrl;
+        if !ctx.run.manual_control {
+            ctx.data_mut().ctrl_mut()[self.act] = ctrl;
+        }
         Ok(())
     }
 

@@ -1603,7 +1603,9 @@ impl Plugin for ArmController {
                 }
             }
         }
-        self.write_ctrl(ctx);
+        if !ctx.run.manual_control {
+            self.write_ctrl(ctx); // --manual-control: a person owns ctrl (on_reset still holds)
+        }
         self.handle.0.borrow_mut().targets = self.targets.clone();
         Ok(())
     }

@@ -476,6 +476,9 @@ impl Plugin for AckermannDrive {
         if let Some([v, w]) = self.cfg.test_cmd {
             self.twist_command(v, w);
         }
+        if ctx.run.manual_control {
+            return Ok(()); // a person owns ctrl (--manual-control)
+        }
         if !common::entity_present(ctx, &self.entity) {
             // Absent: stop the drive; the rack holds the angle it has.
             self.target_speed = 0.0;

@@ -526,6 +526,9 @@ impl Plugin for DiffDrive {
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
         self.take_commands(ctx)?;
+        if ctx.run.manual_control {
+            return Ok(()); // a person owns ctrl (--manual-control)
+        }
         if !common::entity_present(ctx, &self.entity) {
             // Absent: drop the command, brake the wheels (velocity servos at 0).
             self.cmd = None;

@@ -594,6 +594,9 @@ impl Plugin for OmniDrive {
         if let Some(t) = self.cfg.test_cmd {
             self.cmd = Some((t, now));
         }
+        if ctx.run.manual_control {
+            return Ok(()); // a person owns ctrl (--manual-control)
+        }
         if !common::entity_present(ctx, &self.entity) {
             // Absent: the planar drive would push the frozen, contact-free base away. Hold it.
             self.cmd = None;

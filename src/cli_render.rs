@@ -1,0 +1,215 @@
+//! `roqsim render WORLD`: a picture or a video of a world without a window. The world is built
+//! as `sim` builds it (plugins run, so scripted commands and controllers move things), transport
+//! plugins dropped (a render needs no ROS), stepped asap to `--at`, and rendered through the
+//! engine's one offscreen render service. Stdout is exactly one line of JSON.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use roqsim::view::camera::ViewCamera;
+use roqsim::view::overlays::{self, Overlay};
+use roqsim::view::shot;
+use roqsim::{Engine, EngineOptions, LoadOptions};
+
+use super::{cli_view, fail_config, load, WorldArgs};
+
+#[derive(Args)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    world: WorldArgs,
+    /// Sim time of the picture (s), or the start of the video; the world runs asap up to it.
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS", allow_negative_numbers = true)]
+    at: f64,
+    /// The PNG to write.
+    #[arg(long, default_value = "shot.png", value_name = "FILE")]
+    out: PathBuf,
+    /// Image size in pixels, WIDTHxHEIGHT (1..=8192 each).
+    #[arg(long, default_value = "1280x720", value_name = "WxH")]
+    size: String,
+    /// The camera: keys of sim.view, layered over the world's (`azimuth=90,distance=3`).
+    #[arg(long, value_name = "KEY=VALUE,...")]
+    view: Option<String>,
+    /// The run's seed (wins over sim.seed; default 0).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Write a video (H.264 MP4 through ffmpeg) instead of a picture.
+    #[arg(long, value_name = "FILE")]
+    video: Option<PathBuf>,
+    /// With --video: its length in sim seconds.
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// With --video: frames per sim second.
+    #[arg(long, default_value_t = 30.0)]
+    fps: f64,
+    /// Paint an overlay (`clock`, `clock:anchor=bottom-right`); repeatable; `list` lists them.
+    #[arg(long = "overlay", value_name = "NAME[:KEY=VALUE,...]")]
+    overlays: Vec<String>,
+}
+
+fn refuse(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+pub fn render(a: RenderArgs) -> ExitCode {
+    if a.overlays.iter().any(|o| o == "list") {
+        for d in overlays::registry() {
+            println!("{:<12} {} (built in)", d.name, d.summary);
+        }
+        return ExitCode::SUCCESS;
+    }
+    // Every flag is checked before anything is built.
+    let (w, h) = match shot::parse_size(&a.size) {
+        Ok(s) => s,
+        Err(e) => return refuse(e),
+    };
+    if !(a.at >= 0.0 && a.at.is_finite()) {
+        return refuse(format!("--at must be a sim time >= 0 s, got {}", a.at));
+    }
+    let mut ovs: Vec<Box<dyn Overlay>> = Vec::new();
+    for spec in &a.overlays {
+        match overlays::parse(spec) {
+            Ok(o) => ovs.push(o),
+            Err(e) => return refuse(e),
+        }
+    }
+    let video = match &a.video {
+        None => {
+            if a.seconds.is_some() {
+                return refuse("--seconds is the length of a --video; give --video FILE too");
+            }
+            None
+        }
+        Some(path) => {
+            let Some(secs) = a.seconds else {
+                return refuse("--video needs --seconds S (its length in sim seconds)");
+            };
+            if !(secs > 0.0 && secs.is_finite()) {
+                return refuse(format!("--seconds must be > 0, got {secs}"));
+            }
+            if !(a.fps > 0.0 && a.fps <= 1000.0) {
+                return refuse(format!("--fps must be within (0, 1000], got {}", a.fps));
+            }
+            if w % 2 == 1 || h % 2 == 1 {
+                return refuse(format!(
+                    "--size {}: a --video needs even sides (H.264 yuv420p), e.g. {}x{}",
+                    a.size,
+                    w + w % 2,
+                    h + h % 2
+                ));
+            }
+            let prog = match shot::ffmpeg() {
+                Ok(p) => p,
+                Err(e) => return refuse(e),
+            };
+            if let Err(e) = shot::check_writable(path, "--video") {
+                return refuse(e);
+            }
+            Some((path.clone(), secs, prog))
+        }
+    };
+    if video.is_none() {
+        if let Err(e) = shot::check_writable(&a.out, "--out") {
+            return refuse(e);
+        }
+    }
+    let assigns = match a.view.as_deref().map(cli_view::view_assignments).transpose() {
+        Ok(v) => v.unwrap_or_default(),
+        Err(e) => return fail_config(&e),
+    };
+    let opts = LoadOptions { assignments: assigns, no_communication: true, ..Default::default() };
+    let world = match load(&a.world, opts) {
+        Ok(x) => x,
+        Err(e) => return fail_config(&e),
+    };
+    let seed = a.seed.or(world.sim.seed).unwrap_or(0);
+    let mut engine = match Engine::new(world, EngineOptions { profile: false, seed: Some(seed) }) {
+        Ok(e) => e,
+        Err(e) => return refuse(e),
+    };
+    let view = engine.sim.view.clone().unwrap_or_default();
+    let camera = match ViewCamera::resolve(&view, &engine.ctx) {
+        Ok(c) => c,
+        Err(e) => return refuse(e),
+    };
+    for o in ovs.iter_mut() {
+        if let Err(e) = o.prepare(w, h) {
+            return refuse(format!("--overlay {}: {e}", o.name()));
+        }
+    }
+    if let Err(e) = shot::advance_to(&mut engine, a.at, "--at") {
+        return refuse(e);
+    }
+    let line = match video {
+        None => match still(&mut engine, &camera, w, h, &mut ovs, &a.out) {
+            Ok(()) => serde_json::json!({
+                "out": a.out.display().to_string(),
+                "time": engine.sim_time(),
+                "size": [w, h],
+                "seed": seed,
+                "camera": camera.to_json(),
+                "view": camera.to_view_arg(),
+            }),
+            Err(e) => return refuse(e),
+        },
+        Some((path, secs, prog)) => {
+            let start = engine.sim_time();
+            match clip(&mut engine, &camera, w, h, &mut ovs, &path, secs, a.fps, &prog) {
+                Ok(frames) => serde_json::json!({
+                    "video": path.display().to_string(),
+                    "frames": frames,
+                    "fps": a.fps,
+                    "from": start,
+                    "to": engine.sim_time(),
+                    "size": [w, h],
+                    "seed": seed,
+                    "camera": camera.to_json(),
+                    "view": camera.to_view_arg(),
+                }),
+                Err(e) => return refuse(e),
+            }
+        }
+    };
+    println!("{line}");
+    ExitCode::SUCCESS
+}
+
+fn still(
+    engine: &mut Engine,
+    camera: &ViewCamera,
+    w: u32,
+    h: u32,
+    ovs: &mut [Box<dyn Overlay>],
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let mut rgb = shot::render_rgb(engine, camera, w, h)?;
+    shot::paint(ovs, &mut rgb, w, h, engine.sim_time())?;
+    shot::write_png(out, w, h, &rgb)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn clip(
+    engine: &mut Engine,
+    camera: &ViewCamera,
+    w: u32,
+    h: u32,
+    ovs: &mut [Box<dyn Overlay>],
+    path: &std::path::Path,
+    secs: f64,
+    fps: f64,
+    prog: &str,
+) -> Result<u64, String> {
+    let n = (secs * fps).round().max(1.0) as u64;
+    let start = engine.sim_time();
+    let mut video = shot::VideoWriter::start(prog, path, w, h, fps)?;
+    let mut bar = shot::Progress::new(n);
+    for k in 0..n {
+        shot::advance_to(engine, start + k as f64 / fps, "--seconds")?;
+        let mut rgb = shot::render_rgb(engine, camera, w, h)?;
+        shot::paint(ovs, &mut rgb, w, h, engine.sim_time())?;
+        video.push(&rgb)?;
+        bar.update(k + 1);
+    }
+    video.finish()
+}
