@@ -34,6 +34,10 @@ enum Command {
     Check(WorldArgs),
     /// A picture (PNG) or a video (MP4) of a world, without a window; one line of JSON.
     Render(cli_render::RenderArgs),
+    /// Re-run a recording from its provenance alone (`--verify`: bitwise, first divergence).
+    Replay(crate::record::cli::ReplayArgs),
+    /// Print a recording's state sample nearest a time as one line of JSON.
+    State(crate::record::cli::StateArgs),
     /// List or describe the built-in plugins.
     Plugins {
         #[command(subcommand)]
@@ -139,6 +143,8 @@ struct SimArgs {
     /// actuator sliders drive the actuators, world-wide.
     #[arg(long)]
     manual_control: bool,
+    #[command(flatten)]
+    record: crate::record::cli::RecordArgs,
 }
 
 fn assignments(w: &WorldArgs) -> Result<Vec<Assignment>, ConfigErrors> {
@@ -204,6 +210,8 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
         Command::Sim(a) => sim(a),
         Command::Render(a) => cli_render::render(a),
         Command::Export { what } => export_cmd(what),
+        Command::Replay(a) => crate::record::cli::replay(&a),
+        Command::State(a) => crate::record::cli::state(&a),
         Command::Scenes { what } => crate::introspect::cli::scenes(what),
         Command::Catalog { what } => crate::introspect::cli::catalog(what),
     }
@@ -288,6 +296,14 @@ fn sim(a: SimArgs) -> ExitCode {
 
 /// Load the world and build the engine as `sim` does: (engine, limits, pacing factor).
 fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
+    // The recording file first: an unwritable path is refused before anything is built.
+    let mut recorder = match a.record.create() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Err(ExitCode::from(2));
+        }
+    };
     let mut view_assigns = Vec::new();
     if let Some(spec) = &a.view {
         match cli_view::view_assignments(spec) {
@@ -349,6 +365,12 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
             return Err(ExitCode::from(2));
         }
     }
+    if let Some(r) = recorder.as_mut() {
+        if let Err(e) = r.prepare(&run_inputs(a, seed), &world) {
+            eprintln!("error: --record: {e}");
+            return Err(ExitCode::from(2));
+        }
+    }
     let mut engine =
         match Engine::new(world, EngineOptions { profile: a.profile, seed: Some(seed) }) {
             Ok(e) => e,
@@ -357,6 +379,13 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
                 return Err(ExitCode::from(2));
             }
         };
+    if let Some(r) = recorder {
+        let path = r.path().to_path_buf();
+        if let Err(e) = r.attach(&mut engine) {
+            eprintln!("error: --record {}: {e}", path.display());
+            return Err(ExitCode::from(2));
+        }
+    }
     if a.profile {
         eprintln!("load phases:");
         for (name, secs) in engine.load_report() {
@@ -365,6 +394,23 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
     }
     engine.ctx.run.manual_control = a.manual_control;
     Ok((engine, Limits { steps: a.steps, seconds: a.seconds }, factor))
+}
+
+/// What the recording's provenance keeps of this command line.
+fn run_inputs(a: &SimArgs, seed: u64) -> crate::record::RunInputs {
+    let world_path = runner::resolve_world(&a.world.world).unwrap_or_default();
+    crate::record::RunInputs {
+        world_ref: a.world.world.clone(),
+        world_yaml: std::fs::read_to_string(&world_path).unwrap_or_default(),
+        world_path,
+        assignments: assignments(&a.world).unwrap_or_default(),
+        override_files: a.world.overrides.clone(),
+        ros: a.ros,
+        tf_namespace: a.tf_namespace.clone(),
+        sim_control: a.sim_control,
+        no_communication: a.no_communication,
+        seed,
+    }
 }
 
 /// Shut the engine down (every shutdown hook runs) and report the run: the exit code.

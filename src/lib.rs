@@ -18,6 +18,7 @@ pub mod math;
 pub mod mujoco;
 pub mod plugin;
 pub mod plugins;
+pub mod record;
 pub mod render;
 pub mod ros;
 pub mod runner;

@@ -79,6 +79,10 @@ pub fn run_with(
 ) -> Result<Summary, SimError> {
     let dt = engine.dt();
     let max_steps = limits.steps.or(limits.seconds.map(|s| (s / dt).round() as u64));
+    let sync = engine.sim.sync.clone();
+    let mut lock = crate::engine::lockstep::Lockstep::new(engine, sync.as_ref())?;
+    // Lockstep paces itself on the controller: no wall-clock pacing.
+    let factor = if lock.is_some() { None } else { factor };
     let mut pacer = Pacer::new(dt, factor);
     let start = Instant::now();
     let mut last_report = start;
@@ -123,8 +127,14 @@ pub fn run_with(
                     break 'outer;
                 }
             }
+            if let Some(l) = lock.as_mut() {
+                l.before_step(engine, stop)?;
+            }
             engine.step()?;
             steps += 1;
+            if let Some(l) = lock.as_mut() {
+                l.after_step(engine, stop)?;
+            }
             if stepping_paused {
                 engine.ctx.control.pending_steps =
                     engine.ctx.control.pending_steps.saturating_sub(1);

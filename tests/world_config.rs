@@ -325,6 +325,30 @@ fn bad_34_bridge_only_failure_names_both_ways_out() {
 }
 
 #[test]
+fn bad_35_sync_block_values() {
+    refused(
+        "sim: {sync: {enabled: true, timeout_s: 2.0}}\n",
+        "sim.sync.control",
+        "lockstep waits for control but names no inbound endpoint: list the endpoints the controller publishes to, e.g. control: [cmd_vel]",
+    );
+    refused(
+        "sim: {sync: {timeout_s: 0}}\n",
+        "sim.sync.timeout_s",
+        "must be a positive number of seconds, got 0",
+    );
+    refused(
+        "sim: {sync: {wait_for: [sensors, odometry]}}\n",
+        "sim.sync.wait_for[1]",
+        "unknown gate `odometry`: use sensors or control",
+    );
+    assert!(load("sim: {sync: {enabled: false}}\ncomponents:\n  - dummy: {}\n").is_ok());
+    assert!(load(
+        "sim: {sync: {enabled: true, wait_for: [sensors]}}\ncomponents:\n  - dummy: {}\n"
+    )
+    .is_ok());
+}
+
+#[test]
 fn every_error_is_reported_at_once() {
     let yaml = "sim: {timestep: 0, bogus: 1}\ncomponents:\n  - dummy: {size: -1}\n    name: a\n  - nope: {}\n  - dummy: {name: x}\n";
     let e = load(yaml).unwrap_err();

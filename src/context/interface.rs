@@ -54,6 +54,8 @@ pub struct Endpoint {
     published_tick: Option<u64>,
     /// Delivered, not yet taken (in).
     inbox: VecDeque<Payload>,
+    /// Payloads delivered since the run started (in; never reset): the lockstep gate counts them.
+    delivered: u64,
 }
 
 impl Endpoint {
@@ -80,6 +82,7 @@ impl Endpoint {
             latest: None,
             published_tick: None,
             inbox: VecDeque::new(),
+            delivered: 0,
         }
     }
     /// Set the owner entity.
@@ -116,6 +119,10 @@ impl Endpoint {
     pub fn get_hint(&self, backend: &str, key: &str) -> Option<&str> {
         self.backend.get(backend)?.get(key).map(String::as_str)
     }
+    /// Payloads delivered to this endpoint since the run started.
+    pub fn delivered(&self) -> u64 {
+        self.delivered
+    }
     /// The latest published payload and the tick it was published at.
     pub fn latest(&self) -> Option<(&Payload, u64)> {
         Some((self.latest.as_ref()?, self.published_tick?))
@@ -141,6 +148,8 @@ pub struct Interface {
     endpoints: Vec<Endpoint>,
     physics_hz: f64,
     extra_rates: Vec<RateRow>,
+    /// Copies of delivered inbound payloads, kept while an observer (the recorder) asks.
+    tap: Option<Vec<(EndpointId, Payload)>>,
     /// Log lines produced by rate snapping (drained by the engine into the log).
     pub notes: Vec<SnapNote>,
 }
@@ -253,7 +262,29 @@ impl Interface {
 
     /// Deliver an inbound payload (physics thread).
     pub fn deliver(&mut self, id: EndpointId, payload: Payload) {
-        self.endpoints[id].inbox.push_back(payload);
+        if let Some(tap) = &mut self.tap {
+            tap.push((id, payload.clone()));
+        }
+        let ep = &mut self.endpoints[id];
+        ep.delivered += 1;
+        ep.inbox.push_back(payload);
+    }
+
+    /// Keep a copy of every payload delivered from now on (the recorder's inbound log).
+    pub fn enable_tap(&mut self) {
+        self.tap.get_or_insert_with(Vec::new);
+    }
+
+    /// The payloads delivered since the last call, in delivery order.
+    pub fn take_tapped(&mut self) -> Vec<(EndpointId, Payload)> {
+        self.tap.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Forget the payloads delivered since the last take (a reset clears their inboxes).
+    pub fn discard_tapped(&mut self) {
+        if let Some(t) = &mut self.tap {
+            t.clear();
+        }
     }
 
     /// Take the newest delivered payload, dropping older ones.

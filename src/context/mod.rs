@@ -268,6 +268,18 @@ impl SimContext {
         n
     }
 
+    /// Wait up to `timeout` for a command, then run it and every other queued one (the lockstep
+    /// barrier waits on the queue this way). Returns how many ran.
+    pub fn drain_commands_for(&mut self, timeout: std::time::Duration) -> usize {
+        match self.rx.recv_timeout(timeout) {
+            Ok(cmd) => {
+                cmd(self);
+                1 + self.drain_commands()
+            }
+            Err(_) => 0,
+        }
+    }
+
     /// Turn on snapshot publication after each step (a cross-thread reader asks for it).
     pub fn enable_snapshot(&mut self) -> Arc<ArcSwap<Snapshot>> {
         self.snapshot_enabled = true;

@@ -2,9 +2,30 @@
 //!
 //! Units and frames follow REP 103 (SI units; x forward, y left, z up; quaternions here are
 //! `[x, y, z, w]` as in geometry_msgs). Stamps are simulation time in seconds.
+//!
+//! Every payload serializes (serde) so a recording can keep the inbound ones and a replay can
+//! deliver them again; a call's or goal's channels are not data: they serialize as the request
+//! alone and deserialize with fresh channels nobody listens on.
+
+use serde::{Deserialize, Serialize};
+
+/// serde for a 6×6 covariance (serde derives arrays up to 32 elements only).
+mod arr36 {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(a: &[f64; 36], s: S) -> Result<S::Ok, S::Error> {
+        a.as_slice().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<[f64; 36], D::Error> {
+        let v = Vec::<f64>::deserialize(d)?;
+        let n = v.len();
+        v.try_into().map_err(|_| serde::de::Error::invalid_length(n, &"36 numbers"))
+    }
+}
 
 /// A rigid transform `parent → child`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Transform {
     /// Parent frame id (unnamespaced; the bridge applies frame prefixes).
     pub parent: String,
@@ -17,7 +38,7 @@ pub struct Transform {
 }
 
 /// nav_msgs/Odometry shape.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Odometry {
     /// Sim time (s).
     pub stamp: f64,
@@ -34,8 +55,10 @@ pub struct Odometry {
     /// Angular velocity [x, y, z] (rad/s) in `child_frame_id`.
     pub angular: [f64; 3],
     /// Row-major 6×6 pose covariance.
+    #[serde(with = "arr36")]
     pub pose_covariance: [f64; 36],
     /// Row-major 6×6 twist covariance.
+    #[serde(with = "arr36")]
     pub twist_covariance: [f64; 36],
     /// Broadcast `frame_id → child_frame_id` on TF with it.
     pub publish_tf: bool,
@@ -59,7 +82,7 @@ impl Default for Odometry {
 }
 
 /// sensor_msgs/LaserScan shape (REP 117: -inf too close, +inf no return).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct LaserScan {
     /// Sim time (s) of the scan.
     pub stamp: f64,
@@ -86,7 +109,7 @@ pub struct LaserScan {
 }
 
 /// sensor_msgs/Imu shape.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Imu {
     /// Sim time (s).
     pub stamp: f64,
@@ -107,7 +130,7 @@ pub struct Imu {
 }
 
 /// sensor_msgs/JointState shape.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct JointState {
     /// Sim time (s).
     pub stamp: f64,
@@ -123,7 +146,7 @@ pub struct JointState {
 
 /// sensor_msgs/Range shape: one reading of an active ranger (REP 117: -inf too close, +inf no
 /// return).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Range {
     /// Sim time (s) of the reading.
     pub stamp: f64,
@@ -144,7 +167,7 @@ pub struct Range {
 }
 
 /// sensor_msgs/PointCloud2 of bare points: fields x, y, z (float32), one row (height 1).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PointCloud {
     /// Sim time (s) of the scan.
     pub stamp: f64,
@@ -155,7 +178,7 @@ pub struct PointCloud {
 }
 
 /// sensor_msgs/NavSatFix shape.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct NavSatFix {
     /// Sim time (s) of the fix.
     pub stamp: f64,
@@ -178,7 +201,7 @@ pub struct NavSatFix {
 }
 
 /// geometry_msgs/TwistWithCovarianceStamped shape (a measured velocity).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TwistCov {
     /// Sim time (s).
     pub stamp: f64,
@@ -189,11 +212,12 @@ pub struct TwistCov {
     /// Angular [x, y, z] (rad/s).
     pub angular: [f64; 3],
     /// Row-major 6×6 covariance.
+    #[serde(with = "arr36")]
     pub covariance: [f64; 36],
 }
 
 /// geometry_msgs/Twist shape (an inbound velocity command).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Twist {
     /// Linear [x, y, z] (m/s).
     pub linear: [f64; 3],
@@ -202,7 +226,7 @@ pub struct Twist {
 }
 
 /// geometry_msgs/PoseStamped (+ twist) of a body: ground truth.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PoseTwist {
     /// Sim time (s).
     pub stamp: f64,
@@ -221,7 +245,7 @@ pub struct PoseTwist {
 }
 
 /// ackermann_msgs/AckermannDrive shape.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct AckermannDrive {
     /// Steering angle (rad), left positive.
     pub steering_angle: f64,
@@ -236,7 +260,7 @@ pub struct AckermannDrive {
 }
 
 /// geometry_msgs/WrenchStamped shape.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Wrench {
     /// Sim time (s).
     pub stamp: f64,
@@ -249,7 +273,7 @@ pub struct Wrench {
 }
 
 /// One point of a joint trajectory (trajectory_msgs/JointTrajectoryPoint shape).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TrajectoryPoint {
     /// Positions (rad or m), one per joint name; may be empty.
     pub positions: Vec<f64>,
@@ -264,7 +288,7 @@ pub struct TrajectoryPoint {
 }
 
 /// Per-joint tolerance (control_msgs/JointTolerance shape); 0 = use the default, -1 = none.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct JointTolerance {
     /// Joint name.
     pub name: String,
@@ -277,7 +301,7 @@ pub struct JointTolerance {
 }
 
 /// A FollowJointTrajectory goal (control_msgs/action/FollowJointTrajectory shape, joint part).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TrajectoryGoal {
     /// Joint names, in the order of every point's arrays.
     pub joint_names: Vec<String>,
@@ -292,7 +316,7 @@ pub struct TrajectoryGoal {
 }
 
 /// A GripperCommand goal (control_msgs/GripperCommand shape).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct GripperGoal {
     /// Target position (m of opening, or the joint's unit).
     pub position: f64,
@@ -301,7 +325,7 @@ pub struct GripperGoal {
 }
 
 /// The outcome of an action goal, as the producer grades it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ActionOutcome {
     /// `Succeeded`, `Aborted` or `Canceled`.
     pub status: GoalStatus,
@@ -315,7 +339,7 @@ pub struct ActionOutcome {
 }
 
 /// Terminal status of a goal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum GoalStatus {
     /// Done as asked.
     Succeeded,
@@ -349,6 +373,37 @@ pub struct ActionCall {
     pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
+impl Serialize for ServiceCall {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.request.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ServiceCall {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let request = Box::new(Payload::deserialize(d)?);
+        Ok(ServiceCall { request, reply: crossbeam_channel::unbounded().0 })
+    }
+}
+
+impl Serialize for ActionCall {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.goal.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for ActionCall {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let goal = Box::new(Payload::deserialize(d)?);
+        Ok(ActionCall {
+            goal,
+            feedback: crossbeam_channel::unbounded().0,
+            outcome: crossbeam_channel::unbounded().0,
+            cancel: Default::default(),
+        })
+    }
+}
+
 impl PartialEq for ServiceCall {
     fn eq(&self, o: &Self) -> bool {
         self.request == o.request
@@ -363,7 +418,7 @@ impl PartialEq for ActionCall {
 
 /// What `contact_monitor` reports: did the watched entity touch something it should not
 /// (seed 001 core `contact_monitor`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContactReport {
     /// Sim time (s) of the report.
     pub stamp: f64,
@@ -381,7 +436,7 @@ pub struct ContactReport {
 
 /// What `clearance_monitor` reports: how close the watched entity came to anything it could
 /// collide with (seed 001 core `clearance_monitor`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClearanceReport {
     /// Sim time (s) of the report.
     pub stamp: f64,
@@ -399,7 +454,7 @@ pub struct ClearanceReport {
 
 /// What `energy_monitor` reports: the actuators' energy bill, integrated at the physics rate
 /// (seed 001 core `energy_monitor`, "What a run cost").
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct EnergyReport {
     /// Sim time (s) of the report.
     pub stamp: f64,
@@ -435,7 +490,7 @@ pub struct EnergyReport {
 
 /// What `upright_monitor` reports: is the body still in the plane it settled in (seed 001 core
 /// `upright_monitor`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UprightReport {
     /// Sim time (s) of the report.
     pub stamp: f64,
@@ -459,7 +514,7 @@ pub struct UprightReport {
 
 /// A controller lifecycle transition (lifecycle_msgs/msg/TransitionEvent shape: the transition
 /// and the primary states before and after it), stamped with sim time.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TransitionEvent {
     /// Sim time (s) of the transition (TransitionEvent.timestamp is in nanoseconds on the wire).
     pub stamp: f64,
@@ -479,7 +534,7 @@ pub struct TransitionEvent {
 
 /// sensor_msgs/Image shape. `data` is shared, so handing a frame to several consumers copies no
 /// pixels.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Image {
     /// Sim time (s) of the render.
     pub stamp: f64,
@@ -498,7 +553,7 @@ pub struct Image {
 }
 
 /// sensor_msgs/CompressedImage shape.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CompressedImage {
     /// Sim time (s) of the render.
     pub stamp: f64,
@@ -511,7 +566,7 @@ pub struct CompressedImage {
 }
 
 /// sensor_msgs/CameraInfo shape (plumb_bob, monocular).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct CameraInfo {
     /// Sim time (s) of the render it describes.
     pub stamp: f64,
@@ -534,7 +589,7 @@ pub struct CameraInfo {
 }
 
 /// One field of a point cloud (sensor_msgs/PointField shape).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PointField {
     /// `x`, `y`, `z`, `rgb`.
     pub name: String,
@@ -547,7 +602,7 @@ pub struct PointField {
 }
 
 /// sensor_msgs/PointCloud2 shape.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct PointCloud2 {
     /// Sim time (s).
     pub stamp: f64,
@@ -573,7 +628,7 @@ pub struct PointCloud2 {
 // A payload is built once per publish and moved into its endpoint's slot; boxing the large
 // variants would add an allocation per message for no saving.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Payload {
     /// Wheel odometry (+ optional TF).
     Odometry(Odometry),

@@ -8,6 +8,7 @@
 //! ```
 //! Only hooks a plugin declares are called, and (with profiling on) timed.
 
+pub mod lockstep;
 pub mod pacing;
 pub mod presence;
 pub mod rates;
@@ -32,6 +33,21 @@ const ON_RESET: usize = 2;
 const PRE_STEP: usize = 3;
 const POST_STEP: usize = 4;
 const SHUTDOWN: usize = 5;
+
+/// Something that watches the run on the physics thread (the recorder): it sees every finished
+/// step and every reset before it happens, and is finished at shutdown. One may be attached.
+pub trait Observer {
+    /// After a step's post_step hooks (the state and this step's publications are final).
+    fn after_step(&mut self, ctx: &mut SimContext) -> Result<(), String>;
+    /// Before a reset is applied (`None` = [`Engine::reset`], else [`Engine::reset_scoped`]).
+    fn before_reset(
+        &mut self,
+        ctx: &mut SimContext,
+        scope: Option<crate::context::ResetScope>,
+    ) -> Result<(), String>;
+    /// At shutdown, after the plugins' shutdown hooks.
+    fn finish(&mut self, ctx: &mut SimContext) -> Result<(), String>;
+}
 
 /// Engine options from the driver.
 #[derive(Debug, Clone, Default)]
@@ -77,6 +93,7 @@ pub struct Engine {
     load_report: Vec<(String, f64)>,
     resets: u64,
     shut_down: bool,
+    observer: Option<Box<dyn Observer>>,
     /// The `sim:` block the engine was built from.
     pub sim: SimBlock,
 }
@@ -206,6 +223,7 @@ impl Engine {
             load_report,
             resets: 0,
             shut_down: false,
+            observer: None,
             sim,
         };
         engine.reset()?;
@@ -227,10 +245,30 @@ impl Engine {
         self.slots.iter().map(|s| s.address.clone()).collect()
     }
 
+    /// Attach the run's observer (the recorder); it sees every later step and reset.
+    pub fn set_observer(&mut self, observer: Box<dyn Observer>) {
+        self.observer = Some(observer);
+    }
+
+    fn observe_reset(&mut self, scope: Option<crate::context::ResetScope>) -> Result<(), SimError> {
+        match &mut self.observer {
+            Some(o) => o.before_reset(&mut self.ctx, scope).map_err(SimError::Other),
+            None => Ok(()),
+        }
+    }
+
     /// Reset: drain → mj_resetData → mj_forward → on_reset(all) → mj_forward. Every reset after
     /// the first (done by [`Engine::new`]) starts a new episode.
     pub fn reset(&mut self) -> Result<(), SimError> {
+        self.observe_reset(None)?;
+        self.reset_now()
+    }
+
+    fn reset_now(&mut self) -> Result<(), SimError> {
         self.ctx.drain_commands();
+        // Payloads delivered by that drain are cleared below with every inbox: they never act,
+        // so an observer does not keep them.
+        self.ctx.interface.discard_tapped();
         if self.resets > 0 {
             self.ctx.episode += 1;
         }
@@ -261,17 +299,18 @@ impl Engine {
     /// - `time` alone: sim time restarts at 0 (new episode) with the physics state untouched;
     /// - `spawned` alone: every entity's declared presence is re-applied.
     pub fn reset_scoped(&mut self, scope: crate::context::ResetScope) -> Result<(), SimError> {
+        self.observe_reset(Some(scope))?;
         if scope.state {
             if scope.time {
                 self.ctx.time_offset = 0.0;
-                return self.reset();
+                return self.reset_now();
             }
             let now = self.ctx.sim_time();
             let (episode, tick) = (self.ctx.episode, self.ctx.tick);
             // Offset first: mj_resetData zeroes MuJoCo's time, so sim time stays `now` through the
             // on_reset hooks too (what they stamp, the /clock a bridge publishes there).
             self.ctx.time_offset = now;
-            self.reset()?;
+            self.reset_now()?;
             self.ctx.episode = episode;
             self.ctx.tick = tick;
             return Ok(());
@@ -350,6 +389,9 @@ impl Engine {
                     .map_err(|m| hook_err(&s.address, "post_step", m))?;
             }
         }
+        if let Some(o) = &mut self.observer {
+            o.after_step(&mut self.ctx).map_err(SimError::Other)?;
+        }
         self.ctx.publish_snapshot();
         Ok(())
     }
@@ -401,6 +443,12 @@ impl Engine {
             }
             s.timing[SHUTDOWN].0 += t.elapsed().as_nanos();
             s.timing[SHUTDOWN].1 += 1;
+        }
+        if let Some(mut o) = self.observer.take() {
+            if let Err(m) = o.finish(&mut self.ctx) {
+                tracing::error!("{m}");
+                errs.push(SimError::Other(m));
+            }
         }
         errs
     }

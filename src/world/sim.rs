@@ -52,7 +52,7 @@ pub struct SimBlock {
     /// Merging identical attached assets before compile is not implemented: the key is refused
     /// rather than accepted and ignored.
     pub dedup_assets: Option<bool>,
-    /// Lockstep mode (seed 000 §10): accepted, inert.
+    /// Lockstep with external controllers (docs/recording.md "Lockstep"). Default off.
     pub sync: Option<SyncBlock>,
     /// World-level defaults of the robots' controllers (ros2_control's controller manager).
     pub controllers: Option<ControllersBlock>,
@@ -231,16 +231,22 @@ impl View {
     }
 }
 
-/// `sim.sync` (seed 000 §10): accepted and inert.
+/// `sim.sync`: lockstep with external controllers (see docs/recording.md).
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SyncBlock {
-    /// Lockstep on/off (only `false` is implemented).
+    /// Lockstep on/off. Default false.
     pub enabled: Option<bool>,
-    /// Barrier timeout (s).
+    /// Barrier timeout (s): a gate silent this long ends the run. Default 5.
     pub timeout_s: Option<f64>,
-    /// What to wait for.
+    /// What a step waits for: `sensors` (its due publications, always synchronous here) and
+    /// `control` (a message on every `control` endpoint after them). Default both.
     pub wait_for: Option<Vec<String>>,
+    /// Outbound endpoint names (`odom` or `robot/odom`) whose publication arms the control gate.
+    /// Default: any publication.
+    pub sensors: Option<Vec<String>>,
+    /// Inbound endpoint names (`cmd_vel` or `robot/cmd_vel`) the control gate waits on.
+    pub control: Option<Vec<String>>,
 }
 
 /// MuJoCo's default o_solref, o_solimp and o_friction (mjOption defaults, MuJoCo 3.17 docs).
@@ -299,6 +305,36 @@ impl SimBlock {
                         format!("must be between 1 and 10000, got {v}"),
                     );
                 }
+            }
+        }
+        if let Some(s) = &self.sync {
+            if let Some(t) = s.timeout_s {
+                if !(t > 0.0 && t.is_finite()) {
+                    errors.push(
+                        "sim.sync.timeout_s",
+                        format!("must be a positive number of seconds, got {t}"),
+                    );
+                }
+            }
+            for (i, w) in s.wait_for.iter().flatten().enumerate() {
+                if w != "sensors" && w != "control" {
+                    errors.push(
+                        format!("sim.sync.wait_for[{i}]"),
+                        format!("unknown gate `{w}`: use sensors or control"),
+                    );
+                }
+            }
+            let waits_control =
+                s.wait_for.as_ref().is_none_or(|w| w.iter().any(|x| x == "control"));
+            if s.enabled == Some(true)
+                && waits_control
+                && s.control.as_ref().is_none_or(|c| c.is_empty())
+            {
+                errors.push(
+                    "sim.sync.control",
+                    "lockstep waits for control but names no inbound endpoint: list the endpoints the controller \
+                     publishes to, e.g. control: [cmd_vel]",
+                );
             }
         }
         if let Some(v) = &self.view {

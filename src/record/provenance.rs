@@ -1,0 +1,246 @@
+//! Provenance: what a recording keeps so the run can be traced and rebuilt without the files it
+//! was loaded from (the keys are listed in docs/recording.md).
+//!
+//! The world is rebuilt from the world YAML text as it was read, the override assignments in
+//! their order, and the load flags; files the world points at (the MJCF world, the models, their
+//! meshes) are named with a SHA-256 each, so a replay states exactly which input changed since.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value as Json};
+use serde_norway::{Mapping, Value};
+use sha2::{Digest, Sha256};
+
+use crate::world::overrides::Assignment;
+use crate::world::{LoadOptions, LoadedWorld, WorldDef};
+
+/// The recording format this build writes; a newer one is refused on read, older ones are read.
+pub const FORMAT_VERSION: u32 = 1;
+/// Metadata record holding the provenance.
+pub const PROVENANCE: &str = "roqsim.provenance";
+/// Metadata record written when the file is finalised.
+pub const SUMMARY: &str = "roqsim.summary";
+
+/// What a run was loaded from (gathered by the CLI before the world is built).
+#[derive(Debug, Clone, Default)]
+pub struct RunInputs {
+    /// The world argument as given (`demo`, `worlds/x.yaml`).
+    pub world_ref: String,
+    /// The resolved world file.
+    pub world_path: PathBuf,
+    /// Its text as read.
+    pub world_yaml: String,
+    /// Override assignments in command-line order.
+    pub assignments: Vec<Assignment>,
+    /// `--override` files, for their hashes.
+    pub override_files: Vec<PathBuf>,
+    /// The load flags.
+    pub ros: bool,
+    /// `--tf-namespace`.
+    pub tf_namespace: Option<String>,
+    /// `--sim-control`.
+    pub sim_control: bool,
+    /// `--no-communication`.
+    pub no_communication: bool,
+    /// The run's seed.
+    pub seed: u64,
+}
+
+impl RunInputs {
+    /// The load options these inputs stand for.
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            assignments: self.assignments.clone(),
+            ros: self.ros,
+            tf_namespace: self.tf_namespace.clone(),
+            sim_control: self.sim_control,
+            no_communication: self.no_communication,
+        }
+    }
+}
+
+/// SHA-256 of a file as `sha256:<hex>`.
+pub fn hash_file(p: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(p).map_err(|e| format!("cannot read `{}`: {e}", p.display()))?;
+    Ok(hash_bytes(&bytes))
+}
+
+/// SHA-256 of bytes as `sha256:<hex>`.
+pub fn hash_bytes(b: &[u8]) -> String {
+    let d = Sha256::digest(b);
+    let mut s = String::from("sha256:");
+    for x in d.iter() {
+        s += &format!("{x:02x}");
+    }
+    s
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+fn model_refs(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Mapping(m) => {
+            for (k, v) in m {
+                if k.as_str() == Some("model") {
+                    if let Some(s) = v.as_str() {
+                        out.push(s.to_string());
+                    }
+                }
+                model_refs(v, out);
+            }
+        }
+        Value::Sequence(s) => s.iter().for_each(|v| model_refs(v, out)),
+        _ => {}
+    }
+}
+
+/// Every file the world was built from, with its content hash: the world YAML, the override
+/// files, the MJCF world, and every file in the directory of each model a component names.
+pub fn input_hashes(inputs: &RunInputs, world: &LoadedWorld) -> BTreeMap<String, String> {
+    let mut files = vec![inputs.world_path.clone()];
+    files.extend(inputs.override_files.iter().cloned());
+    if let WorldDef::Mjcf(p) = &world.world {
+        files.push(p.clone());
+    }
+    let mut refs = Vec::new();
+    for c in &world.components {
+        model_refs(&Value::Mapping(c.config.clone()), &mut refs);
+    }
+    refs.sort();
+    refs.dedup();
+    for r in refs {
+        if let Ok(asset) = crate::world::models::resolve_model(&r, &world.base_dir) {
+            match asset.path.parent() {
+                Some(dir) => files_under(dir, &mut files),
+                None => files.push(asset.path.clone()),
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for f in files {
+        let key = f.canonicalize().unwrap_or(f.clone()).display().to_string();
+        let h = hash_file(&f).unwrap_or_else(|e| format!("unreadable: {e}"));
+        out.insert(key, h);
+    }
+    out
+}
+
+fn yaml_to_json(v: &Value) -> Json {
+    serde_json::to_value(v).unwrap_or(Json::Null)
+}
+
+/// The override assignments as a YAML list of `{path, value, source}`, in order.
+pub fn assignments_yaml(a: &[Assignment]) -> String {
+    let list: Vec<Value> = a
+        .iter()
+        .map(|x| {
+            let mut m = Mapping::new();
+            m.insert("path".into(), x.dotted().into());
+            m.insert("value".into(), x.value.clone());
+            m.insert("source".into(), x.source.clone().into());
+            Value::Mapping(m)
+        })
+        .collect();
+    serde_norway::to_string(&Value::Sequence(list)).unwrap_or_default()
+}
+
+/// Parse [`assignments_yaml`] back.
+pub fn assignments_from_yaml(text: &str) -> Result<Vec<Assignment>, String> {
+    let v: Value =
+        serde_norway::from_str(text).map_err(|e| format!("overrides: YAML syntax error: {e}"))?;
+    let Value::Sequence(items) = v else {
+        return Ok(Vec::new());
+    };
+    items
+        .iter()
+        .map(|it| {
+            let path =
+                it.get("path").and_then(Value::as_str).ok_or("overrides: entry without path")?;
+            Ok(Assignment {
+                path: path.split('.').map(str::to_string).collect(),
+                value: it.get("value").cloned().unwrap_or(Value::Null),
+                source: it.get("source").and_then(Value::as_str).unwrap_or("").to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The provenance entries known before the world is built.
+pub fn before_build(inputs: &RunInputs, world: &LoadedWorld) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    let mut put = |k: &str, v: String| {
+        m.insert(k.to_string(), v);
+    };
+    put("format_version", FORMAT_VERSION.to_string());
+    put("roqsim_version", env!("CARGO_PKG_VERSION").to_string());
+    put("roqsim_source_commit", source_commit());
+    put("mujoco_version", mujoco_version());
+    put("world_ref", inputs.world_ref.clone());
+    put("world_path", inputs.world_path.display().to_string());
+    put("world_yaml", inputs.world_yaml.clone());
+    put("base_dir", world.base_dir.display().to_string());
+    put("overrides", assignments_yaml(&inputs.assignments));
+    put(
+        "load_options",
+        json!({
+            "ros": inputs.ros,
+            "tf_namespace": inputs.tf_namespace,
+            "sim_control": inputs.sim_control,
+            "no_communication": inputs.no_communication,
+        })
+        .to_string(),
+    );
+    put("seed", inputs.seed.to_string());
+    put("episode", "0".to_string());
+    put("timestep", format!("{:e}", world.timestep));
+    put("sim", serde_json::to_string(&world.sim).unwrap_or_default());
+    let components: Vec<Json> = world
+        .components
+        .iter()
+        .map(|c| {
+            json!({
+                "address": c.args.address,
+                "plugin": c.plugin,
+                "owner": c.args.owner,
+                "origin": format!("{:?}", c.origin).to_lowercase(),
+                "config": yaml_to_json(&Value::Mapping(c.config.clone())),
+            })
+        })
+        .collect();
+    put("components", Json::Array(components).to_string());
+    put("input_hashes", serde_json::to_string(&input_hashes(inputs, world)).unwrap_or_default());
+    m
+}
+
+fn source_commit() -> String {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    std::process::Command::new("git")
+        .args(["-C", dir, "rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// MuJoCo's own version string.
+pub fn mujoco_version() -> String {
+    // SAFETY: mj_versionString returns a pointer to a static NUL-terminated string.
+    unsafe {
+        std::ffi::CStr::from_ptr(mujoco_rs::mujoco_c::mj_versionString())
+            .to_string_lossy()
+            .into_owned()
+    }
+}

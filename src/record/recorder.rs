@@ -1,0 +1,584 @@
+//! The recorder: an engine [`Observer`] writing one MCAP file per run.
+//!
+//! * `/roqsim/state` — a [`StateSample`] every `every_steps` physics steps (an exact decimation);
+//! * every endpoint output on the topic, with the type, frames and stamps the ROS 2 bridge would
+//!   publish (the bridge's ROS-free wiring plan decides them), CDR-encoded, plus `/tf`,
+//!   `/tf_static` and `/clock` — whether or not `--ros` is on;
+//! * `/roqsim/inbound` — every payload delivered to an inbound endpoint and every reset, with the
+//!   step it was applied before (JSON), and a CDR copy of each inbound topic message on its topic;
+//! * metadata `roqsim.provenance` at the start and `roqsim.summary` when finalised.
+//!
+//! Log times are run time (steps × timestep, monotonic across resets); message stamps are sim time.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use mcap::records::{MessageHeader, Metadata};
+use mcap::{WriteOptions, Writer};
+use serde_json::json;
+use serde_norway::Value;
+
+use crate::context::payload::Payload;
+use crate::context::{EndpointId, ResetScope, SimContext};
+use crate::engine::rates::snap_rate;
+use crate::engine::{Engine, Observer};
+use crate::record::msgs::{self, Frames};
+use crate::record::provenance::{self, RunInputs, PROVENANCE, SUMMARY};
+use crate::record::state::StateSample;
+use crate::ros::plan::{self, InKind, TfRoute};
+use crate::ros::BridgeConfig;
+use crate::world::LoadedWorld;
+
+/// Topic of the state samples.
+pub const STATE_TOPIC: &str = "/roqsim/state";
+/// Topic of the inbound log.
+pub const INBOUND_TOPIC: &str = "/roqsim/inbound";
+/// Default state sample rate (Hz).
+pub const DEFAULT_RATE_HZ: f64 = 50.0;
+
+/// Which ROS topics a recording keeps (`--record-topics`). State samples and the inbound log are
+/// always kept: a replay needs them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TopicFilter {
+    /// Every topic (default).
+    All,
+    /// No ROS topics.
+    None,
+    /// Topics matching any of these globs (`*` matches any run of characters).
+    Globs(Vec<String>),
+}
+
+impl TopicFilter {
+    /// Parse `all`, `none` or a comma-separated glob list.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "all" => Ok(TopicFilter::All),
+            "none" => Ok(TopicFilter::None),
+            "" => {
+                Err("--record-topics is empty: give all, none or topic globs like /robot/*".into())
+            }
+            list => Ok(TopicFilter::Globs(
+                list.split(',').map(|g| g.trim().to_string()).filter(|g| !g.is_empty()).collect(),
+            )),
+        }
+    }
+
+    /// Whether `topic` is kept.
+    pub fn keeps(&self, topic: &str) -> bool {
+        match self {
+            TopicFilter::All => true,
+            TopicFilter::None => false,
+            TopicFilter::Globs(gs) => gs.iter().any(|g| glob(g, topic)),
+        }
+    }
+}
+
+fn glob(pattern: &str, s: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == s;
+    }
+    let mut rest = s;
+    for (i, p) in parts.iter().enumerate() {
+        if i == 0 {
+            match rest.strip_prefix(p) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(p);
+        } else {
+            match rest.find(p) {
+                Some(k) => rest = &rest[k + p.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// `--record` options.
+#[derive(Debug, Clone)]
+pub struct RecordOptions {
+    /// Output file.
+    pub path: PathBuf,
+    /// State sample rate (Hz), snapped to the physics grid.
+    pub rate_hz: f64,
+    /// ROS topics kept.
+    pub topics: TopicFilter,
+}
+
+struct OutSlot {
+    id: EndpointId,
+    channel: u16,
+    topic: String,
+    msg_type: String,
+    frames: Frames,
+    field: Option<String>,
+    every: Option<u64>,
+}
+
+type Writer_ = Writer<BufWriter<File>>;
+
+/// An inbound endpoint: its label, and (topic, type, frames) when its messages are kept as CDR.
+type InSlot = (String, Option<(String, String, Frames)>);
+
+/// A recording being written.
+pub struct Recorder {
+    opts: RecordOptions,
+    writer: Option<Writer_>,
+    meta: BTreeMap<String, String>,
+    bridge_cfg: BridgeConfig,
+    schemas: BTreeMap<String, u16>,
+    channels: BTreeMap<String, u16>,
+    counts: BTreeMap<String, u64>,
+    state_channel: u16,
+    inbound_channel: u16,
+    outs: Vec<OutSlot>,
+    tfs: Vec<(EndpointId, TfRoute, Frames)>,
+    ins: BTreeMap<EndpointId, InSlot>,
+    statics: BTreeMap<String, (crate::context::payload::Transform, f64, Frames)>,
+    tf_topic: String,
+    tf_static_topic: String,
+    clock_every: Option<u64>,
+    every: u64,
+    step: u64,
+    seq: u32,
+    dt: f64,
+}
+
+impl Recorder {
+    /// Open the output file now, so an unwritable path is refused before anything is built.
+    pub fn create(opts: RecordOptions) -> Result<Recorder, String> {
+        if !(opts.rate_hz > 0.0 && opts.rate_hz.is_finite()) {
+            return Err(format!("--record-rate must be a rate in Hz > 0, got {}", opts.rate_hz));
+        }
+        let file = File::create(&opts.path).map_err(|e| {
+            format!("--record {}: cannot create the file: {e}", opts.path.display())
+        })?;
+        let writer = WriteOptions::new()
+            .compression(None)
+            .profile("ros2")
+            .library(format!("roqsim {}", env!("CARGO_PKG_VERSION")))
+            .chunk_size(Some(256 * 1024))
+            .create(BufWriter::new(file))
+            .map_err(|e| format!("--record {}: {e}", opts.path.display()))?;
+        Ok(Recorder {
+            opts,
+            writer: Some(writer),
+            meta: BTreeMap::new(),
+            bridge_cfg: BridgeConfig::default(),
+            schemas: BTreeMap::new(),
+            channels: BTreeMap::new(),
+            counts: BTreeMap::new(),
+            state_channel: 0,
+            inbound_channel: 0,
+            outs: Vec::new(),
+            tfs: Vec::new(),
+            ins: BTreeMap::new(),
+            statics: BTreeMap::new(),
+            tf_topic: "/tf".into(),
+            tf_static_topic: "/tf_static".into(),
+            clock_every: None,
+            every: 1,
+            step: 0,
+            seq: 0,
+            dt: 0.0,
+        })
+    }
+
+    /// The output path.
+    pub fn path(&self) -> &Path {
+        &self.opts.path
+    }
+
+    /// Gather the provenance of a loaded world (before it is built: the engine consumes it).
+    pub fn prepare(&mut self, inputs: &RunInputs, world: &LoadedWorld) -> Result<(), String> {
+        self.meta = provenance::before_build(inputs, world);
+        if let Some(c) = world.components.iter().find(|c| c.plugin == "ros2_bridge") {
+            self.bridge_cfg =
+                crate::plugin::typed_config::<BridgeConfig>(&Value::Mapping(c.config.clone()))
+                    .map_err(|es| {
+                        es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+                    })?;
+        }
+        Ok(())
+    }
+
+    fn w(&mut self) -> Result<&mut Writer_, String> {
+        self.writer.as_mut().ok_or_else(|| "recording already finalised".to_string())
+    }
+
+    fn channel(&mut self, topic: &str, ty: &str, encoding: &str) -> Result<u16, String> {
+        if let Some(&c) = self.channels.get(topic) {
+            return Ok(c);
+        }
+        let schema = match self.schemas.get(ty) {
+            Some(&s) => s,
+            None if encoding == "json" => 0,
+            None => {
+                let text =
+                    msgs::schema(ty).ok_or_else(|| format!("no definition embedded for `{ty}`"))?;
+                let s = self.w()?.add_schema(ty, "ros2msg", text.as_bytes()).map_err(io)?;
+                self.schemas.insert(ty.to_string(), s);
+                s
+            }
+        };
+        let c = self.w()?.add_channel(schema, topic, encoding, &BTreeMap::new()).map_err(io)?;
+        self.channels.insert(topic.to_string(), c);
+        Ok(c)
+    }
+
+    fn write(&mut self, channel: u16, topic: &str, stamp: f64, data: &[u8]) -> Result<(), String> {
+        let log_time = (self.step as f64 * self.dt * 1e9).round() as u64;
+        let header = MessageHeader {
+            channel_id: channel,
+            sequence: self.seq,
+            log_time,
+            publish_time: msgs::nanos(stamp).max(0) as u64,
+        };
+        self.seq = self.seq.wrapping_add(1);
+        self.w()?.write_to_known_channel(&header, data).map_err(io)?;
+        *self.counts.entry(topic.to_string()).or_insert(0) += 1;
+        Ok(())
+    }
+
+    /// Wire the recording to a built engine: topics from the bridge's wiring plan, the
+    /// provenance metadata (with the rate and actuator tables), then observe every step.
+    pub fn attach(mut self, engine: &mut Engine) -> Result<(), String> {
+        let ctx = &mut engine.ctx;
+        let physics_hz = ctx.interface.physics_hz();
+        self.dt = ctx.dt;
+        let state = snap_rate(self.opts.rate_hz, physics_hz);
+        self.every = state.every_steps;
+        let plan = plan::build(&ctx.interface, &self.bridge_cfg).map_err(|e| e.join("; "))?;
+        let mut rates = Vec::new();
+        let mut not_recorded = Vec::new();
+        let keep = self.opts.topics.clone();
+        for o in &plan.outputs {
+            if !keep.keeps(&o.topic) {
+                continue;
+            }
+            if !msgs::ENCODED_TYPES.contains(&o.msg_type.as_str()) {
+                not_recorded.push(format!("{} ({}): no recording encoder", o.topic, o.msg_type));
+                continue;
+            }
+            let channel = self.channel(&o.topic, &o.msg_type, "cdr")?;
+            let every = o.rate_override.map(|hz| {
+                let producer = ctx.interface.get(o.id).snapped.map(|s| s.every_steps).unwrap_or(1);
+                plan::snap_override(hz, physics_hz, producer).every_steps
+            });
+            self.outs.push(OutSlot {
+                id: o.id,
+                channel,
+                topic: o.topic.clone(),
+                msg_type: o.msg_type.clone(),
+                frames: Frames { prefix: o.frame_prefix.clone(), hint: o.frame_id_hint.clone() },
+                field: o.field.clone(),
+                every,
+            });
+        }
+        for t in &plan.tf {
+            self.tfs.push((t.id, t.route, Frames { prefix: t.frame_prefix.clone(), hint: None }));
+        }
+        self.tf_topic = plan.tf_topic.clone();
+        self.tf_static_topic = plan.tf_static_topic.clone();
+        for i in &plan.inputs {
+            let typed = match &i.kind {
+                InKind::Topic { msg_type, .. }
+                    if keep.keeps(&i.name) && msgs::ENCODED_TYPES.contains(&msg_type.as_str()) =>
+                {
+                    let fr = Frames { prefix: i.frame_prefix.clone(), hint: None };
+                    Some((i.name.clone(), msg_type.clone(), fr))
+                }
+                _ => None,
+            };
+            self.ins.insert(i.id, (i.label.clone(), typed));
+        }
+        for ep in ctx.interface.all().iter().enumerate() {
+            if ep.1.direction == crate::context::Direction::In && !self.ins.contains_key(&ep.0) {
+                self.ins.insert(ep.0, (plan::label(ep.1), None));
+            }
+        }
+        if !plan.merged.is_empty() {
+            not_recorded.push(
+                "merged joint_states: the members' own joint_states topics are recorded".into(),
+            );
+        }
+        if self.bridge_cfg.publish_clock && keep.keeps("/clock") {
+            let s = snap_rate(self.bridge_cfg.clock_rate_hz.unwrap_or(physics_hz), physics_hz);
+            self.clock_every = Some(s.every_steps);
+            rates.push(json!({"name": "record /clock", "requested_hz": s.requested_hz,
+                "realised_hz": s.realised_hz, "every_steps": s.every_steps}));
+        }
+        rates.push(
+            json!({"name": format!("record {STATE_TOPIC}"), "requested_hz": state.requested_hz,
+            "realised_hz": state.realised_hz, "every_steps": state.every_steps}),
+        );
+        for r in ctx.interface.rate_table() {
+            rates.push(json!({"name": r.name, "requested_hz": r.requested_hz,
+                "realised_hz": r.realised_hz, "every_steps": r.every_steps}));
+        }
+        let mut topics = BTreeMap::new();
+        for o in &self.outs {
+            let ep = ctx.interface.get(o.id);
+            let every = o.every.or(ep.snapped.map(|s| s.every_steps)).unwrap_or(1);
+            topics.insert(
+                o.topic.clone(),
+                json!({"type": o.msg_type, "endpoint": plan::label(ep), "every_steps": every,
+                    "realised_hz": physics_hz / every as f64, "lazy": ep.lazy}),
+            );
+        }
+        let mut tables = BTreeMap::new();
+        let keys: Vec<String> = ctx
+            .blackboard
+            .keys()
+            .filter(|k| k.starts_with("actuator_table:"))
+            .map(str::to_string)
+            .collect();
+        for k in keys {
+            if let Ok(t) = ctx.blackboard.get::<crate::spawn::actuators::ActuatorTable>(&k) {
+                tables.insert(t.entity.clone(), t.render());
+            }
+        }
+        let model_actuators = compiled_actuators(ctx.model());
+        let mut meta = std::mem::take(&mut self.meta);
+        meta.insert("actuators".into(), model_actuators.to_string());
+        meta.insert("physics_hz".into(), format!("{physics_hz:e}"));
+        meta.insert("endpoint_rates".into(), serde_json::Value::Array(rates).to_string());
+        meta.insert("topics".into(), serde_json::to_string(&topics).unwrap_or_default());
+        meta.insert(
+            "not_recorded".into(),
+            serde_json::to_string(&not_recorded).unwrap_or_default(),
+        );
+        meta.insert("actuator_tables".into(), serde_json::to_string(&tables).unwrap_or_default());
+        meta.insert(
+            "record".into(),
+            json!({"state_topic": STATE_TOPIC, "inbound_topic": INBOUND_TOPIC,
+                "state_every_steps": state.every_steps, "state_requested_hz": state.requested_hz,
+                "state_realised_hz": state.realised_hz,
+                "topics": format!("{:?}", self.opts.topics)})
+            .to_string(),
+        );
+        self.w()?
+            .write_metadata(&Metadata { name: PROVENANCE.into(), metadata: meta })
+            .map_err(io)?;
+        self.state_channel = self.channel(STATE_TOPIC, msgs::STATE_SAMPLE_TYPE, "cdr")?;
+        self.inbound_channel = self.channel(INBOUND_TOPIC, "", "json")?;
+        for n in &not_recorded {
+            tracing::warn!("--record: {n}");
+        }
+        ctx.interface.enable_tap();
+        // The state right after the initial reset: step 0.
+        let s0 = StateSample::capture(ctx, 0);
+        self.write(self.state_channel, STATE_TOPIC, s0.time, &s0.encode())?;
+        engine.set_observer(Box::new(self));
+        Ok(())
+    }
+
+    fn log_inbound(&mut self, ctx: &mut SimContext) -> Result<(), String> {
+        let applied_before = self.step;
+        for (id, p) in ctx.interface.take_tapped() {
+            let (label, typed) = self.ins.get(&id).cloned().unwrap_or((format!("#{id}"), None));
+            let ev = json!({"step": applied_before, "tick": ctx.tick, "episode": ctx.episode,
+                "endpoint": label, "endpoint_id": id, "payload": p});
+            let data = serde_json::to_vec(&ev).map_err(|e| format!("inbound {label}: {e}"))?;
+            self.write(self.inbound_channel, INBOUND_TOPIC, ctx.sim_time(), &data)?;
+            if let Some((topic, ty, fr)) = typed {
+                if let Ok(bytes) = msgs::encode(&ty, &p, &fr, ctx.sim_time()) {
+                    let c = self.channel(&topic, &ty, "cdr")?;
+                    self.write(c, &topic, ctx.sim_time(), &bytes)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn finish_file(&mut self, ctx: &SimContext) -> Result<(), String> {
+        let Some(mut w) = self.writer.take() else { return Ok(()) };
+        let meta = BTreeMap::from([
+            ("finished".to_string(), "true".to_string()),
+            ("steps".to_string(), self.step.to_string()),
+            ("episode".to_string(), ctx.episode.to_string()),
+            ("end_time".to_string(), format!("{:e}", ctx.sim_time())),
+            ("message_counts".to_string(), serde_json::to_string(&self.counts).unwrap_or_default()),
+        ]);
+        w.write_metadata(&Metadata { name: SUMMARY.into(), metadata: meta }).map_err(io)?;
+        w.finish().map_err(io)?;
+        let mut inner = w.into_inner();
+        std::io::Write::flush(&mut inner).map_err(|e| format!("recording: {e}"))?;
+        tracing::info!(
+            "recording {} finalised: {} steps, {} messages",
+            self.opts.path.display(),
+            self.step,
+            self.counts.values().sum::<u64>()
+        );
+        Ok(())
+    }
+}
+
+fn io(e: mcap::McapError) -> String {
+    format!("recording: write failed: {e}")
+}
+
+impl Observer for Recorder {
+    fn after_step(&mut self, ctx: &mut SimContext) -> Result<(), String> {
+        self.log_inbound(ctx)?;
+        self.step += 1;
+        let tick = ctx.tick;
+        let now = ctx.sim_time();
+        let mut tf = Vec::new();
+        for i in 0..self.outs.len() {
+            let o = &self.outs[i];
+            let Some((p, t)) = ctx.interface.get(o.id).latest() else { continue };
+            if t != tick || o.every.is_some_and(|k| t % k != 0) {
+                continue;
+            }
+            let projected;
+            let msg = match &o.field {
+                Some(f) => {
+                    projected = crate::ros::field::project(p, f)?;
+                    &projected
+                }
+                None => p,
+            };
+            let bytes = msgs::encode(&o.msg_type, msg, &o.frames, now)
+                .map_err(|e| format!("recording {}: {e}", o.topic))?;
+            if let Payload::Odometry(od) = p {
+                if od.publish_tf {
+                    for (tr, at) in msgs::transforms_of(p, now).unwrap_or_default() {
+                        tf.push((tr, at, o.frames.clone()));
+                    }
+                }
+            }
+            let (c, topic) = (o.channel, o.topic.clone());
+            let stamp = payload_stamp(p).unwrap_or(now);
+            self.write(c, &topic, stamp, &bytes)?;
+        }
+        let mut static_changed = false;
+        for (id, route, fr) in &self.tfs {
+            let Some((p, t)) = ctx.interface.get(*id).latest() else { continue };
+            if t != tick {
+                continue;
+            }
+            for (tr, at) in msgs::transforms_of(p, now).unwrap_or_default() {
+                match route {
+                    TfRoute::Dynamic => tf.push((tr, at, fr.clone())),
+                    TfRoute::Static => {
+                        let child = fr.name(&tr.child);
+                        let same = self.statics.get(&child).is_some_and(|(o, _, _)| *o == tr);
+                        if !same {
+                            self.statics.insert(child, (tr, at, fr.clone()));
+                            static_changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !tf.is_empty() && self.opts.topics.keeps(&self.tf_topic) {
+            let topic = self.tf_topic.clone();
+            let c = self.channel(&topic, "tf2_msgs/msg/TFMessage", "cdr")?;
+            self.write(c, &topic, now, &msgs::encode_tf(&tf))?;
+        }
+        if static_changed && self.opts.topics.keeps(&self.tf_static_topic) {
+            let topic = self.tf_static_topic.clone();
+            let all: Vec<_> = self.statics.values().cloned().collect();
+            let c = self.channel(&topic, "tf2_msgs/msg/TFMessage", "cdr")?;
+            self.write(c, &topic, now, &msgs::encode_tf(&all))?;
+        }
+        if let Some(k) = self.clock_every {
+            if tick % k == 0 {
+                let c = self.channel("/clock", "rosgraph_msgs/msg/Clock", "cdr")?;
+                self.write(c, "/clock", now, &msgs::encode_clock(now))?;
+            }
+        }
+        if self.step % self.every == 0 {
+            let s = StateSample::capture(ctx, self.step);
+            self.write(self.state_channel, STATE_TOPIC, s.time, &s.encode())?;
+        }
+        Ok(())
+    }
+
+    fn before_reset(
+        &mut self,
+        ctx: &mut SimContext,
+        scope: Option<ResetScope>,
+    ) -> Result<(), String> {
+        self.log_inbound(ctx)?;
+        let reset = scope.map(|s| json!({"time": s.time, "state": s.state, "spawned": s.spawned}));
+        let ev = json!({"step": self.step, "tick": ctx.tick, "episode": ctx.episode,
+            "reset": reset.unwrap_or(json!("full"))});
+        let data = serde_json::to_vec(&ev).map_err(|e| e.to_string())?;
+        self.write(self.inbound_channel, INBOUND_TOPIC, ctx.sim_time(), &data)
+    }
+
+    fn finish(&mut self, ctx: &mut SimContext) -> Result<(), String> {
+        self.finish_file(ctx)
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        if let Some(w) = self.writer.as_mut() {
+            // Not finished through the engine (a panic, an early error): close what was written.
+            let _ = w.finish();
+        }
+    }
+}
+
+/// Every actuator of the compiled model as it ran: name, gain and bias laws with their first
+/// three parameters, ctrl and force ranges (limited or not).
+fn compiled_actuators(m: &mujoco_rs::prelude::MjModel) -> serde_json::Value {
+    use mujoco_rs::prelude::MjtObjBase;
+    let n = m.ffi().nu as usize;
+    let rows: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            json!({
+                "name": m.id_to_name(MjtObjBase::mjOBJ_ACTUATOR, i).unwrap_or(""),
+                "gaintype": m.actuator_gaintype()[i] as i32,
+                "gainprm": &m.actuator_gainprm()[i][..3],
+                "biastype": m.actuator_biastype()[i] as i32,
+                "biasprm": &m.actuator_biasprm()[i][..3],
+                "ctrlrange": m.actuator_ctrlrange()[i],
+                "ctrllimited": m.actuator_ctrllimited()[i],
+                "forcerange": m.actuator_forcerange()[i],
+                "forcelimited": m.actuator_forcelimited()[i],
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows)
+}
+
+fn payload_stamp(p: &Payload) -> Option<f64> {
+    Some(match p {
+        Payload::Odometry(o) => o.stamp,
+        Payload::LaserScan(s) => s.stamp,
+        Payload::Imu(s) => s.stamp,
+        Payload::JointState(s) => s.stamp,
+        Payload::PoseTwist(s) => s.stamp,
+        Payload::Wrench(s) => s.stamp,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topic_globs() {
+        let f = TopicFilter::parse("/robot/*, /clock").unwrap();
+        assert!(f.keeps("/robot/odom"));
+        assert!(f.keeps("/clock"));
+        assert!(!f.keeps("/tf"));
+        assert!(TopicFilter::parse("none").unwrap() == TopicFilter::None);
+        assert!(glob("/a/*/scan", "/a/b/scan"));
+        assert!(!glob("/a/*/scan", "/a/b/odom"));
+        assert_eq!(
+            TopicFilter::parse(" ").unwrap_err(),
+            "--record-topics is empty: give all, none or topic globs like /robot/*"
+        );
+    }
+}

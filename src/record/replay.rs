@@ -1,0 +1,298 @@
+//! Reopening a recording: refusals (not MCAP, truncated, not a roqsim recording, a newer
+//! format), the world rebuilt from the provenance alone, the recorded inbound commands applied
+//! again before the steps they were applied before, and a bitwise comparison of every state
+//! sample (`roqsim replay --verify`), or the sample nearest a time (`roqsim state`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mcap::records::Record;
+use serde_json::Value as Json;
+
+use crate::context::payload::Payload;
+use crate::context::{Direction, ResetScope};
+use crate::engine::{Engine, EngineOptions};
+use crate::record::provenance::{self, FORMAT_VERSION, PROVENANCE, SUMMARY};
+use crate::record::recorder::{INBOUND_TOPIC, STATE_TOPIC};
+use crate::record::state::{Divergence, StateSample};
+use crate::world::LoadOptions;
+
+const MAGIC: &[u8] = b"\x89MCAP0\r\n";
+
+/// One recorded inbound event.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A payload delivered to an inbound endpoint.
+    Deliver {
+        /// Endpoint label (`namespace/name`).
+        endpoint: String,
+        /// Its index at record time.
+        endpoint_id: usize,
+        /// What was delivered.
+        payload: Box<Payload>,
+    },
+    /// A reset (`None` = a full `Engine::reset`).
+    Reset(Option<ResetScope>),
+}
+
+/// A recording read into memory.
+#[derive(Debug, Clone)]
+pub struct Recording {
+    /// The provenance metadata.
+    pub provenance: BTreeMap<String, String>,
+    /// The summary metadata (present when the file was finalised by the recorder).
+    pub summary: Option<BTreeMap<String, String>>,
+    /// State samples in file order.
+    pub states: Vec<StateSample>,
+    /// Inbound events: (steps completed before it applied, event), in order.
+    pub events: Vec<(u64, Event)>,
+    /// Messages per topic.
+    pub counts: BTreeMap<String, u64>,
+}
+
+fn err(path: &Path, m: impl std::fmt::Display) -> String {
+    format!("{}: {m}", path.display())
+}
+
+/// Read and check a recording.
+pub fn open(path: &Path) -> Result<Recording, String> {
+    let buf = std::fs::read(path).map_err(|e| err(path, format!("cannot read: {e}")))?;
+    if buf.len() < MAGIC.len() || &buf[..MAGIC.len()] != MAGIC {
+        return Err(err(path, "not an MCAP file (it does not start with the MCAP magic bytes)"));
+    }
+    if mcap::read::footer(&buf).is_err() || &buf[buf.len() - MAGIC.len()..] != MAGIC {
+        return Err(err(
+            path,
+            "truncated: the MCAP file has no footer (the recording was not finalised: the process \
+             was killed or the disk filled). Its chunks up to the cut are readable by MCAP tools in \
+             recovery mode, but a replay needs the whole run",
+        ));
+    }
+    let mut provenance = None;
+    let mut summary = None;
+    for rec in mcap::read::LinearReader::new(&buf).map_err(|e| err(path, e))? {
+        if let Record::Metadata(m) = rec.map_err(|e| err(path, format!("corrupt record: {e}")))? {
+            match m.name.as_str() {
+                PROVENANCE => provenance = Some(m.metadata),
+                SUMMARY => summary = Some(m.metadata),
+                _ => {}
+            }
+        }
+    }
+    let provenance = provenance.ok_or_else(|| {
+        err(path, format!("an MCAP file without `{PROVENANCE}` metadata: not a roqsim recording"))
+    })?;
+    let version: u32 = provenance
+        .get("format_version")
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| err(path, "provenance without a readable format_version"))?;
+    if version > FORMAT_VERSION {
+        return Err(err(
+            path,
+            format!(
+                "recorded with format_version {version}; this roqsim reads format_version {FORMAT_VERSION} \
+                 and older: replay it with a newer roqsim"
+            ),
+        ));
+    }
+    let mut states = Vec::new();
+    let mut events = Vec::new();
+    let mut counts = BTreeMap::new();
+    for m in mcap::MessageStream::new(&buf).map_err(|e| err(path, e))? {
+        let m = m.map_err(|e| err(path, format!("corrupt message: {e}")))?;
+        let topic = m.channel.topic.as_str();
+        *counts.entry(topic.to_string()).or_insert(0) += 1;
+        match topic {
+            STATE_TOPIC => states.push(StateSample::decode(&m.data).map_err(|e| err(path, e))?),
+            INBOUND_TOPIC => {
+                let v: Json = serde_json::from_slice(&m.data)
+                    .map_err(|e| err(path, format!("inbound event: {e}")))?;
+                events.push(parse_event(&v).map_err(|e| err(path, format!("inbound event: {e}")))?);
+            }
+            _ => {}
+        }
+    }
+    Ok(Recording { provenance, summary, states, events, counts })
+}
+
+fn parse_event(v: &Json) -> Result<(u64, Event), String> {
+    let step = v.get("step").and_then(Json::as_u64).ok_or("no step")?;
+    if let Some(r) = v.get("reset") {
+        let scope = match r {
+            Json::String(s) if s == "full" => None,
+            Json::Object(_) => {
+                let b = |k: &str| r.get(k).and_then(Json::as_bool).unwrap_or(false);
+                Some(ResetScope { time: b("time"), state: b("state"), spawned: b("spawned") })
+            }
+            other => return Err(format!("unknown reset {other}")),
+        };
+        return Ok((step, Event::Reset(scope)));
+    }
+    let endpoint = v.get("endpoint").and_then(Json::as_str).ok_or("no endpoint")?.to_string();
+    let endpoint_id = v.get("endpoint_id").and_then(Json::as_u64).ok_or("no endpoint_id")? as usize;
+    let payload: Payload = serde_json::from_value(v.get("payload").cloned().unwrap_or(Json::Null))
+        .map_err(|e| format!("payload of {endpoint}: {e}"))?;
+    Ok((step, Event::Deliver { endpoint, endpoint_id, payload: Box::new(payload) }))
+}
+
+/// Rebuild the recorded world from the provenance alone (the world YAML text as recorded, the
+/// override assignments, the seed); transport plugins are dropped (a replay talks to nobody).
+/// Returns the engine and notes on inputs that changed on disk since the recording.
+pub fn rebuild(rec: &Recording) -> Result<(Engine, Vec<String>), String> {
+    let p = &rec.provenance;
+    let get = |k: &str| p.get(k).ok_or_else(|| format!("provenance lacks `{k}`"));
+    let yaml = get("world_yaml")?;
+    let base_dir = PathBuf::from(get("base_dir")?);
+    let assignments = provenance::assignments_from_yaml(get("overrides")?)?;
+    let seed: u64 = get("seed")?.parse().map_err(|e| format!("provenance seed: {e}"))?;
+    let opts = LoadOptions { assignments, no_communication: true, ..Default::default() };
+    let mut world = crate::world::load_world_str(yaml, &base_dir, &opts)
+        .map_err(|e| format!("the recorded world no longer loads:\n{e}"))?;
+    world.warnings.clear();
+    let mut notes = Vec::new();
+    let recorded: BTreeMap<String, String> =
+        serde_json::from_str(get("input_hashes")?).map_err(|e| format!("input_hashes: {e}"))?;
+    let world_path = get("world_path")?.clone();
+    for (file, h) in &recorded {
+        let now = provenance::hash_file(Path::new(file)).unwrap_or_else(|e| e);
+        if &now != h {
+            let is_world = Path::new(file) == Path::new(&world_path)
+                || Path::new(&world_path).canonicalize().ok().as_deref() == Some(Path::new(file));
+            notes.push(if is_world {
+                format!("{file} changed on disk since the recording; the recorded text is used")
+            } else {
+                format!("{file} changed on disk since the recording ({h} then, {now} now): the replay builds from the file as it is now")
+            });
+        }
+    }
+    let engine = Engine::new(world, EngineOptions { profile: false, seed: Some(seed) })
+        .map_err(|e| format!("the recorded world does not build: {e}"))?;
+    Ok((engine, notes))
+}
+
+/// What a replay found.
+#[derive(Debug, Clone)]
+pub struct ReplayReport {
+    /// Steps re-run.
+    pub steps: u64,
+    /// State samples compared (with verify).
+    pub compared: usize,
+    /// Inbound events applied.
+    pub events: usize,
+    /// The first divergence: (step, tick, episode, time, where).
+    pub divergence: Option<(u64, u64, u32, f64, Divergence)>,
+    /// Notes on changed inputs.
+    pub notes: Vec<String>,
+}
+
+impl std::fmt::Display for ReplayReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.divergence {
+            Some((step, tick, ep, t, d)) => write!(
+                f,
+                "replay diverged at step {step} (tick {tick}, episode {ep}, time {t} s): {}[{}] recorded {}, replayed {}",
+                d.field, d.index, d.recorded, d.replayed
+            ),
+            None => write!(
+                f,
+                "replay ok: {} steps, {} inbound events applied, {} state samples bitwise identical",
+                self.steps, self.events, self.compared
+            ),
+        }
+    }
+}
+
+fn resolve_endpoint(engine: &Engine, label: &str, id: usize) -> Result<usize, String> {
+    let all = engine.ctx.interface.all();
+    let matches = |i: usize| {
+        all.get(i)
+            .is_some_and(|e| e.direction == Direction::In && crate::ros::plan::label(e) == label)
+    };
+    if matches(id) {
+        return Ok(id);
+    }
+    (0..all.len())
+        .find(|&i| matches(i))
+        .ok_or_else(|| format!("the rebuilt world has no inbound endpoint `{label}`"))
+}
+
+/// Re-run a recording. With `verify`, compare every state sample bitwise and stop at the first
+/// divergence. `until` bounds the run time (s, steps × timestep since the start).
+pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<ReplayReport, String> {
+    let (mut engine, notes) = rebuild(rec)?;
+    let dt = engine.dt();
+    let last = rec.states.last().map(|s| s.step).unwrap_or(0);
+    let recorded_steps = rec
+        .summary
+        .as_ref()
+        .and_then(|s| s.get("steps"))
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(last);
+    let steps = match until {
+        Some(t) => recorded_steps.min((t / dt).round() as u64),
+        None => recorded_steps,
+    };
+    let mut samples = rec.states.iter().peekable();
+    let mut report = ReplayReport { steps: 0, compared: 0, events: 0, divergence: None, notes };
+    let mut events = rec.events.iter().peekable();
+    let mut compare = |engine: &Engine, step: u64, report: &mut ReplayReport| {
+        while let Some(s) = samples.peek() {
+            if s.step < step {
+                samples.next();
+                continue;
+            }
+            if s.step == step {
+                let now = StateSample::capture(&engine.ctx, step);
+                report.compared += 1;
+                if let Some(d) = s.first_divergence(&now) {
+                    report.divergence = Some((step, s.tick, s.episode, s.time, d));
+                }
+                samples.next();
+            }
+            break;
+        }
+    };
+    if verify {
+        compare(&engine, 0, &mut report);
+    }
+    for step in 0..steps {
+        if report.divergence.is_some() {
+            break;
+        }
+        while let Some((at, ev)) = events.peek() {
+            if *at != step {
+                break;
+            }
+            match ev {
+                Event::Deliver { endpoint, endpoint_id, payload } => {
+                    let id = resolve_endpoint(&engine, endpoint, *endpoint_id)?;
+                    engine.ctx.interface.deliver(id, payload.as_ref().clone());
+                }
+                Event::Reset(None) => engine.reset().map_err(|e| e.to_string())?,
+                Event::Reset(Some(scope)) => {
+                    engine.reset_scoped(*scope).map_err(|e| e.to_string())?
+                }
+            }
+            report.events += 1;
+            events.next();
+        }
+        engine.step().map_err(|e| format!("replay step {}: {e}", step + 1))?;
+        report.steps += 1;
+        if verify {
+            compare(&engine, step + 1, &mut report);
+        }
+    }
+    engine.shutdown();
+    Ok(report)
+}
+
+/// The state sample nearest sim time `t` (the first of equally near ones).
+pub fn state_at(rec: &Recording, t: f64) -> Result<&StateSample, String> {
+    let mut best: Option<&StateSample> = None;
+    for s in &rec.states {
+        if best.is_none_or(|b| (s.time - t).abs() < (b.time - t).abs()) {
+            best = Some(s);
+        }
+    }
+    best.ok_or_else(|| "the recording holds no state samples".to_string())
+}

@@ -1,0 +1,218 @@
+"""Recording (``roqsim sim --record``) read by the real MCAP readers from PyPI (``mcap``,
+``mcap-ros2-support``), a run driven over ROS 2 replayed offline bit for bit, SIGINT finalising
+the file, and ``roqsim replay`` / ``roqsim state`` on the command line."""
+
+import json
+import math
+import subprocess
+import time
+from collections import Counter
+
+import pytest
+from mcap.decoder import DecoderFactory as McapDecoderFactory
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+
+WORLD = "worlds/turtlebot_empty.yaml"
+
+
+class JsonDecoderFactory(McapDecoderFactory):
+    """The inbound log (/roqsim/inbound) is JSON."""
+
+    def decoder_for(self, message_encoding, schema):
+        return json.loads if message_encoding == "json" else None
+
+
+def read_all(path):
+    """(metadata by name, [(topic, schema name, log_time, decoded message)]) of a recording."""
+    with open(path, "rb") as f:
+        reader = make_reader(f, decoder_factories=[DecoderFactory(), JsonDecoderFactory()])
+        meta = {m.name: dict(m.metadata) for m in reader.iter_metadata()}
+        msgs = []
+        for schema, channel, message, decoded in reader.iter_decoded_messages():
+            msgs.append((channel.topic, schema.name if schema else None, message.log_time, decoded))
+    return meta, msgs
+
+
+def ns(stamp):
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
+def run(roqsim_bin, *args, timeout=300):
+    return subprocess.run([roqsim_bin, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_recording_opens_with_the_python_readers_and_matches_its_rates(roqsim_bin, tmp_path):
+    out = tmp_path / "run.mcap"
+    p = run(roqsim_bin, "sim", WORLD, "--seconds", "4", "--pacing", "asap", "--seed", "3", "-q", "--record", str(out))
+    assert p.returncode == 0, p.stderr
+    meta, msgs = read_all(out)
+    prov = meta["roqsim.provenance"]
+    assert prov["format_version"] == "1" and prov["seed"] == "3"
+    assert prov["world_yaml"] == open(WORLD).read()
+    assert meta["roqsim.summary"]["finished"] == "true" and meta["roqsim.summary"]["steps"] == "2000"
+
+    counts = Counter(t for t, _, _, _ in msgs)
+    states = [(lt, m) for t, _, lt, m in msgs if t == "/roqsim/state"]
+    # 50 Hz on the 500 Hz grid: every 10th step, plus the state after the initial reset
+    assert len(states) == 201
+    assert [m.step for _, m in states[:3]] == [0, 10, 20]
+    by_log_time = {lt: m for lt, m in states}
+    steps = 2000
+
+    # Every recorded endpoint's count is what its rate gives over the run.
+    topics = json.loads(prov["topics"])
+    assert {"/odom", "/scan", "/imu", "/joint_states"} <= set(topics), sorted(topics)
+    for topic, row in topics.items():
+        assert counts[topic] == steps // row["every_steps"], (topic, row, counts[topic])
+    assert counts["/clock"] == steps
+    rates = {r["name"]: r for r in json.loads(prov["endpoint_rates"])}
+    assert rates["record /roqsim/state"]["every_steps"] == 10
+    assert rates["record /clock"]["realised_hz"] == 500.0
+
+    # Header stamps are sim time, equal to the state sample taken at the same step.
+    matched = 0
+    for topic, schema, lt, m in msgs:
+        if hasattr(m, "header") and lt in by_log_time:
+            assert ns(m.header.stamp) == round(by_log_time[lt].time * 1e9), (topic, lt)
+            matched += 1
+    assert matched > 300
+    odom = [m for t, _, _, m in msgs if t == "/odom"]
+    assert (odom[0].header.frame_id, odom[0].child_frame_id) == ("odom", "base_link")
+    scan = [m for t, _, _, m in msgs if t == "/scan"]
+    assert scan[0].header.frame_id == "rplidar_link" and len(scan[0].ranges) > 100
+    tf = [m for t, _, _, m in msgs if t == "/tf"]
+    assert any(tr.child_frame_id == "base_link" for m in tf for tr in m.transforms)
+
+    r = run(roqsim_bin, "replay", str(out), "--verify")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "replay ok: 2000 steps, 0 inbound events applied, 201 state samples bitwise identical"
+    s = run(roqsim_bin, "state", str(out), "--at", "1.0")
+    assert s.returncode == 0, s.stderr
+    line = json.loads(s.stdout)
+    assert line["step"] == 500 and line["time"] == pytest.approx(1.0, abs=1e-9)
+    assert line["qpos"] == list(by_log_time[1_000_000_000].qpos)
+
+
+def test_unwritable_record_path_is_refused_before_the_build(roqsim_bin):
+    p = run(roqsim_bin, "sim", WORLD, "--seconds", "1", "--record", "/nonexistent-dir/run.mcap")
+    assert p.returncode == 2
+    assert "error: --record /nonexistent-dir/run.mcap: cannot create the file: No such file or directory" in p.stderr
+
+
+def test_sigint_finalises_the_recording(roqsim, tmp_path):
+    out = tmp_path / "run.mcap"
+    sim = roqsim("sim", WORLD, "--pacing", "realtime", "--seconds", "60", "--seed", "1", "--record", str(out), wait_ready=r"t = ")
+    time.sleep(0.5)
+    assert sim.stop() == 0, sim.output()[-3000:]
+    meta, msgs = read_all(out)
+    summary = meta["roqsim.summary"]
+    assert summary["finished"] == "true"
+    steps = int(summary["steps"])
+    assert steps > 250
+    assert sum(1 for t, _, _, _ in msgs if t == "/roqsim/state") == steps // 10 + 1
+
+
+def test_a_run_driven_over_ros_replays_offline_bitwise(roqsim, ros, roqsim_bin, tmp_path):
+    from geometry_msgs.msg import Twist
+    from nav_msgs.msg import Odometry
+
+    out = tmp_path / "ros_run.mcap"
+    odom = ros.collect("/odom", Odometry, 10)
+    pub = ros.node.create_publisher(Twist, "/cmd_vel", 10)
+    sim = roqsim("sim", WORLD, "--ros", "--pacing", "realtime", "--seconds", "60", "--seed", "5", "-q",
+                 "--record", str(out), wait_ready="/clock")
+    ros.spin_until(lambda: odom and pub.get_subscription_count() > 0, 20, "odom and roqsim's cmd_vel subscription")
+    cmd = Twist()
+    for i in range(40):
+        cmd.linear.x = 0.2
+        cmd.angular.z = 0.5 if i < 20 else -0.5
+        pub.publish(cmd)
+        ros.spin(0.05)
+    pub.publish(Twist())
+    ros.spin(0.3)
+    assert sim.stop() == 0, sim.output()[-3000:]
+    assert odom[-1].pose.pose.position.x > 0.1
+
+    meta, msgs = read_all(out)
+    inbound = [m for t, _, _, m in msgs if t == "/roqsim/inbound"]
+    assert all(e["endpoint"] == "cmd_vel" and "Twist" in e["payload"] for e in inbound), inbound[:3]
+    cmd_vel = [m for t, _, _, m in msgs if t == "/cmd_vel"]
+    assert len(cmd_vel) >= 30, len(cmd_vel)
+    assert cmd_vel[0].linear.x == 0.2
+
+    # Offline: no ROS, no world file edits matter; every state sample bitwise.
+    r = run(roqsim_bin, "replay", str(out), "--verify")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("replay ok: "), r.stdout
+    applied = int(r.stdout.split(" inbound events")[0].rsplit(" ", 1)[1])
+    assert applied == len(cmd_vel), (r.stdout, len(cmd_vel), len(inbound))
+
+
+# ----------------------------------------------------------------------------------- lockstep
+
+
+def closed_loop(ros, sim, odom_topic="/odom", steps=None):
+    """A controller that answers every /odom with a /cmd_vel computed from it alone (steer back
+    to the x axis). Returns the number of commands sent."""
+    from geometry_msgs.msg import Twist
+    from nav_msgs.msg import Odometry
+
+    pub = ros.node.create_publisher(Twist, "/cmd_vel", 50)
+    sent = [0]
+
+    def on_odom(m):
+        p = m.pose.pose
+        yaw = 2.0 * math.atan2(p.orientation.z, p.orientation.w)
+        cmd = Twist()
+        cmd.linear.x = 0.25
+        cmd.angular.z = 0.8 * math.sin(m.header.stamp.sec + m.header.stamp.nanosec * 1e-9) - 1.5 * p.position.y - 1.0 * yaw
+        pub.publish(cmd)
+        sent[0] += 1
+
+    sub = ros.node.create_subscription(Odometry, odom_topic, on_odom, 50)
+    ros.spin_until(lambda: pub.get_subscription_count() > 0 and ros.node.count_publishers(odom_topic) > 0, 20,
+                   "roqsim's cmd_vel subscription and odom publisher")
+    ros.spin(0.5)  # let the odom subscription match before the first publication
+    pub.publish(Twist())  # announce: the barrier waits for one message before the first step
+    return sent, sub
+
+
+def test_lockstep_closed_loop_is_bitwise_across_two_runs(roqsim, ros, roqsim_bin, tmp_path):
+    runs = []
+    for i in range(2):
+        out = tmp_path / f"lock{i}.mcap"
+        sim = roqsim("sim", "test/e2e/worlds/lockstep.yaml", "--ros", "--seconds", "3", "-q", "--record", str(out))
+        sent, _ = closed_loop(ros, sim)
+        ros.spin_until(lambda: not sim.running(), 120, "the lockstep run to end")
+        assert sim.stop() == 0, sim.output()[-3000:]
+        meta, msgs = read_all(out)
+        states = [m for t, _, _, m in msgs if t == "/roqsim/state"]
+        cmds = [m for t, _, _, m in msgs if t == "/cmd_vel"]
+        # 3 s of odom at 50 Hz: 150 publications, each answered; the announcement and the answers to
+        # the first 149 were applied (the answer to the last one comes after the final step)
+        assert sent[0] == 150 and len(cmds) == 150, (len(cmds), sent[0])
+        runs.append(([(s.step, list(s.qpos), list(s.qvel)) for s in states], [(c.linear.x, c.angular.z) for c in cmds]))
+        for sub in list(ros.node.subscriptions):
+            ros.node.destroy_subscription(sub)
+        for p in list(ros.node.publishers):
+            ros.node.destroy_publisher(p)
+    assert runs[0][1] == runs[1][1], "the controller saw different odometry"
+    assert runs[0][0] == runs[1][0], "the trajectories differ"
+    y = runs[0][0][-1][1][1]
+    assert abs(y) < 0.5 and runs[0][0][-1][1][0] > 0.4, runs[0][0][-1][1][:3]
+
+
+def test_lockstep_ends_with_the_gate_diagnostic_when_the_controller_dies(roqsim, ros):
+    sim = roqsim("sim", "test/e2e/worlds/lockstep.yaml", "--ros", "--seconds", "30", "-q")
+    sent, sub = closed_loop(ros, sim)
+    ros.spin_until(lambda: sent[0] >= 20, 30, "20 controller replies")
+    t_dead = time.monotonic()
+    ros.node.destroy_subscription(sub)  # the controller dies: no more replies
+    code = sim.wait(timeout=15)
+    waited = time.monotonic() - t_dead
+    out = sim.output()
+    assert code == 1, out[-3000:]
+    assert "sim.sync: lockstep gate `cmd_vel` never fired: no message within timeout_s = 3 s after the publication" in out, out[-3000:]
+    assert "`cmd_vel` last received a message at tick" in out
+    assert 2.5 < waited < 8.0, waited
