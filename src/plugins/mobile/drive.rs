@@ -142,7 +142,8 @@ impl DriveBase {
                 topics,
             ),
         );
-        let extra_ids = extra.into_iter().map(|ep| ctx.interface.add(scope.apply(ep, topics))).collect();
+        let extra_ids =
+            extra.into_iter().map(|ep| ctx.interface.add(scope.apply(ep, topics))).collect();
         let odom_id = ctx.interface.add(
             scope.apply(
                 Endpoint::out("odom")
