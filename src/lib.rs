@@ -6,6 +6,7 @@
 
 #![warn(missing_docs)]
 
+pub mod camera;
 pub mod context;
 pub mod engine;
 pub mod error;

@@ -141,6 +141,10 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
         "tf2_msgs/msg/TFMessage" => vec!["Transforms", "Odometry", "PoseTwist"],
         "geometry_msgs/msg/WrenchStamped" => vec!["Wrench"],
         "sensor_msgs/msg/BatteryState" => vec!["EnergyReport"],
+        "sensor_msgs/msg/Image" => vec!["Image"],
+        "sensor_msgs/msg/CompressedImage" => vec!["CompressedImage"],
+        "sensor_msgs/msg/CameraInfo" => vec!["CameraInfo"],
+        "sensor_msgs/msg/PointCloud2" => vec!["PointCloud2"],
         "ackermann_msgs/msg/AckermannDriveStamped" => vec!["Ackermann"],
         "rosgraph_msgs/msg/Clock" => vec!["Float64 (seconds)"],
         "lifecycle_msgs/msg/TransitionEvent" => vec!["TransitionEvents"],
@@ -372,6 +376,85 @@ fn fill_string(m: &mut std_msgs::String, p: &Payload) -> Result<(), String> {
     Ok(())
 }
 
+/// Fill an Image (pixels copied once into the preallocated message).
+pub fn fill_image(m: &mut sensor::Image, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::Image(i) = p else { return Err(wrong(p, "sensor_msgs/msg/Image")) };
+    header(&mut m.header, i.stamp, fr, &i.frame_id);
+    m.height = i.height;
+    m.width = i.width;
+    m.encoding.clone_from(&i.encoding);
+    m.is_bigendian = 0;
+    m.step = i.step;
+    m.data.clear();
+    m.data.extend_from_slice(&i.data);
+    Ok(())
+}
+
+/// Fill a CompressedImage.
+pub fn fill_compressed(
+    m: &mut sensor::CompressedImage,
+    p: &Payload,
+    fr: &Frames,
+) -> Result<(), String> {
+    let Payload::CompressedImage(i) = p else {
+        return Err(wrong(p, "sensor_msgs/msg/CompressedImage"));
+    };
+    header(&mut m.header, i.stamp, fr, &i.frame_id);
+    m.format.clone_from(&i.format);
+    m.data.clear();
+    m.data.extend_from_slice(&i.data);
+    Ok(())
+}
+
+/// Fill a CameraInfo.
+pub fn fill_camera_info(
+    m: &mut sensor::CameraInfo,
+    p: &Payload,
+    fr: &Frames,
+) -> Result<(), String> {
+    let Payload::CameraInfo(c) = p else { return Err(wrong(p, "sensor_msgs/msg/CameraInfo")) };
+    header(&mut m.header, c.stamp, fr, &c.frame_id);
+    m.height = c.height;
+    m.width = c.width;
+    m.distortion_model.clone_from(&c.distortion_model);
+    vec_from(&mut m.d, &c.d);
+    vec_from(&mut m.k, &c.k);
+    vec_from(&mut m.r, &c.r);
+    vec_from(&mut m.p, &c.p);
+    m.binning_x = 0;
+    m.binning_y = 0;
+    Ok(())
+}
+
+/// Fill a PointCloud2.
+pub fn fill_cloud(m: &mut sensor::PointCloud2, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::PointCloud2(c) = p else { return Err(wrong(p, "sensor_msgs/msg/PointCloud2")) };
+    header(&mut m.header, c.stamp, fr, &c.frame_id);
+    m.height = c.height;
+    m.width = c.width;
+    if m.fields.len() != c.fields.len()
+        || m.fields.iter().zip(&c.fields).any(|(a, b)| a.name != b.name || a.offset != b.offset)
+    {
+        m.fields = c
+            .fields
+            .iter()
+            .map(|f| sensor::PointField {
+                name: f.name.clone(),
+                offset: f.offset,
+                datatype: f.datatype,
+                count: f.count,
+            })
+            .collect();
+    }
+    m.is_bigendian = false;
+    m.point_step = c.point_step;
+    m.row_step = c.row_step;
+    m.data.clear();
+    m.data.extend_from_slice(&c.data);
+    m.is_dense = c.is_dense;
+    Ok(())
+}
+
 // ---------------------------------------------------------------- outbound publishers
 
 /// A publisher with its preallocated message.
@@ -450,6 +533,10 @@ pub const OUT_TYPES: &[&str] = &[
     "geometry_msgs/msg/PoseStamped",
     "geometry_msgs/msg/WrenchStamped",
     "sensor_msgs/msg/BatteryState",
+    "sensor_msgs/msg/Image",
+    "sensor_msgs/msg/CompressedImage",
+    "sensor_msgs/msg/CameraInfo",
+    "sensor_msgs/msg/PointCloud2",
     "tf2_msgs/msg/TFMessage",
     "ackermann_msgs/msg/AckermannDriveStamped",
     "rosgraph_msgs/msg/Clock",
@@ -497,6 +584,20 @@ pub fn make_outbound(
             typed::<sensor::BatteryState>(node, topic, q, |m, p, fr, _| {
                 crate::ros::reports::fill_battery(m, p, fr)
             })
+        }
+        "sensor_msgs/msg/Image" => {
+            typed::<sensor::Image>(node, topic, q, |m, p, fr, _| fill_image(m, p, fr))
+        }
+        "sensor_msgs/msg/CompressedImage" => {
+            typed::<sensor::CompressedImage>(node, topic, q, |m, p, fr, _| {
+                fill_compressed(m, p, fr)
+            })
+        }
+        "sensor_msgs/msg/CameraInfo" => {
+            typed::<sensor::CameraInfo>(node, topic, q, |m, p, fr, _| fill_camera_info(m, p, fr))
+        }
+        "sensor_msgs/msg/PointCloud2" => {
+            typed::<sensor::PointCloud2>(node, topic, q, |m, p, fr, _| fill_cloud(m, p, fr))
         }
         "tf2_msgs/msg/TFMessage" => typed::<tf2::TFMessage>(node, topic, q, fill_tf),
         "ackermann_msgs/msg/AckermannDriveStamped" => {

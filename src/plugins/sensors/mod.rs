@@ -1,10 +1,15 @@
 //! roqsim_sensors: sensor devices, their capture plugins and joint_state_publisher.
 
+pub mod camera;
 pub mod force_torque;
 pub mod ground_truth_pose;
 pub mod imu;
 pub mod joint_state_publisher;
 pub mod lidar;
+pub mod oakd_camera;
+pub mod realsense_d415;
+pub mod realsense_d435;
+pub mod realsense_d455;
 pub mod spawn_sensor;
 
 /// This family's plugins, in catalogue order.
@@ -16,5 +21,10 @@ pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
         joint_state_publisher::descriptor(),
         ground_truth_pose::descriptor(),
         force_torque::descriptor(),
+        camera::descriptor(),
+        realsense_d435::descriptor(),
+        realsense_d415::descriptor(),
+        realsense_d455::descriptor(),
+        oakd_camera::descriptor(),
     ]
 }
