@@ -1166,13 +1166,18 @@ fn latest_odom(e: &Engine) -> roqsim::context::payload::Odometry {
     }
 }
 
+/// `RobotHandle::read_odom`: (x, y, yaw, vx, vy, wz).
+type OdomRead = (f64, f64, f64, f64, f64, f64);
+/// Ground-truth planar pose (x, y, yaw).
+type Pose2d = (f64, f64, f64);
+
 /// Seeded run of `yaml` driven through the handle for 3 s: (odometry, ground truth, odom message).
 fn noisy_run(
     yaml: &str,
     name: &str,
     seed: u64,
     cmd: [f64; 3],
-) -> ((f64, f64, f64, f64, f64, f64), (f64, f64, f64), roqsim::context::payload::Odometry) {
+) -> (OdomRead, Pose2d, roqsim::context::payload::Odometry) {
     let mut e = engine_seed(yaml, seed);
     handle(&e, name).drive(cmd[0], cmd[1], cmd[2]);
     e.step_n(1500).unwrap();
@@ -1270,7 +1275,7 @@ fn drive_with_poison(
     input: &str,
     cmd: &Payload,
     poison: Option<&Payload>,
-) -> ((f64, f64, f64), (f64, f64, f64, f64, f64, f64)) {
+) -> (Pose2d, OdomRead) {
     let mut e = engine(yaml);
     let id = endpoint(&e, input);
     for i in 0..2000u64 {
