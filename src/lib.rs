@@ -7,10 +7,12 @@
 #![warn(missing_docs)]
 
 pub mod camera;
+pub mod cli;
 pub mod context;
 pub mod engine;
 pub mod error;
 pub mod handles;
+pub mod introspect;
 pub mod math;
 pub mod mujoco;
 pub mod plugin;

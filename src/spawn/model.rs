@@ -27,8 +27,11 @@ pub struct LoadedModel {
 /// its MJCF and manifest, absolutize its mesh/texture file refs ([`apply_assets`]), and reset its
 /// root body's pose to the identity (the caller's attach frame carries the spawn pose).
 pub fn load_model(reference: &str, base_dir: &Path) -> Result<LoadedModel, String> {
-    let asset = resolve_model(reference, base_dir)?;
+    let mut asset = resolve_model(reference, base_dir)?;
     let manifest = load_manifest(&asset)?;
+    // Borrowed providers come after the model's own declared meshdir (which `apply_assets`
+    // searches first) and before the model file's folder.
+    asset.asset_dirs.splice(0..0, manifest.borrowed_dirs.iter().cloned());
     let mut spec = crate::spawn::mjcf::child_spec_from_file(&asset.path)?;
     apply_assets(&mut spec, &asset)?;
     let root = spec.world_body().body_iter(false).next().map(|b| b.name().to_string()).ok_or_else(

@@ -2,11 +2,15 @@
 
 pub mod camera;
 pub mod force_torque;
+pub mod gnss;
 pub mod ground_truth_pose;
 pub mod imu;
 pub mod joint_state_publisher;
 pub mod lidar;
+pub mod livox_mid360;
 pub mod oakd_camera;
+pub mod range_sensor;
+pub mod ray_mount;
 pub mod realsense_d415;
 pub mod realsense_d435;
 pub mod realsense_d455;
@@ -17,6 +21,9 @@ pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
     vec![
         spawn_sensor::descriptor(),
         lidar::descriptor(),
+        livox_mid360::descriptor(),
+        range_sensor::descriptor(),
+        gnss::descriptor(),
         imu::descriptor(),
         joint_state_publisher::descriptor(),
         ground_truth_pose::descriptor(),
