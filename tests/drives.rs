@@ -1141,3 +1141,202 @@ components:
     println!("present omni: {p2:?}");
     assert!(p2.0 - p1.0 > 0.3, "present again, the base did not drive: {p2:?}");
 }
+
+// ------------------------------------------------------------------------------------------
+// The shared drive base: odometry noise, the watchdog and non-finite commands on every drive
+// ------------------------------------------------------------------------------------------
+
+/// An omni_base from its manifest, with `extra` keys merged into its omni_drive.
+fn omni(extra: &str) -> String {
+    format!(
+        "sim: {{timestep: 0.002}}
+components:
+  - spawn_robot: {{model: omni_base}}
+    name: robot
+    components:
+      - omni_drive: {{{extra}}}
+"
+    )
+}
+
+fn latest_odom(e: &Engine) -> roqsim::context::payload::Odometry {
+    match e.ctx.interface.get(endpoint(e, "odom")).latest() {
+        Some((Payload::Odometry(o), _)) => o.clone(),
+        other => panic!("no odometry published: {other:?}"),
+    }
+}
+
+/// `RobotHandle::read_odom`: (x, y, yaw, vx, vy, wz).
+type OdomRead = (f64, f64, f64, f64, f64, f64);
+/// Ground-truth planar pose (x, y, yaw).
+type Pose2d = (f64, f64, f64);
+
+/// Seeded run of `yaml` driven through the handle for 3 s: (odometry, ground truth, odom message).
+fn noisy_run(
+    yaml: &str,
+    name: &str,
+    seed: u64,
+    cmd: [f64; 3],
+) -> (OdomRead, Pose2d, roqsim::context::payload::Odometry) {
+    let mut e = engine_seed(yaml, seed);
+    handle(&e, name).drive(cmd[0], cmd[1], cmd[2]);
+    e.step_n(1500).unwrap();
+    (handle(&e, name).read_odom(), qpose(&e, "base_free"), latest_odom(&e))
+}
+
+#[test]
+fn omni_and_ackermann_odom_noise_is_seeded_reproducible_and_drifts() {
+    let noise = "odom_noise: {linear_stddev: 0.05, angular_stddev: 0.1, linear_scale: 1.02, angular_scale: 0.97}";
+    for (yaml, clean, name, cmd, holonomic) in [
+        (omni(noise), omni(""), "robot", [0.2, 0.1, 0.4], true),
+        (car(noise), car(""), "car", [1.0, 0.0, 0.5], false),
+    ] {
+        let (a, truth_a, msg_a) = noisy_run(&yaml, name, 7, cmd);
+        let (b, truth_b, msg_b) = noisy_run(&yaml, name, 7, cmd);
+        let (c, _, _) = noisy_run(&yaml, name, 8, cmd);
+        let (exact, truth_exact, msg_exact) = noisy_run(&clean, name, 7, cmd);
+        println!(
+            "{name} noise: seed 7 {a:?}\n  seed 8 {c:?}\n  exact {exact:?}\n  truth {truth_a:?}"
+        );
+        assert_eq!(a, b, "{name}: same seed, different odometry");
+        assert_eq!(msg_a, msg_b);
+        assert_eq!(truth_a, truth_exact, "{name}: odometry noise moved the robot");
+        assert_eq!(truth_a, truth_b);
+        let drift = (a.0 - exact.0).hypot(a.1 - exact.1);
+        assert!(drift > 0.01, "{name}: noisy odometry drifted only {drift} m from the exact one");
+        assert!(a.2 != c.2 && (a.0 - c.0).hypot(a.1 - c.1) > 1e-3, "{name}: seeds 7 and 8 agree");
+        assert_eq!(msg_a.twist_covariance[0], 0.05 * 0.05);
+        assert_eq!(msg_a.twist_covariance[7], if holonomic { 0.05 * 0.05 } else { 0.0 });
+        assert_eq!(msg_a.twist_covariance[35], 0.1 * 0.1);
+        assert_eq!(msg_exact.twist_covariance, [0.0; 36]);
+    }
+}
+
+#[test]
+fn omni_and_ackermann_watchdog_stop_after_cmd_vel_timeout() {
+    for (yaml, held, name, cmd) in [
+        (omni("cmd_vel_timeout: 0.5"), omni("cmd_vel_timeout: 0.0"), "robot", twist(0.3, 0.0, 0.0)),
+        (car("cmd_vel_timeout: 0.5"), car("cmd_vel_timeout: 0.0"), "car", twist(1.0, 0.0, 0.0)),
+    ] {
+        let mut e = engine(&yaml);
+        let id = endpoint(&e, "cmd_vel");
+        e.ctx.interface.deliver(id, cmd.clone());
+        e.step_n(250).unwrap(); // 0.5 s: still driving
+        let v_during = handle(&e, name).read_odom().3;
+        e.step_n(500).unwrap(); // 1.5 s: timed out at 0.5 s and ramped down
+        let at_1_5 = qpose(&e, "base_free");
+        let v_after = handle(&e, name).read_odom().3;
+        e.step_n(500).unwrap();
+        let at_2_5 = qpose(&e, "base_free");
+        println!(
+            "{name} watchdog: v at 0.5 s {v_during:.4}, at 1.5 s {v_after:.2e}; x {:.4} -> {:.4}",
+            at_1_5.0, at_2_5.0
+        );
+        assert!(v_during > 0.2, "{name}: not driving before the timeout: {v_during}");
+        assert!(v_after.abs() < 1e-3, "{name}: still moving after the timeout: {v_after}");
+        assert!((at_2_5.0 - at_1_5.0).abs() < 1e-3, "{name}: crept on after stopping");
+
+        // Without the watchdog the held command keeps going.
+        let mut e = engine(&held);
+        let id = endpoint(&e, "cmd_vel");
+        e.ctx.interface.deliver(id, cmd);
+        e.step_n(750).unwrap();
+        let v = handle(&e, name).read_odom().3;
+        assert!(v > 0.2, "{name}: held command stopped: v {v}");
+    }
+}
+
+#[test]
+fn refusal_omni_and_ackermann_noise_and_timeout_keys() {
+    let t = refusal(&omni("odom_noise: {linear_stddev: -1, angular_scale: 0}"));
+    assert_has(
+        &t,
+        &[
+            "omni_drive.odom_noise.linear_stddev: must be >= 0 (a standard deviation), got -1",
+            "omni_drive.odom_noise.angular_scale: must be > 0 (a multiplicative bias; 1 = none), got 0",
+        ],
+    );
+    let t = refusal(&car("cmd_vel_timeout: -1, odom_noise: {angular_stddev: -2}"));
+    assert_has(
+        &t,
+        &[
+            "ackermann_drive.cmd_vel_timeout: must be >= 0 (0 = off), got -1",
+            "ackermann_drive.odom_noise.angular_stddev: must be >= 0 (a standard deviation), got -2",
+        ],
+    );
+}
+
+/// Drive `yaml` for 4 s with `cmd` delivered at 50 Hz on `input`; with `poison`, the non-finite
+/// payload is delivered (alone) at 1 s and again at 2 s, between two valid commands. Returns the
+/// ground-truth pose and the odometry.
+fn drive_with_poison(
+    yaml: &str,
+    name: &str,
+    input: &str,
+    cmd: &Payload,
+    poison: Option<&Payload>,
+) -> (Pose2d, OdomRead) {
+    let mut e = engine(yaml);
+    let id = endpoint(&e, input);
+    for i in 0..2000u64 {
+        if i % 25 == 0 {
+            e.ctx.interface.deliver(id, cmd.clone());
+        }
+        if let Some(p) = poison {
+            if i == 505 || i == 1005 {
+                e.ctx.interface.deliver(id, p.clone());
+            }
+        }
+        e.step().unwrap();
+    }
+    (qpose(&e, "base_free"), handle(&e, name).read_odom())
+}
+
+#[test]
+fn non_finite_commands_are_dropped_and_every_drive_keeps_driving() {
+    let nan = f64::NAN;
+    let ack = |speed: f64, angle: f64| {
+        Payload::Ackermann(AckermannDrive { speed, steering_angle: angle, ..Default::default() })
+    };
+    let cases: Vec<(String, &str, &str, Payload, Payload, f64)> = vec![
+        // (world, robot, input, valid command, poison, expected distance over 4 s)
+        (
+            turtlebot("cmd_vel_timeout: 0.5"),
+            "robot",
+            "cmd_vel",
+            twist(0.2, 0.0, 0.0),
+            twist(nan, 0.0, 0.0),
+            0.2 * 4.0,
+        ),
+        (
+            turtlebot("cmd_vel_timeout: 0.5"),
+            "robot",
+            "cmd_vel",
+            twist(0.2, 0.0, 0.0),
+            twist(0.2, 0.0, f64::INFINITY),
+            0.2 * 4.0,
+        ),
+        (omni(""), "robot", "cmd_vel", twist(0.3, 0.0, 0.0), twist(0.3, nan, 0.0), 0.3 * 4.0),
+        (car(""), "car", "cmd_vel", twist(1.0, 0.0, 0.0), twist(1.0, 0.0, nan), 1.0 * 4.0),
+        (car(""), "car", "ackermann_cmd", ack(1.0, 0.0), ack(nan, 0.0), 1.0 * 4.0),
+        (car(""), "car", "ackermann_cmd", ack(1.0, 0.0), ack(1.0, f64::NEG_INFINITY), 1.0 * 4.0),
+    ];
+    for (yaml, name, input, cmd, poison, expected) in cases {
+        let (p_clean, o_clean) = drive_with_poison(&yaml, name, input, &cmd, None);
+        let (p, o) = drive_with_poison(&yaml, name, input, &cmd, Some(&poison));
+        let d = p.0.hypot(p.1);
+        println!(
+            "{name} {input} {poison:?}: travelled {d:.4} m (clean {:.4}); odom {o:?}",
+            p_clean.0.hypot(p_clean.1)
+        );
+        // Dropped: the run is bitwise the run that never saw the poison.
+        assert_eq!(p, p_clean, "{name} {input}: the non-finite command changed the motion");
+        assert_eq!(o, o_clean, "{name} {input}: the non-finite command changed the odometry");
+        assert!(o.0.is_finite() && o.3.is_finite(), "{name}: odometry went non-finite: {o:?}");
+        // And it moved the expected distance (less the start-up ramp).
+        assert!(
+            d > 0.9 * expected && d < expected,
+            "{name} {input}: travelled {d} m, expected ~{expected}"
+        );
+    }
+}

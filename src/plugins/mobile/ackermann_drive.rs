@@ -18,15 +18,14 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::drive::{ramp, Odom2d};
-use crate::context::payload::{Odometry, Payload};
-use crate::context::{Endpoint, EndpointId, SimContext};
+use super::drive::{ramp, DriveBase, DriveSpec, OdomNoise};
+use crate::context::payload::Payload;
+use crate::context::{Endpoint, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::handles::robot::{OdomState, RobotHandle};
-use crate::math::yaw_quat_xyzw;
+use crate::handles::robot::OdomState;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::shared::{self as common, JointRef, Scope};
+use crate::plugins::shared::{self as common, JointRef};
 
 /// Endpoint roles of `ackermann_drive` (keys of its `topics:` map).
 pub const ROLES: [&str; 4] = ["cmd_vel", "ackermann_cmd", "odom", "joint_states"];
@@ -57,6 +56,9 @@ fn d_base() -> String {
 }
 fn d_rate() -> f64 {
     50.0
+}
+fn d_true() -> bool {
+    true
 }
 
 /// Config of `ackermann_drive`. Defaults are the seed 001 example values (a 1:10 car).
@@ -119,6 +121,17 @@ pub struct AckermannDriveConfig {
     /// Optional `[v (m/s), w (rad/s)]` applied every tick (standalone demo).
     #[serde(default)]
     pub test_cmd: Option<[f64; 2]>,
+    /// Command watchdog (s): > 0 brings the car to a stop (through `accel_limit`; the rack holds
+    /// its angle) when no command (cmd_vel or ackermann_cmd) arrived for this long. 0 (default)
+    /// holds the last command.
+    #[serde(default)]
+    pub cmd_vel_timeout: f64,
+    /// Publish the driven and steer joints on `joint_states`. Default true.
+    #[serde(default = "d_true")]
+    pub publish_joint_states: bool,
+    /// Optional odometry error; omitted = exact odometry, nothing drawn.
+    #[serde(default)]
+    pub odom_noise: Option<OdomNoise>,
     /// Topic per endpoint role (`cmd_vel`, `ackermann_cmd` (default topic `drive`), `odom`,
     /// `joint_states`).
     #[serde(default)]
@@ -159,6 +172,15 @@ impl ValidateConfig for AckermannDriveConfig {
             if !(v >= 0.0 && v.is_finite()) {
                 e.push(ConfigError::new(k, format!("must be >= 0 (0 = instant), got {v}")));
             }
+        }
+        if !(self.cmd_vel_timeout >= 0.0 && self.cmd_vel_timeout.is_finite()) {
+            e.push(ConfigError::new(
+                "cmd_vel_timeout",
+                format!("must be >= 0 (0 = off), got {}", self.cmd_vel_timeout),
+            ));
+        }
+        if let Some(n) = &self.odom_noise {
+            n.validate(&mut e);
         }
         for (k, v, what) in [
             ("steer_actuators", &self.steer_actuators, "the two steering POSITION servos"),
@@ -231,6 +253,7 @@ pub fn drive_split(v: f64, kappa: f64, track: f64) -> [f64; 2] {
 /// The `ackermann_drive` plugin.
 pub struct AckermannDrive {
     cfg: AckermannDriveConfig,
+    address: String,
     owner: Option<String>,
     /// Owning entity's name (resolved at configure).
     entity: String,
@@ -238,11 +261,11 @@ pub struct AckermannDrive {
     steer_joints: Vec<JointRef>,
     drive_acts: [usize; 2],
     drive_joints: Vec<JointRef>,
-    cmd_id: EndpointId,
-    ack_id: EndpointId,
-    odom_id: EndpointId,
-    js_id: EndpointId,
-    handle: Option<RobotHandle>,
+    /// Endpoints (cmd_vel, ackermann_cmd, odom, joint_states), robot handle, command intake and
+    /// odometry (set at configure).
+    base: Option<DriveBase>,
+    /// Joints `joint_states` carries (driven, then steer).
+    js_joints: Vec<JointRef>,
     /// Control range of every actuator (ctrl is clamped to it).
     limits: Vec<[f64; 2]>,
     /// Commanded speed (m/s) and centre angle (rad); optional per-command slew/accel limits.
@@ -253,8 +276,6 @@ pub struct AckermannDrive {
     /// Ramped speed (m/s) and centre angle (rad).
     speed: f64,
     angle: f64,
-    odom: Odom2d,
-    last: OdomState,
 }
 
 impl AckermannDrive {
@@ -262,17 +283,15 @@ impl AckermannDrive {
     pub fn new(cfg: AckermannDriveConfig, args: &PluginArgs) -> Self {
         AckermannDrive {
             cfg,
+            address: args.address.clone(),
             owner: args.owner.clone(),
             entity: String::new(),
             steer_acts: [0; 2],
             steer_joints: Vec::new(),
             drive_acts: [0; 2],
             drive_joints: Vec::new(),
-            cmd_id: 0,
-            ack_id: 0,
-            odom_id: 0,
-            js_id: 0,
-            handle: None,
+            base: None,
+            js_joints: Vec::new(),
             limits: Vec::new(),
             target_speed: 0.0,
             target_angle: 0.0,
@@ -280,9 +299,53 @@ impl AckermannDrive {
             msg_accel: 0.0,
             speed: 0.0,
             angle: 0.0,
-            odom: Odom2d::default(),
-            last: OdomState::default(),
         }
+    }
+
+    /// The odometry integrated so far (odom frame; noise included when configured).
+    pub fn odometry(&self) -> OdomState {
+        self.base.as_ref().map(DriveBase::odometry).unwrap_or_default()
+    }
+
+    /// Drain cmd_vel, then ackermann_cmd, then the robot handle and `test_cmd` (non-finite
+    /// commands are dropped by the base).
+    fn take_commands(&mut self, ctx: &mut SimContext, base: &mut DriveBase) -> HookResult {
+        for [v, _vy, w] in base.drain_cmd_vel(ctx)? {
+            self.twist_command(v, w);
+        }
+        for p in ctx.interface.drain(base.extra_ids[0]) {
+            match p {
+                Payload::Ackermann(a) => {
+                    let values = [
+                        a.speed,
+                        a.steering_angle,
+                        a.steering_angle_velocity,
+                        a.acceleration,
+                        a.jerk,
+                    ];
+                    if base.accept(ctx, "ackermann_cmd", &values) {
+                        self.target_speed = a.speed;
+                        self.target_angle = a.steering_angle;
+                        self.msg_steer_rate = a.steering_angle_velocity.abs();
+                        self.msg_accel = a.acceleration.abs();
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "ackermann_cmd received a {} payload; it takes an Ackermann drive",
+                        other.kind()
+                    ))
+                }
+            }
+        }
+        if let Some([vx, _, wz]) = base.take_handle_command(ctx) {
+            self.twist_command(vx, wz);
+        }
+        if let Some([v, w]) = self.cfg.test_cmd {
+            base.note_command(ctx);
+            self.twist_command(v, w);
+        }
+        Ok(())
     }
 
     fn twist_command(&mut self, v: f64, w: f64) {
@@ -375,50 +438,26 @@ impl Plugin for AckermannDrive {
             }
         }
 
-        let scope = Scope::new(&entity, c.namespace.as_deref());
-        let topics = &c.topics;
-        let cmd_type = if c.stamped_cmd_vel {
-            "geometry_msgs/msg/TwistStamped"
-        } else {
-            "geometry_msgs/msg/Twist"
-        };
-        self.cmd_id = ctx.interface.add(
-            scope.apply(
-                Endpoint::input("cmd_vel")
-                    .hint("ros2", "type", cmd_type)
-                    .hint("ros2", "qos", "reliable"),
-                topics,
-            ),
-        );
         let mut ack = Endpoint::input("ackermann_cmd")
             .hint("ros2", "type", "ackermann_msgs/msg/AckermannDriveStamped")
             .hint("ros2", "qos", "reliable");
-        if !topics.contains_key("ackermann_cmd") {
+        if !c.topics.contains_key("ackermann_cmd") {
             ack = ack.hint("ros2", "topic", "drive");
         }
-        self.ack_id = ctx.interface.add(scope.apply(ack, topics));
-        self.odom_id = ctx.interface.add(
-            scope.apply(
-                Endpoint::out("odom")
-                    .rate(c.odom_rate_hz)
-                    .hint("ros2", "type", "nav_msgs/msg/Odometry")
-                    .hint("ros2", "qos", "reliable"),
-                topics,
-            ),
-        );
-        self.js_id = ctx.interface.add(
-            scope.apply(
-                Endpoint::out("joint_states")
-                    .rate(c.odom_rate_hz)
-                    .hint("ros2", "type", "sensor_msgs/msg/JointState")
-                    .hint("ros2", "qos", "reliable"),
-                topics,
-            ),
-        );
-        let key = common::claim_robot_key(ctx, "ackermann_drive", &entity)?;
-        let h = RobotHandle::new(&entity.name, "ackermann_drive");
-        ctx.blackboard.set(key, h.clone());
-        self.handle = Some(h);
+        let spec = DriveSpec {
+            plugin: "ackermann_drive",
+            namespace: c.namespace.as_deref(),
+            topics: &c.topics,
+            stamped_cmd_vel: c.stamped_cmd_vel,
+            odom_rate_hz: c.odom_rate_hz,
+            joint_states: c.publish_joint_states,
+            odom_child_frame: &c.odom_child_frame,
+            cmd_vel_timeout: c.cmd_vel_timeout,
+            odom_noise: c.odom_noise.as_ref(),
+            holonomic: false,
+        };
+        self.base = Some(DriveBase::configure(ctx, &self.address, &entity, spec, vec![ack])?);
+        self.js_joints = [&self.drive_joints[..], &self.steer_joints[..]].concat();
         Ok(())
     }
 
@@ -429,10 +468,8 @@ impl Plugin for AckermannDrive {
         self.msg_accel = 0.0;
         self.speed = 0.0;
         self.angle = 0.0;
-        self.odom = Odom2d::default();
-        self.last = OdomState { stamp: ctx.sim_time(), ..Default::default() };
-        if let Some(h) = &self.handle {
-            h.reset();
+        if let Some(b) = self.base.as_mut() {
+            b.reset(ctx);
         }
         let ctrl = ctx.data_mut().ctrl_mut();
         for a in self.steer_acts.iter().chain(self.drive_acts.iter()) {
@@ -443,39 +480,10 @@ impl Plugin for AckermannDrive {
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
         // Arrival order decides who owns the angle; cmd_vel first, so a same-step ackermann_cmd wins.
-        for p in ctx.interface.drain(self.cmd_id) {
-            match p {
-                Payload::Twist(t) => self.twist_command(t.linear[0], t.angular[2]),
-                other => {
-                    return Err(format!(
-                        "cmd_vel received a {} payload; it takes a Twist",
-                        other.kind()
-                    ))
-                }
-            }
-        }
-        for p in ctx.interface.drain(self.ack_id) {
-            match p {
-                Payload::Ackermann(a) => {
-                    self.target_speed = a.speed;
-                    self.target_angle = a.steering_angle;
-                    self.msg_steer_rate = a.steering_angle_velocity.abs();
-                    self.msg_accel = a.acceleration.abs();
-                }
-                other => {
-                    return Err(format!(
-                        "ackermann_cmd received a {} payload; it takes an Ackermann drive",
-                        other.kind()
-                    ))
-                }
-            }
-        }
-        if let Some([vx, _, wz]) = self.handle.as_ref().and_then(RobotHandle::take_command) {
-            self.twist_command(vx, wz);
-        }
-        if let Some([v, w]) = self.cfg.test_cmd {
-            self.twist_command(v, w);
-        }
+        let Some(mut base) = self.base.take() else { return Ok(()) };
+        let taken = self.take_commands(ctx, &mut base);
+        self.base = Some(base);
+        taken?;
         if ctx.run.manual_control {
             return Ok(()); // a person owns ctrl (--manual-control)
         }
@@ -490,7 +498,10 @@ impl Plugin for AckermannDrive {
             return Ok(());
         }
         let c = &self.cfg;
-        let target_v = self.target_speed.clamp(-c.max_linear_vel, c.max_linear_vel);
+        // No command yet, or the watchdog fired: stop through the ramp; the rack holds its angle.
+        let fresh = self.base.as_ref().is_some_and(|b| b.command_fresh(ctx));
+        let target_speed = if fresh { self.target_speed } else { 0.0 };
+        let target_v = target_speed.clamp(-c.max_linear_vel, c.max_linear_vel);
         let target_d = self.target_angle.clamp(-c.max_steer_angle, c.max_steer_angle);
         // A message's own rate/accel (0 = as fast as possible) never exceeds the configured limit.
         let lim = |cfg: f64, msg: f64| match (cfg > 0.0, msg > 0.0) {
@@ -536,41 +547,10 @@ impl Plugin for AckermannDrive {
             (v, (kl + kr) / 2.0)
         };
         let w = v * kappa;
-        self.odom.integrate(v, 0.0, w, ctx.dt);
-        let stamp = ctx.sim_time();
-        self.last = OdomState {
-            stamp,
-            x: self.odom.x,
-            y: self.odom.y,
-            yaw: self.odom.yaw,
-            vx: v,
-            vy: 0.0,
-            wz: w,
-        };
-        if let Some(h) = &self.handle {
-            h.set_odom(self.last);
+        match self.base.as_mut() {
+            Some(b) => b.publish(ctx, [v, 0.0, w], &self.js_joints),
+            None => Ok(()),
         }
-        let tick = ctx.tick;
-        if ctx.interface.is_due(self.odom_id, tick) {
-            let msg = Odometry {
-                stamp,
-                frame_id: "odom".into(),
-                child_frame_id: c.odom_child_frame.clone(),
-                position: [self.odom.x, self.odom.y, 0.0],
-                orientation: yaw_quat_xyzw(self.odom.yaw),
-                linear: [v, 0.0, 0.0],
-                angular: [0.0, 0.0, w],
-                publish_tf: true,
-                ..Default::default()
-            };
-            ctx.interface.publish(self.odom_id, tick, Payload::Odometry(msg));
-        }
-        if ctx.interface.is_due(self.js_id, tick) {
-            let joints = [&self.drive_joints[..], &self.steer_joints[..]].concat();
-            let msg = common::joint_state(ctx, &joints);
-            ctx.interface.publish(self.js_id, tick, Payload::JointState(msg));
-        }
-        Ok(())
     }
 }
 

@@ -14,61 +14,17 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::drive::{ramp, Odom2d};
-use crate::context::payload::{Odometry, Payload};
-use crate::context::{Endpoint, EndpointId, SimContext};
+pub use super::drive::OdomNoise;
+use super::drive::{ramp, DriveBase, DriveSpec};
+use crate::context::SimContext;
 use crate::error::{ConfigError, HookResult};
-use crate::handles::robot::{OdomState, RobotHandle};
-use crate::math::yaw_quat_xyzw;
+use crate::handles::robot::OdomState;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::shared::{self as common, JointRef, Scope};
+use crate::plugins::shared::{self as common, JointRef};
 
 /// Endpoint roles of `diff_drive` (keys of its `topics:` map).
 pub const ROLES: [&str; 3] = ["cmd_vel", "odom", "joint_states"];
-
-/// `odom_noise`: wheel-odometry error applied to the velocities read off the wheels, before they
-/// are integrated (so the pose drifts rather than jitters). Draws come from
-/// `ctx.rng_for(<address>)`, once per physics step.
-#[derive(Debug, Clone, Deserialize, JsonSchema, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct OdomNoise {
-    /// White noise on the reported linear velocity (m/s, 1σ, per physics step). Default 0.
-    #[serde(default)]
-    pub linear_stddev: f64,
-    /// White noise on the reported yaw rate (rad/s, 1σ, per physics step). Default 0.
-    #[serde(default)]
-    pub angular_stddev: f64,
-    /// Multiplicative bias on the linear velocity (1.01 = a wheel radius stated 1 % small). Default 1.
-    #[serde(default = "one")]
-    pub linear_scale: f64,
-    /// Multiplicative bias on the yaw rate (an effective-track error). Default 1.
-    #[serde(default = "one")]
-    pub angular_scale: f64,
-}
-
-impl OdomNoise {
-    fn validate(&self, e: &mut Vec<ConfigError>) {
-        for (k, v) in
-            [("linear_stddev", self.linear_stddev), ("angular_stddev", self.angular_stddev)]
-        {
-            if !(v >= 0.0 && v.is_finite()) {
-                e.push(ConfigError::new(
-                    format!("odom_noise.{k}"),
-                    format!("must be >= 0 (a standard deviation), got {v}"),
-                ));
-            }
-        }
-        for (k, v) in [("linear_scale", self.linear_scale), ("angular_scale", self.angular_scale)] {
-            if !(v > 0.0 && v.is_finite()) {
-                e.push(ConfigError::new(
-                    format!("odom_noise.{k}"),
-                    format!("must be > 0 (a multiplicative bias; 1 = none), got {v}"),
-                ));
-            }
-        }
-    }
-}
 
 fn one() -> f64 {
     1.0
@@ -340,20 +296,16 @@ pub struct DiffDrive {
     /// Owning entity's name (resolved at configure).
     entity: String,
     sides: [Side; 2],
-    cmd_id: EndpointId,
-    odom_id: EndpointId,
-    js_id: Option<EndpointId>,
+    /// Endpoints, robot handle, command intake and odometry (set at configure).
+    base: Option<DriveBase>,
     /// Joints `joint_states` carries (every wheel, left then right).
     js_joints: Vec<JointRef>,
-    handle: Option<RobotHandle>,
     /// Control range of every actuator (ctrl is clamped to it).
     limits: Vec<[f64; 2]>,
-    /// Held command and the sim time (s) it arrived.
-    cmd: Option<(Cmd, f64)>,
+    /// Held command.
+    cmd: Option<Cmd>,
     /// Ramped wheel linear speeds (m/s), left and right.
     wheel: [f64; 2],
-    odom: Odom2d,
-    last: OdomState,
 }
 
 impl DiffDrive {
@@ -365,44 +317,30 @@ impl DiffDrive {
             owner: args.owner.clone(),
             entity: String::new(),
             sides: Default::default(),
-            cmd_id: 0,
-            odom_id: 0,
-            js_id: None,
+            base: None,
             js_joints: Vec::new(),
-            handle: None,
             limits: Vec::new(),
             cmd: None,
             wheel: [0.0; 2],
-            odom: Odom2d::default(),
-            last: OdomState::default(),
         }
     }
 
     /// The odometry integrated so far (odom frame; noise included when configured).
     pub fn odometry(&self) -> OdomState {
-        self.last
+        self.base.as_ref().map(DriveBase::odometry).unwrap_or_default()
     }
 
     fn take_commands(&mut self, ctx: &mut SimContext) -> HookResult {
-        let now = ctx.sim_time();
-        for p in ctx.interface.drain(self.cmd_id) {
-            match p {
-                Payload::Twist(t) => {
-                    self.cmd = Some((Cmd { v: t.linear[0], w: t.angular[2] }, now))
-                }
-                other => {
-                    return Err(format!(
-                        "cmd_vel received a {} payload; it takes a Twist",
-                        other.kind()
-                    ))
-                }
-            }
+        let Some(base) = self.base.as_mut() else { return Ok(()) };
+        if let Some([v, _vy, w]) = base.drain_cmd_vel(ctx)?.pop() {
+            self.cmd = Some(Cmd { v, w });
         }
-        if let Some([vx, _vy, wz]) = self.handle.as_ref().and_then(RobotHandle::take_command) {
-            self.cmd = Some((Cmd { v: vx, w: wz }, now));
+        if let Some([v, _vy, w]) = base.take_handle_command(ctx) {
+            self.cmd = Some(Cmd { v, w });
         }
         if let Some([v, w]) = self.cfg.test_cmd {
-            self.cmd = Some((Cmd { v, w }, now));
+            base.note_command(ctx);
+            self.cmd = Some(Cmd { v, w });
         }
         Ok(())
     }
@@ -463,57 +401,28 @@ impl Plugin for DiffDrive {
         }
 
         self.js_joints = self.sides.iter().flat_map(|s| s.joints.iter().cloned()).collect();
-        let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
-        let topics = &self.cfg.topics;
-        let cmd_type = if self.cfg.stamped_cmd_vel {
-            "geometry_msgs/msg/TwistStamped"
-        } else {
-            "geometry_msgs/msg/Twist"
+        let c = &self.cfg;
+        let spec = DriveSpec {
+            plugin: "diff_drive",
+            namespace: c.namespace.as_deref(),
+            topics: &c.topics,
+            stamped_cmd_vel: c.stamped_cmd_vel,
+            odom_rate_hz: c.odom_rate_hz,
+            joint_states: c.publish_joint_states,
+            odom_child_frame: &c.odom_child_frame,
+            cmd_vel_timeout: c.cmd_vel_timeout,
+            odom_noise: c.odom_noise.as_ref(),
+            holonomic: false,
         };
-        self.cmd_id = ctx.interface.add(
-            scope.apply(
-                Endpoint::input("cmd_vel")
-                    .hint("ros2", "type", cmd_type)
-                    .hint("ros2", "qos", "reliable"),
-                topics,
-            ),
-        );
-        self.odom_id = ctx.interface.add(
-            scope.apply(
-                Endpoint::out("odom")
-                    .rate(self.cfg.odom_rate_hz)
-                    .hint("ros2", "type", "nav_msgs/msg/Odometry")
-                    .hint("ros2", "qos", "reliable"),
-                topics,
-            ),
-        );
-        if self.cfg.publish_joint_states {
-            self.js_id = Some(
-                ctx.interface.add(
-                    scope.apply(
-                        Endpoint::out("joint_states")
-                            .rate(self.cfg.odom_rate_hz)
-                            .hint("ros2", "type", "sensor_msgs/msg/JointState")
-                            .hint("ros2", "qos", "reliable"),
-                        topics,
-                    ),
-                ),
-            );
-        }
-        let key = common::claim_robot_key(ctx, "diff_drive", &entity)?;
-        let h = RobotHandle::new(&entity.name, "diff_drive");
-        ctx.blackboard.set(key, h.clone());
-        self.handle = Some(h);
+        self.base = Some(DriveBase::configure(ctx, &self.address, &entity, spec, Vec::new())?);
         Ok(())
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
         self.cmd = None;
         self.wheel = [0.0; 2];
-        self.odom = Odom2d::default();
-        self.last = OdomState { stamp: ctx.sim_time(), ..Default::default() };
-        if let Some(h) = &self.handle {
-            h.reset();
+        if let Some(b) = self.base.as_mut() {
+            b.reset(ctx);
         }
         let ctrl = ctx.data_mut().ctrl_mut();
         for s in &self.sides {
@@ -532,6 +441,9 @@ impl Plugin for DiffDrive {
         if !common::entity_present(ctx, &self.entity) {
             // Absent: drop the command, brake the wheels (velocity servos at 0).
             self.cmd = None;
+            if let Some(b) = self.base.as_mut() {
+                b.drop_command();
+            }
             self.wheel = [0.0; 2];
             let ctrl = ctx.data_mut().ctrl_mut();
             for s in &self.sides {
@@ -541,12 +453,10 @@ impl Plugin for DiffDrive {
             }
             return Ok(());
         }
-        let now = ctx.sim_time();
         let c = &self.cfg;
+        let fresh = self.base.as_ref().is_some_and(|b| b.command_fresh(ctx));
         let (v, w) = match self.cmd {
-            Some((cmd, t0)) if c.cmd_vel_timeout <= 0.0 || now - t0 <= c.cmd_vel_timeout + 1e-9 => {
-                (cmd.v, cmd.w)
-            }
+            Some(cmd) if fresh => (cmd.v, cmd.w),
             _ => (0.0, 0.0), // no command yet, or the watchdog fired: stop (through the ramp)
         };
         let v = v.clamp(-c.max_linear_vel, c.max_linear_vel);
@@ -576,55 +486,12 @@ impl Plugin for DiffDrive {
             };
             (avg(&self.sides[0]) * c.wheel_radius, avg(&self.sides[1]) * c.wheel_radius)
         };
-        let mut v = (vr + vl) / 2.0;
-        let mut w = (vr - vl) / c.wheel_separation / c.slip_factor;
-        if let Some(n) = &c.odom_noise {
-            let mut rng = ctx.rng_for(&self.address).map_err(|e| e.to_string())?;
-            v = v * n.linear_scale + rng.normal(n.linear_stddev);
-            w = w * n.angular_scale + rng.normal(n.angular_stddev);
+        let v = (vr + vl) / 2.0;
+        let w = (vr - vl) / c.wheel_separation / c.slip_factor;
+        match self.base.as_mut() {
+            Some(b) => b.publish(ctx, [v, 0.0, w], &self.js_joints),
+            None => Ok(()),
         }
-        self.odom.integrate(v, 0.0, w, ctx.dt);
-        let stamp = ctx.sim_time();
-        self.last = OdomState {
-            stamp,
-            x: self.odom.x,
-            y: self.odom.y,
-            yaw: self.odom.yaw,
-            vx: v,
-            vy: 0.0,
-            wz: w,
-        };
-        if let Some(h) = &self.handle {
-            h.set_odom(self.last);
-        }
-        let tick = ctx.tick;
-        if ctx.interface.is_due(self.odom_id, tick) {
-            let mut twist_covariance = [0.0; 36];
-            if let Some(n) = &c.odom_noise {
-                twist_covariance[0] = n.linear_stddev * n.linear_stddev;
-                twist_covariance[35] = n.angular_stddev * n.angular_stddev;
-            }
-            let msg = Odometry {
-                stamp,
-                frame_id: "odom".into(),
-                child_frame_id: c.odom_child_frame.clone(),
-                position: [self.odom.x, self.odom.y, 0.0],
-                orientation: yaw_quat_xyzw(self.odom.yaw),
-                linear: [v, 0.0, 0.0],
-                angular: [0.0, 0.0, w],
-                twist_covariance,
-                publish_tf: true,
-                ..Default::default()
-            };
-            ctx.interface.publish(self.odom_id, tick, Payload::Odometry(msg));
-        }
-        if let Some(js) = self.js_id {
-            if ctx.interface.is_due(js, tick) {
-                let msg = common::joint_state(ctx, &self.js_joints);
-                ctx.interface.publish(js, tick, Payload::JointState(msg));
-            }
-        }
-        Ok(())
     }
 }
 

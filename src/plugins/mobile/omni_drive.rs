@@ -19,15 +19,13 @@ use mujoco_rs::mujoco_c::mjtJoint;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::drive::{ramp, Odom2d};
-use crate::context::payload::{Odometry, Payload};
-use crate::context::{Endpoint, EndpointId, SimContext};
+use super::drive::{ramp, DriveBase, DriveSpec, OdomNoise};
+use crate::context::SimContext;
 use crate::error::{ConfigError, HookResult};
-use crate::handles::robot::{OdomState, RobotHandle};
-use crate::math::yaw_quat_xyzw;
+use crate::handles::robot::OdomState;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::shared::{self as common, JointRef, Scope};
+use crate::plugins::shared::{self as common, JointRef};
 
 /// Endpoint roles of `omni_drive` (keys of its `topics:` map).
 pub const ROLES: [&str; 3] = ["cmd_vel", "odom", "joint_states"];
@@ -153,6 +151,9 @@ pub struct OmniDriveConfig {
     /// Optional `[vx (m/s), vy (m/s), wz (rad/s)]` applied every tick (standalone demo).
     #[serde(default)]
     pub test_cmd: Option<[f64; 3]>,
+    /// Optional odometry error (on vx, vy and wz); omitted = exact odometry, nothing drawn.
+    #[serde(default)]
+    pub odom_noise: Option<OdomNoise>,
     /// Topic per endpoint role (`cmd_vel`, `odom`, `joint_states`).
     #[serde(default)]
     pub topics: BTreeMap<String, String>,
@@ -255,6 +256,9 @@ impl ValidateConfig for OmniDriveConfig {
                 "empty: name the root link of the robot's URDF (e.g. base_footprint)",
             ));
         }
+        if let Some(n) = &self.odom_noise {
+            n.validate(&mut e);
+        }
         e.extend(common::check_topics(&self.topics, &ROLES));
         e
     }
@@ -336,6 +340,7 @@ struct Wheel {
 /// The `omni_drive` plugin.
 pub struct OmniDrive {
     cfg: OmniDriveConfig,
+    address: String,
     owner: Option<String>,
     /// Owning entity's name (resolved at configure).
     entity: String,
@@ -343,21 +348,18 @@ pub struct OmniDrive {
     base_dof: usize,
     acts: [usize; 3],
     wheels: Vec<Wheel>,
-    cmd_id: EndpointId,
-    odom_id: EndpointId,
-    js_id: Option<EndpointId>,
+    /// Endpoints, robot handle, command intake and odometry (set at configure).
+    base: Option<DriveBase>,
     /// Joints `joint_states` carries (wheels, then steer joints).
     js_joints: Vec<JointRef>,
-    handle: Option<RobotHandle>,
     /// Control range of every actuator (ctrl is clamped to it).
     limits: Vec<[f64; 2]>,
     /// Scratch: the steer joints' current angles (swerve), reused every step.
     steer_now: Vec<f64>,
-    cmd: Option<([f64; 3], f64)>,
+    /// Held command (vx, vy, wz).
+    cmd: Option<[f64; 3]>,
     /// Ramped body twist (vx, vy, wz).
     twist: [f64; 3],
-    odom: Odom2d,
-    last: OdomState,
 }
 
 impl OmniDrive {
@@ -365,24 +367,25 @@ impl OmniDrive {
     pub fn new(cfg: OmniDriveConfig, args: &PluginArgs) -> Self {
         OmniDrive {
             cfg,
+            address: args.address.clone(),
             owner: args.owner.clone(),
             entity: String::new(),
             base_qpos: 0,
             base_dof: 0,
             acts: [0; 3],
             wheels: Vec::new(),
-            cmd_id: 0,
-            odom_id: 0,
-            js_id: None,
+            base: None,
             js_joints: Vec::new(),
-            handle: None,
             limits: Vec::new(),
             steer_now: Vec::new(),
             cmd: None,
             twist: [0.0; 3],
-            odom: Odom2d::default(),
-            last: OdomState::default(),
         }
+    }
+
+    /// The odometry integrated so far (odom frame; noise included when configured).
+    pub fn odometry(&self) -> OdomState {
+        self.base.as_ref().map(DriveBase::odometry).unwrap_or_default()
     }
 
     fn base_yaw(&self, ctx: &SimContext) -> f64 {
@@ -503,57 +506,27 @@ impl Plugin for OmniDrive {
         self.js_joints = self.wheels.iter().map(|w| w.joint.clone()).collect();
         self.js_joints
             .extend(self.wheels.iter().filter_map(|w| w.steer.as_ref().map(|(j, _, _)| j.clone())));
-        let scope = Scope::new(&entity, c.namespace.as_deref());
-        let topics = &c.topics;
-        let cmd_type = if c.stamped_cmd_vel {
-            "geometry_msgs/msg/TwistStamped"
-        } else {
-            "geometry_msgs/msg/Twist"
+        let spec = DriveSpec {
+            plugin: "omni_drive",
+            namespace: c.namespace.as_deref(),
+            topics: &c.topics,
+            stamped_cmd_vel: c.stamped_cmd_vel,
+            odom_rate_hz: c.odom_rate_hz,
+            joint_states: c.publish_joint_states && !self.wheels.is_empty(),
+            odom_child_frame: &c.odom_child_frame,
+            cmd_vel_timeout: c.cmd_vel_timeout,
+            odom_noise: c.odom_noise.as_ref(),
+            holonomic: true,
         };
-        self.cmd_id = ctx.interface.add(
-            scope.apply(
-                Endpoint::input("cmd_vel")
-                    .hint("ros2", "type", cmd_type)
-                    .hint("ros2", "qos", "reliable"),
-                topics,
-            ),
-        );
-        self.odom_id = ctx.interface.add(
-            scope.apply(
-                Endpoint::out("odom")
-                    .rate(c.odom_rate_hz)
-                    .hint("ros2", "type", "nav_msgs/msg/Odometry")
-                    .hint("ros2", "qos", "reliable"),
-                topics,
-            ),
-        );
-        if c.publish_joint_states && !self.wheels.is_empty() {
-            self.js_id = Some(
-                ctx.interface.add(
-                    scope.apply(
-                        Endpoint::out("joint_states")
-                            .rate(c.odom_rate_hz)
-                            .hint("ros2", "type", "sensor_msgs/msg/JointState")
-                            .hint("ros2", "qos", "reliable"),
-                        topics,
-                    ),
-                ),
-            );
-        }
-        let key = common::claim_robot_key(ctx, "omni_drive", &entity)?;
-        let h = RobotHandle::new(&entity.name, "omni_drive");
-        ctx.blackboard.set(key, h.clone());
-        self.handle = Some(h);
+        self.base = Some(DriveBase::configure(ctx, &self.address, &entity, spec, Vec::new())?);
         Ok(())
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
         self.cmd = None;
         self.twist = [0.0; 3];
-        self.odom = Odom2d::default();
-        self.last = OdomState { stamp: ctx.sim_time(), ..Default::default() };
-        if let Some(h) = &self.handle {
-            h.reset();
+        if let Some(b) = self.base.as_mut() {
+            b.reset(ctx);
         }
         let steer_hold: Vec<(usize, f64)> = self
             .wheels
@@ -574,25 +547,17 @@ impl Plugin for OmniDrive {
     }
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
-        let now = ctx.sim_time();
-        for p in ctx.interface.drain(self.cmd_id) {
-            match p {
-                Payload::Twist(t) => {
-                    self.cmd = Some(([t.linear[0], t.linear[1], t.angular[2]], now))
-                }
-                other => {
-                    return Err(format!(
-                        "cmd_vel received a {} payload; it takes a Twist",
-                        other.kind()
-                    ))
-                }
+        if let Some(base) = self.base.as_mut() {
+            if let Some(t) = base.drain_cmd_vel(ctx)?.pop() {
+                self.cmd = Some(t);
             }
-        }
-        if let Some(c) = self.handle.as_ref().and_then(RobotHandle::take_command) {
-            self.cmd = Some((c, now));
-        }
-        if let Some(t) = self.cfg.test_cmd {
-            self.cmd = Some((t, now));
+            if let Some(t) = base.take_handle_command(ctx) {
+                self.cmd = Some(t);
+            }
+            if let Some(t) = self.cfg.test_cmd {
+                base.note_command(ctx);
+                self.cmd = Some(t);
+            }
         }
         if ctx.run.manual_control {
             return Ok(()); // a person owns ctrl (--manual-control)
@@ -600,6 +565,9 @@ impl Plugin for OmniDrive {
         if !common::entity_present(ctx, &self.entity) {
             // Absent: the planar drive would push the frozen, contact-free base away. Hold it.
             self.cmd = None;
+            if let Some(b) = self.base.as_mut() {
+                b.drop_command();
+            }
             self.twist = [0.0; 3];
             let ctrl = ctx.data_mut().ctrl_mut();
             for a in self.acts.iter().copied().chain(self.wheels.iter().map(|w| w.actuator)) {
@@ -608,11 +576,10 @@ impl Plugin for OmniDrive {
             return Ok(());
         }
         let c = &self.cfg;
+        let fresh = self.base.as_ref().is_some_and(|b| b.command_fresh(ctx));
         let target = match self.cmd {
-            Some((cmd, t0)) if c.cmd_vel_timeout <= 0.0 || now - t0 <= c.cmd_vel_timeout + 1e-9 => {
-                cmd
-            }
-            _ => [0.0; 3],
+            Some(cmd) if fresh => cmd,
+            _ => [0.0; 3], // no command yet, or the watchdog fired: stop (through the ramps)
         };
         let target = clamp_twist(
             target[0],
@@ -671,35 +638,10 @@ impl Plugin for OmniDrive {
         // Free joint: linear DOFs world-frame, angular DOFs body-frame.
         let (s, c) = yaw.sin_cos();
         let (vx, vy, wz) = (c * qv[0] + s * qv[1], -s * qv[0] + c * qv[1], qv[5]);
-        self.odom.integrate(vx, vy, wz, ctx.dt);
-        let stamp = ctx.sim_time();
-        self.last =
-            OdomState { stamp, x: self.odom.x, y: self.odom.y, yaw: self.odom.yaw, vx, vy, wz };
-        if let Some(h) = &self.handle {
-            h.set_odom(self.last);
+        match self.base.as_mut() {
+            Some(b) => b.publish(ctx, [vx, vy, wz], &self.js_joints),
+            None => Ok(()),
         }
-        let tick = ctx.tick;
-        if ctx.interface.is_due(self.odom_id, tick) {
-            let msg = Odometry {
-                stamp,
-                frame_id: "odom".into(),
-                child_frame_id: self.cfg.odom_child_frame.clone(),
-                position: [self.odom.x, self.odom.y, 0.0],
-                orientation: yaw_quat_xyzw(self.odom.yaw),
-                linear: [vx, vy, 0.0],
-                angular: [0.0, 0.0, wz],
-                publish_tf: true,
-                ..Default::default()
-            };
-            ctx.interface.publish(self.odom_id, tick, Payload::Odometry(msg));
-        }
-        if let Some(js) = self.js_id {
-            if ctx.interface.is_due(js, tick) {
-                let msg = common::joint_state(ctx, &self.js_joints);
-                ctx.interface.publish(js, tick, Payload::JointState(msg));
-            }
-        }
-        Ok(())
     }
 }
 
