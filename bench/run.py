@@ -192,6 +192,48 @@ class Suite:
             self.pacing.append(j)
             log(f"row 7 pacing: run {r + 1}/{self.a.runs} done")
 
+    # rows 8-9: cameras (examples/camera_bench.rs)
+    def rows_camera(self):
+        self.cam_frames, self.cam_steps = {}, {}
+        for r in range(self.a.runs):
+            out, _ = run_proc([self.a.camera_bench, "frames", "--frames", str(self.a.camera_frames)])
+            for line in out.splitlines():
+                if line.startswith("{"):
+                    j = json.loads(line)
+                    key = (j["shadows"], j["width"], j["height"], j["streams"])
+                    self.cam_frames.setdefault(key, []).append(j["ms_per_frame"])
+                    self.cam_device = f"{j['device']} ({j['renderer']})"
+            for mode in ("none", "unsubscribed", "15", "30"):
+                out, _ = run_proc([self.a.camera_bench, "steps", "worlds/turtlebot_d435.yaml", str(self.a.camera_steps), mode])
+                self.cam_steps.setdefault(mode, []).append(last_json(out))
+            log(f"rows 8-9 cameras: round {r + 1}/{self.a.runs} done")
+
+    def camera_report(self):
+        L = ["", "## Cameras (rows 8-9)", ""]
+        if not getattr(self, "cam_frames", None):
+            L.append("Not measured (no --camera-bench).")
+            return L
+        L.append(f"Row 8: milliseconds per frame through the shared render service, on {self.cam_device}; a room of five primitives under one light; points = the organised xyz+rgb cloud built on the CPU.")
+        L.append("")
+        L.append("| shadows | resolution | colour (ms) | colour+depth (ms) | colour+depth+points (ms) |")
+        L.append("| --- | --- | ---: | ---: | ---: |")
+        for shadows in (False, True):
+            for w, h in ((320, 240), (640, 480), (1280, 720)):
+                cells = [median(self.cam_frames.get((shadows, w, h, k), [float("nan")])) for k in ("color", "color+depth", "color+depth+points")]
+                L.append(f"| {'on' if shadows else 'off (sensor default)'} | {w}×{h} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
+        L.append("")
+        L.append(f"Row 9: step rate of worlds/turtlebot_d435.yaml (TurtleBot 4 + D435 640×480 colour+depth+points), asap, {self.a.camera_steps} steps per run, no transport. 'Unsubscribed' sets every camera stream's has_subscribers to false, as the ROS bridge reports a topic nobody reads; a rate renders every frame, as for subscribers.")
+        L.append("")
+        L.append("| camera | steps/s | real-time factor | × no camera | frames rendered |")
+        L.append("| --- | ---: | ---: | ---: | ---: |")
+        base = median([j["steps_per_s"] for j in self.cam_steps["none"]])
+        names = {"none": "disabled (no camera)", "unsubscribed": "mounted, unsubscribed", "15": "subscribed, 15 Hz", "30": "subscribed, 30 Hz"}
+        for mode in ("none", "unsubscribed", "15", "30"):
+            js = self.cam_steps[mode]
+            rate = median([j["steps_per_s"] for j in js])
+            L.append(f"| {names[mode]} | {rate:,.0f} | {median([j['realtime_factor'] for j in js]):.2f}× | {rate / base:.3f} | {js[0]['frames']} |")
+        return L
+
     # ------------------------------------------------------------------------------------ report
 
     def report(self):
@@ -265,6 +307,7 @@ class Suite:
                 f"| turtlebot_floorplan | {a.pacing_seconds:g} s | {ps[0]['steps']} | {g('spacing_p50_us'):.0f} / {g('spacing_p99_us'):.0f} / {g('spacing_max_us'):.0f} | "
                 f"{g('late_p50_us'):.0f} / {g('late_p99_us'):.0f} / {g('late_max_us'):.0f} | {g('end_drift_ms'):.2f} | {g('dropped_s'):.3f} | {mib(median([p['rss'] for p in ps])):.1f} |"
             )
+        L.extend(self.camera_report())
         L.append("")
         L.append("## Notes")
         L.append("")
@@ -333,6 +376,9 @@ def main():
     ap.add_argument("--pacing-seconds", type=float, default=60.0, help="sim seconds per row-7 run (default 60)")
     ap.add_argument("--no-ros", dest="ros", action="store_false", help="skip rows 4 and 5")
     ap.add_argument("--no-pacing", dest="pacing", action="store_false", help="skip row 7")
+    ap.add_argument("--camera-bench", help="the camera_bench example, release, ROS-free build (rows 8-9)")
+    ap.add_argument("--camera-frames", type=int, default=20, help="frames per configuration per run of row 8 (default 20)")
+    ap.add_argument("--camera-steps", type=int, default=5000, help="steps per run of row 9 (default 5000 = 10 s of sim time)")
     ap.add_argument("--no-save", dest="save", action="store_false", help="print only; write nothing under bench/results/")
     ap.add_argument("passthrough", nargs="*", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -363,6 +409,8 @@ def main():
         s.pacing = []
         if a.pacing:
             s.row_7()
+        if a.camera_bench:
+            s.rows_camera()
         s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         text = s.report()
     except Failed as e:

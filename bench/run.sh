@@ -30,11 +30,12 @@ fi
 # cargo builds in this tree may replace target/release/* mid-run.
 BIN="$(mktemp -d "${TMPDIR:-/tmp}/roqsim-bench-bin.XXXXXX")"
 trap 'rm -rf "$BIN"' EXIT
-echo "bench: cargo build --release --example bench_rows" >&2
-cargo build --release --example bench_rows >&2
+echo "bench: cargo build --release --example bench_rows --example camera_bench" >&2
+cargo build --release --example bench_rows --example camera_bench >&2
 cp target/release/examples/bench_rows "$BIN/bench_rows"
+cp target/release/examples/camera_bench "$BIN/camera_bench"
 
-ARGS=(--bench-rows "$BIN/bench_rows")
+ARGS=(--bench-rows "$BIN/bench_rows" --camera-bench "$BIN/camera_bench")
 if [ "${ROQSIM_HAVE_ROS:-0}" = 1 ]; then
   echo "bench: cargo build --release --features ros --bin roqsim --example bench_rows" >&2
   cargo build --release --features ros --bin roqsim --example bench_rows >&2

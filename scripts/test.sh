@@ -4,7 +4,8 @@
 #      fmt:     `cargo fmt --check` (rustfmt.toml; also what `colcon test` runs for the package)
 #   1. core:    `cargo test` with NO ROS environment (env -i: PATH, HOME only), proving the
 #               library and its tests need nothing but MuJoCo (.cargo/config.toml finds it)
-#   2. ros:     `cargo build --release --features ros`
+#   2. ros:     `cargo build --release --features ros --bins --example custom_plugin` (the
+#               out-of-tree plugin template, run by test/e2e/test_custom_plugin.py)
 #      clippy:  `cargo clippy --release --all-targets --features ros -- -D warnings` (release, so
 #               it reuses the ROS build's generated message code)
 #   3. colcon:  `colcon build` of the root package (scripts/setup.sh --colcon; reuses target/)
@@ -108,8 +109,8 @@ cargo_stage core "$LOGS/test-core.log" "${CLEAN_ENV[@]}" cargo test || true
 # shellcheck source=scripts/env.sh
 . "$ROOT/scripts/env.sh"
 ROS_BUILD_OK=0
-say "ros: cargo build --release --features ros"
-if cargo_stage ros-build "$LOGS/test-ros-build.log" cargo build --release --features ros; then
+say "ros: cargo build --release --features ros --bins --example custom_plugin"
+if cargo_stage ros-build "$LOGS/test-ros-build.log" cargo build --release --features ros --bins --example custom_plugin; then
   ROS_BUILD_OK=1
 fi
 

@@ -6,10 +6,14 @@
 
 #![warn(missing_docs)]
 
+pub mod camera;
+pub mod cli;
 pub mod context;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod handles;
+pub mod introspect;
 pub mod math;
 pub mod mujoco;
 pub mod plugin;

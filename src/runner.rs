@@ -192,6 +192,14 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
     if p.is_file() {
         return Ok(p);
     }
+    if let Some((pkg, _)) = crate::world::compose::split_package_ref(arg) {
+        if pkg != "roqsim" {
+            return crate::world::compose::resolve_world_ref(arg, Path::new("."))
+                .map(|r| r.path)
+                .map_err(|e| e.replacen("parent world", "world", 1));
+        }
+    }
+    let arg = arg.strip_prefix("roqsim:").unwrap_or(arg);
     for root in world_roots() {
         for cand in [root.join(arg), root.join(format!("{arg}.yaml"))] {
             if cand.is_file() {

@@ -175,6 +175,23 @@ fn rendering_is_deterministic_and_resizes() {
 }
 
 #[test]
+fn antialiasing_switches_both_ways_on_one_context() {
+    let mut d = load(SCENE);
+    let mut r = RenderService::default();
+    let req =
+        RenderRequest::new(View::Camera(0), 64, 48).outputs(true, true, false).clip(0.05, 20.0);
+    let plain = r.render(&mut d, &req).unwrap();
+    let smooth = r.render(&mut d, &req.clone().antialias(true)).unwrap();
+    let again = r.render(&mut d, &req).unwrap();
+    assert_eq!(plain, again, "back to one sample per pixel: the same bytes");
+    for f in [&plain, &smooth] {
+        assert!((f.depth_at(32, 24).unwrap() - 1.5).abs() < 1e-3);
+        assert_eq!(f.rgb_at(32, 24), Some([191, 63, 63]));
+    }
+    assert_ne!(plain.rgb, smooth.rgb, "multisampling blends the box's edges");
+}
+
+#[test]
 fn mjcf_lens_intrinsics_follow_mujoco() {
     // sensorsize + focal + principal: MuJoCo's own frustum, inverted to pixels
     let d = load(

@@ -327,10 +327,25 @@ fn manifest_merge_keeps_the_manifest_keys() {
     ))
     .unwrap();
     let addrs: Vec<&str> = w.components.iter().map(|c| c.args.address.as_str()).collect();
-    assert_eq!(
-        addrs,
-        vec!["robot", "robot.diff_drive", "robot.rplidar", "robot.rplidar.lidar", "robot.imu"]
-    );
+    let mut want =
+        vec!["robot", "robot.diff_drive", "robot.rplidar", "robot.rplidar.lidar", "robot.imu"];
+    // the Create 3's cliff and IR range sensors (models/turtlebot4 manifest)
+    let sensors = [
+        "cliff_side_left",
+        "cliff_side_right",
+        "cliff_front_left",
+        "cliff_front_right",
+        "ir_intensity_side_left",
+        "ir_intensity_left",
+        "ir_intensity_front_left",
+        "ir_intensity_front_center_left",
+        "ir_intensity_front_center_right",
+        "ir_intensity_front_right",
+        "ir_intensity_right",
+    ];
+    let named: Vec<String> = sensors.iter().map(|s| format!("robot.{s}")).collect();
+    want.extend(named.iter().map(String::as_str));
+    assert_eq!(addrs, want);
     let lidar = component(&w, "robot.rplidar.lidar");
     assert_eq!(
         lidar.config.get("range_stddev").and_then(|v| v.as_f64()),

@@ -121,6 +121,77 @@ pub struct JointState {
     pub effort: Vec<f64>,
 }
 
+/// sensor_msgs/Range shape: one reading of an active ranger (REP 117: -inf too close, +inf no
+/// return).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Range {
+    /// Sim time (s) of the reading.
+    pub stamp: f64,
+    /// Sensor frame (its +x is the boresight).
+    pub frame_id: String,
+    /// `0` ultrasound, `1` infrared (the message's enum).
+    pub radiation_type: u8,
+    /// Size of the arc the reading is valid for (rad).
+    pub field_of_view: f32,
+    /// Minimum range value (m).
+    pub min_range: f32,
+    /// Maximum range value (m).
+    pub max_range: f32,
+    /// The reading (m), or a REP 117 special.
+    pub range: f32,
+    /// Variance of the reading (m²); 0 = unknown (a noiseless sensor).
+    pub variance: f32,
+}
+
+/// sensor_msgs/PointCloud2 of bare points: fields x, y, z (float32), one row (height 1).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PointCloud {
+    /// Sim time (s) of the scan.
+    pub stamp: f64,
+    /// Frame the points are expressed in.
+    pub frame_id: String,
+    /// Points (m) in `frame_id`.
+    pub points: Vec<[f32; 3]>,
+}
+
+/// sensor_msgs/NavSatFix shape.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NavSatFix {
+    /// Sim time (s) of the fix.
+    pub stamp: f64,
+    /// Antenna frame.
+    pub frame_id: String,
+    /// NavSatStatus.status: -1 no fix, 0 fix, 1 SBAS, 2 GBAS.
+    pub status: i8,
+    /// NavSatStatus.service bit field (1 GPS, 2 GLONASS, 4 COMPASS, 8 GALILEO).
+    pub service: u16,
+    /// Latitude (deg, + north); NaN without a fix.
+    pub latitude: f64,
+    /// Longitude (deg, + east); NaN without a fix.
+    pub longitude: f64,
+    /// Altitude (m above the datum's reference); NaN without a fix.
+    pub altitude: f64,
+    /// Row-major 3×3 ENU position covariance (m²).
+    pub position_covariance: [f64; 9],
+    /// 0 unknown, 1 approximated, 2 diagonal known, 3 known.
+    pub position_covariance_type: u8,
+}
+
+/// geometry_msgs/TwistWithCovarianceStamped shape (a measured velocity).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TwistCov {
+    /// Sim time (s).
+    pub stamp: f64,
+    /// Frame the velocity is stamped in.
+    pub frame_id: String,
+    /// Linear [x, y, z] (m/s).
+    pub linear: [f64; 3],
+    /// Angular [x, y, z] (rad/s).
+    pub angular: [f64; 3],
+    /// Row-major 6×6 covariance.
+    pub covariance: [f64; 36],
+}
+
 /// geometry_msgs/Twist shape (an inbound velocity command).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Twist {
@@ -406,6 +477,98 @@ pub struct TransitionEvent {
     pub goal_label: String,
 }
 
+/// sensor_msgs/Image shape. `data` is shared, so handing a frame to several consumers copies no
+/// pixels.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Image {
+    /// Sim time (s) of the render.
+    pub stamp: f64,
+    /// Optical frame (REP 103: x right, y down, z forward).
+    pub frame_id: String,
+    /// Rows (px).
+    pub height: u32,
+    /// Columns (px).
+    pub width: u32,
+    /// `rgb8`, `32FC1`, `16UC1`, `mono8` (sensor_msgs/image_encodings names).
+    pub encoding: String,
+    /// Bytes per row.
+    pub step: u32,
+    /// Row-major pixels, top row first, little-endian.
+    pub data: std::sync::Arc<Vec<u8>>,
+}
+
+/// sensor_msgs/CompressedImage shape.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompressedImage {
+    /// Sim time (s) of the render.
+    pub stamp: f64,
+    /// Optical frame.
+    pub frame_id: String,
+    /// `jpeg` (image_transport's compressed format names: `rgb8; jpeg compressed bgr8`).
+    pub format: String,
+    /// The encoded bytes.
+    pub data: std::sync::Arc<Vec<u8>>,
+}
+
+/// sensor_msgs/CameraInfo shape (plumb_bob, monocular).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CameraInfo {
+    /// Sim time (s) of the render it describes.
+    pub stamp: f64,
+    /// Optical frame.
+    pub frame_id: String,
+    /// Rows (px).
+    pub height: u32,
+    /// Columns (px).
+    pub width: u32,
+    /// `plumb_bob`.
+    pub distortion_model: String,
+    /// Distortion coefficients (k1, k2, t1, t2, k3): zero for a rendered pinhole.
+    pub d: Vec<f64>,
+    /// Row-major 3×3 camera matrix.
+    pub k: [f64; 9],
+    /// Row-major 3×3 rectification (identity for a monocular camera).
+    pub r: [f64; 9],
+    /// Row-major 3×4 projection.
+    pub p: [f64; 12],
+}
+
+/// One field of a point cloud (sensor_msgs/PointField shape).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PointField {
+    /// `x`, `y`, `z`, `rgb`.
+    pub name: String,
+    /// Byte offset in a point.
+    pub offset: u32,
+    /// sensor_msgs/PointField datatype (7 = FLOAT32).
+    pub datatype: u8,
+    /// Elements.
+    pub count: u32,
+}
+
+/// sensor_msgs/PointCloud2 shape.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PointCloud2 {
+    /// Sim time (s).
+    pub stamp: f64,
+    /// Frame the points are in.
+    pub frame_id: String,
+    /// Rows (1 for an unorganised cloud).
+    pub height: u32,
+    /// Points per row.
+    pub width: u32,
+    /// Field layout of a point.
+    pub fields: Vec<PointField>,
+    /// Bytes per point.
+    pub point_step: u32,
+    /// Bytes per row.
+    pub row_step: u32,
+    /// Points, little-endian.
+    pub data: std::sync::Arc<Vec<u8>>,
+    /// False when some points are invalid (NaN).
+    pub is_dense: bool,
+}
+
 /// Anything an endpoint carries.
 // A payload is built once per publish and moved into its endpoint's slot; boxing the large
 // variants would add an allocation per message for no saving.
@@ -416,6 +579,14 @@ pub enum Payload {
     Odometry(Odometry),
     /// A 2D scan.
     LaserScan(LaserScan),
+    /// One range reading (sensor_msgs/Range).
+    Range(Range),
+    /// A point cloud (sensor_msgs/PointCloud2, x/y/z float32).
+    PointCloud(PointCloud),
+    /// A GNSS fix (sensor_msgs/NavSatFix).
+    NavSatFix(NavSatFix),
+    /// A measured velocity with covariance (geometry_msgs/TwistWithCovarianceStamped).
+    TwistCov(TwistCov),
     /// An IMU sample.
     Imu(Imu),
     /// Joint states.
@@ -484,6 +655,14 @@ pub enum Payload {
     /// Lifecycle transitions of one controller since its last publication, in order (one
     /// lifecycle_msgs/msg/TransitionEvent each on the wire).
     TransitionEvents(Vec<TransitionEvent>),
+    /// An image (sensor_msgs/Image).
+    Image(Image),
+    /// A compressed image (sensor_msgs/CompressedImage).
+    CompressedImage(CompressedImage),
+    /// Camera calibration (sensor_msgs/CameraInfo).
+    CameraInfo(CameraInfo),
+    /// A point cloud (sensor_msgs/PointCloud2).
+    PointCloud2(PointCloud2),
 }
 
 impl Payload {
@@ -492,6 +671,10 @@ impl Payload {
         match self {
             Payload::Odometry(_) => "Odometry",
             Payload::LaserScan(_) => "LaserScan",
+            Payload::Range(_) => "Range",
+            Payload::PointCloud(_) => "PointCloud",
+            Payload::NavSatFix(_) => "NavSatFix",
+            Payload::TwistCov(_) => "TwistCov",
             Payload::Imu(_) => "Imu",
             Payload::JointState(_) => "JointState",
             Payload::Twist(_) => "Twist",
@@ -515,6 +698,10 @@ impl Payload {
             Payload::ClearanceReport(_) => "ClearanceReport",
             Payload::EnergyReport(_) => "EnergyReport",
             Payload::UprightReport(_) => "UprightReport",
+            Payload::Image(_) => "Image",
+            Payload::CompressedImage(_) => "CompressedImage",
+            Payload::CameraInfo(_) => "CameraInfo",
+            Payload::PointCloud2(_) => "PointCloud2",
         }
     }
 

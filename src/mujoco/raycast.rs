@@ -6,8 +6,14 @@
 //! - Single-threaded per MjData on purpose: `mj_multiRay` allocates from mjData's stack, and
 //!   concurrent casts on one mjData corrupt that allocator (measured in the seed). Callers run on
 //!   the physics thread.
+//! - Planes are exact at any cutoff: `mj_multiRay` culls a geom whose centre is farther than
+//!   `cutoff` plus its bounding radius, and a plane's radius is 0, so a short-range sensor more
+//!   than `cutoff` from a floor plane's origin would miss the floor right below it (measured:
+//!   a ray straight down from 0.02 m above a plane, 0.16 m from its origin, returns nothing with
+//!   cutoff 0.15). [`RayBatch::cast`] therefore intersects every eligible plane itself
+//!   (`mju_rayGeom`) and keeps the nearer hit.
 
-use mujoco_rs::mujoco_c::{mjNGROUP, mj_multiRay};
+use mujoco_rs::mujoco_c::{mjNGROUP, mj_multiRay, mjtGeom, mju_rayGeom};
 
 use crate::context::Data;
 
@@ -100,6 +106,46 @@ impl RayBatch {
                 n as i32,
                 cutoff,
             );
+        }
+        self.cast_planes(data, origin, exclude_body, mask, include_static, cutoff);
+    }
+
+    /// Intersect every eligible plane geom directly (see the module notes), keeping the nearer hit.
+    fn cast_planes(
+        &mut self,
+        data: &Data,
+        origin: [f64; 3],
+        exclude_body: Option<usize>,
+        mask: &[u8; mjNGROUP as usize],
+        include_static: bool,
+        cutoff: f64,
+    ) {
+        let m = data.model();
+        let plane = mjtGeom::mjGEOM_PLANE as i32;
+        for g in 0..m.ffi().ngeom as usize {
+            if m.geom_type()[g] as i32 != plane {
+                continue;
+            }
+            let group = m.geom_group()[g];
+            if !(0..mjNGROUP as i32).contains(&group) || mask[group as usize] == 0 {
+                continue;
+            }
+            let body = m.geom_bodyid()[g] as usize;
+            if Some(body) == exclude_body || (!include_static && m.body_weldid()[body] == 0) {
+                continue;
+            }
+            let (pos, mat, size) = (data.geom_xpos()[g], data.geom_xmat()[g], m.geom_size()[g]);
+            for i in 0..self.dist.len() {
+                let v = [self.dirs[3 * i], self.dirs[3 * i + 1], self.dirs[3 * i + 2]];
+                // SAFETY: plain arrays of the declared sizes; no model or data state is touched.
+                let d = unsafe {
+                    mju_rayGeom(&pos, &mat, &size, &origin, &v, plane, std::ptr::null_mut())
+                };
+                if d >= 0.0 && d <= cutoff && (self.dist[i] < 0.0 || d < self.dist[i]) {
+                    self.dist[i] = d;
+                    self.geom[i] = g as i32;
+                }
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod assets;
 pub mod dummy;
+pub mod external;
 pub mod faults;
 pub mod manipulation;
 pub mod mobile;
@@ -12,32 +13,105 @@ pub mod shared;
 
 use crate::plugin::PluginDescriptor;
 
-/// Every built-in plugin, in catalogue order: each family's list (its `descriptors()`), then the
-/// transport's (`crate::ros::descriptors`, present with the `ros` feature).
+static REGISTRY: std::sync::OnceLock<Vec<PluginDescriptor>> = std::sync::OnceLock::new();
+
+/// Every registered plugin: the built-in ones in catalogue order (each family's list, its
+/// `descriptors()`, then the transport's, `crate::ros::descriptors`, present with the `ros`
+/// feature), then those registered from outside the tree ([`external::register_external`]).
 pub fn registry() -> &'static [PluginDescriptor] {
-    static REGISTRY: std::sync::OnceLock<Vec<PluginDescriptor>> = std::sync::OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let families = [
-            vec![dummy::descriptor()],
-            mobile::descriptors(),
-            sensors::descriptors(),
-            scene::descriptors(),
-            manipulation::descriptors(),
-            observe::descriptors(),
-            faults::descriptors(),
-            assets::descriptors(),
-            crate::ros::descriptors(),
-        ];
-        let all: Vec<PluginDescriptor> = families.into_iter().flatten().collect();
-        for (i, d) in all.iter().enumerate() {
-            assert!(
-                all[..i].iter().all(|o| o.name != d.name),
-                "two plugins registered as `{}`",
-                d.name
-            );
-        }
-        all
+        let mut v = builtin();
+        v.extend(external::take());
+        v
     })
+}
+
+fn registry_initialized() -> bool {
+    REGISTRY.get().is_some()
+}
+
+/// Where a registered plugin comes from: `roqsim` for the built-in ones, else the crate that
+/// registered it.
+pub fn provider_of(name: &str) -> &'static str {
+    external::provider(name).unwrap_or("roqsim")
+}
+
+/// Plugins other roqsim binaries provide, with where each comes from (a world naming one here
+/// is told which binary to run).
+const PROVIDED_ELSEWHERE: [(&str, &str); 2] = [
+    (
+        "ros2_bridge",
+        "the ROS 2 build of roqsim (cargo build --features ros, or scripts/setup.sh --ros)",
+    ),
+    (
+        "sim_interfaces",
+        "the ROS 2 build of roqsim (cargo build --features ros, or scripts/setup.sh --ros)",
+    ),
+];
+
+/// Edit distance (Levenshtein) between two short names.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Registered names close to `name` (edit distance ≤ 3, or one containing the other), nearest first.
+pub fn close_names(name: &str) -> Vec<&'static str> {
+    let mut v: Vec<(usize, &'static str)> = registry()
+        .iter()
+        .map(|d| (distance(name, d.name), d.name))
+        .filter(|(dist, n)| *dist <= 3 || n.contains(name) || (name.len() > 3 && name.contains(*n)))
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, n)| n).collect()
+}
+
+/// The refusal for a plugin ref this binary does not register: who provides it, if known, and
+/// the close names.
+pub fn unknown_plugin_message(name: &str) -> String {
+    let mut msg = format!("unknown plugin `{name}`");
+    if let Some((_, who)) = PROVIDED_ELSEWHERE.iter().find(|(n, _)| *n == name) {
+        msg += &format!(": it is provided by {who}, not by this binary");
+    } else if name.contains("::") || name.contains(':') {
+        msg += ": plugins from another crate are registered by that crate's binary (roqsim::cli::main_with), not named by path";
+    }
+    let close = close_names(name);
+    if !close.is_empty() {
+        msg += &format!("; close names: {}", close.join(", "));
+    }
+    msg + "; `roqsim plugins list` shows the registered ones"
+}
+
+/// The built-in plugins, in catalogue order.
+fn builtin() -> Vec<PluginDescriptor> {
+    let families = [
+        vec![dummy::descriptor()],
+        mobile::descriptors(),
+        sensors::descriptors(),
+        scene::descriptors(),
+        manipulation::descriptors(),
+        observe::descriptors(),
+        faults::descriptors(),
+        assets::descriptors(),
+        crate::ros::descriptors(),
+    ];
+    let all: Vec<PluginDescriptor> = families.into_iter().flatten().collect();
+    for (i, d) in all.iter().enumerate() {
+        assert!(
+            all[..i].iter().all(|o| o.name != d.name),
+            "two plugins registered as `{}`",
+            d.name
+        );
+    }
+    all
 }
 
 /// Look up a plugin by its short name.

@@ -52,6 +52,9 @@ pub struct RenderRequest {
     pub clip: Option<(f64, f64)>,
     /// Render shadows (MuJoCo's shadow map: the dearest part of a software-rendered frame).
     pub shadows: bool,
+    /// Multisample anti-aliasing at the model's `visual/quality/offsamples`; off, every pixel is
+    /// one sample at its centre (exactly what the projection says, and cheaper).
+    pub antialias: bool,
 }
 
 impl RenderRequest {
@@ -67,6 +70,7 @@ impl RenderRequest {
             segmentation: false,
             clip: None,
             shadows: true,
+            antialias: false,
         }
     }
     /// Set the lens (its size is the image size).
@@ -91,6 +95,11 @@ impl RenderRequest {
     /// Shadows on or off.
     pub fn shadows(mut self, on: bool) -> Self {
         self.shadows = on;
+        self
+    }
+    /// Multisampling on or off.
+    pub fn antialias(mut self, on: bool) -> Self {
+        self.antialias = on;
         self
     }
 }
@@ -245,8 +254,17 @@ impl RenderService {
         }
         let ms = state.model.as_mut().expect("made above");
         let (off_w, off_h) = (ms.con.ffi().offWidth as u32, ms.con.ffi().offHeight as u32);
-        if w > off_w || h > off_h {
-            ms.con.resize_offscreen(w.max(off_w), h.max(off_h));
+        let samples = if req.antialias { model.vis().quality.offsamples.max(0) } else { 0 };
+        if w > off_w || h > off_h || ms.con.ffi().offSamples != samples {
+            let (tw, th) = (w.max(off_w), h.max(off_h));
+            // SAFETY: a plain field MuJoCo reads when it (re)allocates the offscreen buffers.
+            unsafe { ms.con.ffi_mut().offSamples = samples };
+            if (tw, th) == (off_w, off_h) {
+                // mjr_resizeOffscreen keeps buffers of an unchanged size: step off it once so the
+                // buffers are made again with the new sample count
+                ms.con.resize_offscreen(tw + 1, th);
+            }
+            ms.con.resize_offscreen(tw, th);
             ms.con.offscreen();
         }
 

@@ -136,6 +136,10 @@ fn payload_stamp(p: &Payload) -> Option<f64> {
     match p {
         Payload::Odometry(o) => Some(o.stamp),
         Payload::LaserScan(o) => Some(o.stamp),
+        Payload::Range(o) => Some(o.stamp),
+        Payload::PointCloud(o) => Some(o.stamp),
+        Payload::NavSatFix(o) => Some(o.stamp),
+        Payload::TwistCov(o) => Some(o.stamp),
         Payload::Imu(o) => Some(o.stamp),
         Payload::JointState(o) => Some(o.stamp),
         Payload::PoseTwist(o) => Some(o.stamp),

@@ -134,6 +134,10 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
     match ty {
         "nav_msgs/msg/Odometry" => vec!["Odometry"],
         "sensor_msgs/msg/LaserScan" => vec!["LaserScan"],
+        "sensor_msgs/msg/Range" => vec!["Range"],
+        "sensor_msgs/msg/PointCloud2" => vec!["PointCloud"],
+        "sensor_msgs/msg/NavSatFix" => vec!["NavSatFix"],
+        "geometry_msgs/msg/TwistWithCovarianceStamped" => vec!["TwistCov"],
         "sensor_msgs/msg/Imu" => vec!["Imu"],
         "sensor_msgs/msg/JointState" => vec!["JointState"],
         "geometry_msgs/msg/Twist" | "geometry_msgs/msg/TwistStamped" => vec!["Twist"],
@@ -141,6 +145,10 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
         "tf2_msgs/msg/TFMessage" => vec!["Transforms", "Odometry", "PoseTwist"],
         "geometry_msgs/msg/WrenchStamped" => vec!["Wrench"],
         "sensor_msgs/msg/BatteryState" => vec!["EnergyReport"],
+        "sensor_msgs/msg/Image" => vec!["Image"],
+        "sensor_msgs/msg/CompressedImage" => vec!["CompressedImage"],
+        "sensor_msgs/msg/CameraInfo" => vec!["CameraInfo"],
+        "sensor_msgs/msg/PointCloud2" => vec!["PointCloud2"],
         "ackermann_msgs/msg/AckermannDriveStamped" => vec!["Ackermann"],
         "rosgraph_msgs/msg/Clock" => vec!["Float64 (seconds)"],
         "lifecycle_msgs/msg/TransitionEvent" => vec!["TransitionEvents"],
@@ -182,6 +190,82 @@ pub fn fill_scan(m: &mut sensor::LaserScan, p: &Payload, fr: &Frames) -> Result<
     m.ranges.extend_from_slice(&s.ranges);
     m.intensities.clear();
     m.intensities.extend_from_slice(&s.intensities);
+    Ok(())
+}
+
+/// Fill a Range.
+pub fn fill_range(m: &mut sensor::Range, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::Range(r) = p else { return Err(wrong(p, "sensor_msgs/msg/Range")) };
+    header(&mut m.header, r.stamp, fr, &r.frame_id);
+    m.radiation_type = r.radiation_type;
+    m.field_of_view = r.field_of_view;
+    m.min_range = r.min_range;
+    m.max_range = r.max_range;
+    m.range = r.range;
+    m.variance = r.variance;
+    Ok(())
+}
+
+/// Fill a PointCloud2: fields x, y, z (FLOAT32 = 7) at offsets 0, 4, 8, little-endian, one row,
+/// dense (a cloud carries no NaN: what is not measured is left out or put at the origin).
+pub fn fill_cloud(m: &mut sensor::PointCloud2, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::PointCloud(c) = p else { return Err(wrong(p, "sensor_msgs/msg/PointCloud2")) };
+    header(&mut m.header, c.stamp, fr, &c.frame_id);
+    if m.fields.len() != 3 {
+        m.fields = ["x", "y", "z"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| sensor::PointField {
+                name: n.to_string(),
+                offset: 4 * i as u32,
+                datatype: 7,
+                count: 1,
+            })
+            .collect();
+    }
+    m.height = 1;
+    m.width = c.points.len() as u32;
+    m.is_bigendian = false;
+    m.point_step = 12;
+    m.row_step = 12 * m.width;
+    m.is_dense = true;
+    m.data.clear();
+    m.data.reserve(12 * c.points.len());
+    for q in &c.points {
+        for v in q {
+            m.data.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    Ok(())
+}
+
+/// Fill a NavSatFix.
+pub fn fill_navsat(m: &mut sensor::NavSatFix, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::NavSatFix(f) = p else { return Err(wrong(p, "sensor_msgs/msg/NavSatFix")) };
+    header(&mut m.header, f.stamp, fr, &f.frame_id);
+    m.status.status = f.status;
+    m.status.service = f.service;
+    m.latitude = f.latitude;
+    m.longitude = f.longitude;
+    m.altitude = f.altitude;
+    vec_from(&mut m.position_covariance, &f.position_covariance);
+    m.position_covariance_type = f.position_covariance_type;
+    Ok(())
+}
+
+/// Fill a TwistWithCovarianceStamped.
+pub fn fill_twist_cov(
+    m: &mut geo::TwistWithCovarianceStamped,
+    p: &Payload,
+    fr: &Frames,
+) -> Result<(), String> {
+    let Payload::TwistCov(t) = p else {
+        return Err(wrong(p, "geometry_msgs/msg/TwistWithCovarianceStamped"));
+    };
+    header(&mut m.header, t.stamp, fr, &t.frame_id);
+    v3(&mut m.twist.twist.linear, &t.linear);
+    v3(&mut m.twist.twist.angular, &t.angular);
+    vec_from(&mut m.twist.covariance, &t.covariance);
     Ok(())
 }
 
@@ -372,6 +456,85 @@ fn fill_string(m: &mut std_msgs::String, p: &Payload) -> Result<(), String> {
     Ok(())
 }
 
+/// Fill an Image (pixels copied once into the preallocated message).
+pub fn fill_image(m: &mut sensor::Image, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::Image(i) = p else { return Err(wrong(p, "sensor_msgs/msg/Image")) };
+    header(&mut m.header, i.stamp, fr, &i.frame_id);
+    m.height = i.height;
+    m.width = i.width;
+    m.encoding.clone_from(&i.encoding);
+    m.is_bigendian = 0;
+    m.step = i.step;
+    m.data.clear();
+    m.data.extend_from_slice(&i.data);
+    Ok(())
+}
+
+/// Fill a CompressedImage.
+pub fn fill_compressed(
+    m: &mut sensor::CompressedImage,
+    p: &Payload,
+    fr: &Frames,
+) -> Result<(), String> {
+    let Payload::CompressedImage(i) = p else {
+        return Err(wrong(p, "sensor_msgs/msg/CompressedImage"));
+    };
+    header(&mut m.header, i.stamp, fr, &i.frame_id);
+    m.format.clone_from(&i.format);
+    m.data.clear();
+    m.data.extend_from_slice(&i.data);
+    Ok(())
+}
+
+/// Fill a CameraInfo.
+pub fn fill_camera_info(
+    m: &mut sensor::CameraInfo,
+    p: &Payload,
+    fr: &Frames,
+) -> Result<(), String> {
+    let Payload::CameraInfo(c) = p else { return Err(wrong(p, "sensor_msgs/msg/CameraInfo")) };
+    header(&mut m.header, c.stamp, fr, &c.frame_id);
+    m.height = c.height;
+    m.width = c.width;
+    m.distortion_model.clone_from(&c.distortion_model);
+    vec_from(&mut m.d, &c.d);
+    vec_from(&mut m.k, &c.k);
+    vec_from(&mut m.r, &c.r);
+    vec_from(&mut m.p, &c.p);
+    m.binning_x = 0;
+    m.binning_y = 0;
+    Ok(())
+}
+
+/// Fill a PointCloud2.
+pub fn fill_cloud(m: &mut sensor::PointCloud2, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::PointCloud2(c) = p else { return Err(wrong(p, "sensor_msgs/msg/PointCloud2")) };
+    header(&mut m.header, c.stamp, fr, &c.frame_id);
+    m.height = c.height;
+    m.width = c.width;
+    if m.fields.len() != c.fields.len()
+        || m.fields.iter().zip(&c.fields).any(|(a, b)| a.name != b.name || a.offset != b.offset)
+    {
+        m.fields = c
+            .fields
+            .iter()
+            .map(|f| sensor::PointField {
+                name: f.name.clone(),
+                offset: f.offset,
+                datatype: f.datatype,
+                count: f.count,
+            })
+            .collect();
+    }
+    m.is_bigendian = false;
+    m.point_step = c.point_step;
+    m.row_step = c.row_step;
+    m.data.clear();
+    m.data.extend_from_slice(&c.data);
+    m.is_dense = c.is_dense;
+    Ok(())
+}
+
 // ---------------------------------------------------------------- outbound publishers
 
 /// A publisher with its preallocated message.
@@ -443,6 +606,10 @@ impl Outbound for Transitions {
 pub const OUT_TYPES: &[&str] = &[
     "nav_msgs/msg/Odometry",
     "sensor_msgs/msg/LaserScan",
+    "sensor_msgs/msg/Range",
+    "sensor_msgs/msg/PointCloud2",
+    "sensor_msgs/msg/NavSatFix",
+    "geometry_msgs/msg/TwistWithCovarianceStamped",
     "sensor_msgs/msg/Imu",
     "sensor_msgs/msg/JointState",
     "geometry_msgs/msg/Twist",
@@ -450,6 +617,10 @@ pub const OUT_TYPES: &[&str] = &[
     "geometry_msgs/msg/PoseStamped",
     "geometry_msgs/msg/WrenchStamped",
     "sensor_msgs/msg/BatteryState",
+    "sensor_msgs/msg/Image",
+    "sensor_msgs/msg/CompressedImage",
+    "sensor_msgs/msg/CameraInfo",
+    "sensor_msgs/msg/PointCloud2",
     "tf2_msgs/msg/TFMessage",
     "ackermann_msgs/msg/AckermannDriveStamped",
     "rosgraph_msgs/msg/Clock",
@@ -475,6 +646,20 @@ pub fn make_outbound(
         "sensor_msgs/msg/LaserScan" => {
             typed::<sensor::LaserScan>(node, topic, q, |m, p, fr, _| fill_scan(m, p, fr))
         }
+        "sensor_msgs/msg/Range" => {
+            typed::<sensor::Range>(node, topic, q, |m, p, fr, _| fill_range(m, p, fr))
+        }
+        "sensor_msgs/msg/PointCloud2" => {
+            typed::<sensor::PointCloud2>(node, topic, q, |m, p, fr, _| fill_cloud(m, p, fr))
+        }
+        "sensor_msgs/msg/NavSatFix" => {
+            typed::<sensor::NavSatFix>(node, topic, q, |m, p, fr, _| fill_navsat(m, p, fr))
+        }
+        "geometry_msgs/msg/TwistWithCovarianceStamped" => {
+            typed::<geo::TwistWithCovarianceStamped>(node, topic, q, |m, p, fr, _| {
+                fill_twist_cov(m, p, fr)
+            })
+        }
         "sensor_msgs/msg/Imu" => {
             typed::<sensor::Imu>(node, topic, q, |m, p, fr, _| fill_imu(m, p, fr))
         }
@@ -497,6 +682,20 @@ pub fn make_outbound(
             typed::<sensor::BatteryState>(node, topic, q, |m, p, fr, _| {
                 crate::ros::reports::fill_battery(m, p, fr)
             })
+        }
+        "sensor_msgs/msg/Image" => {
+            typed::<sensor::Image>(node, topic, q, |m, p, fr, _| fill_image(m, p, fr))
+        }
+        "sensor_msgs/msg/CompressedImage" => {
+            typed::<sensor::CompressedImage>(node, topic, q, |m, p, fr, _| {
+                fill_compressed(m, p, fr)
+            })
+        }
+        "sensor_msgs/msg/CameraInfo" => {
+            typed::<sensor::CameraInfo>(node, topic, q, |m, p, fr, _| fill_camera_info(m, p, fr))
+        }
+        "sensor_msgs/msg/PointCloud2" => {
+            typed::<sensor::PointCloud2>(node, topic, q, |m, p, fr, _| fill_cloud(m, p, fr))
         }
         "tf2_msgs/msg/TFMessage" => typed::<tf2::TFMessage>(node, topic, q, fill_tf),
         "ackermann_msgs/msg/AckermannDriveStamped" => {
@@ -740,6 +939,82 @@ mod tests {
         assert_eq!(tfs[0].transform.translation.x, 1.0);
         let e = fill_scan(&mut sensor::LaserScan::default(), &p, &fr).unwrap_err();
         assert!(e.contains("a Odometry payload cannot be published as sensor_msgs/msg/LaserScan (it takes: LaserScan)"), "{e}");
+    }
+
+    #[test]
+    fn cloud_fills_xyz_float32_little_endian() {
+        let fr = Frames { prefix: String::new(), hint: None };
+        let p = Payload::PointCloud(pl::PointCloud {
+            stamp: 0.5,
+            frame_id: "livox_frame".into(),
+            points: vec![[1.0, 2.0, 3.0], [0.0, 0.0, -0.5]],
+        });
+        let mut m = sensor::PointCloud2::default();
+        fill_cloud(&mut m, &p, &fr).unwrap();
+        assert_eq!(m.header.frame_id, "livox_frame");
+        let names: Vec<_> =
+            m.fields.iter().map(|f| (f.name.as_str(), f.offset, f.datatype)).collect();
+        assert_eq!(names, vec![("x", 0, 7), ("y", 4, 7), ("z", 8, 7)]);
+        assert_eq!((m.height, m.width, m.point_step, m.row_step), (1, 2, 12, 24));
+        assert!(m.is_dense && !m.is_bigendian);
+        assert_eq!(m.data.len(), 24);
+        assert_eq!(f32::from_le_bytes(m.data[4..8].try_into().unwrap()), 2.0);
+        assert_eq!(f32::from_le_bytes(m.data[20..24].try_into().unwrap()), -0.5);
+    }
+
+    #[test]
+    fn range_navsat_and_twist_cov_fill_every_field() {
+        let fr = Frames { prefix: "robot/".into(), hint: None };
+        let p = Payload::Range(pl::Range {
+            stamp: 1.25,
+            frame_id: "cliff_front_left".into(),
+            radiation_type: 1,
+            field_of_view: 0.0873,
+            min_range: 0.0001,
+            max_range: 0.15,
+            range: f32::INFINITY,
+            variance: 0.0,
+        });
+        let mut m = sensor::Range::default();
+        fill_range(&mut m, &p, &fr).unwrap();
+        assert_eq!(m.header.frame_id, "robot/cliff_front_left");
+        assert_eq!((m.header.stamp.sec, m.header.stamp.nanosec), (1, 250_000_000));
+        assert_eq!((m.radiation_type, m.field_of_view, m.max_range), (1, 0.0873, 0.15));
+        assert_eq!(m.range, f32::INFINITY);
+        let e = fill_navsat(&mut sensor::NavSatFix::default(), &p, &fr).unwrap_err();
+        assert!(e.contains("a Range payload cannot be published as sensor_msgs/msg/NavSatFix (it takes: NavSatFix)"), "{e}");
+        let f = Payload::NavSatFix(pl::NavSatFix {
+            stamp: 0.1,
+            frame_id: "gps".into(),
+            status: 0,
+            service: 1,
+            latitude: 47.5,
+            longitude: 8.5,
+            altitude: 488.0,
+            position_covariance: [0.25, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0, 0.0, 1.0],
+            position_covariance_type: 2,
+        });
+        let mut n = sensor::NavSatFix::default();
+        fill_navsat(&mut n, &f, &fr).unwrap();
+        assert_eq!((n.status.status, n.status.service), (0, 1));
+        assert_eq!((n.latitude, n.longitude, n.altitude), (47.5, 8.5, 488.0));
+        assert_eq!(n.position_covariance[8], 1.0);
+        assert_eq!(n.position_covariance_type, 2);
+        let mut cov = [0.0; 36];
+        cov[0] = 0.01;
+        let t = Payload::TwistCov(pl::TwistCov {
+            stamp: 0.1,
+            frame_id: "gps".into(),
+            linear: [1.0, 2.0, 3.0],
+            angular: [0.0; 3],
+            covariance: cov,
+        });
+        let mut v = geo::TwistWithCovarianceStamped::default();
+        fill_twist_cov(&mut v, &t, &fr).unwrap();
+        assert_eq!(v.header.frame_id, "robot/gps");
+        assert_eq!((v.twist.twist.linear.x, v.twist.twist.linear.z), (1.0, 3.0));
+        assert_eq!(v.twist.covariance.len(), 36);
+        assert_eq!(v.twist.covariance[0], 0.01);
     }
 
     #[test]

@@ -173,6 +173,9 @@ pub struct ActuatorsSchema {
     pub shared: Gains,
     /// Per ACTUATOR name (not joint name), on top of the shared keys.
     pub each: BTreeMap<String, Gains>,
+    /// Joints of the model that no actuator drives: each gets an actuator of its own name, under
+    /// the block's law (`control:` required) and gains.
+    pub add: Vec<String>,
 }
 
 /// A parsed `actuators:` block.
@@ -182,12 +185,14 @@ pub struct ActuatorsBlock {
     pub shared: Gains,
     /// Per-actuator keys, in document order.
     pub each: Vec<(String, Gains)>,
+    /// Joints to create an actuator for (named as the joint), in document order.
+    pub add: Vec<String>,
 }
 
 impl ActuatorsBlock {
     /// True when the block states nothing.
     pub fn is_empty(&self) -> bool {
-        self.shared.is_empty() && self.each.iter().all(|(_, g)| g.is_empty())
+        self.shared.is_empty() && self.each.iter().all(|(_, g)| g.is_empty()) && self.add.is_empty()
     }
     /// The law the block states for every actuator (shared `control:`), if any.
     pub fn shared_control(&self) -> Option<Control> {
@@ -195,8 +200,8 @@ impl ActuatorsBlock {
     }
 }
 
-const KEYS: [&str; 8] =
-    ["control", "p", "d", "stiffness", "damping", "effort_limit", "ctrlrange", "each"];
+const KEYS: [&str; 9] =
+    ["control", "p", "d", "stiffness", "damping", "effort_limit", "ctrlrange", "each", "add"];
 
 fn mujoco_spelling(key: &str) -> Option<&'static str> {
     Some(match key {
@@ -228,6 +233,7 @@ fn parse_level<'a>(
     path: &str,
     allow_each: bool,
     e: &mut Vec<ConfigError>,
+    add: &mut Vec<String>,
 ) -> (Gains, Option<&'a serde_norway::Mapping>) {
     let mut g = Gains::default();
     let mut each = None;
@@ -300,6 +306,24 @@ fn parse_level<'a>(
                 None => e.push(ConfigError::new(&kp, format!("must map ACTUATOR names to their keys, got {}", short(val)))),
             },
             "each" => e.push(ConfigError::new(&kp, "`each:` is not nested; it sits at the top of the actuators block")),
+            "add" if allow_each => match val.as_sequence() {
+                Some(seq) => {
+                    for (i, j) in seq.iter().enumerate() {
+                        match j.as_str() {
+                            Some(n) if !n.is_empty() => {
+                                if add.iter().any(|a| a == n) {
+                                    e.push(ConfigError::new(format!("{kp}[{i}]"), format!("joint `{n}` is listed twice")));
+                                } else {
+                                    add.push(n.to_string());
+                                }
+                            }
+                            _ => e.push(ConfigError::new(format!("{kp}[{i}]"), format!("must be a joint name, got {}", short(j)))),
+                        }
+                    }
+                }
+                None => e.push(ConfigError::new(&kp, format!("must list the JOINT names to create actuators for, got {}", short(val)))),
+            },
+            "add" => e.push(ConfigError::new(&kp, "`add:` is not nested; it sits at the top of the actuators block")),
             other => {
                 if let Some(fix) = mujoco_spelling(other) {
                     e.push(ConfigError::new(&kp, format!("`{other}` {fix}")));
@@ -345,8 +369,15 @@ pub fn parse(v: &Value, path: &str) -> Result<ActuatorsBlock, Vec<ConfigError>> 
     if v.is_null() {
         return Ok(ActuatorsBlock::default());
     }
-    let (shared, each_map) = parse_level(v, path, true, &mut e);
+    let mut add = Vec::new();
+    let (shared, each_map) = parse_level(v, path, true, &mut e, &mut add);
     check_law(&shared, shared.control, path, &mut e);
+    if !add.is_empty() && shared.control.is_none() {
+        e.push(ConfigError::new(
+            format!("{path}.add"),
+            "creating actuators needs the law they run: state `control:` (position, velocity, effort or impedance) beside `add:`",
+        ));
+    }
     let mut each = Vec::new();
     if let Some(m) = each_map {
         for (k, val) in m {
@@ -358,13 +389,13 @@ pub fn parse(v: &Value, path: &str) -> Result<ActuatorsBlock, Vec<ConfigError>> 
                 continue;
             };
             let p = format!("{path}.each.{name}");
-            let (g, _) = parse_level(val, &p, false, &mut e);
+            let (g, _) = parse_level(val, &p, false, &mut e, &mut Vec::new());
             check_law(&g, g.control.or(shared.control), &p, &mut e);
             each.push((name.to_string(), g));
         }
     }
     if e.is_empty() {
-        Ok(ActuatorsBlock { shared, each })
+        Ok(ActuatorsBlock { shared, each, add })
     } else {
         Err(e)
     }
@@ -437,6 +468,9 @@ pub struct ActuatorRow {
     pub ctrlrange: Option<[f64; 2]>,
     /// Origin of the command range.
     pub ctrlrange_origin: Origin,
+    /// How a controller's command maps onto this actuator's ctrl, when a controller states one
+    /// (a GripperCommand's position in the gripper joint's unit): `(text, origin)`.
+    pub command_map: Option<(String, Origin)>,
 }
 
 /// Every actuator of one entity, as it ran, plus the bodies gravity compensation holds up.
@@ -473,6 +507,10 @@ impl ActuatorTable {
                 r.ctrlrange,
                 r.ctrlrange_origin.as_str()
             );
+            if let Some((m, o)) = &r.command_map {
+                s.pop();
+                s += &format!("; command {m} ({})\n", o.as_str());
+            }
         }
         s
     }
@@ -548,9 +586,63 @@ pub fn describe(spec: &MjSpec) -> Vec<ActuatorRow> {
                 forcerange_origin: Origin::Model,
                 ctrlrange: limited(a.ctrllimited(), a.ctrlrange()).then(|| *a.ctrlrange()),
                 ctrlrange_origin: Origin::Model,
+                command_map: None,
             }
         })
         .collect()
+}
+
+/// Create an actuator for each joint in `joints` (the block's `add:`): named as the joint, a joint
+/// transmission, gear 1, starting as a bare effort drive that the rewrite then gives the block's
+/// law and gains. Refused: a joint the model lacks (listing its hinges and slides), a joint an
+/// actuator already drives (naming it: restate that one under `each:`), a free or ball joint, a
+/// name an actuator already has.
+fn add_actuators(
+    spec: &mut MjSpec,
+    joints: &[String],
+    key: &str,
+    model: &str,
+) -> Result<(), String> {
+    use mujoco_rs::mujoco_c::mjtJoint;
+    for (i, j) in joints.iter().enumerate() {
+        let path = format!("{key}.add[{i}]");
+        let Some(jt) = spec.joint(j).map(|x| x.type_()) else {
+            let have: Vec<String> = spec
+                .joint_iter()
+                .filter(|x| matches!(x.type_(), mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE))
+                .map(|x| x.name().to_string())
+                .collect();
+            return Err(format!(
+                "{path}: model `{model}` has no joint `{j}`; its hinge and slide joints are [{}]",
+                have.join(", ")
+            ));
+        };
+        if !matches!(jt, mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE) {
+            return Err(format!(
+                "{path}: joint `{j}` is a {} joint; an actuator drives one hinge or slide joint",
+                if jt == mjtJoint::mjJNT_FREE { "free" } else { "ball" }
+            ));
+        }
+        if let Some(a) = spec.actuator_iter().find(|a| {
+            matches!(a.trntype(), mjtTrn::mjTRN_JOINT | mjtTrn::mjTRN_JOINTINPARENT)
+                && a.target() == j
+        }) {
+            return Err(format!(
+                "{path}: joint `{j}` is already driven by actuator `{}`; restate that one under `each: {{{}: ...}}` instead",
+                a.name(),
+                a.name()
+            ));
+        }
+        if spec.actuator_iter().any(|a| a.name() == j) {
+            return Err(format!("{path}: model `{model}` already has an actuator named `{j}`"));
+        }
+        let a = spec.add_actuator().with_name(j).with_trntype(mjtTrn::mjTRN_JOINT);
+        a.set_target(j);
+        a.set_gaintype(mjtGain::mjGAIN_FIXED);
+        a.set_biastype(mjtBias::mjBIAS_NONE);
+        a.gainprm_mut()[0] = 1.0;
+    }
+    Ok(())
 }
 
 /// Rewrite the actuators of a model's own (unprefixed, not yet attached) spec as `block` states,
@@ -562,6 +654,7 @@ pub fn apply(
     key: &str,
     model: &str,
 ) -> Result<Vec<ActuatorRow>, String> {
+    add_actuators(spec, &block.add, key, model)?;
     let actuators: Vec<(String, mjtTrn, String)> = spec
         .actuator_iter()
         .map(|a| (a.name().to_string(), a.trntype(), a.target().to_string()))
@@ -781,6 +874,7 @@ pub fn apply(
             forcerange_origin: force_origin,
             ctrlrange: ctrl,
             ctrlrange_origin: ctrl_origin,
+            command_map: None,
         };
     }
     Ok(rows)
@@ -814,7 +908,9 @@ pub enum GravComp {
 
 /// Apply gravity compensation to a model's own spec (after any end effector is grafted), returning
 /// the names of the bodies compensated, in tree order. `Auto` compensates every body at or below a
-/// joint driven (joint transmission) by a position/impedance-law actuator.
+/// joint driven (joint transmission) by a position/impedance-law actuator, except a body whose
+/// subtree holds a wheel (an unlimited hinge no pose-holding actuator drives: a steering knuckle
+/// carries its wheel on the load path to the ground, which must keep pressing on the floor).
 pub fn apply_gravcomp(spec: &mut MjSpec, mode: GravComp) -> Vec<String> {
     // Joints held by a pose-holding actuator.
     let held: Vec<String> = spec
@@ -823,12 +919,32 @@ pub fn apply_gravcomp(spec: &mut MjSpec, mode: GravComp) -> Vec<String> {
         .filter(|a| matches!(classify(a.gaintype(), a.biastype(), a.gainprm(), a.biasprm()), Law::Control(c) if c.holds_pose()))
         .map(|a| a.target().to_string())
         .collect();
+    let wheels: Vec<String> = spec
+        .joint_iter()
+        .filter(|j| j.type_() == mujoco_rs::mujoco_c::mjtJoint::mjJNT_HINGE)
+        .filter(|j| !held.contains(&j.name().to_string()))
+        .filter(|j| {
+            let r = j.range();
+            let limited = match j.limited() {
+                mjtLimited::mjLIMITED_TRUE => true,
+                mjtLimited::mjLIMITED_FALSE => false,
+                _ => r[0] < r[1],
+            };
+            !limited
+        })
+        .map(|j| j.name().to_string())
+        .collect();
+    fn has_wheel(b: &mujoco_rs::wrappers::mj_editing::MjsBody, wheels: &[String]) -> bool {
+        b.joint_iter(false).any(|j| wheels.contains(&j.name().to_string()))
+            || b.body_iter(false).any(|c| has_wheel(c, wheels))
+    }
     // Walk the tree: (body name, held above or here).
     let mut out = Vec::new();
     fn walk(
         b: &mujoco_rs::wrappers::mj_editing::MjsBody,
         held_above: bool,
         held: &[String],
+        wheels: &[String],
         mode: GravComp,
         out: &mut Vec<String>,
     ) {
@@ -836,17 +952,17 @@ pub fn apply_gravcomp(spec: &mut MjSpec, mode: GravComp) -> Vec<String> {
             let here = c.joint_iter(false).any(|j| held.contains(&j.name().to_string()));
             let h = held_above || here;
             let comp = match mode {
-                GravComp::Auto => h,
+                GravComp::Auto => h && !has_wheel(c, wheels),
                 GravComp::All => true,
                 GravComp::Off => false,
             };
             if comp && !c.name().is_empty() {
                 out.push(c.name().to_string());
             }
-            walk(c, h, held, mode, out);
+            walk(c, h, held, wheels, mode, out);
         }
     }
-    walk(spec.world_body(), false, &held, mode, &mut out);
+    walk(spec.world_body(), false, &held, &wheels, mode, &mut out);
     for n in &out {
         if let Some(b) = spec.body_mut(n) {
             b.set_gravcomp(1.0);

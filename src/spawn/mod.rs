@@ -9,6 +9,8 @@
 //! - [`frames`]: vendor frames ([`FrameSites`]) and their static transforms read from the compiled
 //!   model ([`static_transform`], [`StaticTfPublisher`]);
 //! - [`placeholders`]: `{frame_id}`-style placeholders in manifest component configs;
+//! - [`import`]: third-party model files as plain MuJoCo compiles them (top-level bodies,
+//!   keyframes, asset names, `<option>` differences; see docs/models.md);
 //! - [`actuators`]: the `actuators:` block (stating a model's control law and gains) and gravity
 //!   compensation.
 //!
@@ -20,6 +22,7 @@
 
 pub mod actuators;
 pub mod frames;
+pub mod import;
 pub mod mjcf;
 pub mod model;
 pub mod names;

@@ -5,6 +5,8 @@
 //! `enabled:` (default true; `false` removes the entry and everything nested in it) and
 //! `components:` (entries owned by this one). Parsing collects every problem with its key path.
 
+use std::path::PathBuf;
+
 use serde_norway::{Mapping, Value};
 
 use crate::error::ConfigErrors;
@@ -35,6 +37,9 @@ pub struct Component {
     pub origin: Origin,
     /// True once this entry's manifest has been expanded.
     pub expanded: bool,
+    /// Directory its relative paths resolve against, when it is not the world file's own (an
+    /// entry inherited through `extends:` keeps resolving from its parent world's folder).
+    pub base_dir: Option<PathBuf>,
 }
 
 impl Component {
@@ -56,6 +61,7 @@ impl Component {
             components: Vec::new(),
             origin: Origin::Document,
             expanded: false,
+            base_dir: None,
         }
     }
 }
@@ -70,6 +76,12 @@ pub struct WorldDoc {
     pub sim: Mapping,
     /// Top-level components, in execution order.
     pub components: Vec<Component>,
+    /// `extends:`: the parent world (a path relative to this file, or `<package>:<world>`).
+    pub extends: Option<String>,
+    /// `disable:`: inherited components to drop, by label or config `name`.
+    pub disable: Vec<String>,
+    /// The world files this document was composed from, parent first (filled by composition).
+    pub chain: Vec<PathBuf>,
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -114,12 +126,48 @@ impl WorldDoc {
                     }
                 },
                 Some("components") => doc.components = parse_list(v, "components", errors),
+                Some("extends") => match v {
+                    Value::String(s) if !s.trim().is_empty() => doc.extends = Some(s.clone()),
+                    other => errors.push(
+                        "extends",
+                        format!(
+                            "must name one parent world: a path relative to this file or `<package>:<world>`, got {}",
+                            type_name(other)
+                        ),
+                    ),
+                },
+                Some("disable") => match v {
+                    Value::Sequence(items) => {
+                        for (i, it) in items.iter().enumerate() {
+                            match it {
+                                Value::String(s) if !s.is_empty() => doc.disable.push(s.clone()),
+                                other => errors.push(
+                                    format!("disable[{i}]"),
+                                    format!(
+                                        "must be the name of an inherited component, got {}",
+                                        type_name(other)
+                                    ),
+                                ),
+                            }
+                        }
+                    }
+                    Value::String(s) => errors.push(
+                        "disable",
+                        format!("must be a list of names: write `disable: [{s}]`"),
+                    ),
+                    other => errors.push(
+                        "disable",
+                        format!("must be a list of inherited component names, got {}", type_name(other)),
+                    ),
+                },
                 Some("plugins") => errors.push(
                     "plugins",
                     "unknown top-level key; the plugin list is spelled `components:`",
                 ),
-                Some(other) => errors
-                    .push(other, "unknown top-level key; a world has `sim:` and `components:`"),
+                Some(other) => errors.push(
+                    other,
+                    "unknown top-level key; a world has `sim:`, `components:`, `extends:` and `disable:`",
+                ),
                 None => {
                     errors.push("", format!("top-level keys must be strings, got {}", type_name(k)))
                 }
@@ -278,6 +326,7 @@ fn parse_entry(
         components,
         origin: Origin::Document,
         expanded: false,
+        base_dir: None,
     })
 }
 

@@ -79,6 +79,8 @@ pub fn expand_tree(
             None => c.label().to_string(),
         };
         let mut pushed = false;
+        let own_dir = c.base_dir.clone();
+        let base_dir = own_dir.as_deref().unwrap_or(base_dir);
         if let Some(expand) = lookup(&c.plugin).and_then(|d| d.expand) {
             if !c.expanded {
                 let args = ExpandArgs { config: &c.config, address: &addr, base_dir, carrier };

@@ -2,6 +2,7 @@
 //! (pass 2) → typed `sim:` block → plugin instances. Every problem in the document is collected
 //! with its key path and reported at once, before anything is built.
 
+pub mod compose;
 pub mod document;
 pub mod expand;
 pub mod models;
@@ -104,7 +105,7 @@ pub fn load_world(path: &Path, opts: &LoadOptions) -> Result<LoadedWorld, Config
     })?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let base_dir = if base_dir.as_os_str().is_empty() { PathBuf::from(".") } else { base_dir };
-    let mut w = load_world_str(&text, &base_dir, opts)?;
+    let mut w = load_inner(&text, &base_dir, Some(path), opts)?;
     w.path = Some(path.to_path_buf());
     Ok(w)
 }
@@ -126,12 +127,22 @@ pub fn load_world_str(
     base_dir: &Path,
     opts: &LoadOptions,
 ) -> Result<LoadedWorld, ConfigErrors> {
+    load_inner(text, base_dir, None, opts)
+}
+
+fn load_inner(
+    text: &str,
+    base_dir: &Path,
+    self_path: Option<&Path>,
+    opts: &LoadOptions,
+) -> Result<LoadedWorld, ConfigErrors> {
     let t0 = std::time::Instant::now();
     let mut load_times = Vec::new();
     let root = parse_yaml(text)?;
     let mut errors = ConfigErrors::default();
     let mut warnings = Vec::new();
-    let mut doc = WorldDoc::parse(&root, &mut errors);
+    let doc = WorldDoc::parse(&root, &mut errors);
+    let mut doc = compose::compose(doc, base_dir, self_path, &mut errors);
 
     // Transport flags.
     let wants_ros = opts.ros || opts.tf_namespace.is_some() || opts.sim_control;
@@ -234,6 +245,16 @@ pub fn load_world_str(
     // World definition.
     let mut world = match sim.world.as_deref() {
         None | Some("empty_room") => WorldDef::EmptyRoom,
+        Some(w) if compose::split_package_ref(w).is_some() && !Path::new(w).is_absolute() => {
+            let (pkg, rel) = compose::split_package_ref(w).unwrap_or_default();
+            match compose::resolve_package_file(pkg, rel) {
+                Ok((p, _)) => WorldDef::Mjcf(p),
+                Err(e) => {
+                    errors.push("sim.world", format!("MJCF world `{w}` not found: {e}"));
+                    WorldDef::EmptyRoom
+                }
+            }
+        }
         Some(w) if w.ends_with(".xml") || w.ends_with(".mjcf") || w.contains('/') => {
             let p = if Path::new(w).is_absolute() { PathBuf::from(w) } else { base_dir.join(w) };
             if p.is_file() {
@@ -264,7 +285,16 @@ pub fn load_world_str(
     let mut plugins: Vec<Box<dyn Plugin>> = Vec::new();
     let mut unknown = Vec::new();
     let mut disabled_prefixes: Vec<String> = Vec::new();
+    // An entry resolves its relative files from its own folder (inherited through `extends:`),
+    // else from its carrier's, else from the world file's.
+    let mut dirs: std::collections::HashMap<String, PathBuf> = std::collections::HashMap::new();
     for (addr, owner, c) in flat {
+        let dir = c
+            .base_dir
+            .clone()
+            .or_else(|| owner.as_ref().and_then(|o| dirs.get(o).cloned()))
+            .unwrap_or_else(|| base_dir.to_path_buf());
+        dirs.insert(addr.clone(), dir.clone());
         if disabled_prefixes.iter().any(|p| addr.starts_with(&format!("{p}."))) {
             continue;
         }
@@ -280,7 +310,7 @@ pub fn load_world_str(
             label: c.label().to_string(),
             address: addr.clone(),
             owner,
-            base_dir: base_dir.to_path_buf(),
+            base_dir: dir,
         };
         match desc.instantiate(&Value::Mapping(c.config.clone()), &args) {
             Ok(p) => {
@@ -315,7 +345,7 @@ pub fn load_world_str(
                      --no-communication to drop the transport"
                 )
             } else {
-                format!("unknown plugin `{r}`; `roqsim plugins list` shows the registered ones")
+                crate::plugins::unknown_plugin_message(r)
             };
             errors.push(format!("components.{addr}"), msg);
         }

@@ -173,8 +173,52 @@ pub struct Manifest {
     pub frames: Vec<FrameSpec>,
     /// Components the model brings.
     pub components: Vec<Component>,
-    /// Extra free-form keys the spawn plugin of this model reads (e.g. `home`).
+    /// Providers whose asset folders this model borrows (`assets:`), in search order.
+    pub assets: Vec<String>,
+    /// Those providers' asset folders, searched after the model's own declared meshdir.
+    pub borrowed_dirs: Vec<PathBuf>,
+    /// Keys a spawn plugin of this model reads (`home`: spawn_arm's rest pose).
     pub extra: serde_norway::Mapping,
+}
+
+/// Every key a manifest may carry: anything else is refused, since a key roqsim does not act on
+/// would otherwise be accepted and ignored.
+pub const MANIFEST_KEYS: [&str; 8] =
+    ["license", "source", "rest_height", "frame_id", "frames", "components", "assets", "home"];
+
+/// The model roots of a provider: `roqsim` is this package's own; any other name is
+/// `share/<name>/models` under each `AMENT_PREFIX_PATH` prefix.
+pub fn provider_roots(provider: &str) -> Vec<PathBuf> {
+    if provider == "roqsim" {
+        return model_roots();
+    }
+    ament_prefixes()
+        .into_iter()
+        .map(|p| p.join("share").join(provider).join("models"))
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+/// The asset folders a borrowed provider contributes, in search order: each root's `meshes/`
+/// and `textures/` (when present), then the root itself (so `ur5e/meshes/base.stl` resolves).
+pub fn provider_asset_dirs(provider: &str) -> Result<Vec<PathBuf>, String> {
+    let roots = provider_roots(provider);
+    if roots.is_empty() {
+        return Err(format!(
+            "`assets:` borrows from `{provider}`, which is no installed model provider: use `roqsim` or a package \
+             with share/{provider}/models on AMENT_PREFIX_PATH"
+        ));
+    }
+    let mut out = Vec::new();
+    for r in roots {
+        for sub in ["meshes", "textures"] {
+            if r.join(sub).is_dir() {
+                out.push(r.join(sub));
+            }
+        }
+        out.push(r);
+    }
+    Ok(out)
 }
 
 /// Read a manifest; a model with none has an empty one.
@@ -202,9 +246,36 @@ pub fn load_manifest(asset: &ModelAsset) -> Result<Manifest, String> {
             "components" => {
                 out.components = parse_list(&v, "components", &mut errors);
             }
-            _ => {
+            "assets" => {
+                let names: Vec<String> = match &v {
+                    Value::String(s) => vec![s.clone()],
+                    Value::Sequence(items) if items.iter().all(|i| i.as_str().is_some()) => {
+                        items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect()
+                    }
+                    _ => {
+                        errors.push("assets", "must be a provider name or a list of provider names");
+                        Vec::new()
+                    }
+                };
+                for n in &names {
+                    match provider_asset_dirs(n) {
+                        Ok(d) => out.borrowed_dirs.extend(d),
+                        Err(e) => errors.push("assets", e),
+                    }
+                }
+                out.assets = names;
+            }
+            "home" => {
                 out.extra.insert(Value::String(key), v);
             }
+            other => errors.push(
+                other,
+                format!(
+                    "unknown manifest key; roqsim acts on {} and nothing else (a key that is not acted on would be \
+                     silently ignored)",
+                    MANIFEST_KEYS.join(", ")
+                ),
+            ),
         }
     }
     if !errors.is_empty() {

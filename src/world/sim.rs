@@ -49,7 +49,8 @@ pub struct SimBlock {
     pub world: Option<String>,
     /// Initial free camera of a viewer (windowed runs only; headless runs ignore it).
     pub view: Option<View>,
-    /// Merge identical attached assets before compile (accepted; MuJoCo's own dedup is used).
+    /// Merging identical attached assets before compile is not implemented: the key is refused
+    /// rather than accepted and ignored.
     pub dedup_assets: Option<bool>,
     /// Lockstep mode (seed 000 §10): accepted, inert.
     pub sync: Option<SyncBlock>,
@@ -257,6 +258,16 @@ impl SimBlock {
     /// Value checks serde cannot express. `timestep` is the step the world will run at (the
     /// block's own, else the world model's), used for the contact time-constant floor.
     pub fn validate(&self, timestep: f64, errors: &mut ConfigErrors) {
+        if let Some(v) = self.dedup_assets {
+            errors.push(
+                "sim.dedup_assets",
+                format!(
+                    "`dedup_assets: {v}` is refused: roqsim does not merge identical attached assets before compile, \
+                     so the key would do nothing. Remove it (every attached copy of a model keeps its own meshes \
+                     and materials)"
+                ),
+            );
+        }
         if let Some(ts) = self.timestep {
             if !(ts > 0.0 && ts.is_finite()) {
                 errors.push(

@@ -31,8 +31,13 @@
 //! abort with `INVALID_JOINTS` (-2), a malformed trajectory with `INVALID_GOAL` (-1). A cancel holds
 //! the MEASURED position and answers `Canceled`. A newer goal cancels the running one.
 //!
-//! **Gripper** (`gripper_cmd`, `Payload::Gripper`): the commanded position (in the gripper joint's
-//! unit, `gripper_open` .. `gripper_close`) maps linearly onto the gripper actuator's ctrlrange.
+//! **Gripper** (`gripper_cmd`, `Payload::Gripper`): the commanded position is the gripper JOINT's
+//! (rad or m, as control_msgs defines it), `gripper_open` .. `gripper_close`, mapped linearly onto
+//! the gripper actuator's ctrlrange. Unstated, the two ends are derived from the model: the joint
+//! positions the servo settles at when holding each end of its ctrlrange (a 0..255-ctrl Robotiq
+//! 2F-85 maps 0 .. 0.8 rad); the mapping is written into the entity's resolved actuator table. A
+//! goal outside the reachable range drives to the end it can reach and reports stalled, never
+//! reached.
 //! `max_effort` clamps the gripper JOINT's effort, as ros2_control's gripper action controller does:
 //! the actuator's force range becomes ±max_effort / moment (moment = the transmission's constant
 //! joint-force per actuator-force: gear, times the joint's coefficient in a fixed tendon), never
@@ -579,6 +584,8 @@ pub struct ArmController {
     joints: Vec<Joint>,
     targets: Vec<f64>,
     gripper: Option<Gripper>,
+    /// The gripper's derived command mapping `(actuator, text, origin)`, for the actuator table.
+    gripper_map: Option<(String, String, crate::spawn::actuators::Origin)>,
     exec: Option<Exec>,
     vel: Option<(Vec<f64>, f64)>,
     registry: Registry,
@@ -607,6 +614,7 @@ impl ArmController {
             joints: Vec::new(),
             targets: Vec::new(),
             gripper: None,
+            gripper_map: None,
             exec: None,
             vel: None,
             registry: Registry::default(),
@@ -653,16 +661,16 @@ fn is_joint_trn(t: mjtTrn) -> bool {
 impl ArmController {
     fn resolve(&mut self, ctx: &mut SimContext, entity: &Entity) -> Result<(), String> {
         let model = ctx.model();
-        let root = common::entity_body(model, entity)?;
+        let roots = common::entity_roots(model, entity)?;
         let nu = model.ffi().nu as usize;
         let prefix = &entity.prefix;
         let on_entity = |a: usize| -> bool {
             if prefix.is_empty() {
                 match common::actuator_joint(model, a) {
-                    Some(j) => common::in_subtree(model, model.jnt_bodyid()[j] as usize, root),
+                    Some(j) => common::in_entity(model, model.jnt_bodyid()[j] as usize, &roots),
                     None => {
                         model.actuator_trntype()[a] == mjtTrn::mjTRN_TENDON
-                            && tendon_on(model, model.actuator_trnid()[a][0] as usize, root)
+                            && tendon_on(model, model.actuator_trnid()[a][0] as usize, &roots)
                     }
                 }
             } else {
@@ -811,13 +819,48 @@ impl ArmController {
             let moment = transmission_moment(model, g, jid);
             let jr = common::JointRef::new(model, entity, jid);
             let name = format!("{}{}", self.cfg.joint_prefix, jr.name);
+            // GripperCommand positions are the gripper JOINT's (control_msgs): the ends of the
+            // ctrlrange map onto the joint positions the servo settles at, derived from the model
+            // unless the config states them.
+            let derived = servo_joint_position(model, g, jid, lo)
+                .zip(servo_joint_position(model, g, jid, hi));
+            let (open, close, origin) = match (
+                self.cfg.gripper_open,
+                self.cfg.gripper_close,
+                derived,
+            ) {
+                (Some(o), Some(c), _) => (o, c, crate::spawn::actuators::Origin::World),
+                (o, c, Some((dl, dh))) => (
+                    o.unwrap_or(dl),
+                    c.unwrap_or(dh),
+                    if o.is_some() || c.is_some() {
+                        crate::spawn::actuators::Origin::World
+                    } else {
+                        crate::spawn::actuators::Origin::Model
+                    },
+                ),
+                (o, c, None) => {
+                    if o.is_none() || c.is_none() {
+                        return Err(format!(
+                            "gripper_open: `{gname}` is not a position servo on a joint or fixed tendon, so its ctrl cannot be mapped onto the gripper joint's position from the model; state gripper_open and gripper_close (the joint positions at ctrl {lo} and {hi})"
+                        ));
+                    }
+                    (o.unwrap_or(lo), c.unwrap_or(hi), crate::spawn::actuators::Origin::World)
+                }
+            };
+            let unit = if model.jnt_type()[jid] == mjtJoint::mjJNT_SLIDE { "m" } else { "rad" };
+            let map_text = format!(
+                "gripper position {open:.6} .. {close:.6} {unit} ({}) -> ctrl {lo} .. {hi}",
+                jr.name
+            );
+            self.gripper_map = Some((gname.clone(), map_text, origin));
             self.gripper = Some(Gripper {
                 act: g,
                 ctrl,
                 lo,
                 hi,
-                open: self.cfg.gripper_open.unwrap_or(lo),
-                close: self.cfg.gripper_close.unwrap_or(hi),
+                open,
+                close,
                 joint: jr,
                 name,
                 moment,
@@ -1140,9 +1183,9 @@ fn lifecycle_events(t: &crate::handles::controllers::Transition) -> [TransitionE
     ]
 }
 
-fn tendon_on(model: &MjModel, t: usize, root: usize) -> bool {
+fn tendon_on(model: &MjModel, t: usize, roots: &[usize]) -> bool {
     first_tendon_joint(model, t)
-        .is_some_and(|j| common::in_subtree(model, model.jnt_bodyid()[j] as usize, root))
+        .is_some_and(|j| common::in_entity(model, model.jnt_bodyid()[j] as usize, roots))
 }
 
 fn first_tendon_joint(model: &MjModel, t: usize) -> Option<usize> {
@@ -1155,6 +1198,44 @@ fn first_tendon_joint(model: &MjModel, t: usize) -> Option<usize> {
 
 /// Joint force on `joint` per unit actuator force, when the transmission makes it constant: a joint
 /// transmission on that joint (gear), or a fixed tendon (gear × the joint's coefficient).
+/// The position `joint` settles at when the gripper actuator `act` (a position-like servo: fixed
+/// gain, affine bias with a stiffness term) holds `ctrl`: the actuator length where
+/// `gain·ctrl + b0 + b1·length = 0`, divided by the transmission's moment summed over the joints
+/// a fixed tendon couples (they move together: a parallel gripper's jaws, a linkage's drivers).
+/// `None` for any other actuator or transmission.
+fn servo_joint_position(model: &MjModel, act: usize, joint: usize, ctrl: f64) -> Option<f64> {
+    use mujoco_rs::mujoco_c::{mjtBias, mjtGain};
+    if model.actuator_gaintype()[act] != mjtGain::mjGAIN_FIXED
+        || model.actuator_biastype()[act] != mjtBias::mjBIAS_AFFINE
+    {
+        return None;
+    }
+    let g = model.actuator_gainprm()[act];
+    let b = model.actuator_biasprm()[act];
+    if b[1] == 0.0 || g[0] == 0.0 {
+        return None;
+    }
+    let length = -(g[0] * ctrl + b[0]) / b[1];
+    let gear = model.actuator_gear()[model.actuator_outadr()[act] as usize][0];
+    let t = model.actuator_trntype()[act];
+    let per_unit = if is_joint_trn(t) {
+        (model.actuator_trnid()[act][0] as usize == joint).then_some(gear)?
+    } else if t == mjtTrn::mjTRN_TENDON {
+        let ten = model.actuator_trnid()[act][0] as usize;
+        let adr = model.tendon_adr()[ten] as usize;
+        let num = model.tendon_num()[ten] as usize;
+        if (adr..adr + num).any(|w| model.wrap_type()[w] != mjtWrap::mjWRAP_JOINT)
+            || !(adr..adr + num).any(|w| model.wrap_objid()[w] as usize == joint)
+        {
+            return None;
+        }
+        gear * (adr..adr + num).map(|w| model.wrap_prm()[w]).sum::<f64>()
+    } else {
+        return None;
+    };
+    (per_unit != 0.0).then(|| length / per_unit)
+}
+
 fn transmission_moment(model: &MjModel, act: usize, joint: usize) -> Option<f64> {
     let gear = model.actuator_gear()[model.actuator_outadr()[act] as usize][0];
     let t = model.actuator_trntype()[act];
@@ -1184,6 +1265,15 @@ impl Plugin for ArmController {
         let entity = common::owner_entity(ctx, "arm_controller", self.owner.as_deref())?;
         self.entity = entity.name.clone();
         self.resolve(ctx, &entity)?;
+        // The gripper's command mapping goes into the entity's resolved actuator table.
+        if let Some((act, text, origin)) = self.gripper_map.take() {
+            let key = crate::spawn::actuators::table_key(&entity.name);
+            if let Ok(t) = ctx.blackboard.get_mut::<crate::spawn::actuators::ActuatorTable>(&key) {
+                if let Some(r) = t.rows.iter_mut().find(|r| r.actuator == act) {
+                    r.command_map = Some((text, origin));
+                }
+            }
+        }
         self.monitor_dt = 1.0 / self.cfg.action_monitor_rate;
         // Registry.
         let reg = Registry::of(ctx, &entity.name);

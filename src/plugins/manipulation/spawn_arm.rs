@@ -40,15 +40,17 @@ use serde_norway::Value;
 
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::math::compose;
-use crate::math::quat_from_rpy;
+use crate::math::{compose, quat_from_rpy};
 use crate::plugin::{
     BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs, ValidateConfig,
 };
 use crate::spawn::actuators::{self, ActuatorTable, GravComp};
+use crate::spawn::import::{
+    check_name_collisions, prefix_colliding_assets, KeyframeMap, StatedOptions, ROOTS_META,
+};
 use crate::spawn::{
-    body_names, find_site, load_model, static_transform, FrameRef, FrameSites, PlacedFrame, Pose,
-    StaticTfPublisher,
+    body_names, compose_top_level, find_site, load_model_as_written, static_transform, FrameRef,
+    FrameSites, PlacedFrame, Pose, StaticTfPublisher,
 };
 use crate::world::expand::{expand_manifest, merge_under};
 use crate::world::models::{load_manifest, resolve_model};
@@ -338,7 +340,13 @@ pub struct SpawnArm {
     home_qpos: Vec<(usize, f64)>,
     frames: Vec<PlacedFrame>,
     tf: StaticTfPublisher,
+    /// `robot_description` (the URDF export), published latched.
+    description: crate::export::urdf::DescriptionPublisher,
     root: String,
+    /// The model's keyframes, renamed for lookup after compile (the default home).
+    keys: KeyframeMap,
+    /// The `<option>`s the arm's (and its tool's) files state, checked against the world's.
+    options: Vec<StatedOptions>,
 }
 
 impl SpawnArm {
@@ -352,7 +360,10 @@ impl SpawnArm {
             home_qpos: Vec::new(),
             frames: Vec::new(),
             tf: StaticTfPublisher::default(),
+            description: Default::default(),
             root: String::new(),
+            keys: KeyframeMap::default(),
+            options: Vec::new(),
         }
     }
 }
@@ -436,7 +447,9 @@ impl Plugin for SpawnArm {
             weld_reason = format!("mounted on robot `{}` (body `{}`)", m.robot, m.body);
         }
 
-        let mut m = load_model(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
+        let mut m =
+            load_model_as_written(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
+        self.options.push(StatedOptions::of(&m.spec, &cfg.model));
         let root_full = format!("{prefix}{}", m.root);
         if spec.body(&root_full).is_some() {
             return Err(format!("prefix: the world already has a body `{root_full}` (another arm with prefix `{prefix}`?); give each arm a distinct prefix"));
@@ -508,13 +521,26 @@ impl Plugin for SpawnArm {
                     sites.join(", ")
                 ));
             }
-            let mut g = load_model(&ee.model, &self.base_dir)
+            let mut g = load_model_as_written(&ee.model, &self.base_dir)
                 .map_err(|e| format!("end_effector.model: {e}"))?;
-            {
-                let gb = g.spec.body_mut(&g.root).expect("root body exists");
-                *gb.pos_mut() = ee.pos;
-                *gb.quat_mut() = quat_from_rpy(ee.rpy[0], ee.rpy[1], ee.rpy[2]);
-            }
+            self.options.push(StatedOptions::of(&g.spec, &ee.model));
+            // The offset composes with the gripper's own root frames (a root body the file
+            // places above its origin keeps that offset at the flange).
+            let offset = Pose { pos: ee.pos, quat: quat_from_rpy(ee.rpy[0], ee.rpy[1], ee.rpy[2]) };
+            compose_top_level(&mut g.spec, &offset);
+            let stem = g.asset.path.file_stem().and_then(|s| s.to_str()).unwrap_or("tool");
+            let tag = format!("{}_{stem}", self.address);
+            check_name_collisions(
+                &m.spec,
+                &g.spec,
+                &ee.prefix,
+                "end_effector.prefix",
+                &format!("the tool `{}`", ee.model),
+                "gripper_",
+            )?;
+            prefix_colliding_assets(&m.spec, &mut g.spec, &ee.prefix, &tag)
+                .map_err(|e| format!("end_effector: {e}"))?;
+            KeyframeMap::rename(&mut g.spec, &tag).map_err(|e| format!("end_effector: {e}"))?;
             let before: Vec<String> =
                 m.spec.actuator_iter().map(|a| a.name().to_string()).collect();
             m.spec
@@ -523,7 +549,7 @@ impl Plugin for SpawnArm {
                 .attach_by_deep_copy(&mut g.spec, &ee.prefix, "")
                 .map_err(|e| {
                     format!(
-                        "end_effector: attaching `{}` at site `{}` failed: {e}",
+                        "end_effector: attaching `{}` at site `{}` failed: {e}; give the gripper's names their own prefix with `end_effector.prefix` (e.g. `gripper_`)",
                         ee.model, ee.site
                     )
                 })?;
@@ -543,10 +569,22 @@ impl Plugin for SpawnArm {
         };
         let gravcomp_bodies = actuators::apply_gravcomp(&mut m.spec, mode);
 
-        // 4. attach.
+        // 4. attach: assets that would collide with the world's get this arm's tag; keyframes
+        // get unique names so the home keyframe is found after compile.
+        check_name_collisions(
+            spec,
+            &m.spec,
+            prefix,
+            "prefix",
+            &format!("the arm `{}`", cfg.model),
+            "arm2_",
+        )?;
+        prefix_colliding_assets(spec, &mut m.spec, prefix, &self.address)?;
+        self.keys = KeyframeMap::rename(&mut m.spec, &self.address)?;
         let mount_q = quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]);
         let mut entity_body = format!("{prefix}{base_body}");
-        let mut world_pose = compose(&parent_pose, &Pose { pos: cfg.pos, quat: mount_q });
+        let mut world_pose =
+            compose(&compose(&parent_pose, &Pose { pos: cfg.pos, quat: mount_q }), &m.root_pose);
         if let Some(r) = &cfg.rail {
             let n = r.axis.iter().map(|v| v * v).sum::<f64>().sqrt();
             let axis = [r.axis[0] / n, r.axis[1] / n, r.axis[2] / n];
@@ -633,6 +671,7 @@ impl Plugin for SpawnArm {
                     quat: mount_q,
                 },
             );
+            world_pose = compose(&world_pose, &m.root_pose);
         } else {
             crate::spawn::mjcf::attach(
                 spec,
@@ -642,7 +681,9 @@ impl Plugin for SpawnArm {
                 mount_q,
                 prefix,
             )
-            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+            .map_err(|e| {
+                format!("model `{}`: {e}; give this arm a distinct `prefix`", cfg.model)
+            })?;
         }
         if cfg.pedestal && cfg.mount.is_none() && cfg.pos[2] > 0.0 {
             let h = cfg.pos[2] * 0.5;
@@ -666,6 +707,10 @@ impl Plugin for SpawnArm {
         ent.weld_reason = Some(weld_reason);
         ent.meta.insert("model_path".into(), m.asset.path.display().to_string());
         ent.meta.insert("root".into(), m.root.clone());
+        ent.meta.insert(
+            ROOTS_META.into(),
+            m.roots.iter().map(|r| format!("{prefix}{r}")).collect::<Vec<_>>().join(","),
+        );
         ent.meta.insert("base_body".into(), base_body.clone());
         if let Some(mt) = &cfg.mount {
             ent.meta.insert("mount".into(), format!("{}:{}", mt.robot, mt.body));
@@ -690,9 +735,12 @@ impl Plugin for SpawnArm {
         let model = ctx.model();
         let prefix = self.cfg.prefix.clone();
         // Home → qpos addresses.
-        let arm_root = model
-            .name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{}", self.root))
-            .ok_or_else(|| format!("arm root `{prefix}{}` missing after compile", self.root))?;
+        let entity = ctx
+            .entities
+            .get(&self.address)
+            .cloned()
+            .ok_or_else(|| format!("entity `{}` missing after build", self.address))?;
+        let roots = crate::plugins::shared::entity_roots(model, &entity)?;
         let rail_joint = self.cfg.rail.as_ref().map(|r| format!("{prefix}{}", r.joint));
         let nj = model.ffi().njnt as usize;
         let arm_joints: Vec<usize> = (0..nj)
@@ -700,14 +748,32 @@ impl Plugin for SpawnArm {
                 matches!(model.jnt_type()[j], mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE)
             })
             .filter(|&j| {
-                crate::plugins::shared::in_subtree(model, model.jnt_bodyid()[j] as usize, arm_root)
+                crate::plugins::shared::in_entity(model, model.jnt_bodyid()[j] as usize, &roots)
             })
+            .filter(|&j| rail_joint.as_deref() != model.id_to_name(MjtObjBase::mjOBJ_JOINT, j))
             .collect();
         let jname =
             |j: usize| model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("").to_string();
         let mut home = Vec::new();
+        let mut note = None;
         match &self.home {
-            None => {}
+            None => match self.keys.home(model, prefix.as_str(), &arm_joints) {
+                Some((name, qs)) => {
+                    note = Some(format!(
+                        "spawn_arm `{}`: no `home:` given; home is the model's keyframe `{}` ({} joints)",
+                        self.address,
+                        if name.is_empty() { "(unnamed, the first)" } else { name.as_str() },
+                        qs.len()
+                    ));
+                    home = qs;
+                }
+                None => {
+                    note = Some(format!(
+                        "spawn_arm `{}`: no `home:` given and the model has no keyframe: the arm starts at the model's qpos0",
+                        self.address
+                    ));
+                }
+            },
             Some(Home::List(v)) => {
                 if v.len() > arm_joints.len() {
                     return Err(format!(
@@ -778,8 +844,15 @@ impl Plugin for SpawnArm {
             transforms.push(static_transform(model, p, c, &f.parent, &f.name)?);
         }
         ctx.blackboard.set(home_key(&self.address), named);
+        if let Some(n) = note {
+            crate::spawn::import::note(ctx, false, n);
+        }
+        for o in std::mem::take(&mut self.options) {
+            o.warn_differences(ctx);
+        }
         let ns = self.cfg.namespace.trim_matches('/').to_string();
         self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
+        self.description = crate::export::urdf::DescriptionPublisher::register(ctx, &self.address);
         Ok(())
     }
 
@@ -789,12 +862,14 @@ impl Plugin for SpawnArm {
             d.qpos_mut()[adr] = q;
         }
         self.tf.publish(ctx);
+        self.description.publish(ctx);
         Ok(())
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
         if ctx.tick == 1 {
             self.tf.publish(ctx);
+            self.description.publish(ctx);
         }
         Ok(())
     }

@@ -13,9 +13,13 @@ use serde::Deserialize;
 
 use crate::context::{Entity, EntityKind, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::math::compose;
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::spawn::import::{
+    check_name_collisions, prefix_colliding_assets, KeyframeMap, StatedOptions, ROOTS_META,
+};
 use crate::spawn::{
-    frame_transforms, load_model, FrameSites, PlacedFrame, PoseConfig, StaticTfPublisher,
+    frame_transforms, load_model_as_written, FrameSites, PlacedFrame, PoseConfig, StaticTfPublisher,
 };
 use crate::world::models::FrameSpec;
 
@@ -115,6 +119,14 @@ pub struct SpawnRobot {
     root: String,
     frames: Vec<PlacedFrame>,
     tf: StaticTfPublisher,
+    /// `robot_description` (the URDF export), published latched.
+    description: crate::export::urdf::DescriptionPublisher,
+    /// The model's keyframes, renamed for lookup after compile (the default home).
+    keys: KeyframeMap,
+    /// Resolved at configure from the home keyframe: (qpos address, value).
+    home_qpos: Vec<(usize, f64)>,
+    /// The `<option>`s the model file states, checked against the world's at configure.
+    options: Option<StatedOptions>,
 }
 
 impl SpawnRobot {
@@ -127,6 +139,10 @@ impl SpawnRobot {
             root: String::new(),
             frames: Vec::new(),
             tf: StaticTfPublisher::default(),
+            description: Default::default(),
+            keys: KeyframeMap::default(),
+            home_qpos: Vec::new(),
+            options: None,
         }
     }
 }
@@ -138,7 +154,9 @@ impl Plugin for SpawnRobot {
 
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         let cfg = &self.cfg;
-        let mut m = load_model(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
+        let mut m =
+            load_model_as_written(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
+        self.options = Some(StatedOptions::of(&m.spec, &cfg.model));
         let prefix = cfg.prefix.as_str();
         let root_name = format!("{prefix}{}", m.root);
         if spec.body(&root_name).is_some() {
@@ -182,33 +200,52 @@ impl Plugin for SpawnRobot {
             None => (None, Some(format!("model `{}` has no free joint `{DEFAULT_BASE_JOINT}`: its base is welded to the world", cfg.model))),
         };
 
-        let rest_height = m.manifest.rest_height.unwrap_or(0.0);
-        let pose = cfg.pose.resolve(rest_height);
-        // `actuators:` (crate::spawn::actuators): rewrite, then gravity compensation, before the attach.
-        let table = match &cfg.actuators {
+        // The spawn pose is the frame the model is attached in, so it composes with the file's
+        // own root frames. A stated `position.z` (else the manifest's `rest_height`) is the root
+        // body's height: the frame is lowered by the height the file already gives the root.
+        let rest_height = m.manifest.rest_height.unwrap_or(m.root_pose.pos[2]);
+        let mut frame = cfg.pose.resolve(0.0);
+        let file_root_z = crate::math::quat_rotate(&frame.quat, &m.root_pose.pos)[2];
+        if cfg.pose.has_z() || m.manifest.rest_height.is_some() {
+            frame.pos[2] = cfg.pose.resolve(rest_height).pos[2] - file_root_z;
+        }
+        let pose = compose(&frame, &m.root_pose);
+        // `actuators:` (crate::actuators): rewrite, then gravity compensation, before the attach.
+        // Gravity compensation follows the same rule as spawn_arm's (bodies a position or
+        // impedance joint holds up, not the load path to the ground), with or without a block.
+        let rows = match &cfg.actuators {
             Some(v) => {
                 let block = crate::spawn::actuators::parse(v, "actuators").map_err(|es| {
                     es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
                 })?;
-                let rows =
-                    crate::spawn::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?;
-                let gravcomp_bodies = crate::spawn::actuators::apply_gravcomp(
-                    &mut m.spec,
-                    crate::spawn::actuators::GravComp::Auto,
-                );
-                Some(crate::spawn::actuators::ActuatorTable {
-                    entity: self.address.clone(),
-                    rows,
-                    gravcomp_bodies,
-                })
+                crate::spawn::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?
             }
-            None => None,
+            None => crate::spawn::actuators::describe(&m.spec),
         };
-        crate::spawn::mjcf::attach(spec, None, &mut m.spec, pose.pos, pose.quat, prefix)
-            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
-        if let Some(t) = table {
-            b.ctx.blackboard.set(crate::spawn::actuators::table_key(&self.address), t);
-        }
+        let gravcomp_bodies = crate::spawn::actuators::apply_gravcomp(
+            &mut m.spec,
+            crate::spawn::actuators::GravComp::Auto,
+        );
+        let table = crate::spawn::actuators::ActuatorTable {
+            entity: self.address.clone(),
+            rows,
+            gravcomp_bodies,
+        };
+        check_name_collisions(
+            spec,
+            &m.spec,
+            prefix,
+            "prefix",
+            &format!("the robot `{}`", cfg.model),
+            "robot2_",
+        )?;
+        prefix_colliding_assets(spec, &mut m.spec, prefix, &self.address)?;
+        self.keys = KeyframeMap::rename(&mut m.spec, &self.address)?;
+        crate::spawn::mjcf::attach(spec, None, &mut m.spec, frame.pos, frame.quat, prefix)
+            .map_err(|e| {
+                format!("model `{}`: {e}; give this robot a distinct `prefix`", cfg.model)
+            })?;
+        b.ctx.blackboard.set(crate::spawn::actuators::table_key(&self.address), table);
 
         let mut ent = Entity::new(&self.address, EntityKind::Robot, &root_name);
         ent.prefix = prefix.to_string();
@@ -223,6 +260,10 @@ impl Plugin for SpawnRobot {
         ent.meta.insert("model_path".into(), m.asset.path.display().to_string());
         ent.meta.insert("root".into(), m.root.clone());
         ent.meta.insert(
+            ROOTS_META.into(),
+            m.roots.iter().map(|r| format!("{prefix}{r}")).collect::<Vec<_>>().join(","),
+        );
+        ent.meta.insert(
             "frames".into(),
             self.frames.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(","),
         );
@@ -232,15 +273,63 @@ impl Plugin for SpawnRobot {
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        // Default home: the model's `home` keyframe (else its first), on the robot's hinges and
+        // slides; an arm_controller of this robot seeds its targets from it.
+        let model = ctx.model();
+        if let Some(entity) = ctx.entities.get(&self.address) {
+            let roots = crate::plugins::shared::entity_roots(model, entity)?;
+            let nj = model.ffi().njnt as usize;
+            let joints: Vec<usize> = (0..nj)
+                .filter(|&j| {
+                    crate::plugins::shared::in_entity(model, model.jnt_bodyid()[j] as usize, &roots)
+                })
+                .collect();
+            if let Some((name, qs)) = self.keys.home(model, &self.cfg.prefix, &joints) {
+                let named: Vec<(String, f64)> = qs
+                    .iter()
+                    .filter_map(|(adr, q)| {
+                        joints.iter().find(|&&j| model.jnt_qposadr()[j] as usize == *adr).map(
+                            |&j| {
+                                let n = model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("");
+                                (
+                                    crate::plugins::shared::unprefixed(n, &self.cfg.prefix)
+                                        .to_string(),
+                                    *q,
+                                )
+                            },
+                        )
+                    })
+                    .collect();
+                let msg = format!(
+                    "spawn_robot `{}`: home is the model's keyframe `{}` ({} joints)",
+                    self.address,
+                    if name.is_empty() { "(unnamed, the first)" } else { name.as_str() },
+                    qs.len()
+                );
+                self.home_qpos = qs;
+                ctx.blackboard
+                    .set(crate::plugins::manipulation::spawn_arm::home_key(&self.address), named);
+                crate::spawn::import::note(ctx, false, msg);
+            }
+        }
+        if let Some(o) = self.options.take() {
+            o.warn_differences(ctx);
+        }
         let transforms = frame_transforms(ctx.model(), &self.cfg.prefix, &self.root, &self.frames)
             .map_err(|e| format!("frames: {e}"))?;
         let ns = self.cfg.namespace.trim_matches('/').to_string();
         self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
+        self.description = crate::export::urdf::DescriptionPublisher::register(ctx, &self.address);
         Ok(())
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        let d = ctx.data_mut();
+        for &(adr, q) in &self.home_qpos {
+            d.qpos_mut()[adr] = q;
+        }
         self.tf.publish(ctx);
+        self.description.publish(ctx);
         Ok(())
     }
 
@@ -249,6 +338,7 @@ impl Plugin for SpawnRobot {
         // forwards only what was published at the current tick.
         if ctx.tick == 1 {
             self.tf.publish(ctx);
+            self.description.publish(ctx);
         }
         Ok(())
     }

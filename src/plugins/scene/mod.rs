@@ -1,10 +1,11 @@
-//! Scene plugins: the floorplan world and props (box, boxes, cylinder, cylinders, spawn_model).
+//! Scene plugins: the floorplan and heightfield worlds and props (box, boxes, cylinder, cylinders, spawn_model).
 
 #[path = "box.rs"]
 pub mod box_prop;
 pub mod boxes;
 pub mod cylinder;
 pub mod floorplan;
+pub mod heightfield;
 pub mod spawn_model;
 
 /// This family's plugins, in catalogue order.
@@ -16,5 +17,6 @@ pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
         cylinder::cylinders_descriptor(),
         spawn_model::descriptor(),
         floorplan::descriptor(),
+        heightfield::descriptor(),
     ]
 }

@@ -300,7 +300,7 @@ impl ScanParams {
     }
 
     /// A noisy distance: `d + N(0, sigma(d))`, floored at 0, quantised to the resolution.
-    fn noisy(&self, d: f64, rng: Option<&mut crate::context::SimRng>) -> f32 {
+    pub fn noisy(&self, d: f64, rng: Option<&mut crate::context::SimRng>) -> f32 {
         let mut r = d;
         if let Some(rng) = rng {
             r += rng.normal(self.sigma_at(d));

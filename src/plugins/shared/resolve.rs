@@ -22,6 +22,29 @@ pub fn entity_body(model: &MjModel, entity: &Entity) -> Result<usize, String> {
     })
 }
 
+/// Ids of every top-level body the entity's model file brought: its registered root body first,
+/// then the others the spawn recorded (entity meta `roots`, see `crate::model_import`). A name
+/// addressed through the entity resolves when it lies under any of them.
+pub fn entity_roots(model: &MjModel, entity: &Entity) -> Result<Vec<usize>, String> {
+    let root = entity_body(model, entity)?;
+    let mut v = vec![root];
+    if let Some(list) = entity.meta.get(crate::spawn::import::ROOTS_META) {
+        for n in list.split(',').filter(|n| !n.is_empty()) {
+            if let Some(b) = model.name_to_id(MjtObjBase::mjOBJ_BODY, n) {
+                if !v.contains(&b) {
+                    v.push(b);
+                }
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// True when `body` lies under any of `roots` (see [`entity_roots`]).
+pub fn in_entity(model: &MjModel, body: usize, roots: &[usize]) -> bool {
+    roots.iter().any(|&r| in_subtree(model, body, r))
+}
+
 /// True when `body` is `root` or one of its descendants.
 pub fn in_subtree(model: &MjModel, mut body: usize, root: usize) -> bool {
     let parent = model.body_parentid();
@@ -58,11 +81,11 @@ pub fn actuator_joint(model: &MjModel, act: usize) -> Option<usize> {
 
 /// Actuators of the entity (transmission on a joint of its subtree), unprefixed names.
 pub fn entity_actuators(model: &MjModel, entity: &Entity) -> Vec<String> {
-    let Ok(root) = entity_body(model, entity) else { return Vec::new() };
+    let Ok(roots) = entity_roots(model, entity) else { return Vec::new() };
     let nu = model.ffi().nu as usize;
     names_where(model, MjtObjBase::mjOBJ_ACTUATOR, nu, &entity.prefix, |a| {
         actuator_joint(model, a)
-            .is_some_and(|j| in_subtree(model, model.jnt_bodyid()[j] as usize, root))
+            .is_some_and(|j| in_entity(model, model.jnt_bodyid()[j] as usize, &roots))
             || model
                 .id_to_name(MjtObjBase::mjOBJ_ACTUATOR, a)
                 .is_some_and(|n| !entity.prefix.is_empty() && n.starts_with(&entity.prefix))
@@ -71,10 +94,10 @@ pub fn entity_actuators(model: &MjModel, entity: &Entity) -> Vec<String> {
 
 /// Joints of the entity (on bodies of its subtree), unprefixed names.
 pub fn entity_joints(model: &MjModel, entity: &Entity) -> Vec<String> {
-    let Ok(root) = entity_body(model, entity) else { return Vec::new() };
+    let Ok(roots) = entity_roots(model, entity) else { return Vec::new() };
     let nj = model.ffi().njnt as usize;
     names_where(model, MjtObjBase::mjOBJ_JOINT, nj, &entity.prefix, |j| {
-        in_subtree(model, model.jnt_bodyid()[j] as usize, root)
+        in_entity(model, model.jnt_bodyid()[j] as usize, &roots)
     })
 }
 
@@ -128,8 +151,8 @@ pub fn resolve_joint(
 ) -> Result<usize, String> {
     let full = format!("{}{name}", entity.prefix);
     if let Some(j) = model.name_to_id(MjtObjBase::mjOBJ_JOINT, &full) {
-        let root = entity_body(model, entity)?;
-        if in_subtree(model, model.jnt_bodyid()[j] as usize, root) {
+        let roots = entity_roots(model, entity)?;
+        if in_entity(model, model.jnt_bodyid()[j] as usize, &roots) {
             return Ok(j);
         }
     }
@@ -156,19 +179,19 @@ pub fn resolve_body(
     key: &str,
     name: &str,
 ) -> Result<usize, String> {
-    let root = entity_body(model, entity)?;
+    let roots = entity_roots(model, entity)?;
     if name.is_empty() {
-        return Ok(root);
+        return Ok(roots[0]);
     }
     let full = format!("{}{name}", entity.prefix);
     if let Some(b) = model.name_to_id(MjtObjBase::mjOBJ_BODY, &full) {
-        if in_subtree(model, b, root) {
+        if in_entity(model, b, &roots) {
             return Ok(b);
         }
     }
     let nb = model.ffi().nbody as usize;
     let bodies = names_where(model, MjtObjBase::mjOBJ_BODY, nb, &entity.prefix, |b| {
-        b != 0 && in_subtree(model, b, root)
+        b != 0 && in_entity(model, b, &roots)
     });
     Err(format!(
         "{key}: entity `{}` has no body `{name}` (looked up as `{full}`); its bodies are [{}]",
@@ -184,16 +207,16 @@ pub fn resolve_site(
     key: &str,
     name: &str,
 ) -> Result<usize, String> {
-    let root = entity_body(model, entity)?;
+    let roots = entity_roots(model, entity)?;
     let full = format!("{}{name}", entity.prefix);
     if let Some(s) = model.name_to_id(MjtObjBase::mjOBJ_SITE, &full) {
-        if in_subtree(model, model.site_bodyid()[s] as usize, root) {
+        if in_entity(model, model.site_bodyid()[s] as usize, &roots) {
             return Ok(s);
         }
     }
     let ns = model.ffi().nsite as usize;
     let sites = names_where(model, MjtObjBase::mjOBJ_SITE, ns, &entity.prefix, |s| {
-        in_subtree(model, model.site_bodyid()[s] as usize, root)
+        in_entity(model, model.site_bodyid()[s] as usize, &roots)
     });
     Err(format!(
         "{key}: entity `{}` has no site `{name}` (looked up as `{full}`); its sites are [{}]",

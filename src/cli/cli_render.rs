@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::view::camera::ViewCamera;
+use crate::view::overlays::{self, Overlay};
+use crate::view::shot;
+use crate::{Engine, EngineOptions, LoadOptions};
 use clap::Args;
-use roqsim::view::camera::ViewCamera;
-use roqsim::view::overlays::{self, Overlay};
-use roqsim::view::shot;
-use roqsim::{Engine, EngineOptions, LoadOptions};
 
 use super::{cli_view, fail_config, load, WorldArgs};
 

@@ -1,17 +1,17 @@
 //! `roqsim sim WORLD --view`: the run of `sim`, with the engine on a physics thread and the
-//! window on the main thread (see `roqsim::view::window`).
+//! window on the main thread (see `crate::view::window`).
 
 use std::process::ExitCode;
 
-use roqsim::error::{ConfigError, ConfigErrors};
-use roqsim::world::overrides::{parse_set, Assignment};
+use crate::error::{ConfigError, ConfigErrors};
+use crate::world::overrides::{parse_set, Assignment};
 
 use super::SimArgs;
 
 /// `--view key=value,...` as `sim.view.<key>` assignments, applied after --override and --set
 /// through the same override path (so sim.view has one validator).
 pub fn view_assignments(spec: &str) -> Result<Vec<Assignment>, ConfigErrors> {
-    let pairs = roqsim::view::camera::split_view_arg(spec)
+    let pairs = crate::view::camera::split_view_arg(spec)
         .map_err(|m| ConfigErrors::from(ConfigError::new("sim.view", m)))?;
     let mut out = Vec::new();
     for (k, v) in pairs {
@@ -36,8 +36,8 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
-    use roqsim::view::camera::ViewCamera;
-    use roqsim::view::window::{self, WindowOptions};
+    use crate::view::camera::ViewCamera;
+    use crate::view::window::{self, WindowOptions};
 
     if let Some(why) = window::display_refusal() {
         eprintln!("error: {why}");
@@ -81,7 +81,7 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
             return ExitCode::from(1);
         }
         let closed = link.closed_flag();
-        let mut result = roqsim::runner::run_with(
+        let mut result = crate::runner::run_with(
             &mut engine,
             limits,
             factor,

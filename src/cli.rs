@@ -1,0 +1,482 @@
+//! The `roqsim` command line. It lives in the library so that a user's own crate can add
+//! plugins and still get every verb: its `main` calls [`main_with`] with its plugin descriptors
+//! (examples/custom_plugin is the template).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::error::{ConfigError, ConfigErrors};
+use crate::plugin::PluginDescriptor;
+use crate::runner::{self, Limits};
+use crate::world::overrides::{load_override_file, parse_set, Assignment};
+use crate::{load_world, Engine, EngineOptions, LoadOptions};
+
+mod cli_render;
+mod cli_view;
+
+/// Plugin-driven MuJoCo simulator for mobile robots, arms, mobile manipulators and conveyors.
+#[derive(Parser)]
+#[command(name = "roqsim", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a world headless (deterministic for a given seed).
+    Sim(SimArgs),
+    /// Validate a world and compile it; reports every error at once.
+    Check(WorldArgs),
+    /// A picture (PNG) or a video (MP4) of a world, without a window; one line of JSON.
+    Render(cli_render::RenderArgs),
+    /// List or describe the built-in plugins.
+    Plugins {
+        #[command(subcommand)]
+        what: PluginsCmd,
+    },
+    /// Ask a world what it is made of (`inputs`) and what it provides (`describe`), as JSON.
+    Scenes {
+        #[command(subcommand)]
+        what: crate::introspect::cli::ScenesCmd,
+    },
+    /// What is installed: models, one model's names, worlds, plugins, as JSON.
+    Catalog {
+        #[command(subcommand)]
+        what: crate::introspect::cli::CatalogCmd,
+    },
+    /// Export a spawned robot's description.
+    Export {
+        #[command(subcommand)]
+        what: ExportCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum ExportCmd {
+    /// The robot's URDF, read off the compiled model (links = bodies, joints = its joints).
+    Urdf {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// The entity to export (its entry's `name:`).
+        #[arg(long)]
+        robot: String,
+        /// Write here instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum PluginsCmd {
+    /// Every registered plugin with its summary.
+    List,
+    /// A plugin's config keys: types, defaults, units.
+    Describe {
+        /// Plugin short name.
+        name: String,
+    },
+}
+
+#[derive(Args, Clone)]
+struct WorldArgs {
+    /// World YAML file, or the name of a bundled world (e.g. `demo`).
+    world: String,
+    /// Override one value: `path=value` (repeatable; later wins), e.g. `sim.timestep=0.001`.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
+    /// Override from a YAML file shaped like the world (repeatable; composes in order).
+    #[arg(long = "override", value_name = "FILE")]
+    overrides: Vec<PathBuf>,
+}
+
+#[derive(Args)]
+struct SimArgs {
+    #[command(flatten)]
+    world: WorldArgs,
+    /// Stop after N physics steps.
+    #[arg(long, conflicts_with = "seconds")]
+    steps: Option<u64>,
+    /// Stop after S seconds of simulated time.
+    #[arg(long)]
+    seconds: Option<f64>,
+    /// The run's seed for every noise draw (wins over sim.seed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Pacing: `realtime`, `asap`, or a real-time factor like `4` (wins over sim.pacing).
+    #[arg(long)]
+    pacing: Option<String>,
+    /// Print per-plugin, per-hook timing and the load phases.
+    #[arg(long)]
+    profile: bool,
+    /// Append the ROS 2 bridge (publish every endpoint, /clock and TF).
+    #[arg(long)]
+    ros: bool,
+    /// Publish TF on /NS/tf and /NS/tf_static (implies --ros).
+    #[arg(long, value_name = "NS")]
+    tf_namespace: Option<String>,
+    /// Also serve simulation_interfaces (implies --ros).
+    #[arg(long)]
+    sim_control: bool,
+    /// Drop transport plugins: nothing is published or received.
+    #[arg(long)]
+    no_communication: bool,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Open the interactive window; optionally set its camera: `--view azimuth=90,distance=3`
+    /// (keys of sim.view, layered over the world's like --set). Put WORLD before it.
+    #[arg(long, value_name = "KEY=VALUE,...", num_args = 0..=1, default_missing_value = "")]
+    view: Option<String>,
+    /// With --view: show roqsim's run panel (state, sim time, play/pause/step/reset, keys).
+    #[arg(long)]
+    right_ui: bool,
+    /// Controllers stop writing ctrl each tick (they still hold the pose on reset): the window's
+    /// actuator sliders drive the actuators, world-wide.
+    #[arg(long)]
+    manual_control: bool,
+}
+
+fn assignments(w: &WorldArgs) -> Result<Vec<Assignment>, ConfigErrors> {
+    // --override files first, then --set: a saved set plus an ad-hoc tweak, the tweak winning.
+    let mut out = Vec::new();
+    let mut errors = ConfigErrors::default();
+    for f in &w.overrides {
+        match load_override_file(f) {
+            Ok(a) => out.extend(a),
+            Err(e) => errors.0.push(e),
+        }
+    }
+    for s in &w.set {
+        match parse_set(s) {
+            Ok(a) => out.push(a),
+            Err(e) => errors.0.push(e),
+        }
+    }
+    errors.into_result().map(|_| out)
+}
+
+fn fail_config(e: &ConfigErrors) -> ExitCode {
+    eprint!("error: {e}");
+    ExitCode::from(2)
+}
+
+/// The `roqsim` command line of the roqsim binary itself.
+pub fn main() -> ExitCode {
+    main_with("roqsim", Vec::new())
+}
+
+/// The full `roqsim` command line with extra plugins: `provider` names the crate they come from
+/// (shown by `roqsim catalog plugins`), `plugins` are their descriptors (built with
+/// [`crate::plugin_descriptor!`]). They resolve by short name in every world, exactly like the
+/// built-in ones; a name that clashes with a built-in is refused.
+pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
+    if !plugins.is_empty() {
+        if let Err(e) = crate::plugins::external::register_external(provider, plugins) {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_env("ROQSIM_LOG").unwrap_or_else(|_| "info".into());
+    let stderr = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_target(false)
+        .without_time();
+    let logs = tracing_subscriber::registry().with(filter).with(stderr);
+    // With ROS: the same lines on /rosout once the bridge node exists (crate::ros::rosout).
+    #[cfg(feature = "ros")]
+    let logs = logs.with(crate::ros::rosout::RosoutLayer);
+    logs.init();
+    #[cfg(feature = "ros")]
+    lift_node_remaps();
+    let cli = Cli::parse_from(strip_ros_args(std::env::args_os()));
+    match cli.command {
+        Command::Plugins { what } => plugins_cmd(what),
+        Command::Check(w) => check(w),
+        Command::Sim(a) => sim(a),
+        Command::Render(a) => cli_render::render(a),
+        Command::Export { what } => export_cmd(what),
+        Command::Scenes { what } => crate::introspect::cli::scenes(what),
+        Command::Catalog { what } => crate::introspect::cli::catalog(what),
+    }
+}
+
+fn plugins_cmd(what: PluginsCmd) -> ExitCode {
+    match what {
+        PluginsCmd::List => {
+            for d in crate::plugins::registry() {
+                println!("{:<24} {}", d.name, d.summary);
+            }
+            ExitCode::SUCCESS
+        }
+        PluginsCmd::Describe { name } => match crate::plugins::lookup(&name) {
+            Some(d) => {
+                print!("{}", crate::plugins::describe(d));
+                ExitCode::SUCCESS
+            }
+            None => {
+                let names: Vec<&str> = crate::plugins::registry().iter().map(|d| d.name).collect();
+                eprintln!("error: unknown plugin `{name}`; registered: {}", names.join(", "));
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn load(w: &WorldArgs, opts: LoadOptions) -> Result<crate::LoadedWorld, ConfigErrors> {
+    let path =
+        runner::resolve_world(&w.world).map_err(|m| ConfigErrors::from(ConfigError::new("", m)))?;
+    let mut opts = opts;
+    // The caller's own assignments (--view) come after --override and --set.
+    let mut all = assignments(w)?;
+    all.append(&mut opts.assignments);
+    opts.assignments = all;
+    load_world(&path, &opts)
+}
+
+fn check(w: WorldArgs) -> ExitCode {
+    let world = match load(&w, LoadOptions::default()) {
+        Ok(x) => x,
+        Err(e) => return fail_config(&e),
+    };
+    for warn in &world.warnings {
+        eprintln!("warning: {warn}");
+    }
+    let n = world.components.len();
+    // A preview seed: checking a world is not a measurement (seed 000 §9.1).
+    match Engine::new(world, EngineOptions { profile: false, seed: Some(0) }) {
+        Ok(e) => {
+            let m = e.ctx.model().ffi();
+            println!(
+                "ok: {} components; compiled model: {} bodies, {} joints, {} actuators, {} geoms; timestep {} s",
+                n, m.nbody, m.njnt, m.nu, m.ngeom, e.dt()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn sim(a: SimArgs) -> ExitCode {
+    if a.view.is_some() {
+        return cli_view::sim_windowed(a);
+    }
+    let (mut engine, limits, factor) = match prepare(&a) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    }
+    let result =
+        runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
+    finish(&mut engine, result, a.profile)
+}
+
+/// Load the world and build the engine as `sim` does: (engine, limits, pacing factor).
+fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
+    let mut view_assigns = Vec::new();
+    if let Some(spec) = &a.view {
+        match cli_view::view_assignments(spec) {
+            Ok(v) => view_assigns = v,
+            Err(e) => return Err(fail_config(&e)),
+        }
+    }
+    let opts = LoadOptions {
+        assignments: view_assigns,
+        ros: a.ros,
+        tf_namespace: a.tf_namespace.clone(),
+        sim_control: a.sim_control,
+        no_communication: a.no_communication,
+    };
+    let world = match load(&a.world, opts) {
+        Ok(x) => x,
+        Err(e) => return Err(fail_config(&e)),
+    };
+    for warn in &world.warnings {
+        eprintln!("warning: {warn}");
+    }
+    let factor = match a.pacing.as_deref() {
+        None => world.sim.pacing.map(|p| p.factor()).unwrap_or(Some(1.0)),
+        Some("asap") => None,
+        Some("realtime") => Some(1.0),
+        Some(x) => match x.parse::<f64>() {
+            Ok(f) if f > 0.0 && f.is_finite() => Some(f),
+            _ => {
+                eprintln!("error: --pacing takes realtime, asap or a factor > 0, got `{x}`");
+                return Err(ExitCode::from(2));
+            }
+        },
+    };
+    if let Some(s) = a.seconds {
+        if !(s >= 0.0 && s.is_finite()) {
+            eprintln!("error: --seconds must be a finite number >= 0, got {s}");
+            return Err(ExitCode::from(2));
+        }
+    }
+    let seed = match a.seed.or(world.sim.seed) {
+        Some(s) => s,
+        None => {
+            let s = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+                ^ std::process::id() as u64;
+            let s = s % 1_000_000_000;
+            eprintln!("seed: {s} (drawn; pass --seed {s} to repeat this run)");
+            s
+        }
+    };
+    if let Some(s) = a.seconds {
+        if s > 0.0 && (s / world.timestep).round() < 1.0 {
+            eprintln!(
+                "error: --seconds {s} is shorter than one physics step ({} s)",
+                world.timestep
+            );
+            return Err(ExitCode::from(2));
+        }
+    }
+    let mut engine =
+        match Engine::new(world, EngineOptions { profile: a.profile, seed: Some(seed) }) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Err(ExitCode::from(2));
+            }
+        };
+    if a.profile {
+        eprintln!("load phases:");
+        for (name, secs) in engine.load_report() {
+            eprintln!("  {:<12} {:>9.2} ms", name, secs * 1e3);
+        }
+    }
+    engine.ctx.run.manual_control = a.manual_control;
+    Ok((engine, Limits { steps: a.steps, seconds: a.seconds }, factor))
+}
+
+/// Shut the engine down (every shutdown hook runs) and report the run: the exit code.
+fn finish(
+    engine: &mut Engine,
+    result: Result<runner::Summary, crate::SimError>,
+    profile: bool,
+) -> ExitCode {
+    let shutdown_errors = engine.shutdown();
+    match result {
+        Ok(summary) => {
+            println!("{summary}");
+            if profile {
+                eprint!("{}", engine.format_timing());
+            }
+            if shutdown_errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Apply `--ros-args -r __node:=/__ns:=` to the main node only: re-execute without them, their
+/// values in the environment (`crate::ros::remap`), so each of the process's nodes keeps a
+/// distinct name. Returns only when there is nothing to lift (or the exec failed).
+#[cfg(feature = "ros")]
+fn lift_node_remaps() {
+    use crate::ros::remap;
+    use std::os::unix::process::CommandExt;
+    let args: Vec<String> = std::env::args().collect();
+    let Some(l) = remap::lift(&args) else { return };
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!("cannot find the roqsim executable to apply the node remaps: {e}");
+            return;
+        }
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg0(&args[0]).args(&l.args[1..]);
+    if let Some(n) = &l.node {
+        cmd.env(remap::NODE_NAME_ENV, n);
+    }
+    if let Some(ns) = &l.namespace {
+        cmd.env(remap::NAMESPACE_ENV, ns);
+    }
+    let e = cmd.exec();
+    tracing::warn!("cannot re-execute roqsim to apply the node remaps: {e}; every node takes them");
+}
+
+/// Drop the ROS arguments `ros2 run` / `ros2 launch` append (`--ros-args ... [--]`): rcl reads
+/// them itself (node name and namespace remaps, parameter files) when the bridge starts its
+/// node; the `roqsim` command line does not take them.
+fn strip_ros_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out = Vec::new();
+    let mut in_ros = false;
+    for a in args {
+        if a == "--ros-args" {
+            in_ros = true;
+        } else if in_ros && a == "--" {
+            in_ros = false;
+        } else if !in_ros {
+            out.push(a);
+        }
+    }
+    out
+}
+
+fn export_cmd(what: ExportCmd) -> ExitCode {
+    let ExportCmd::Urdf { world, robot, output } = what;
+    let w = match load(&world, LoadOptions::default()) {
+        Ok(x) => x,
+        Err(e) => return fail_config(&e),
+    };
+    let e = match Engine::new(w, EngineOptions { profile: false, seed: Some(0) }) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(ent) = e.ctx.entities.get(&robot) else {
+        eprintln!(
+            "error: --robot: no entity `{robot}` in this world; entities: [{}]",
+            e.ctx.entities.names().join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let urdf = match crate::export::urdf::export_urdf(e.ctx.model(), ent) {
+        Ok(u) => u,
+        Err(m) => {
+            eprintln!("error: export urdf `{robot}`: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    match output {
+        None => {
+            print!("{urdf}");
+            ExitCode::SUCCESS
+        }
+        Some(p) => match std::fs::write(&p, urdf) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: -o {}: {err}", p.display());
+                ExitCode::from(2)
+            }
+        },
+    }
+}

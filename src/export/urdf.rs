@@ -1,0 +1,401 @@
+//! URDF export of a spawned entity, read off the compiled model (`roqsim export urdf`).
+//!
+//! Every body of the entity (all of its file's top-level bodies, see `crate::model_import`)
+//! becomes a link named as the model names it (the entity's prefix removed, so link names equal
+//! the TF frames roqsim publishes); every hinge/slide joint a joint of the same name (the names
+//! /joint_states reports). A root with a free joint is the fixed root (a floating base belongs in
+//! TF, `odom → base_link`, not in the description); another top-level body hangs from the root by
+//! a fixed joint at its compiled pose, except a free body (a prop in the file), which is left out.
+//!
+//! URDF puts a joint's rotation centre at its child link's origin; a MuJoCo joint may sit anywhere
+//! in its body (`pos=`). The link frame is therefore the body frame moved to the joint anchor (same
+//! orientation), and the inertial, visual and collision origins are shifted back by the anchor:
+//! the link frame is where MuJoCo's `xanchor` is. For the common joint at the body origin the link
+//! frame IS the body frame.
+//!
+//! Per joint: `revolute` (limited hinge) / `continuous` (unlimited) / `prismatic`, `axis` in the
+//! link frame, `limit` lower/upper from the range, `effort` from the driving actuator's force range
+//! times its gear (else the joint's actuator force range, else 0), `velocity` from a velocity
+//! actuator's ctrlrange (else 0: the model states none). Inertials: mass, centre of mass and the
+//! principal inertia with its rotation. Geometry: primitives (a capsule is written as the cylinder
+//! of its segment; meshes, planes, ellipsoids and height fields are not written). Every named site
+//! of the entity (vendor frames, sensor and tool frames: shell_link, imu_link, attachment_site)
+//! becomes a fixed link.
+//!
+//! Refused: a body with more than one joint or with a ball joint (a URDF link has one 1-DoF joint).
+
+use std::fmt::Write;
+
+use mujoco_rs::mujoco_c::{mjtJoint, mjtTrn};
+use mujoco_rs::prelude::*;
+
+use crate::context::entities::{Entity, Pose};
+use crate::math::quat_rotate;
+use crate::math::relative;
+use crate::plugins::shared::{entity_roots, in_entity, unprefixed};
+
+/// Roll, pitch, yaw (URDF's fixed-axis XYZ: `R = Rz(yaw)·Ry(pitch)·Rx(roll)`) of a unit
+/// quaternion `[w, x, y, z]`, stable at ±90° pitch.
+pub fn quat_to_rpy(q: &[f64; 4]) -> [f64; 3] {
+    let [w, x, y, z] = *q;
+    let r00 = 1.0 - 2.0 * (y * y + z * z);
+    let r10 = 2.0 * (x * y + w * z);
+    let r20 = 2.0 * (x * z - w * y);
+    let r21 = 2.0 * (y * z + w * x);
+    let r22 = 1.0 - 2.0 * (x * x + y * y);
+    let r11 = 1.0 - 2.0 * (x * x + z * z);
+    let r12 = 2.0 * (y * z - w * x);
+    let c = (r21 * r21 + r22 * r22).sqrt();
+    let pitch = (-r20).atan2(c);
+    if c < 1e-9 {
+        return [(-r12).atan2(r11), pitch, 0.0];
+    }
+    [r21.atan2(r22), pitch, r10.atan2(r00)]
+}
+
+fn origin(xyz: [f64; 3], quat: &[f64; 4]) -> String {
+    let rpy = quat_to_rpy(quat);
+    format!(
+        "<origin xyz=\"{} {} {}\" rpy=\"{} {} {}\"/>",
+        xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2]
+    )
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// One exported link's joint anchor (the link frame's offset in its body frame).
+fn anchor(model: &MjModel, b: usize) -> [f64; 3] {
+    let n = model.body_jntnum()[b] as usize;
+    if n == 1 {
+        let j = model.body_jntadr()[b] as usize;
+        if matches!(model.jnt_type()[j], mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE) {
+            return model.jnt_pos()[j];
+        }
+    }
+    [0.0; 3]
+}
+
+/// The URDF of entity `entity` of the compiled `model` (see the module docs).
+pub fn export_urdf(model: &MjModel, entity: &Entity) -> Result<String, String> {
+    let roots = entity_roots(model, entity)?;
+    let root = roots[0];
+    let nb = model.ffi().nbody as usize;
+    let parent = model.body_parentid();
+    let name = |b: usize| -> String {
+        let n = model.id_to_name(MjtObjBase::mjOBJ_BODY, b).unwrap_or("");
+        if n.is_empty() {
+            format!("body{b}")
+        } else {
+            unprefixed(n, &entity.prefix).to_string()
+        }
+    };
+    let free = |b: usize| -> bool {
+        let (a, n) = (model.body_jntadr()[b] as usize, model.body_jntnum()[b] as usize);
+        (a..a + n).any(|j| model.jnt_type()[j] == mjtJoint::mjJNT_FREE)
+    };
+    // Exported bodies, tree order: the entity's, minus free bodies other than the root (and
+    // everything below them).
+    let mut keep = vec![false; nb];
+    for b in 1..nb {
+        if !in_entity(model, b, &roots) {
+            continue;
+        }
+        let p = parent[b] as usize;
+        keep[b] = if b == root {
+            true
+        } else if p == 0 || !in_entity(model, p, &roots) {
+            !free(b)
+        } else {
+            keep[p] && !free(b)
+        };
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "<?xml version=\"1.0\"?>");
+    let _ = writeln!(
+        out,
+        "<!-- Exported by roqsim from the compiled model of entity `{}` (model `{}`). -->",
+        xml_escape(&entity.name),
+        xml_escape(&entity.model)
+    );
+    let _ = writeln!(out, "<robot name=\"{}\">", xml_escape(&entity.name.replace('.', "_")));
+    let root_pose = Pose { pos: model.body_pos()[root], quat: model.body_quat()[root] };
+    for b in (1..nb).filter(|&b| keep[b]) {
+        let a = anchor(model, b);
+        let ln = name(b);
+        let _ = writeln!(out, "  <link name=\"{}\">", xml_escape(&ln));
+        let mass = model.body_mass()[b];
+        if mass > 0.0 {
+            let i = model.body_inertia()[b];
+            let _ = writeln!(
+                out,
+                "    <inertial>{}<mass value=\"{mass}\"/><inertia ixx=\"{}\" ixy=\"0\" ixz=\"0\" iyy=\"{}\" iyz=\"0\" izz=\"{}\"/></inertial>",
+                origin(sub(model.body_ipos()[b], a), &model.body_iquat()[b]),
+                i[0],
+                i[1],
+                i[2]
+            );
+        }
+        let ng = model.ffi().ngeom as usize;
+        for g in (0..ng).filter(|&g| model.geom_bodyid()[g] as usize == b) {
+            let s = model.geom_size()[g];
+            let shape = match model.geom_type()[g] {
+                MjtGeomBase::mjGEOM_BOX => {
+                    format!("<box size=\"{} {} {}\"/>", 2.0 * s[0], 2.0 * s[1], 2.0 * s[2])
+                }
+                MjtGeomBase::mjGEOM_SPHERE => format!("<sphere radius=\"{}\"/>", s[0]),
+                MjtGeomBase::mjGEOM_CYLINDER | MjtGeomBase::mjGEOM_CAPSULE => {
+                    format!("<cylinder radius=\"{}\" length=\"{}\"/>", s[0], 2.0 * s[1])
+                }
+                _ => continue,
+            };
+            let o = origin(sub(model.geom_pos()[g], a), &model.geom_quat()[g]);
+            let gname = model.id_to_name(MjtObjBase::mjOBJ_GEOM, g).unwrap_or("");
+            let nm = if gname.is_empty() {
+                String::new()
+            } else {
+                format!(" name=\"{}\"", xml_escape(unprefixed(gname, &entity.prefix)))
+            };
+            if model.geom_group()[g] <= 2 {
+                let _ = writeln!(out, "    <visual{nm}>{o}<geometry>{shape}</geometry></visual>");
+            }
+            if model.geom_contype()[g] != 0 || model.geom_conaffinity()[g] != 0 {
+                let _ =
+                    writeln!(out, "    <collision{nm}>{o}<geometry>{shape}</geometry></collision>");
+            }
+        }
+        let _ = writeln!(out, "  </link>");
+        if b == root {
+            continue;
+        }
+        let p = parent[b] as usize;
+        let jn = model.body_jntnum()[b] as usize;
+        let ja = model.body_jntadr()[b] as usize;
+        if jn > 1 {
+            return Err(format!(
+                "body `{ln}` has {jn} joints; a URDF link has one joint: split the body in the model"
+            ));
+        }
+        if jn == 1 && model.jnt_type()[ja] == mjtJoint::mjJNT_BALL {
+            return Err(format!(
+                "body `{ln}` has a ball joint, which URDF cannot express (its joints are 1-DoF)"
+            ));
+        }
+        // The child link frame in the parent link frame.
+        let (pname, o) = if p == 0 || !keep[p] {
+            // Another top-level body: fixed to the root at its compiled pose.
+            let rel = relative(
+                &root_pose,
+                &Pose { pos: model.body_pos()[b], quat: model.body_quat()[b] },
+            );
+            let ra = quat_rotate(&rel.quat, &a);
+            (name(root), ([rel.pos[0] + ra[0], rel.pos[1] + ra[1], rel.pos[2] + ra[2]], rel.quat))
+        } else {
+            let ap = anchor(model, p);
+            let q = model.body_quat()[b];
+            let ra = quat_rotate(&q, &a);
+            let bp = model.body_pos()[b];
+            (name(p), ([bp[0] + ra[0] - ap[0], bp[1] + ra[1] - ap[1], bp[2] + ra[2] - ap[2]], q))
+        };
+        let orig = origin(o.0, &o.1);
+        if jn == 0 {
+            let _ = writeln!(
+                out,
+                "  <joint name=\"{}_fixed\" type=\"fixed\"><parent link=\"{}\"/><child link=\"{}\"/>{orig}</joint>",
+                xml_escape(&ln),
+                xml_escape(&pname),
+                xml_escape(&ln)
+            );
+            continue;
+        }
+        let j = ja;
+        let jname =
+            unprefixed(model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or(""), &entity.prefix)
+                .to_string();
+        let hinge = model.jnt_type()[j] == mjtJoint::mjJNT_HINGE;
+        let limited = model.jnt_limited()[j];
+        let kind = match (hinge, limited) {
+            (true, true) => "revolute",
+            (true, false) => "continuous",
+            (false, _) => "prismatic",
+        };
+        let ax = model.jnt_axis()[j];
+        let (effort, velocity) = joint_limits(model, j);
+        let range = model.jnt_range()[j];
+        let limit = if limited || !hinge {
+            let (lo, hi) = if limited { (range[0], range[1]) } else { (0.0, 0.0) };
+            format!("<limit lower=\"{lo}\" upper=\"{hi}\" effort=\"{effort}\" velocity=\"{velocity}\"/>")
+        } else {
+            format!("<limit effort=\"{effort}\" velocity=\"{velocity}\"/>")
+        };
+        let _ = writeln!(
+            out,
+            "  <joint name=\"{}\" type=\"{kind}\"><parent link=\"{}\"/><child link=\"{}\"/>{orig}<axis xyz=\"{} {} {}\"/>{limit}</joint>",
+            xml_escape(&jname),
+            xml_escape(&pname),
+            xml_escape(&ln),
+            ax[0],
+            ax[1],
+            ax[2]
+        );
+    }
+    // Sites (vendor frames, sensor and tool frames: imu_link, attachment_site, ...): fixed links
+    // on their body's link, unless a body already has the name.
+    let links: std::collections::BTreeSet<String> =
+        (1..nb).filter(|&b| keep[b]).map(name).collect();
+    let ns = model.ffi().nsite as usize;
+    for site in 0..ns {
+        let b = model.site_bodyid()[site] as usize;
+        let full = model.id_to_name(MjtObjBase::mjOBJ_SITE, site).unwrap_or("");
+        let f = unprefixed(full, &entity.prefix);
+        if full.is_empty() || b == 0 || !keep[b] || links.contains(f) {
+            continue;
+        }
+        let a = anchor(model, b);
+        let _ = writeln!(out, "  <link name=\"{}\"/>", xml_escape(f));
+        let _ = writeln!(
+            out,
+            "  <joint name=\"{}_joint\" type=\"fixed\"><parent link=\"{}\"/><child link=\"{}\"/>{}</joint>",
+            xml_escape(f),
+            xml_escape(&name(b)),
+            xml_escape(f),
+            origin(sub(model.site_pos()[site], a), &model.site_quat()[site])
+        );
+    }
+    let _ = writeln!(out, "</robot>");
+    Ok(out)
+}
+
+/// The `robot_description` endpoint of one entity: its URDF ([`export_urdf`]) as a
+/// `std_msgs/msg/String`, reliable and transient local (a late subscriber such as RViz's
+/// RobotModel or move_group gets it), on `<namespace>/robot_description` as robot_state_publisher
+/// publishes it. Register in `configure`; [`DescriptionPublisher::publish`] on every reset and on
+/// the first step. Nothing is published (and the run log says why) when another robot or arm
+/// shares the namespace (one topic cannot carry two descriptions), or when the model cannot be
+/// expressed as a URDF.
+#[derive(Debug, Clone, Default)]
+pub struct DescriptionPublisher {
+    endpoint: Option<crate::context::EndpointId>,
+    urdf: String,
+}
+
+impl DescriptionPublisher {
+    /// Register the endpoint for entity `name` (see the type's docs).
+    pub fn register(ctx: &mut crate::context::SimContext, name: &str) -> Self {
+        use crate::context::entities::EntityKind;
+        let Some(ent) = ctx.entities.get(name).cloned() else { return Self::default() };
+        let shared: Vec<String> = ctx
+            .entities
+            .all()
+            .iter()
+            .filter(|e| e.name != ent.name && e.namespace == ent.namespace)
+            .filter(|e| matches!(e.kind, EntityKind::Robot | EntityKind::Arm))
+            .map(|e| e.name.clone())
+            .collect();
+        if !shared.is_empty() {
+            crate::spawn::import::note(
+                ctx,
+                false,
+                format!(
+                    "robot_description: `{}` shares namespace `{}` with [{}]: no description is published there; give each robot its own namespace",
+                    ent.name,
+                    ent.namespace,
+                    shared.join(", ")
+                ),
+            );
+            return Self::default();
+        }
+        let urdf = match export_urdf(ctx.model(), &ent) {
+            Ok(u) => u,
+            Err(e) => {
+                crate::spawn::import::note(
+                    ctx,
+                    true,
+                    format!("robot_description: `{}` is not published: {e}", ent.name),
+                );
+                return Self::default();
+            }
+        };
+        let ep = crate::context::Endpoint::out("robot_description")
+            .owner(Some(&ent.name))
+            .namespace(&ent.namespace)
+            .hint("ros2", "type", "std_msgs/msg/String")
+            .hint("ros2", "qos", "transient_local");
+        let id = ctx.interface.add(ep);
+        DescriptionPublisher { endpoint: Some(id), urdf }
+    }
+
+    /// Publish the description at the current tick.
+    pub fn publish(&self, ctx: &mut crate::context::SimContext) {
+        if let Some(id) = self.endpoint {
+            let tick = ctx.tick;
+            ctx.interface.publish(
+                id,
+                tick,
+                crate::context::payload::Payload::String(self.urdf.clone()),
+            );
+        }
+    }
+
+    /// The URDF it carries (empty when nothing is published).
+    pub fn urdf(&self) -> &str {
+        &self.urdf
+    }
+}
+
+/// `(effort, velocity)` of joint `j`: the driving actuators' force range times gear (N·m or N),
+/// else the joint's actuator force range; a velocity actuator's ctrlrange (rad/s or m/s). 0 when
+/// the model states none.
+fn joint_limits(model: &MjModel, j: usize) -> (f64, f64) {
+    let nu = model.ffi().nu as usize;
+    let mut effort: f64 = 0.0;
+    let mut velocity: f64 = 0.0;
+    for a in 0..nu {
+        let t = model.actuator_trntype()[a];
+        if !(t == mjtTrn::mjTRN_JOINT || t == mjtTrn::mjTRN_JOINTINPARENT)
+            || model.actuator_trnid()[a][0] as usize != j
+        {
+            continue;
+        }
+        let gear = model.actuator_gear()[a][0].abs();
+        if model.actuator_forcelimited()[a] {
+            let r = model.actuator_forcerange()[a];
+            effort = effort.max(gear * r[0].abs().max(r[1].abs()));
+        }
+        let b = model.actuator_biasprm()[a];
+        let g = model.actuator_gainprm()[a];
+        let is_velocity = b[1] == 0.0 && b[2] != 0.0 && g[0] != 0.0;
+        if is_velocity && model.actuator_ctrllimited()[a] && gear > 0.0 {
+            let r = model.actuator_ctrlrange()[a];
+            velocity = velocity.max(r[0].abs().max(r[1].abs()) / gear);
+        }
+    }
+    if effort == 0.0 && model.jnt_actfrclimited()[j] {
+        let r = model.jnt_actfrcrange()[j];
+        effort = r[0].abs().max(r[1].abs());
+    }
+    (effort, velocity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::quat_from_rpy;
+
+    #[test]
+    fn rpy_roundtrip_including_gimbal() {
+        for rpy in [[0.1, 0.2, 0.3], [-2.0, 1.0, 3.0], [0.4, std::f64::consts::FRAC_PI_2, 0.0]] {
+            let q = quat_from_rpy(rpy[0], rpy[1], rpy[2]);
+            let back = quat_to_rpy(&q);
+            let q2 = quat_from_rpy(back[0], back[1], back[2]);
+            let d = (0..4).map(|i| (q[i] - q2[i]).abs()).fold(0.0, f64::max);
+            let d2 = (0..4).map(|i| (q[i] + q2[i]).abs()).fold(0.0, f64::max);
+            assert!(d.min(d2) < 1e-12, "{rpy:?} -> {back:?}");
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! `roqsim catalog`: what is installed and where it comes from.
+//!
+//! - `models`: every model each provider ships (this package's own roots, and any package with
+//!   `share/<package>/models` on `AMENT_PREFIX_PATH`), with its file, the headline sentence of
+//!   its MJCF (the first sentence of the file's leading comment) and the licence its manifest
+//!   states — read from the files, never restated here;
+//! - `model NAME`: one model compiled on its own: its actuators with the joint (or tendon) each
+//!   drives — the names an `actuators: each:` block keys on — bodies, sites, sensors, the vendor
+//!   frames and the components its manifest brings;
+//! - `worlds`: the bundled worlds and every package's `share/<package>/worlds`, with the
+//!   `<package>:<world>` ref `extends:` takes and each world's headline (its first comment line);
+//! - `plugins`: every plugin this binary registers, with its summary and where it comes from.
+
+use std::path::{Path, PathBuf};
+
+use mujoco_rs::mujoco_c::mjtTrn;
+use mujoco_rs::prelude::*;
+use serde_json::{json, Value as Json};
+
+use crate::world::compose::{package_world_roots, package_worlds};
+use crate::world::models::{load_manifest, model_roots, resolve_model};
+
+/// The first sentence of the leading `<!-- ... -->` comment of an MJCF file.
+pub fn mjcf_headline(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let start = text.find("<!--")?;
+    // The comment must come before the root element.
+    if text[..start].contains("<mujoco") {
+        return None;
+    }
+    let body = &text[start + 4..];
+    let body = &body[..body.find("-->")?];
+    let flat = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let end = flat.find(". ").map(|i| i + 1).unwrap_or(flat.len());
+    Some(flat[..end].trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// The first comment line of a world YAML (`# ...`), without the `#`.
+pub fn yaml_headline(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().next()?.trim();
+    line.strip_prefix('#').map(|l| l.trim().to_string()).filter(|s| !s.is_empty())
+}
+
+/// Model providers: (provider name, its model roots).
+pub fn model_providers() -> Vec<(String, Vec<PathBuf>)> {
+    let mut out = vec![("roqsim".to_string(), model_roots())];
+    if let Ok(p) = std::env::var("AMENT_PREFIX_PATH") {
+        for prefix in p.split(':').filter(|s| !s.is_empty()) {
+            let Ok(rd) = std::fs::read_dir(Path::new(prefix).join("share")) else { continue };
+            let mut pkgs: Vec<_> = rd.flatten().collect();
+            pkgs.sort_by_key(|e| e.file_name());
+            for e in pkgs {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let models = e.path().join("models");
+                if name == "roqsim" || !models.is_dir() {
+                    continue;
+                }
+                match out.iter_mut().find(|(n, _)| n == &name) {
+                    Some((_, roots)) => roots.push(models),
+                    None => out.push((name, vec![models])),
+                }
+            }
+        }
+    }
+    out
+}
+
+fn models_in(root: &Path) -> Vec<(String, PathBuf)> {
+    let mut v = Vec::new();
+    let Ok(rd) = std::fs::read_dir(root) else { return v };
+    for e in rd.flatten() {
+        let p = e.path();
+        let Some(n) = p.file_name().and_then(|n| n.to_str()).map(str::to_string) else { continue };
+        if p.is_dir() && p.join(format!("{n}.xml")).is_file() {
+            v.push((n.clone(), p.join(format!("{n}.xml"))));
+        } else if let Some(stem) = n.strip_suffix(".xml") {
+            v.push((stem.to_string(), p.clone()));
+        }
+    }
+    v.sort();
+    v
+}
+
+/// `catalog models`.
+pub fn models() -> Json {
+    let mut rows = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (provider, roots) in model_providers() {
+        for root in roots {
+            for (name, path) in models_in(&root) {
+                if !seen.insert((provider.clone(), name.clone())) {
+                    continue; // shadowed by an earlier root of the same provider
+                }
+                let manifest = resolve_model(&path.display().to_string(), Path::new("."))
+                    .ok()
+                    .and_then(|a| load_manifest(&a).ok());
+                rows.push(json!({
+                    "name": name,
+                    "ref": format!("{provider}:{name}"),
+                    "provider": provider,
+                    "path": path.display().to_string(),
+                    "headline": mjcf_headline(&path),
+                    "license": manifest.as_ref().and_then(|m| m.license.clone()),
+                }));
+            }
+        }
+    }
+    json!({"models": rows})
+}
+
+/// `catalog model NAME`: compile it alone and list what a world can key on.
+pub fn model(reference: &str) -> Result<Json, String> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let mut loaded = crate::spawn::load_model(reference, &cwd)?;
+    let m = loaded
+        .spec
+        .compile()
+        .map_err(|e| format!("model `{reference}` does not compile on its own: {e}"))?;
+    let name = |obj: MjtObjBase, i: usize| m.id_to_name(obj, i).unwrap_or("").to_string();
+    let mut actuators = Vec::new();
+    for a in 0..m.ffi().nu as usize {
+        let trn = m.actuator_trntype()[a];
+        let id = m.actuator_trnid()[a][0] as usize;
+        let (kind, target) = match trn {
+            mjtTrn::mjTRN_JOINT | mjtTrn::mjTRN_JOINTINPARENT => {
+                ("joint", name(MjtObjBase::mjOBJ_JOINT, id))
+            }
+            mjtTrn::mjTRN_TENDON => ("tendon", name(MjtObjBase::mjOBJ_TENDON, id)),
+            mjtTrn::mjTRN_SITE => ("site", name(MjtObjBase::mjOBJ_SITE, id)),
+            mjtTrn::mjTRN_BODY => ("body", name(MjtObjBase::mjOBJ_BODY, id)),
+            _ => ("other", String::new()),
+        };
+        let mut row = json!({
+            "name": name(MjtObjBase::mjOBJ_ACTUATOR, a),
+            "ctrlrange": m.actuator_ctrlrange()[a],
+            "forcerange": m.actuator_forcerange()[a],
+        });
+        row[kind] = json!(target);
+        actuators.push(row);
+    }
+    let list = |obj: MjtObjBase, n: i64| -> Vec<String> {
+        (0..n as usize).map(|i| name(obj, i)).filter(|s| !s.is_empty()).collect()
+    };
+    let f = m.ffi();
+    let manifest = &loaded.manifest;
+    let mut comps = Vec::new();
+    for c in &manifest.components {
+        comps.push(json!({"ref": c.plugin, "name": c.name, "label": c.label()}));
+    }
+    Ok(json!({
+        "name": loaded.asset.path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+        "path": loaded.asset.path.display().to_string(),
+        "manifest": loaded.asset.manifest_path().is_file().then(|| loaded.asset.manifest_path().display().to_string()),
+        "headline": mjcf_headline(&loaded.asset.path),
+        "license": manifest.license,
+        "source": manifest.source,
+        "actuators": actuators,
+        "joints": list(MjtObjBase::mjOBJ_JOINT, f.njnt),
+        "bodies": list(MjtObjBase::mjOBJ_BODY, f.nbody).into_iter().filter(|b| b != "world").collect::<Vec<_>>(),
+        "sites": list(MjtObjBase::mjOBJ_SITE, f.nsite),
+        "sensors": list(MjtObjBase::mjOBJ_SENSOR, f.nsensor),
+        "frames": manifest.frames.iter().map(|fr| json!({"name": fr.name, "parent": fr.parent})).collect::<Vec<_>>(),
+        "components": comps,
+    }))
+}
+
+/// `catalog worlds`.
+pub fn worlds() -> Json {
+    let mut rows = Vec::new();
+    let mut pkgs = vec!["roqsim".to_string()];
+    if let Ok(p) = std::env::var("AMENT_PREFIX_PATH") {
+        for prefix in p.split(':').filter(|s| !s.is_empty()) {
+            let Ok(rd) = std::fs::read_dir(Path::new(prefix).join("share")) else { continue };
+            for e in rd.flatten() {
+                let n = e.file_name().to_string_lossy().into_owned();
+                if e.path().join("worlds").is_dir() && !pkgs.contains(&n) {
+                    pkgs.push(n);
+                }
+            }
+        }
+    }
+    pkgs[1..].sort();
+    for pkg in pkgs {
+        let mut seen = std::collections::BTreeSet::new();
+        for root in package_world_roots(&pkg) {
+            for w in package_worlds(&root) {
+                if !seen.insert(w.clone()) {
+                    continue;
+                }
+                let path = root.join(format!("{w}.yaml"));
+                rows.push(json!({
+                    "name": w,
+                    "ref": format!("{pkg}:{w}"),
+                    "package": pkg,
+                    "path": path.display().to_string(),
+                    "headline": yaml_headline(&path),
+                }));
+            }
+        }
+    }
+    json!({"worlds": rows})
+}
+
+/// `catalog plugins`.
+pub fn plugins() -> Json {
+    let rows: Vec<Json> = crate::plugins::registry()
+        .iter()
+        .map(|d| {
+            json!({
+                "name": d.name,
+                "summary": d.summary,
+                "provider": crate::plugins::provider_of(d.name),
+                "provides_world": d.flags.provides_world,
+                "transport_only": d.flags.transport_only,
+                "requires_owner": d.flags.requires_owner,
+            })
+        })
+        .collect();
+    json!({"plugins": rows})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headline_is_the_first_sentence() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.xml");
+        std::fs::write(&p, "<!-- A small rover for MuJoCo. Second sentence.\n more -->\n<mujoco/>")
+            .unwrap();
+        assert_eq!(mjcf_headline(&p).as_deref(), Some("A small rover for MuJoCo."));
+        std::fs::write(&p, "<mujoco><!-- inside --></mujoco>").unwrap();
+        assert_eq!(mjcf_headline(&p), None);
+    }
+}

@@ -1,0 +1,303 @@
+//! `roqsim scenes inputs`: every file a world is made of — its YAML and the worlds it extends,
+//! the MJCF its `sim.world` and its models settle on, those models' manifests, and the meshes,
+//! textures, height fields and includes those MJCF files name, plus any other file a component's
+//! config names (a floorplan JSON, a trajectory CSV).
+//!
+//! The walk is best-effort: what does not resolve is left out and recorded as a part it gave up
+//! on (an `extends` that does not resolve, a YAML it cannot read, a world that does not load, a
+//! plugin this binary does not have). A referenced file that is simply absent is dropped without
+//! being one of those.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_norway::{Mapping, Value};
+
+use crate::error::ConfigErrors;
+use crate::plugins::lookup;
+use crate::world::compose::{compose, split_package_ref};
+use crate::world::document::{walk, Component, WorldDoc};
+use crate::world::models::{load_manifest, resolve_model};
+use crate::world::{load_world, parse_yaml, LoadOptions, LoadedWorld, BRIDGE_REFS};
+
+/// The answer of an inputs walk.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Inputs {
+    /// The world file (absolute).
+    pub world: PathBuf,
+    /// True when every input lies inside an installed package's `share/` folder.
+    pub packaged: bool,
+    /// Every file, each once, in discovery order.
+    pub inputs: Vec<PathBuf>,
+    /// The parts the walk gave up on (`--require-complete` fails on any).
+    pub gave_up: Vec<String>,
+}
+
+/// Ordered set of existing files.
+#[derive(Default)]
+struct Files {
+    seen: BTreeSet<PathBuf>,
+    list: Vec<PathBuf>,
+}
+
+impl Files {
+    fn add(&mut self, p: &Path) -> bool {
+        if !p.is_file() {
+            return false;
+        }
+        let p = p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        if self.seen.insert(p.clone()) {
+            self.list.push(p);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Install prefixes whose `share/` holds packaged files: every `AMENT_PREFIX_PATH` entry and the
+/// prefix of the running binary when it is installed (`<prefix>/lib/roqsim/roqsim`).
+fn package_shares() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::env::var("AMENT_PREFIX_PATH")
+        .map(|p| {
+            p.split(':').filter(|s| !s.is_empty()).map(|s| Path::new(s).join("share")).collect()
+        })
+        .unwrap_or_default();
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(prefix) = exe.parent().and_then(Path::parent).and_then(Path::parent) {
+            if exe.parent().and_then(Path::parent).and_then(Path::file_name)
+                == Some(std::ffi::OsStr::new("lib"))
+            {
+                v.push(prefix.join("share"));
+            }
+        }
+    }
+    v.into_iter().filter_map(|p| p.canonicalize().ok()).collect()
+}
+
+/// The worlds a world is made of, parent first then itself, and the composed document.
+pub fn yaml_chain(path: &Path, gave_up: &mut Vec<String>) -> Option<(WorldDoc, Vec<PathBuf>)> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            gave_up.push(format!("cannot read world `{}`: {e}", path.display()));
+            return None;
+        }
+    };
+    let root = match parse_yaml(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            gave_up.push(format!("world `{}`: {e}", path.display()));
+            return None;
+        }
+    };
+    let mut errors = ConfigErrors::default();
+    let doc = WorldDoc::parse(&root, &mut errors);
+    let base = path.parent().unwrap_or(Path::new("."));
+    let doc = compose(doc, base, Some(path), &mut errors);
+    for e in errors.0.iter().filter(|e| e.path == "extends" || e.message.contains("parent world")) {
+        gave_up.push(format!("extends: {}", e.message));
+    }
+    let mut chain = doc.chain.clone();
+    chain.push(path.to_path_buf());
+    Some((doc, chain))
+}
+
+/// Files an MJCF names (includes, meshes, textures, height fields, skins), searched in its own
+/// `meshdir`/`texturedir`/`assetdir` (relative to the file), then `extra_dirs`, then its folder.
+pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
+    let mut stack = vec![path.to_path_buf()];
+    let mut visited = BTreeSet::new();
+    let model_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let attr = regex::Regex::new(r#"\b([a-z]+)\s*=\s*"([^"]*)""#).expect("valid regex");
+    let tag = regex::Regex::new(r"<([a-z]+)\b([^>]*)>").expect("valid regex");
+    let comments = regex::Regex::new(r"(?s)<!--.*?-->").expect("valid regex");
+    while let Some(f) = stack.pop() {
+        if !visited.insert(f.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        out.push(f.clone());
+        let text = comments.replace_all(&text, "");
+        let (mut meshdir, mut texturedir) = (None::<String>, None::<String>);
+        for t in tag.captures_iter(&text) {
+            if &t[1] == "compiler" {
+                for a in attr.captures_iter(&t[2]) {
+                    match &a[1] {
+                        "meshdir" => meshdir = Some(a[2].to_string()),
+                        "texturedir" => texturedir = Some(a[2].to_string()),
+                        "assetdir" => {
+                            meshdir.get_or_insert(a[2].to_string());
+                            texturedir.get_or_insert(a[2].to_string());
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let dirs = |declared: &Option<String>| {
+            let mut v = Vec::new();
+            if let Some(d) = declared {
+                v.push(if Path::new(d).is_absolute() {
+                    PathBuf::from(d)
+                } else {
+                    model_dir.join(d)
+                });
+            }
+            v.extend(extra_dirs.iter().cloned());
+            v.push(model_dir.clone());
+            v
+        };
+        for t in tag.captures_iter(&text) {
+            let which = &t[1];
+            let search = match which {
+                "include" => vec![model_dir.clone()],
+                "mesh" | "hfield" | "skin" => dirs(&meshdir),
+                "texture" => dirs(&texturedir),
+                _ => continue,
+            };
+            for a in attr.captures_iter(&t[2]) {
+                if !a[1].starts_with("file") {
+                    continue;
+                }
+                let file = &a[2];
+                let found = if Path::new(file).is_absolute() {
+                    Some(PathBuf::from(file)).filter(|p| p.is_file())
+                } else {
+                    search.iter().map(|d| d.join(file)).find(|p| p.is_file())
+                };
+                if let Some(p) = found {
+                    if which == "include" {
+                        stack.push(p);
+                    } else {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A model reference's files: MJCF (and what it names), manifest, and what the manifest's
+/// components name in turn are walked by the caller.
+fn model_files(reference: &str, dir: &Path, files: &mut Files) {
+    let Ok(asset) = resolve_model(reference, dir) else { return };
+    let manifest = load_manifest(&asset).ok();
+    let mut extra = manifest.as_ref().map(|m| m.borrowed_dirs.clone()).unwrap_or_default();
+    extra.extend(asset.asset_dirs.iter().cloned());
+    let mut v = Vec::new();
+    mjcf_files(&asset.path, &extra, &mut v);
+    for p in v {
+        files.add(&p);
+    }
+    files.add(&asset.manifest_path());
+}
+
+/// Every file a config value names: `model:` keys resolve as models, any other string that is
+/// an existing file relative to `dir` is an input.
+fn config_files(v: &Value, key: Option<&str>, dir: &Path, files: &mut Files) {
+    match v {
+        Value::Mapping(m) => {
+            for (k, val) in m {
+                config_files(val, k.as_str(), dir, files);
+            }
+        }
+        Value::Sequence(s) => {
+            for val in s {
+                config_files(val, key, dir, files);
+            }
+        }
+        Value::String(s) if key == Some("model") => model_files(s, dir, files),
+        Value::String(s) if !s.is_empty() && !s.contains('\n') && s.len() < 4096 => {
+            let p = if Path::new(s).is_absolute() { PathBuf::from(s) } else { dir.join(s) };
+            if p.is_file() {
+                files.add(&p);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The `sim.world` MJCF of a document, resolved as the loader resolves it.
+fn world_mjcf(sim: &Mapping, base: &Path) -> Option<PathBuf> {
+    let w = sim.get("world")?.as_str()?;
+    if w == "empty_room" {
+        return None;
+    }
+    if let Some((pkg, rel)) = split_package_ref(w).filter(|_| !Path::new(w).is_absolute()) {
+        return crate::world::compose::resolve_package_file(pkg, rel).ok().map(|(p, _)| p);
+    }
+    let p = if Path::new(w).is_absolute() { PathBuf::from(w) } else { base.join(w) };
+    p.is_file().then_some(p)
+}
+
+/// Walk a world's inputs. `loaded` is the world as a run would load it, when it loads.
+pub fn world_inputs(path: &Path, opts: &LoadOptions) -> Inputs {
+    let world = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mut out = Inputs { world: world.clone(), ..Default::default() };
+    let mut files = Files::default();
+    let Some((doc, chain)) = yaml_chain(&world, &mut out.gave_up) else {
+        return out;
+    };
+    for p in &chain {
+        files.add(p);
+    }
+    let base = world.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut load_opts = opts.clone();
+    load_opts.no_communication = true;
+    load_opts.ros = false;
+    load_opts.sim_control = false;
+    load_opts.tf_namespace = None;
+    let loaded: Option<LoadedWorld> = match load_world(&world, &load_opts) {
+        Ok(w) => Some(w),
+        Err(e) => {
+            let msgs: Vec<String> = e.0.iter().map(|e| e.to_string()).collect();
+            out.gave_up.push(format!("the world does not load: {}", msgs.join("; ")));
+            None
+        }
+    };
+    let (sim, comps): (&Mapping, &[Component]) = match &loaded {
+        Some(w) => (&w.doc.sim, &w.doc.components),
+        None => (&doc.sim, &doc.components),
+    };
+    if let Some(p) = world_mjcf(sim, &base) {
+        let mut v = Vec::new();
+        mjcf_files(&p, &[], &mut v);
+        for f in v {
+            files.add(&f);
+        }
+    }
+    let mut flat = Vec::new();
+    walk(comps, None, &mut flat);
+    let mut dirs: std::collections::HashMap<String, PathBuf> = Default::default();
+    for (addr, owner, c) in flat {
+        let dir = c
+            .base_dir
+            .clone()
+            .or_else(|| owner.as_ref().and_then(|o| dirs.get(o).cloned()))
+            .unwrap_or_else(|| base.clone());
+        dirs.insert(addr.clone(), dir.clone());
+        if lookup(&c.plugin).is_none() && !BRIDGE_REFS.contains(&c.plugin.as_str()) {
+            out.gave_up.push(format!(
+                "components.{addr}: plugin `{}` is not registered in this binary, so its files cannot be asked for",
+                c.plugin
+            ));
+        }
+        config_files(&Value::Mapping(c.config.clone()), None, &dir, &mut files);
+    }
+    let shares = package_shares();
+    out.packaged = !files.list.is_empty()
+        && !shares.is_empty()
+        && files.list.iter().all(|f| shares.iter().any(|s| f.starts_with(s)));
+    out.inputs = files.list;
+    out
+}
+
+/// The inputs answer as JSON.
+pub fn to_json(i: &Inputs) -> serde_json::Value {
+    serde_json::json!({
+        "world": i.world.display().to_string(),
+        "packaged": i.packaged,
+        "inputs": i.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,395 @@
+//! World composition (`extends:` / `disable:`), manifest keys, and the refusals that keep an
+//! accepted key from doing nothing. Every refusal is asserted by its message.
+
+use std::path::{Path, PathBuf};
+
+use roqsim::error::ConfigErrors;
+use roqsim::world::document::Origin;
+use roqsim::world::WorldDef;
+use roqsim::{load_world, load_world_str, Engine, EngineOptions, LoadOptions, LoadedWorld};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn load(p: &Path) -> Result<LoadedWorld, ConfigErrors> {
+    load_world(p, &LoadOptions::default())
+}
+
+#[track_caller]
+fn refused(r: Result<LoadedWorld, ConfigErrors>, path: &str, message: &str) {
+    let e = match r {
+        Ok(_) => panic!("expected a refusal at `{path}`"),
+        Err(e) => e,
+    };
+    assert!(
+        e.0.iter().any(|x| x.path == path && x.message == message),
+        "no error at `{path}` reading exactly:\n  {message}\ngot:\n{e}"
+    );
+}
+
+#[track_caller]
+fn refused_containing(r: Result<LoadedWorld, ConfigErrors>, path: &str, needle: &str) {
+    let e = match r {
+        Ok(_) => panic!("expected a refusal at `{path}`"),
+        Err(e) => e,
+    };
+    assert!(
+        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
+        "no error at `{path}` containing `{needle}`; got:\n{e}"
+    );
+}
+
+fn addresses(w: &LoadedWorld) -> Vec<&str> {
+    w.components.iter().map(|c| c.args.address.as_str()).collect()
+}
+
+// ------------------------------------------------------------------------------- extends
+
+/// The issue's example: a child extends a bundled world, sets sim.timestep, disables an inherited
+/// prop and adds a robot.
+#[test]
+fn child_extends_bundled_world_sets_timestep_disables_prop_adds_robot() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = write(
+        dir.path(),
+        "child.yaml",
+        "extends: roqsim:ur_pick\n\
+         sim:\n  timestep: 0.001\n\
+         disable:\n  - pick_box\n\
+         components:\n\
+         \x20 - spawn_robot: {model: turtlebot4, pose: {position: {x: 2.0, y: 1.0}}}\n\
+         \x20   name: robot\n",
+    );
+    let w = load(&child).unwrap();
+    // sim deep-merged: the child's timestep, the parent's noslip_iterations.
+    assert_eq!(w.timestep, 0.001);
+    assert_eq!(w.sim.noslip_iterations, Some(10));
+    // Kept parent components first (pick_box dropped), the child's appended after them.
+    let addr = addresses(&w);
+    assert_eq!(
+        addr,
+        [
+            "table",
+            "ur",
+            "ur.arm_controller",
+            "ur.ft",
+            "robot",
+            "robot.diff_drive",
+            "robot.rplidar",
+            "robot.rplidar.lidar",
+            "robot.imu"
+        ]
+    );
+    // The chain records the parent file.
+    assert_eq!(w.doc.chain, [repo().join("worlds/ur_pick.yaml").canonicalize().unwrap()]);
+    // It builds: the arm, the table and the robot, no pick box.
+    let e = Engine::new(w, EngineOptions { profile: false, seed: Some(0) }).unwrap();
+    let mut names = e.ctx.entities.names();
+    names.sort();
+    assert_eq!(names, ["robot", "robot.rplidar", "table", "ur"]);
+    assert_eq!(e.dt(), 0.001);
+}
+
+#[test]
+fn parents_extend_in_turn_and_deep_merge_sim() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.yaml",
+        "sim: {timestep: 0.004, seed: 3, gravity: [0, 0, -9.81]}\n\
+         components:\n  - dummy: {size: 0.1}\n    name: a\n  - dummy: {size: 0.2}\n    name: b\n",
+    );
+    write(
+        dir.path(),
+        "mid/b.yaml",
+        "extends: ../a.yaml\nsim: {seed: 4}\ncomponents:\n  - dummy: {size: 0.3}\n    name: c\n",
+    );
+    let c = write(
+        dir.path(),
+        "c.yaml",
+        "extends: mid/b.yaml\nsim: {gravity: [0, 0, 0]}\ndisable: [a]\n\
+         components:\n  - dummy: {size: 0.4}\n    name: d\n",
+    );
+    let w = load(&c).unwrap();
+    assert_eq!(addresses(&w), ["b", "c", "d"]);
+    assert_eq!(w.timestep, 0.004);
+    assert_eq!(w.sim.seed, Some(4));
+    assert_eq!(w.sim.gravity, Some([0.0, 0.0, 0.0]));
+    let chain: Vec<String> =
+        w.doc.chain.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(chain, ["a.yaml", "b.yaml"]);
+}
+
+#[test]
+fn disable_drops_an_inherited_entry_with_everything_nested_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.yaml",
+        "extends: roqsim:turtlebot_empty\ndisable: [robot]\n\
+         components:\n  - spawn_robot: {model: husky_a200}\n    name: husky\n",
+    );
+    let w = load(&c).unwrap();
+    assert!(addresses(&w).iter().all(|a| !a.starts_with("robot")), "{:?}", addresses(&w));
+    assert_eq!(addresses(&w)[0], "husky");
+}
+
+#[test]
+fn a_parents_relative_sim_world_resolves_from_the_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "cell/scene.xml",
+        "<mujoco><option timestep=\"0.003\"/><worldbody><geom name=\"floor\" type=\"plane\" size=\"2 2 0.1\"/></worldbody></mujoco>",
+    );
+    write(dir.path(), "cell/cell.yaml", "sim: {world: scene.xml}\ncomponents:\n  - dummy: {}\n");
+    let child = write(dir.path(), "runs/child.yaml", "extends: ../cell/cell.yaml\n");
+    let w = load(&child).unwrap();
+    let want = dir.path().join("cell/scene.xml").canonicalize().unwrap();
+    assert_eq!(w.world, WorldDef::Mjcf(want.clone()));
+    // The effective document names the parent's file by absolute path.
+    assert_eq!(w.sim.world.as_deref().map(PathBuf::from), Some(dir.path().join("cell/scene.xml")));
+    // The MJCF's own timestep is used.
+    assert_eq!(w.timestep, 0.003);
+}
+
+#[test]
+fn an_inherited_component_reads_its_files_from_the_parents_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "site/plan.json",
+        r#"{"lines": [{"id": 0, "x0_m": 0.0, "y0_m": 0.0, "x1_m": 4.0, "y1_m": 0.0}], "doors": []}"#,
+    );
+    write(dir.path(), "site/site.yaml", "components:\n  - floorplan: {floorplan: plan.json}\n");
+    let child = write(dir.path(), "elsewhere/child.yaml", "extends: ../site/site.yaml\n");
+    let w = load(&child).unwrap();
+    assert_eq!(addresses(&w), ["floorplan"]);
+    assert_eq!(w.components[0].args.base_dir, dir.path().join("site"));
+    let e = Engine::new(w, EngineOptions { profile: false, seed: Some(0) }).unwrap();
+    let m = e.ctx.model();
+    assert!(m.name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_GEOM, "wall_0_0").is_some());
+}
+
+#[test]
+fn refusal_extends_cycle_names_the_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.yaml", "extends: b.yaml\ncomponents: []\n");
+    write(dir.path(), "b.yaml", "extends: a.yaml\ncomponents: []\n");
+    refused(
+        load(&a),
+        "extends",
+        "in parent world `PARENT`: extends cycle: a.yaml -> b.yaml -> a.yaml; a world cannot inherit from itself"
+            .replace("PARENT", &dir.path().join("b.yaml").canonicalize().unwrap().display().to_string())
+            .as_str(),
+    );
+    let selfref = write(dir.path(), "s.yaml", "extends: s.yaml\n");
+    refused(
+        load(&selfref),
+        "extends",
+        "extends cycle: s.yaml -> s.yaml; a world cannot inherit from itself",
+    );
+}
+
+#[test]
+fn refusal_extends_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(dir.path(), "c.yaml", "extends: nowhere.yaml\n");
+    refused(
+        load(&c),
+        "extends",
+        &format!(
+            "parent world `nowhere.yaml` not found: `{}` is not a file (a path resolves against this world's folder; a bundled world is `roqsim:<name>`)",
+            dir.path().join("nowhere.yaml").display()
+        ),
+    );
+    let c = write(dir.path(), "d.yaml", "extends: roqsim:no_such_world\n");
+    refused_containing(load(&c), "extends", "parent world `roqsim:no_such_world` not found: package `roqsim` has no `no_such_world.yaml` in ");
+    refused_containing(load(&c), "extends", "`roqsim` ships: demo, four_bases, mobile_manipulator");
+    let c = write(dir.path(), "e.yaml", "extends: not_a_pkg_here:w\n");
+    refused(
+        load(&c),
+        "extends",
+        "parent world `not_a_pkg_here:w` not found: package `not_a_pkg_here` has no share/not_a_pkg_here/worlds folder on AMENT_PREFIX_PATH (is the package built and its install sourced?)",
+    );
+    let c = write(dir.path(), "f.yaml", "extends: [a, b]\n");
+    refused(
+        load(&c),
+        "extends",
+        "must name one parent world: a path relative to this file or `<package>:<world>`, got a list",
+    );
+}
+
+#[test]
+fn refusal_disable_without_extends() {
+    let r = load_world_str(
+        "disable: [a]\ncomponents:\n  - dummy: {}\n    name: a\n",
+        repo(),
+        &LoadOptions::default(),
+    );
+    refused(
+        r,
+        "disable",
+        "`disable:` drops components inherited from a parent world and needs `extends:` naming that parent; \
+         this world extends nothing, so remove the entries from `components:` instead",
+    );
+}
+
+#[test]
+fn refusal_disable_matching_nothing_lists_the_inherited() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.yaml",
+        "extends: roqsim:ur_pick\ndisable: [pick_box, graspable_box]\n",
+    );
+    refused(
+        load(&c),
+        "disable[1]",
+        "`graspable_box` matches no component inherited from `ur_pick.yaml`; inherited: table, ur, pick_box",
+    );
+    let c = write(dir.path(), "d.yaml", "extends: roqsim:ur_pick\ndisable: pick_box\n");
+    refused(load(&c), "disable", "must be a list of names: write `disable: [pick_box]`");
+}
+
+#[test]
+fn refusal_redeclaring_an_inherited_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(
+        dir.path(),
+        "c.yaml",
+        "extends: roqsim:ur_pick\ncomponents:\n  - box: {size: [0.2, 0.2, 0.2]}\n    name: table\n",
+    );
+    refused(
+        load(&c),
+        "components.table",
+        "`table` is already a component inherited from `ur_pick.yaml`; to change it, list it under `disable:` and \
+         re-add the changed copy here, or give this one a distinct `name:`",
+    );
+    // The fix the message names works.
+    let c = write(
+        dir.path(),
+        "d.yaml",
+        "extends: roqsim:ur_pick\ndisable: [table]\ncomponents:\n  - box: {size: [0.2, 0.2, 0.2], pose: {position: {x: 2.0}}}\n    name: table\n",
+    );
+    let w = load(&c).unwrap();
+    assert_eq!(addresses(&w)[..2], ["ur", "ur.arm_controller"]);
+    assert_eq!(*addresses(&w).last().unwrap(), "table");
+}
+
+#[test]
+fn a_parents_own_problem_names_the_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "bad.yaml", "sim: {timestep: 0.002}\nfloorplan: {}\n");
+    let c = write(dir.path(), "c.yaml", "extends: bad.yaml\n");
+    refused(
+        load(&c),
+        "floorplan",
+        &format!(
+            "in parent world `{}`: unknown top-level key; a world has `sim:`, `components:`, `extends:` and `disable:`",
+            dir.path().join("bad.yaml").canonicalize().unwrap().display()
+        ),
+    );
+}
+
+#[test]
+fn world_argument_takes_a_package_ref() {
+    let p = roqsim::runner::resolve_world("roqsim:demo").unwrap();
+    assert_eq!(p.canonicalize().unwrap(), repo().join("worlds/demo.yaml").canonicalize().unwrap());
+}
+
+// ------------------------------------------------------------------- accepted keys act
+
+#[test]
+fn refusal_dedup_assets() {
+    let r = load_world_str(
+        "sim: {dedup_assets: true}\ncomponents:\n  - dummy: {}\n",
+        repo(),
+        &LoadOptions::default(),
+    );
+    refused(
+        r,
+        "sim.dedup_assets",
+        "`dedup_assets: true` is refused: roqsim does not merge identical attached assets before compile, so the key \
+         would do nothing. Remove it (every attached copy of a model keeps its own meshes and materials)",
+    );
+}
+
+#[test]
+fn unknown_plugin_lists_close_names_and_who_provides_it() {
+    let r = load_world_str("components:\n  - diff_driv: {}\n", repo(), &LoadOptions::default());
+    refused(
+        r,
+        "components.diff_driv",
+        "unknown plugin `diff_driv`; close names: diff_drive; `roqsim plugins list` shows the registered ones",
+    );
+    let r = load_world_str(
+        "components:\n  - \"my_crate::Rover\": {}\n",
+        repo(),
+        &LoadOptions::default(),
+    );
+    refused(
+        r,
+        "components.my_crate::Rover",
+        "unknown plugin `my_crate::Rover`: plugins from another crate are registered by that crate's binary \
+         (roqsim::cli::main_with), not named by path; `roqsim plugins list` shows the registered ones",
+    );
+}
+
+// ------------------------------------------------------------------------ manifests
+
+fn model_dir(dir: &Path, manifest: &str) -> PathBuf {
+    write(
+        dir,
+        "rover/rover.xml",
+        "<!-- A test rover. -->\n<mujoco model=\"rover\"><worldbody><body name=\"base_link\"><freejoint/>\
+         <geom type=\"box\" size=\"0.1 0.1 0.05\" mass=\"1\"/></body></worldbody></mujoco>",
+    );
+    write(dir, "rover/rover.manifest.yaml", manifest);
+    dir.join("rover/rover.xml")
+}
+
+#[test]
+fn refusal_unknown_manifest_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = model_dir(dir.path(), "license: original\ncolour: red\ncomponents: []\n");
+    let yaml =
+        format!("components:\n  - spawn_robot: {{model: {}}}\n    name: rover\n", m.display());
+    let r = load_world_str(&yaml, dir.path(), &LoadOptions::default());
+    refused(
+        r,
+        "components.rover.model",
+        &format!(
+            "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, frames, components, \
+             assets, home and nothing else (a key that is not acted on would be silently ignored)",
+            dir.path().join("rover/rover.manifest.yaml").canonicalize().unwrap().display()
+        ),
+    );
+}
+
+#[test]
+fn manifest_components_have_origin_manifest() {
+    let w = load(&repo().join("worlds/turtlebot_empty.yaml")).unwrap();
+    let origins: Vec<(&str, Origin)> =
+        w.components.iter().map(|c| (c.args.address.as_str(), c.origin)).collect();
+    assert_eq!(
+        origins,
+        [
+            ("robot", Origin::Document),
+            ("robot.diff_drive", Origin::Manifest),
+            ("robot.rplidar", Origin::Manifest),
+            ("robot.rplidar.lidar", Origin::Manifest),
+            ("robot.imu", Origin::Manifest)
+        ]
+    );
+}
