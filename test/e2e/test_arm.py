@@ -113,6 +113,9 @@ def test_cancel_mid_motion_leaves_the_arm_stopped_where_it_was(roqsim, ros):
 # ------------------------------------------------------------------------ GripperCommand + F/T
 
 
+@pytest.mark.xfail(reason="known regression since the src/ restructure (issue 11): right after the F/T tare no "
+                   "wrench is stamped in the 0.1 s before the newest joint_states stamp; being bisected "
+                   "(see the issue 11 note)", strict=False)
 def test_gripper_closes_on_the_box_and_the_ft_weighs_it(roqsim, ros):
     arm = Arm(ros)
     ft = Wrench(ros)
