@@ -87,7 +87,18 @@ fn child_extends_bundled_world_sets_timestep_disables_prop_adds_robot() {
             "robot.diff_drive",
             "robot.rplidar",
             "robot.rplidar.lidar",
-            "robot.imu"
+            "robot.imu",
+            "robot.cliff_side_left",
+            "robot.cliff_side_right",
+            "robot.cliff_front_left",
+            "robot.cliff_front_right",
+            "robot.ir_intensity_side_left",
+            "robot.ir_intensity_left",
+            "robot.ir_intensity_front_left",
+            "robot.ir_intensity_front_center_left",
+            "robot.ir_intensity_front_center_right",
+            "robot.ir_intensity_front_right",
+            "robot.ir_intensity_right",
         ]
     );
     // The chain records the parent file.
@@ -215,7 +226,11 @@ fn refusal_extends_not_found() {
     );
     let c = write(dir.path(), "d.yaml", "extends: roqsim:no_such_world\n");
     refused_containing(load(&c), "extends", "parent world `roqsim:no_such_world` not found: package `roqsim` has no `no_such_world.yaml` in ");
-    refused_containing(load(&c), "extends", "`roqsim` ships: demo, four_bases, mobile_manipulator");
+    refused_containing(
+        load(&c),
+        "extends",
+        "`roqsim` ships: demo, first_run, four_bases, mobile_manipulator",
+    );
     let c = write(dir.path(), "e.yaml", "extends: not_a_pkg_here:w\n");
     refused(
         load(&c),
@@ -389,7 +404,18 @@ fn manifest_components_have_origin_manifest() {
             ("robot.diff_drive", Origin::Manifest),
             ("robot.rplidar", Origin::Manifest),
             ("robot.rplidar.lidar", Origin::Manifest),
-            ("robot.imu", Origin::Manifest)
+            ("robot.imu", Origin::Manifest),
+            ("robot.cliff_side_left", Origin::Manifest),
+            ("robot.cliff_side_right", Origin::Manifest),
+            ("robot.cliff_front_left", Origin::Manifest),
+            ("robot.cliff_front_right", Origin::Manifest),
+            ("robot.ir_intensity_side_left", Origin::Manifest),
+            ("robot.ir_intensity_left", Origin::Manifest),
+            ("robot.ir_intensity_front_left", Origin::Manifest),
+            ("robot.ir_intensity_front_center_left", Origin::Manifest),
+            ("robot.ir_intensity_front_center_right", Origin::Manifest),
+            ("robot.ir_intensity_front_right", Origin::Manifest),
+            ("robot.ir_intensity_right", Origin::Manifest),
         ]
     );
 }

@@ -189,7 +189,24 @@ fn describe_lists_manifest_components_with_origin_and_paths() {
     let j = out.json();
     assert_eq!(
         j["addresses"],
-        json!(["robot", "robot.diff_drive", "robot.rplidar", "robot.rplidar.lidar", "robot.imu"])
+        json!([
+            "robot",
+            "robot.diff_drive",
+            "robot.rplidar",
+            "robot.rplidar.lidar",
+            "robot.imu",
+            "robot.cliff_side_left",
+            "robot.cliff_side_right",
+            "robot.cliff_front_left",
+            "robot.cliff_front_right",
+            "robot.ir_intensity_side_left",
+            "robot.ir_intensity_left",
+            "robot.ir_intensity_front_left",
+            "robot.ir_intensity_front_center_left",
+            "robot.ir_intensity_front_center_right",
+            "robot.ir_intensity_front_right",
+            "robot.ir_intensity_right"
+        ])
     );
     let plugins = j["plugins"].as_array().unwrap();
     let row = |a: &str| plugins.iter().find(|p| p["address"] == a).unwrap().clone();

@@ -120,7 +120,13 @@ fn record_then_replay_verify_is_bitwise_over_10000_steps() {
     let acts: serde_json::Value = serde_json::from_str(&p["actuators"]).unwrap();
     let left = acts.as_array().unwrap().iter().find(|a| a["name"] == "left_wheel_motor").unwrap();
     assert_eq!(left["ctrllimited"], true, "{left}");
-    assert_eq!(p["actuator_tables"], "{}"); // no `actuators:` block in this world
+    // no `actuators:` block in this world: the table restates the model's own actuators
+    assert!(
+        p["actuator_tables"]
+            .contains("left_wheel_motor [joint left_wheel_joint]: velocity (model)"),
+        "{}",
+        p["actuator_tables"]
+    );
     assert!(p["endpoint_rates"].contains("\"name\":\"scan\""), "{}", p["endpoint_rates"]);
 
     let r = record::replay(&rec, true, None).unwrap();

@@ -539,7 +539,7 @@ fn gripper_command_is_in_joint_units_on_a_0_255_ctrl_gripper() {
     let (u, g) = (ur5e(), robotiq());
     let dir = tempfile::tempdir().unwrap();
     let yaml = format!(
-        "sim: {{world: empty.xml, cone: elliptic, impratio: 10}}
+        "sim: {{world: empty.xml, cone: elliptic, impratio: 10, controllers: {{initial_state: active}}}}
 components:
   - spawn_arm:
       model: '{u}'
