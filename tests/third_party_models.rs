@@ -152,8 +152,8 @@ fn compare_poses(e: &Engine, prefix: &str, dump: &Value, frame: &Pose) -> (usize
                 },
             );
             let got = d.xpos()[id];
-            for i in 0..3 {
-                perr = perr.max((got[i] - want.pos[i]).abs());
+            for (g, w) in got.iter().zip(want.pos.iter()) {
+                perr = perr.max((g - w).abs());
             }
             rerr = rerr.max(quat_dist(d.xquat()[id], want.quat));
             n += 1;
