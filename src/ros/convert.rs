@@ -135,7 +135,7 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
         "nav_msgs/msg/Odometry" => vec!["Odometry"],
         "sensor_msgs/msg/LaserScan" => vec!["LaserScan"],
         "sensor_msgs/msg/Range" => vec!["Range"],
-        "sensor_msgs/msg/PointCloud2" => vec!["PointCloud"],
+        "sensor_msgs/msg/PointCloud2" => vec!["PointCloud", "PointCloud2"],
         "sensor_msgs/msg/NavSatFix" => vec!["NavSatFix"],
         "geometry_msgs/msg/TwistWithCovarianceStamped" => vec!["TwistCov"],
         "sensor_msgs/msg/Imu" => vec!["Imu"],
@@ -148,7 +148,6 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
         "sensor_msgs/msg/Image" => vec!["Image"],
         "sensor_msgs/msg/CompressedImage" => vec!["CompressedImage"],
         "sensor_msgs/msg/CameraInfo" => vec!["CameraInfo"],
-        "sensor_msgs/msg/PointCloud2" => vec!["PointCloud2"],
         "ackermann_msgs/msg/AckermannDriveStamped" => vec!["Ackermann"],
         "rosgraph_msgs/msg/Clock" => vec!["Float64 (seconds)"],
         "lifecycle_msgs/msg/TransitionEvent" => vec!["TransitionEvents"],
@@ -206,9 +205,18 @@ pub fn fill_range(m: &mut sensor::Range, p: &Payload, fr: &Frames) -> Result<(),
     Ok(())
 }
 
-/// Fill a PointCloud2: fields x, y, z (FLOAT32 = 7) at offsets 0, 4, 8, little-endian, one row,
-/// dense (a cloud carries no NaN: what is not measured is left out or put at the origin).
+/// Fill a PointCloud2 from a `PointCloud` payload or a `PointCloud2` payload (the two shapes
+/// sensors publish).
 pub fn fill_cloud(m: &mut sensor::PointCloud2, p: &Payload, fr: &Frames) -> Result<(), String> {
+    match p {
+        Payload::PointCloud(_) => fill_xyz_cloud(m, p, fr),
+        _ => fill_organised_cloud(m, p, fr),
+    }
+}
+
+/// A `PointCloud` payload: fields x, y, z (FLOAT32 = 7) at offsets 0, 4, 8, little-endian, one row,
+/// dense (a cloud carries no NaN: what is not measured is left out or put at the origin).
+fn fill_xyz_cloud(m: &mut sensor::PointCloud2, p: &Payload, fr: &Frames) -> Result<(), String> {
     let Payload::PointCloud(c) = p else { return Err(wrong(p, "sensor_msgs/msg/PointCloud2")) };
     header(&mut m.header, c.stamp, fr, &c.frame_id);
     if m.fields.len() != 3 {
@@ -506,8 +514,12 @@ pub fn fill_camera_info(
     Ok(())
 }
 
-/// Fill a PointCloud2.
-pub fn fill_cloud(m: &mut sensor::PointCloud2, p: &Payload, fr: &Frames) -> Result<(), String> {
+/// A `PointCloud2` payload (any fields, organised or not), copied as it is.
+fn fill_organised_cloud(
+    m: &mut sensor::PointCloud2,
+    p: &Payload,
+    fr: &Frames,
+) -> Result<(), String> {
     let Payload::PointCloud2(c) = p else { return Err(wrong(p, "sensor_msgs/msg/PointCloud2")) };
     header(&mut m.header, c.stamp, fr, &c.frame_id);
     m.height = c.height;
@@ -693,9 +705,6 @@ pub fn make_outbound(
         }
         "sensor_msgs/msg/CameraInfo" => {
             typed::<sensor::CameraInfo>(node, topic, q, |m, p, fr, _| fill_camera_info(m, p, fr))
-        }
-        "sensor_msgs/msg/PointCloud2" => {
-            typed::<sensor::PointCloud2>(node, topic, q, |m, p, fr, _| fill_cloud(m, p, fr))
         }
         "tf2_msgs/msg/TFMessage" => typed::<tf2::TFMessage>(node, topic, q, fill_tf),
         "ackermann_msgs/msg/AckermannDriveStamped" => {
