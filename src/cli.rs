@@ -259,7 +259,7 @@ fn check(w: WorldArgs) -> ExitCode {
         eprintln!("warning: {warn}");
     }
     let n = world.components.len();
-    // A preview seed: checking a world is not a measurement (seed 000 §9.1).
+    // A preview seed: checking a world is not a measurement.
     match Engine::new(world, EngineOptions { profile: false, seed: Some(0) }) {
         Ok(e) => {
             let m = e.ctx.model().ffi();

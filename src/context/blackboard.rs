@@ -1,4 +1,4 @@
-//! The typed blackboard: cross-plugin cooperation by `<kind>:<name>` keys (seed 000 §3, §12).
+//! The typed blackboard: cross-plugin cooperation by `<kind>:<name>` keys.
 //!
 //! A controller puts a handle under `robot:<name>`; a consumer resolves it by key and type. A
 //! missing key or a value of another type is an error naming both, never a silent default.

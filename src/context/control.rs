@@ -1,6 +1,4 @@
-//! Run control: play / pause / step / reset / quit requests the driver honours between steps
-//! (seed 003 "simulation_interfaces services"; seed 004 "Physics step loop"; seed 002 "Pause
-//! freezes; it does not de-energize").
+//! Run control: play / pause / step / reset / quit requests the driver honours between steps.
 //!
 //! A transport (the simulation_interfaces service) changes these fields from a posted command on
 //! the physics thread; the runner reads them before every step. While paused no physics step is

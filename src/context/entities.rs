@@ -1,5 +1,5 @@
-//! The entity registry: the robots, props and doors a world contains (seed 000 §3, §14).
-//! It backs simulation_interfaces discovery (GetEntities, SpawnEntity selects among them).
+//! The entity registry: the robots, props and doors a world contains. It backs
+//! simulation_interfaces discovery (GetEntities, SpawnEntity selects among them).
 
 use std::collections::BTreeMap;
 

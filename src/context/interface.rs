@@ -1,5 +1,4 @@
-//! Endpoints: a robot's transport-neutral I/O (seed 000 §13; seed 003 "Declaring a robot
-//! interface (endpoints)").
+//! Endpoints: a robot's transport-neutral I/O.
 //!
 //! A plugin declares endpoints in `configure`. An `out` endpoint is published by its producer on
 //! the steps its rate gate is due ([`Interface::is_due`] then [`Interface::publish`]); a bridge

@@ -1,4 +1,4 @@
-//! `SimContext`: what every hook receives (seed 000 §3; seed 003 "SimContext").
+//! `SimContext`: what every hook receives.
 //!
 //! It owns the MuJoCo state (only the physics thread holds it), the blackboard, the entity and
 //! endpoint registries, the command queue other threads post into, the immutable snapshot they
@@ -150,7 +150,7 @@ impl SimContext {
         self.data.is_some()
     }
 
-    /// The MuJoCo state. Panics during `build`, where no model exists yet (seed 000 §2).
+    /// The MuJoCo state. Panics during `build`, where no model exists yet.
     pub fn data(&self) -> &Data {
         self.data.as_ref().expect("MjData does not exist during build(): use configure() or later")
     }

@@ -1,4 +1,4 @@
-//! Neutral payloads: what endpoints carry, independent of any transport (seed 000 §13).
+//! Neutral payloads: what endpoints carry, independent of any transport.
 //!
 //! Units and frames follow REP 103 (SI units; x forward, y left, z up; quaternions here are
 //! `[x, y, z, w]` as in geometry_msgs). Stamps are simulation time in seconds.
@@ -416,8 +416,7 @@ impl PartialEq for ActionCall {
     }
 }
 
-/// What `contact_monitor` reports: did the watched entity touch something it should not
-/// (seed 001 core `contact_monitor`).
+/// What `contact_monitor` reports: did the watched entity touch something it should not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContactReport {
     /// Sim time (s) of the report.
@@ -434,8 +433,8 @@ pub struct ContactReport {
     pub geom_b: String,
 }
 
-/// What `clearance_monitor` reports: how close the watched entity came to anything it could
-/// collide with (seed 001 core `clearance_monitor`).
+/// What `clearance_monitor` reports: how close the watched entity came to anything it could collide
+/// with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClearanceReport {
     /// Sim time (s) of the report.
@@ -452,8 +451,8 @@ pub struct ClearanceReport {
     pub saturated: bool,
 }
 
-/// What `energy_monitor` reports: the actuators' energy bill, integrated at the physics rate
-/// (seed 001 core `energy_monitor`, "What a run cost").
+/// What `energy_monitor` reports: the actuators' energy bill, integrated at the physics rate:
+/// what a run cost.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct EnergyReport {
     /// Sim time (s) of the report.
@@ -488,8 +487,7 @@ pub struct EnergyReport {
     pub depleted: bool,
 }
 
-/// What `upright_monitor` reports: is the body still in the plane it settled in (seed 001 core
-/// `upright_monitor`).
+/// What `upright_monitor` reports: is the body still in the plane it settled in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UprightReport {
     /// Sim time (s) of the report.

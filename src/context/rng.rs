@@ -1,4 +1,4 @@
-//! Counter-based noise: `rng_for(name)` (seed 000 §9.1).
+//! Counter-based noise: `rng_for(name)`.
 //!
 //! Philox4x32-10 keyed by the run seed; the 128-bit counter holds (episode, name hash,
 //! sim-time tick, draw index) from high to low words. A value drawn at one sim time is therefore

@@ -1,4 +1,5 @@
-//! The engine: setup, reset, step and shutdown in exactly the order of seed 000 §2.
+//! The engine: setup, reset, step and shutdown in exactly the order ARCHITECTURE.md's tick
+//! pipeline gives.
 //!
 //! ```text
 //! setup:    build(p0..pN) → compile → MjData → configure(p0..pN) → reset

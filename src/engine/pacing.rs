@@ -1,7 +1,6 @@
-//! Wall-clock pacing of the standalone runner (seed 002 "Live session"): a fixed-step
-//! accumulator converts elapsed wall time into whole physics steps; catch-up debt is capped at
-//! [`MAX_DEBT_S`], beyond which excess time is dropped rather than spiralling into ever-larger
-//! step batches.
+//! Wall-clock pacing of the standalone runner: a fixed-step accumulator converts elapsed wall time
+//! into whole physics steps; catch-up debt is capped at [`MAX_DEBT_S`], beyond which excess time is
+//! dropped rather than spiralling into ever-larger step batches.
 
 use std::time::{Duration, Instant};
 

@@ -1,5 +1,4 @@
-//! Presence: making a compiled entity appear and disappear without recompiling (seed 000 §14;
-//! seed 003 "Spawning is activation, not creation").
+//! Presence: making a compiled entity appear and disappear without recompiling.
 //!
 //! Absent means three model fields, per geom and body of the entity's subtree:
 //! - its geoms move to [`ABSENT_GEOM_GROUP`], so the raycast seam's default mask (and a renderer)

@@ -1,4 +1,4 @@
-//! Publish rates on the physics grid (seed 001 "A publish rate lands on the physics grid").
+//! Publish rates on the physics grid.
 //!
 //! A gate is tested once per physics step, so the rates a world can hold are exactly
 //! `physics_rate / k` for integer k ≥ 1. A requested rate is snapped to the NEAREST of those

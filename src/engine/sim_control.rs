@@ -1,6 +1,5 @@
-//! simulation_interfaces semantics, transport-neutral (seed 003 "simulation_interfaces services",
-//! "Spawning is activation, not creation", "Moving one needs a free joint"; seed 004 "Physics step
-//! loop").
+//! simulation_interfaces semantics, transport-neutral: spawning is activation of a
+//! compiled entity, not creation, and moving one needs a free joint.
 //!
 //! Every function runs on the physics thread against a [`SimContext`] and answers with the
 //! result codes of `simulation_interfaces` 1.5.1 (as ROS 2 Jazzy distributes it), so the ROS

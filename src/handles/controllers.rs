@@ -1,6 +1,5 @@
 //! The controller registry: every controller of one robot, its type, lifecycle state and claimed
-//! command interfaces — transport-free, because those are facts about the robot (seed 000 §7 "Who
-//! commands an arm"; seed 003 "Switching an arm between controllers").
+//! command interfaces — transport-free, because those are facts about the robot.
 //!
 //! A controller plugin (`arm_controller`, a Cartesian controller) [`Registry::declare`]s the
 //! controllers it serves in `configure`; the world is ros2_control's parameter file, so only a

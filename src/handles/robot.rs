@@ -1,5 +1,5 @@
 //! `RobotHandle`: the uniform way a base controller exposes a robot to in-process consumers
-//! (teleop, the standalone driver, a test) — seed 000 "RobotHandle", seed 003 §"blackboard".
+//! (teleop, the standalone driver, a test).
 //!
 //! A controller plugin (`diff_drive`, `omni_drive`, `ackermann_drive`) puts one on the blackboard
 //! under `robot:<entity name>` in `configure`; a consumer clones it out and calls

@@ -1,5 +1,4 @@
-//! The seam for a sensor's `fault:` block (seed 000 §9.1 "Switching it mid-run"; seed 001
-//! "Only keys the sensor reads per frame may be written").
+//! The seam for a sensor's `fault:` block.
 //!
 //! A sensor may carry `fault: {<key>: <value>, ...}`: the values it takes on while degraded. A
 //! scenario switches the block on and off by the sensor's address ([`FaultService`]: a SetBool
@@ -223,9 +222,9 @@ pub fn override_key(address: &str) -> String {
     format!("sensor_override:{address}")
 }
 
-/// The transport side of a sensor's fault switch (seed 001 "Degrading a sensor mid-run"): an
-/// inbound `<address/with/slashes>/override` endpoint (ROS 2 service std_srvs/SetBool: a
-/// [`crate::context::payload::ServiceCall`] whose request is `Payload::Bool(on)`, answered with
+/// The transport side of a sensor's fault switch: an inbound `<address/with/slashes>/override`
+/// endpoint (ROS 2 service std_srvs/SetBool: a [`crate::context::payload::ServiceCall`] whose
+/// request is `Payload::Bool(on)`, answered with
 /// `Payload::Ack { success, message }`), and `<path>/override_state` (std_msgs/Bool) and
 /// `<path>/override_verified` (std_msgs/String) published at [`OVERRIDE_RATE_HZ`]. A sensor with
 /// a `fault:` block registers one in `configure`, calls [`FaultService::poll`] at the top of its

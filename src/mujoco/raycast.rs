@@ -1,10 +1,10 @@
-//! The one raycast seam (seed 000 §9.1 "One raycast seam"): every ray sensor casts through
-//! [`RayBatch::cast`], which wraps `mj_multiRay`.
+//! The one raycast seam: every ray sensor casts through [`RayBatch::cast`], which wraps
+//! `mj_multiRay`.
 //!
 //! - The visibility mask is the default: [`VISIBLE_GROUPS`] excludes [`ABSENT_GEOM_GROUP`], so an
 //!   entity made absent is never a return. Pass an explicit mask to see everything.
 //! - Single-threaded per MjData on purpose: `mj_multiRay` allocates from mjData's stack, and
-//!   concurrent casts on one mjData corrupt that allocator (measured in the seed). Callers run on
+//!   concurrent casts on one mjData corrupt that allocator. Callers run on
 //!   the physics thread.
 //! - Planes are exact at any cutoff: `mj_multiRay` culls a geom whose centre is farther than
 //!   `cutoff` plus its bounding radius, and a plane's radius is 0, so a short-range sensor more

@@ -1,5 +1,5 @@
 //! `dummy`: a trivial plugin that implements every hook, used to validate the framework end to
-//! end without assets (seed 001 core "dummy").
+//! end without assets.
 
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -1,5 +1,5 @@
-//! Action servers for `in` endpoints with an `action` hint (seed 000 §13: grading on the final
-//! pose, cancel holds the measured pose; seed 001 `arm_controller`).
+//! Action servers for `in` endpoints with an `action` hint (grading on the final pose, cancel
+//! holds the measured pose).
 //!
 //! * `control_msgs/action/FollowJointTrajectory` → [`ActionCall`] with `Payload::Trajectory`.
 //! * `control_msgs/action/GripperCommand` → [`ActionCall`] with `Payload::Gripper`.

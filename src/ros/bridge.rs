@@ -1,6 +1,5 @@
 //! `ros2_bridge`: every endpoint of the world on the ROS 2 graph, /clock, /tf, /tf_static,
-//! merged joint_states and the type-mismatch watchdog, from an r2r node inside the engine's
-//! process (seed 000 §7, §13; seed 001 "ROS 2 bridge (roqsim_ros_bridge)").
+//! merged joint_states and the type-mismatch watchdog, from an r2r node inside the engine's process.
 //!
 //! * `configure` (physics thread): builds the [`plan`](crate::ros::plan), creates the node and
 //!   every publisher, subscription and server, binds the bridge's own gated streams (/clock,
@@ -455,9 +454,9 @@ impl Plugin for Ros2Bridge {
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
         let Some(r) = self.run.as_mut() else { return Ok(()) };
         if ctx.paused {
-            // Paused (Engine::idle; seed 002 "Pause freezes; it does not de-energize"): no step was
-            // taken, so nothing is new and /clock stands still; re-send the latest joint states,
-            // TF and the standing clock so controllers and TF listeners do not starve.
+            // Paused (Engine::idle): no step was taken, so nothing is new and /clock stands still;
+            // re-send the latest joint states, TF and the standing clock so controllers and TF
+            // listeners do not starve.
             if r.last_paused.is_none_or(|t| t.elapsed() >= PAUSED_PERIOD) {
                 r.last_paused = Some(Instant::now());
                 r.republish_paused(ctx)?;

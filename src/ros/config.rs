@@ -1,4 +1,4 @@
-//! Config of the `ros2_bridge` plugin (seed 001 "ROS 2 bridge (roqsim_ros_bridge)").
+//! Config of the `ros2_bridge` plugin.
 //!
 //! ROS-free on purpose: the struct, its defaults and its refusals build and test with plain
 //! `cargo test`; only the plugin that uses it (`bridge.rs`) needs the `ros` feature.
@@ -99,7 +99,7 @@ impl Default for BridgeConfig {
     }
 }
 
-/// How joint_states endpoints are merged (seed 001 "When to set merged_joint_states").
+/// How joint_states endpoints are merged.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum MergedJointStates {
     /// One merged publisher per entity with several joint_states endpoints on different topics.

@@ -1,5 +1,4 @@
-//! Converters: one per wire format, keyed by the type string an endpoint names (seed 000 §13
-//! "A concrete backend").
+//! Converters: one per wire format, keyed by the type string an endpoint names.
 //!
 //! Outbound, a converter fills a message preallocated once per publisher (strings and vectors
 //! keep their capacity: `clone_from`, `clear` + `extend`), and r2r copies it into the native

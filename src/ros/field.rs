@@ -1,5 +1,5 @@
-//! The `field` hint: publish one member of a structured payload as a primitive message
-//! (seed 003 "Declaring a robot interface": `{"type": "std_msgs/msg/Bool", "field": "in_contact"}`).
+//! The `field` hint: publish one member of a structured payload as a primitive message (`{"type":
+//! "std_msgs/msg/Bool", "field": "in_contact"}`).
 //!
 //! A producer keeps its rich payload for in-process consumers and still gets a single-field
 //! topic, without a converter in shared code naming its attributes. Paths are dotted member

@@ -1,8 +1,8 @@
-//! The type-mismatch watchdog (seed 003 "Adding ROS transport"): a ROS 2 topic is one name and
-//! one type, and the middleware never connects a publisher of another type, nor logs that it did
-//! not, so a stack sending a plain Twist to a base subscribing TwistStamped shows up only as a
-//! robot that never moves. Once a second the ROS thread asks the graph about each of our topics;
-//! a peer of another type ends the run naming the topic, both types and both sides.
+//! The type-mismatch watchdog: a ROS 2 topic is one name and one type, and the middleware never
+//! connects a publisher of another type, nor logs that it did not, so a stack sending a plain Twist
+//! to a base subscribing TwistStamped shows up only as a robot that never moves. Once a second the
+//! ROS thread asks the graph about each of our topics; a peer of another type ends the run naming
+//! the topic, both types and both sides.
 //!
 //! The decision is ROS-free (tested by plain `cargo test`); only [`check`] asks r2r.
 

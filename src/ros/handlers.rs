@@ -1,6 +1,6 @@
-//! Service and action handler registries (seed 003 "Declaring a robot interface": an `in`
-//! endpoint with a `service` hint is served as a service, one with an `action` hint as an action
-//! server; "a new srv or action type is a handler there and no change here").
+//! Service and action handler registries (an `in` endpoint with a `service` hint is served as a
+//! service, one with an `action` hint as an action server; "a new srv or action type is a handler
+//! there and no change here").
 //!
 //! A handler is keyed by the interface type string. It creates the server on the node in
 //! `configure` (physics thread) and returns the task the ROS thread drives. A request that needs

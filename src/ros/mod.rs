@@ -1,4 +1,4 @@
-//! The ROS 2 transport (seed 000 §13; seed 001 "ROS 2 bridge (roqsim_ros_bridge)").
+//! The ROS 2 transport.
 //!
 //! One `ros2_bridge` plugin serves the whole world from inside the engine's process: every
 //! endpoint on the ROS graph (out → publisher, in + `type` → subscription, in + `service` →

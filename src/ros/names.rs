@@ -1,4 +1,4 @@
-//! Topic, frame and type-name resolution (seed 000 §13 "Namespacing", "Hardwired topics").
+//! Topic, frame and type-name resolution.
 //!
 //! * A topic hint starting with `/` is published verbatim (hardwired), bypassing every
 //!   namespace. A relative one (or the endpoint's name when there is no hint) is placed inside

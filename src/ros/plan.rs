@@ -1,6 +1,6 @@
-//! The wiring plan: which ROS entity serves which endpoint, on what topic, with what type, QoS
-//! and frame prefix; which endpoints feed /tf and /tf_static; which joint_states are merged;
-//! which rates the bridge gates on (seed 000 §13; seed 001 "ROS 2 bridge").
+//! The wiring plan: which ROS entity serves which endpoint, on what topic, with what type, QoS and
+//! frame prefix; which endpoints feed /tf and /tf_static; which joint_states are merged; which
+//! rates the bridge gates on.
 //!
 //! ROS-free: the plan is computed from the endpoint registry and the bridge config alone, so
 //! every naming, routing and merging rule is tested by plain `cargo test`. `bridge.rs` then

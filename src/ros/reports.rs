@@ -1,6 +1,6 @@
 //! Converters for the observers' structured reports that have a standard ROS message of their own
-//! (seed 001 core `energy_monitor`: "the message a real platform publishes, so a stack that already
-//! watches a battery needs no change"). Registered in [`crate::ros::convert::make_outbound`].
+//! ("the message a real platform publishes, so a stack that already watches a battery needs no
+//! change"). Registered in [`crate::ros::convert::make_outbound`].
 //!
 //! `EnergyReport` → `sensor_msgs/msg/BatteryState` (sensor_msgs 5.3, Jazzy), field by field:
 //!

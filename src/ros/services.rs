@@ -1,6 +1,5 @@
-//! Service handlers for `in` endpoints with a `service` hint, and the plumbing every server of
-//! the bridge shares (seed 003 "Declaring a robot interface": a service is a command whose outcome
-//! the caller needs).
+//! Service handlers for `in` endpoints with a `service` hint, and the plumbing every server of the
+//! bridge shares (a service is a command whose outcome the caller needs).
 //!
 //! * `std_srvs/srv/SetBool` — `model_override`'s `override` and a sensor's
 //!   `<address>/override` fault switch: the request's `data` is delivered as

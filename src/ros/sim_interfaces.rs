@@ -1,9 +1,7 @@
 //! `sim_interfaces`: the ROS 2 `simulation_interfaces` standard (1.5.1, as Jazzy distributes it)
-//! served natively, so a scenario or test harness drives roqsim with `ros2 service call` exactly
-//! as it drives Gazebo or Isaac Sim (seed 003 "simulation_interfaces services (ROS 2)",
-//! "Spawning is activation, not creation", "Moving one needs a free joint"; seed 004 "Physics
-//! step loop"; seed 002 "Pause freezes; it does not de-energize", "Reset rides the determinism
-//! anchor").
+//! served natively, so a scenario or test harness drives roqsim with `ros2 service call` exactly as
+//! it drives Gazebo or Isaac Sim: spawning is activation, not creation;
+//! moving one needs a free joint; a reset restores the determinism anchor.
 //!
 //! The semantics and every result code live in [`crate::engine::sim_control`] (ROS-free, tested there);
 //! this plugin only converts messages and decides *when* to answer:

@@ -1,5 +1,4 @@
-//! `actuators:` — stating the law a model's joints run under, and its gains, from the world
-//! (seed 000 §4 "Actuator overrides (actuators:)"; seed 003 "Stating a joint's gains").
+//! `actuators:` — stating the law a model's joints run under, and its gains, from the world.
 //!
 //! A spawn plugin (`spawn_arm`, `spawn_robot`) carries an optional block
 //!
@@ -15,8 +14,8 @@
 //! ```
 //!
 //! and this module rewrites the model's own actuators in the child `MjSpec` before it is attached
-//! (the file on disk is never touched; a world that declares nothing compiles the model as is).
-//! The four laws compile as seed 000 §4's table says (force = gain·ctrl + bias):
+//! (the file on disk is never touched; a world that declares nothing compiles the model as is). The
+//! four laws compile as this table says (force = gain·ctrl + bias):
 //!
 //! | control | commands | gains | gaintype / gainprm | biastype / biasprm |
 //! | --- | --- | --- | --- | --- |
@@ -34,7 +33,7 @@
 //!    not cascade: compensating before the tool is attached would leave the arm sagging by exactly
 //!    the tool's weight).
 //!
-//! Errors are split as the seed requires: a SHAPE error (an unknown key, a MuJoCo spelling, a gain
+//! Errors are split so the fix is clear: a SHAPE error (an unknown key, a MuJoCo spelling, a gain
 //! the stated law does not read, a bad number) is found by [`parse`] at config validation; anything
 //! that needs the model (an unknown actuator, a joint or tendon name under `each:`, a missing
 //! `ctrlrange`) is returned by [`apply`] at build. MuJoCo's own spellings (`kp`, `kv`, `kd`,
@@ -896,7 +895,7 @@ fn own_has(g: &Gains, k: &str) -> bool {
 /// `gravity_compensation:` of a spawn plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GravComp {
-    /// The seed's rule: every body the chain from the world down to it holds up through a joint
+    /// The rule: every body the chain from the world down to it holds up through a joint
     /// driven by a position or impedance actuator (not the load path to the ground).
     #[default]
     Auto,

@@ -12,7 +12,7 @@ pub use crate::mujoco::frames::FrameRef;
 
 use super::{body_names, find_site, frame_prefix, Pose};
 
-/// A vendor frame built as a site (seed 001 `spawn_robot` "Vendor frames").
+/// A vendor frame built as a site.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlacedFrame {
     /// Frame name (unprefixed; the site is `<prefix><name>` after attach).

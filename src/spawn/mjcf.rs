@@ -10,7 +10,7 @@ use mujoco_rs::wrappers::mj_editing::{Attach, MjsBody};
 pub const EMPTY_ROOM_HALF: f64 = 5.0;
 
 /// The built-in `empty_room`: a checker ground plane named `floor`, an overhead light and four
-/// 0.5 m walls enclosing a 10 m × 10 m room (seed 000 §4 "World definition").
+/// 0.5 m walls enclosing a 10 m × 10 m room.
 pub fn empty_room_xml() -> String {
     let h = EMPTY_ROOM_HALF;
     let t = 0.05; // wall half-thickness

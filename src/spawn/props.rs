@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::error::ConfigError;
 
-/// Who owns a placed thing's pose (seed 001 `spawn_model`, `box`).
+/// Who owns a placed thing's pose (`box`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Motion {

@@ -1,4 +1,4 @@
-//! The world document: a `sim:` block and a tree of `components:` (seed 003 "The world YAML").
+//! The world document: a `sim:` block and a tree of `components:`.
 //!
 //! Each component entry is a mapping with exactly one plugin-ref key (its value is the plugin's
 //! config map) plus the reserved siblings `name:` (the entry's label, default the ref),

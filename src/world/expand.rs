@@ -1,4 +1,4 @@
-//! Manifest expansion (seed 000 §4 "Model plugin manifests (expand)").
+//! Manifest expansion.
 //!
 //! While the document loads, every spawn entry's model manifest is spliced in as components of
 //! that entry: recursive and depth-first (a robot manifest may mount a device whose manifest

@@ -1,4 +1,4 @@
-//! Model discovery (seed 000 §4 "Model discovery") and model manifests.
+//! Model discovery and model manifests.
 //!
 //! A spawn plugin's `model:` string is one of:
 //! - a short name (`turtlebot4`): searched in this package's model roots;

@@ -1,5 +1,4 @@
-//! Overriding a world before it is built: `--set path=value` and `--override file.yaml`
-//! (seed 003 "Overriding the world"; seed 000 §9.1 "Reaching a sensor's config").
+//! Overriding a world before it is built: `--set path=value` and `--override file.yaml`.
 //!
 //! Both forms become a list of leaf assignments (`components.robot.rplidar.lidar.rays = 720`),
 //! applied in order (later wins). A path through `components` consumes segments while they name

@@ -1,5 +1,4 @@
-//! The world's `sim:` block: MuJoCo `<option>` passthroughs, pacing, seed and the world
-//! definition (seed 000 §4 "Solver options", "Contact overrides"; seed 003 "The world YAML").
+//! The world's `sim:` block: MuJoCo `<option>` passthroughs, pacing, seed and the world definition.
 //!
 //! Every key is optional. A key left out keeps MuJoCo's own value (or the world MJCF's), because
 //! the right value is a property of the experiment, not of the framework.
@@ -23,8 +22,8 @@ pub struct SimBlock {
     pub iterations: Option<u32>,
     /// Line-search iterations. Default: MuJoCo's (50).
     pub ls_iterations: Option<u32>,
-    /// No-slip iterations. MuJoCo's default 0 lets a gripped object creep out of the jaws:
-    /// a grasping world must set it (seed 000 §4: 10 cut the creep 137×).
+    /// No-slip iterations. MuJoCo's default 0 lets a gripped object creep out of the jaws: a
+    /// grasping world must set it (10 cut the creep 137×).
     pub noslip_iterations: Option<u32>,
     /// Ratio of frictional to normal constraint impedance. Default: MuJoCo's (1).
     pub impratio: Option<f64>,

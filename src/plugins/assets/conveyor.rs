@@ -1,4 +1,4 @@
-//! `conveyor`: a velocity-driven belt conveyor (seed 001 roqsim_assets `conveyor`).
+//! `conveyor`: a velocity-driven belt conveyor.
 //!
 //! Built from primitives (no conveyor model is bundled, so `model: conveyor` names this built-in
 //! belt): a welded bed (box, `length` × `width`, top at `height − 0.02`), two visual-only end

@@ -1,4 +1,4 @@
-//! `door`: a hinged (swing) door with a commandable opening (seed 001 roqsim_assets `door`).
+//! `door`: a hinged (swing) door with a commandable opening.
 //!
 //! Geometry, in the door frame (`pos` = the opening's CENTRE on the floor, `rpy` yaw aligning the
 //! closed leaf along its wall; x along the wall, y across it, z up): the opening spans x ∈

@@ -1,7 +1,7 @@
-//! Asset plugins (seed 001 roqsim_assets): a velocity-driven belt `conveyor` and a hinged `door`
-//! with a force-limited position actuator. Both build their geometry from primitives in `build`
-//! (no conveyor or door model is bundled), register an entity, and expose a transport-neutral
-//! command endpoint plus a blackboard handle.
+//! Asset plugins: a velocity-driven belt `conveyor` and a hinged `door` with a force-limited
+//! position actuator. Both build their geometry from primitives in `build` (no conveyor or door
+//! model is bundled), register an entity, and expose a transport-neutral command endpoint plus a
+//! blackboard handle.
 
 pub mod conveyor;
 pub mod door;

@@ -1,4 +1,4 @@
-//! Fault plugins (seed 000 §9.2 "Physical faults"; seed 001 "Injecting a physical fault").
+//! Fault plugins.
 //!
 //! `model_override` changes named MuJoCo model values mid-run on an external trigger (a
 //! std_srvs/SetBool service, or the blackboard handle in a ROS-free run) and reports whether the
@@ -12,7 +12,7 @@ pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
     vec![model_override::descriptor()]
 }
 
-/// What one step after a change says about it (seed 000 §9.2).
+/// What one step after a change says about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Verdict {
     /// Nothing the selection touches could be read (nothing in contact, a limit not binding):

@@ -1,6 +1,5 @@
 //! `model_override`: change named MuJoCo model values while a run is in progress, on an external
-//! trigger, and say whether the change landed (seed 000 §9.2; seed 001 core `model_override`,
-//! "Injecting a physical fault").
+//! trigger, and say whether the change landed.
 //!
 //! Each entry of `overrides:` names a field, a selection (`select:` names in the field's own
 //! namespace, or — geom fields only — every geom of `bodies:`' subtrees or of an `entity:`) and a
@@ -126,7 +125,7 @@ pub struct FieldRow {
     pub caveat: &'static str,
 }
 
-/// The curated allowlist (seed 000 §9.2; `roqsim scenes describe --overridable` reads it).
+/// The curated allowlist (`roqsim scenes describe --overridable` reads it).
 pub const FIELD_CATALOG: &[FieldRow] = &[
     FieldRow {
         name: "geom_friction",
@@ -181,7 +180,7 @@ pub fn refusal(field: &str) -> Option<String> {
     } else if field == "geom_priority" {
         "geom_priority is refused: priority also decides whose condim/solref/solimp a contact uses, so writing it would swap the contact's stiffness model at the instant of the fault, not just its friction. Select the geoms that own the contact instead (or both sides)".to_string()
     } else if field == "sensor_noise" {
-        "sensor_noise is refused: sensor perturbation belongs to each sensor's own config, switched mid-run by its `fault:` block (seed 000 §9.1), not to MuJoCo's sensor_noise field".to_string()
+        "sensor_noise is refused: sensor perturbation belongs to each sensor's own config, switched mid-run by its `fault:` block, not to MuJoCo's sensor_noise field".to_string()
     } else if field.starts_with("opt.") || field.starts_with("opt_") || field == "opt" {
         format!("`{field}` is refused: every opt.* global is owned by the sim: block and sim.contact_override, applied before compile, so it is in the compiled model and in the run's provenance; a runtime write would make the recorded value differ from the one that ran. Set it there")
     } else {

@@ -1,6 +1,5 @@
 //! `arm_controller`: joint-position hold for a manipulator, FollowJointTrajectory and
-//! GripperCommand execution on the physics thread, and joint-state publishing (seed 001
-//! `arm_controller`; seed 000 §7 "Who commands an arm", §13 grading on the final pose).
+//! GripperCommand execution on the physics thread, and joint-state publishing.
 //!
 //! **The only writer.** This plugin writes its arm's actuators every `pre_step`, whatever else
 //! happens — that write is the hardware holding the joints, and it never stops. What changes is

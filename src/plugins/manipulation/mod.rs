@@ -1,4 +1,4 @@
-//! roqsim_manipulation: arms, their end effectors and controllers (seed 001 "roqsim_manipulation").
+//! roqsim_manipulation: arms, their end effectors and controllers.
 //!
 //! - [`spawn_arm`]: attach an arm (on the ground, a mobile base or a rail), graft a gripper,
 //!   rewrite its actuators (`actuators:`), compensate gravity, register the `Arm` entity;

@@ -1,5 +1,4 @@
-//! `payload`: a carried payload, as added mass on one body of a robot (seed 001 core `payload`,
-//! "What a robot carries").
+//! `payload`: a carried payload, as added mass on one body of a robot.
 //!
 //! A point mass at the body's centre of mass: the body's mass grows by `mass` (kg) and its inertia
 //! does not change (a point mass has no inertia about its own centre). The write happens in

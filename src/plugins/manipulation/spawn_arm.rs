@@ -1,6 +1,5 @@
 //! `spawn_arm`: attach a manipulator MJCF into the world — to the ground, onto a mobile base, or
-//! onto a linear axis — with an optional end effector, actuator overrides and gravity
-//! compensation (seed 001 `spawn_arm`; seed 000 §4 "Actuator overrides (actuators:)").
+//! onto a linear axis — with an optional end effector, actuator overrides and gravity compensation.
 //!
 //! Build order inside this plugin (each step on the arm's own, unprefixed spec, before it is
 //! attached, so the file on disk is never touched):

@@ -1,5 +1,4 @@
-//! `ackermann_drive`: car-like steering + wheel-encoder odometry (seed 001 roqsim_mobile
-//! "ackermann_drive"; "Bases: three geometries, one interface").
+//! `ackermann_drive`: car-like steering + wheel-encoder odometry.
 //!
 //! A command is a forward speed and a centre steering angle δ (the yaw of a virtual wheel at the
 //! centre of the front axle). `cmd_vel` (v, w) states a curvature: δ = atan(w·L / v), clamped to
@@ -61,7 +60,7 @@ fn d_true() -> bool {
     true
 }
 
-/// Config of `ackermann_drive`. Defaults are the seed 001 example values (a 1:10 car).
+/// Config of `ackermann_drive`. Defaults are the example values (a 1:10 car).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AckermannDriveConfig {

@@ -1,5 +1,4 @@
-//! `diff_drive`: differential-drive (and skid-steer) kinematics + wheel-encoder odometry
-//! (seed 001 roqsim_mobile "diff_drive"; "Bases: three geometries, one interface").
+//! `diff_drive`: differential-drive (and skid-steer) kinematics + wheel-encoder odometry.
 //!
 //! A component of the entry that spawns the base (ownership is position). Each step it takes the
 //! newest command (the `cmd_vel` endpoint, the `robot:<name>` handle, or `test_cmd`), clamps it to
@@ -54,7 +53,7 @@ fn d_true() -> bool {
     true
 }
 
-/// Config of `diff_drive`. Defaults are the TurtleBot 4 / Create 3 values of seed 001.
+/// Config of `diff_drive`. Defaults are the TurtleBot 4 / Create 3 values.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffDriveConfig {

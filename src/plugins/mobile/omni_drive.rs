@@ -1,5 +1,4 @@
-//! `omni_drive`: holonomic (mecanum or swerve) base kinematics + odometry (seed 001 roqsim_mobile
-//! "omni_drive").
+//! `omni_drive`: holonomic (mecanum or swerve) base kinematics + odometry.
 //!
 //! Planar drive: the commanded body twist (vx, vy, wz) is applied to the base's free joint through
 //! three velocity actuators (`base_vx`, `base_vy` on its WORLD-frame translational DOFs, `base_wz`
@@ -73,7 +72,7 @@ fn d_true() -> bool {
     true
 }
 
-/// Config of `omni_drive`. Defaults are the PAL TIAGo OMNI Base values of seed 001.
+/// Config of `omni_drive`. Defaults are the PAL TIAGo OMNI Base values.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OmniDriveConfig {

@@ -1,5 +1,5 @@
 //! `spawn_robot`: attach a robot MJCF into the world, own its base spawn pose, build its vendor
-//! frames and register the robot entity (seed 001 `spawn_robot`; seed 000 §4 manifests).
+//! frames and register the robot entity.
 //!
 //! The model's `<model>.manifest.yaml` components (drive, sensors, mounts) are injected under
 //! this entry at load time by [`crate::world::expand::expand_manifest`] (off with

@@ -1,4 +1,4 @@
-//! `bumper`: which ZONE of a body is being pushed, every step (seed 001 core `bumper`).
+//! `bumper`: which ZONE of a body is being pushed, every step.
 //!
 //! A zone is a bearing sector in the base body's frame, radians counter-clockwise from +x:
 //! `{<zone>: [from, to]}`; a sector with `from > to` wraps through ±π (a rear zone is
@@ -37,7 +37,7 @@ fn d_rate() -> f64 {
     62.0
 }
 
-/// Default zones: `front` [-0.52, 0.52] and `left` [0.52, 1.57] as the seed lists them, plus the
+/// Default zones: `front` [-0.52, 0.52] and `left` [0.52, 1.57] (the catalogue's defaults), plus the
 /// mirrored `right` [-1.57, -0.52] (a front bumper's three switches).
 pub fn default_zones() -> BTreeMap<String, [f64; 2]> {
     BTreeMap::from([

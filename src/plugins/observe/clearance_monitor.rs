@@ -1,5 +1,4 @@
-//! `clearance_monitor`: how close an entity came to something it should not touch (seed 001 core
-//! `clearance_monitor`; seed 000 §9.1 "Proximity is a separate observable").
+//! `clearance_monitor`: how close an entity came to something it should not touch.
 //!
 //! Measured with MuJoCo's own `mj_geomDistance` between every watched geom (the entity's subtree,
 //! or `body:`'s) and every candidate geom outside it, so the nearest LIMB of an articulated

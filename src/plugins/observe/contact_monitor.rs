@@ -1,5 +1,4 @@
-//! `contact_monitor`: report when an entity touches something it should not (seed 001 core
-//! `contact_monitor`).
+//! `contact_monitor`: report when an entity touches something it should not.
 //!
 //! The watched set is the kinematic subtree of the entity this entry is nested under (or of
 //! `body:`): for a mobile base the chassis plus its wheels, so a wheel clipping a box counts as

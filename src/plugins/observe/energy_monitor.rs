@@ -1,5 +1,4 @@
-//! `energy_monitor`: what a robot's actuators cost it, integrated over the run (seed 001 core
-//! `energy_monitor`, "What a run cost").
+//! `energy_monitor`: what a robot's actuators cost it, integrated over the run.
 //!
 //! Measured, every physics step: per metered actuator, the torque a real drive supplies — the
 //! actuator's own force (`actuator_force`) plus its share of the gravity-compensation force on

@@ -1,8 +1,8 @@
-//! Observation plugins (seed 001 core): `contact_monitor` (did it touch), `bumper` (which zone is
-//! pressed), `clearance_monitor` (how close did it come), `energy_monitor` (what did it cost) and
+//! Observation plugins: `contact_monitor` (did it touch), `bumper` (which zone is pressed),
+//! `clearance_monitor` (how close did it come), `energy_monitor` (what did it cost) and
 //! `upright_monitor` (did it stay in the plane). Each watches the entity it is nested under
 //! (`requires_owner`), publishes a structured report on an out endpoint (plus the primitive member
-//! the seed names, through the `("ros2", "field", <member>)` hint) and puts a reader on the
+//! the catalog names, through the `("ros2", "field", <member>)` hint) and puts a reader on the
 //! blackboard for in-process consumers. None of them ever ends a trial: a threshold is the
 //! experiment's, stated in the experiment.
 //!

@@ -1,5 +1,4 @@
-//! `upright_monitor`: did a body a trial drives in the plane stop being in the plane (seed 001
-//! core `upright_monitor`).
+//! `upright_monitor`: did a body a trial drives in the plane stop being in the plane.
 //!
 //! Two departures, both judged only after `settle_s` of sim time (default 0.5 s), the moment the
 //! reference height is taken — where the body SETTLED, not where it was spawned, so a body

@@ -1,5 +1,5 @@
-//! `box`: a parametric rectangular box obstacle placed from the world YAML (seed 001
-//! roqsim_assets `box`). Also the shared builder of primitive props ([`build_primitive`]) that
+//! `box`: a parametric rectangular box obstacle placed from the world YAML.
+//! Also the shared builder of primitive props ([`build_primitive`]) that
 //! `boxes`, `cylinder` and `cylinders` use.
 //!
 //! Sizes are full extents (not MuJoCo half-extents). An omitted `pose.position.z` seats the box

@@ -1,4 +1,4 @@
-//! `boxes`: many parametric boxes from one config value (seed 001 roqsim_assets `boxes`), and
+//! `boxes`: many parametric boxes from one config value, and
 //! the population parsing shared with `cylinders`.
 //!
 //! Each instance accepts every key `box` does, plus an optional `name:` naming its entity

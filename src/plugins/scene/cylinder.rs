@@ -1,5 +1,5 @@
 //! `cylinder`: a parametric upright cylindrical obstacle, and `cylinders`, a population of them
-//! (seed 001 roqsim_assets `cylinder`, `cylinders`).
+//! (`cylinders`).
 //!
 //! `height` is the full height and `radius` a true radius (MuJoCo wants [radius, half-height];
 //! the conversion happens here). An omitted `pose.position.z` stands it on the floor. `mass`

@@ -1,5 +1,5 @@
 //! `floorplan`: a floorplan as the world — ground plane, light and walls built from wall
-//! segments with door openings (seed 001 roqsim_mobile `floorplan`). Flag `provides_world`: the
+//! segments with door openings. Flag `provides_world`: the
 //! engine then skips the built-in `empty_room`.
 //!
 //! The building comes from exactly one source: `lines:` inline, or `floorplan: <file.json>`

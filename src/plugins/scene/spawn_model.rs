@@ -1,5 +1,4 @@
-//! `spawn_model`: place a model as a prop from the world YAML, at a fixed pose (seed 001 core
-//! `spawn_model`).
+//! `spawn_model`: place a model as a prop from the world YAML, at a fixed pose.
 //!
 //! Unlike `spawn_robot`/`spawn_sensor` it brings no manifest: a prop is inert geometry. Its root
 //! body is placed at `pose` (an omitted z is the floor: the model's origin at z = 0). `motion`

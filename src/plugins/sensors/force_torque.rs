@@ -1,4 +1,4 @@
-//! `force_torque`: a six-axis force/torque sensor at a site (seed 001 `force_torque`).
+//! `force_torque`: a six-axis force/torque sensor at a site.
 //!
 //! Measurement. In `build` the plugin adds MuJoCo `force` and `torque` sensors on the site. MuJoCo
 //! reports the interaction force and torque the PARENT body exerts on the site's body subtree,

@@ -1,5 +1,5 @@
-//! `ground_truth_pose`: the exact pose of an entity's body or site as a TF frame (seed 001
-//! roqsim_sensors "ground_truth_pose"). What a grader compares odometry and localisation against;
+//! `ground_truth_pose`: the exact pose of an entity's body or site as a TF frame.
+//! What a grader compares odometry and localisation against;
 //! never noisy.
 //!
 //! The entity is the one this entry is nested under (`requires_owner`). The pose is read from the

@@ -1,5 +1,4 @@
-//! `imu`: a strap-down IMU — angular rate, proper acceleration and attitude at a site (seed 001
-//! "imu"; noise per seed 000 §9.1).
+//! `imu`: a strap-down IMU — angular rate, proper acceleration and attitude at a site.
 //!
 //! Measurement. In `build` the plugin adds three MuJoCo sensors on the IMU site — `gyro`
 //! (angular velocity, site frame), `accelerometer` (specific force, site frame: a resting IMU
@@ -41,8 +40,8 @@ use crate::plugin_descriptor;
 use crate::plugins::shared::unprefixed;
 use crate::spawn::frame_prefix;
 
-/// Keys an imu's `fault:` block may write: the noise, the biases and `orientation` (seed 001), so a
-/// trial can drop the attitude channel or triple the rate noise partway through.
+/// Keys an imu's `fault:` block may write: the noise, the biases and `orientation`, so a trial can
+/// drop the attitude channel or triple the rate noise partway through.
 pub const FAULT_ALLOWLIST: FaultAllowlist = FaultAllowlist {
     sensor: "imu",
     per_frame: &[
@@ -79,8 +78,8 @@ fn default_true() -> bool {
     true
 }
 
-/// Config of `imu` (seed 001 "imu"). Names resolve under the prefix of the entity the entry is
-/// nested under; at the top of a document (no entity) `body` or `site` is required.
+/// Config of `imu`. Names resolve under the prefix of the entity the entry is nested under; at the
+/// top of a document (no entity) `body` or `site` is required.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImuConfig {

@@ -1,5 +1,5 @@
 //! `joint_state_publisher`: every hinge and slide joint of an entity as one `joint_states`
-//! message (seed 001 core "joint_state_publisher"), the way ros2_control's
+//! message, the way ros2_control's
 //! joint_state_broadcaster does.
 //!
 //! The entity read is the one this entry is nested under (`requires_owner`). Names are published

@@ -1,5 +1,5 @@
 //! `lidar`: a 2D laser scanner by batched ray casting through the one raycast seam
-//! ([`crate::mujoco::raycast::RayBatch::cast`], no GL) — seed 001 "lidar" (+ lidar_common), seed 000 §9.1.
+//! ([`crate::mujoco::raycast::RayBatch::cast`], no GL)
 //!
 //! Geometry. Rays are cast from a site, in the site's xy plane (the scan plane), ray `i` at
 //! bearing `angle_min + i * angle_increment` counter-clockwise from the site's +x, with
@@ -41,9 +41,9 @@ use crate::plugin::{Hooks, Plugin, PluginArgs, ValidateConfig};
 use crate::plugins::shared::unprefixed;
 use crate::spawn::frame_prefix;
 
-/// Keys a lidar's `fault:` block may write: the ones read on every scan (seed 001 "Only keys the
-/// sensor reads per frame may be written", plus `too_close`/`no_return`, which are substituted per
-/// ray per scan). Everything else is refused by name, with the reason.
+/// Keys a lidar's `fault:` block may write: the ones read on every scan (plus
+/// `too_close`/`no_return`, which are substituted per ray per scan). Everything else is refused by
+/// name, with the reason.
 pub const FAULT_ALLOWLIST: FaultAllowlist = FaultAllowlist {
     sensor: "lidar",
     per_frame: &[
@@ -147,7 +147,7 @@ fn default_no_return() -> RangeValue {
 /// Most rays a 2D scan may have (a 0.01° scanner has 36,000).
 pub const MAX_RAYS: u32 = 100_000;
 
-/// Config of `lidar` (seed 001 "lidar" and lidar_common). Names (`site`, `exclude_body`,
+/// Config of `lidar`. Names (`site`, `exclude_body`,
 /// `tf_parent`) are the model's own, unprefixed: they resolve under the prefix of the entity the
 /// entry is nested under (none at the top of a document).
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -805,7 +805,7 @@ impl Plugin for Lidar {
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
-        // A fault does not survive reset (seed 001): the next trial starts nominal.
+        // A fault does not survive reset: the next trial starts nominal.
         self.fault.set(false);
         if let Some(f) = &mut self.fault_service {
             f.reset();

@@ -1,6 +1,5 @@
 //! `spawn_sensor`: attach a sensor device model at a mount pose — on a carrier it is nested
-//! under (a robot's vendor mount), on a body of an earlier spawn, or in the world (seed 001
-//! `spawn_sensor`; seed 000 §4 "Model plugin manifests").
+//! under (a robot's vendor mount), on a body of an earlier spawn, or in the world.
 //!
 //! The device's manifest brings its capture plugin (an RPLIDAR brings `lidar`). While the world
 //! loads, [`expand`] fills the manifest's `{frame_id}` and `{parent_frame}` placeholders (and

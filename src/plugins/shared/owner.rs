@@ -36,7 +36,7 @@ pub struct Scope {
 
 impl Scope {
     /// Scope for `entity`, with an optional `namespace:` override (empty = inherit the entity's,
-    /// as the seed's `namespace: ""` default reads).
+    /// as the `namespace: ""` default reads).
     pub fn new(entity: &Entity, namespace: Option<&str>) -> Scope {
         let ns = namespace
             .filter(|s| !s.trim_matches('/').is_empty())
