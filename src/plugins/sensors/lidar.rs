@@ -30,15 +30,15 @@ use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::payload::{LaserScan, Transform};
+use crate::context::payload::LaserScan;
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::error::{ConfigError, HookResult};
 use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
-use crate::mujoco::frames::{relative_transform, resolve_name, FrameRef};
+use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::plugins::shared::unprefixed;
+use crate::plugins::sensors::ray_mount::{MountSpec, MountTf};
 use crate::spawn::frame_prefix;
 
 /// Keys a lidar's `fault:` block may write: the ones read on every scan (plus
@@ -571,8 +571,7 @@ pub struct Lidar {
     cos_sin: Vec<(f64, f64)>,
     batch: RayBatch,
     scan_ep: EndpointId,
-    tf_ep: Option<EndpointId>,
-    tf: Option<Transform>,
+    mount: Option<MountTf>,
     scan_time: f32,
     reader: LidarReader,
 }
@@ -598,8 +597,7 @@ impl Lidar {
             cos_sin: Vec::new(),
             batch: RayBatch::new(n),
             scan_ep: 0,
-            tf_ep: None,
-            tf: None,
+            mount: None,
             scan_time: 0.0,
             reader: LidarReader::default(),
             cfg,
@@ -755,38 +753,19 @@ impl Plugin for Lidar {
         }
 
         if self.cfg.emit_static_tf {
-            let (parent_name, parent) = match &self.cfg.tf_parent {
-                Some(p) => (
-                    p.clone(),
-                    FrameRef::resolve(ctx.model(), "tf_parent", p, &prefix, ent.as_ref())?,
-                ),
-                None => match (&ent, self.exclude_id) {
-                    (Some(e), _) => {
-                        let id = ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).ok_or_else(|| {
-                            format!("tf_parent: the root body `{}` of entity `{}` is not in the compiled model", e.body, e.name)
-                        })?;
-                        (unprefixed(&e.body, &e.prefix).to_string(), FrameRef::Body(id))
-                    }
-                    (None, Some(b)) => {
-                        (self.cfg.exclude_body.clone().unwrap_or_default(), FrameRef::Body(b))
-                    }
-                    (None, None) => ("world".to_string(), FrameRef::Body(0)),
+            self.mount = Some(MountTf::register(
+                ctx,
+                &MountSpec {
+                    tf_parent: self.cfg.tf_parent.as_deref(),
+                    exclude: self.exclude_id.zip(self.cfg.exclude_body.as_deref()),
+                    ent: ent.as_ref(),
+                    prefix: &prefix,
+                    site_id: self.site_id,
+                    frame_id: &self.frame_id,
+                    owner,
+                    namespace: &ns,
                 },
-            };
-            let tf = relative_transform(
-                ctx.model(),
-                parent,
-                FrameRef::Site(self.site_id),
-                &parent_name,
-                &self.frame_id,
-            );
-            self.tf = Some(tf);
-            let ep = Endpoint::out("tf_static")
-                .owner(owner)
-                .namespace(&ns)
-                .frame_prefix(&frame_prefix(&ns))
-                .hint("ros2", "tf", "static");
-            self.tf_ep = Some(ctx.interface.add(ep));
+            )?);
         }
 
         if self.degraded.is_some() {
@@ -811,8 +790,8 @@ impl Plugin for Lidar {
             f.reset();
         }
         *self.reader.latest.borrow_mut() = None;
-        if let (Some(id), Some(tf)) = (self.tf_ep, &self.tf) {
-            ctx.interface.publish(id, ctx.tick, Payload::Transforms(vec![tf.clone()]));
+        if let Some(m) = &self.mount {
+            m.announce(ctx);
         }
         Ok(())
     }

@@ -32,14 +32,14 @@ use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::payload::{PointCloud, Transform};
+use crate::context::payload::PointCloud;
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugins::sensors::lidar::{LidarConfig, RangeValue, ScanParams};
-use crate::plugins::sensors::ray_mount::static_mount_tf;
+use crate::plugins::sensors::ray_mount::{MountSpec, MountTf};
 use crate::spawn::frame_prefix;
 
 /// What a ray without a measured return publishes.
@@ -372,8 +372,7 @@ pub struct LivoxMid360 {
     frame_id: String,
     batch: RayBatch,
     ep: EndpointId,
-    tf_ep: Option<EndpointId>,
-    tf: Option<Transform>,
+    mount: Option<MountTf>,
     reader: CloudReader,
 }
 
@@ -392,8 +391,7 @@ impl LivoxMid360 {
             exclude_id: None,
             frame_id: String::new(),
             ep: 0,
-            tf_ep: None,
-            tf: None,
+            mount: None,
             reader: CloudReader::default(),
             cfg,
         }
@@ -488,22 +486,19 @@ impl Plugin for LivoxMid360 {
             .hint("ros2", "topic", topic);
         self.ep = ctx.interface.add(ep);
         if self.cfg.emit_static_tf {
-            let excl = self.exclude_id.zip(self.cfg.exclude_body.as_deref());
-            self.tf = Some(static_mount_tf(
+            self.mount = Some(MountTf::register(
                 ctx,
-                self.cfg.tf_parent.as_deref(),
-                excl,
-                ent.as_ref(),
-                &prefix,
-                self.site_id,
-                &self.frame_id,
+                &MountSpec {
+                    tf_parent: self.cfg.tf_parent.as_deref(),
+                    exclude: self.exclude_id.zip(self.cfg.exclude_body.as_deref()),
+                    ent: ent.as_ref(),
+                    prefix: &prefix,
+                    site_id: self.site_id,
+                    frame_id: &self.frame_id,
+                    owner,
+                    namespace: &ns,
+                },
             )?);
-            let ep = Endpoint::out("tf_static")
-                .owner(owner)
-                .namespace(&ns)
-                .frame_prefix(&frame_prefix(&ns))
-                .hint("ros2", "tf", "static");
-            self.tf_ep = Some(ctx.interface.add(ep));
         }
         ctx.blackboard.set(reader_key(&self.address), self.reader.clone());
         Ok(())
@@ -511,8 +506,8 @@ impl Plugin for LivoxMid360 {
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
         *self.reader.latest.borrow_mut() = None;
-        if let (Some(id), Some(tf)) = (self.tf_ep, &self.tf) {
-            ctx.interface.publish(id, ctx.tick, Payload::Transforms(vec![tf.clone()]));
+        if let Some(m) = &self.mount {
+            m.announce(ctx);
         }
         Ok(())
     }

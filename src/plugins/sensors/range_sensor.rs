@@ -29,14 +29,14 @@ use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::payload::{Range, Transform};
+use crate::context::payload::Range;
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugins::sensors::lidar::{LidarConfig, RangeValue, ScanParams, Special};
-use crate::plugins::sensors::ray_mount::static_mount_tf;
+use crate::plugins::sensors::ray_mount::{MountSpec, MountTf};
 use crate::spawn::frame_prefix;
 
 fn default_rate() -> f64 {
@@ -354,8 +354,7 @@ pub struct RangeSensor {
     frame_id: String,
     batch: RayBatch,
     ep: EndpointId,
-    tf_ep: Option<EndpointId>,
-    tf: Option<Transform>,
+    mount: Option<MountTf>,
     reader: RangeReader,
 }
 
@@ -375,8 +374,7 @@ impl RangeSensor {
             exclude_id: None,
             frame_id: String::new(),
             ep: 0,
-            tf_ep: None,
-            tf: None,
+            mount: None,
             reader: RangeReader::default(),
             cfg,
         }
@@ -509,22 +507,19 @@ impl Plugin for RangeSensor {
         self.ep = ctx.interface.add(ep);
 
         if self.cfg.emit_static_tf {
-            let excl = self.exclude_id.zip(self.cfg.exclude_body.as_deref());
-            self.tf = Some(static_mount_tf(
+            self.mount = Some(MountTf::register(
                 ctx,
-                self.cfg.tf_parent.as_deref(),
-                excl,
-                ent.as_ref(),
-                &prefix,
-                self.site_id,
-                &self.frame_id,
+                &MountSpec {
+                    tf_parent: self.cfg.tf_parent.as_deref(),
+                    exclude: self.exclude_id.zip(self.cfg.exclude_body.as_deref()),
+                    ent: ent.as_ref(),
+                    prefix: &prefix,
+                    site_id: self.site_id,
+                    frame_id: &self.frame_id,
+                    owner,
+                    namespace: &ns,
+                },
             )?);
-            let ep = Endpoint::out("tf_static")
-                .owner(owner)
-                .namespace(&ns)
-                .frame_prefix(&frame_prefix(&ns))
-                .hint("ros2", "tf", "static");
-            self.tf_ep = Some(ctx.interface.add(ep));
         }
         ctx.blackboard.set(reader_key(&self.address), self.reader.clone());
         Ok(())
@@ -532,8 +527,8 @@ impl Plugin for RangeSensor {
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
         *self.reader.latest.borrow_mut() = None;
-        if let (Some(id), Some(tf)) = (self.tf_ep, &self.tf) {
-            ctx.interface.publish(id, ctx.tick, Payload::Transforms(vec![tf.clone()]));
+        if let Some(m) = &self.mount {
+            m.announce(ctx);
         }
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! The static mount transform every ray sensor publishes (`tf_parent -> frame_id`), measured from
-//! the compiled model: one rule for the 2D lidar's siblings (`range_sensor`, `livox_mid360`).
+//! the compiled model: one rule for `lidar`, `range_sensor` and `livox_mid360`.
 //!
 //! `tf_parent` defaults to the root body of the entity carrying the sensor, else the resolved
 //! `exclude_body` (the housing), else `world` for a sensor nothing carries.
@@ -7,9 +7,11 @@
 use mujoco_rs::prelude::*;
 
 use crate::context::payload::Transform;
+use crate::context::{Endpoint, EndpointId, Payload};
 use crate::context::{Entity, SimContext};
 use crate::mujoco::frames::{relative_transform, FrameRef};
 use crate::plugins::shared::unprefixed;
+use crate::spawn::frame_prefix;
 
 /// The mount transform of the sensor at `site_id`, named `frame_id`.
 pub fn static_mount_tf(
@@ -39,4 +41,52 @@ pub fn static_mount_tf(
         },
     };
     Ok(relative_transform(ctx.model(), parent, FrameRef::Site(site_id), &parent_name, frame_id))
+}
+
+/// A ray sensor's static mount transform and the `tf_static` endpoint it is announced on (at
+/// configure and again after every reset, so a late TF listener still gets it).
+pub struct MountTf {
+    ep: EndpointId,
+    tf: Transform,
+}
+
+/// Where a mount transform is measured and announced.
+pub struct MountSpec<'a> {
+    /// The config's `tf_parent`, if set.
+    pub tf_parent: Option<&'a str>,
+    /// The resolved `exclude_body` (id, name as written), if any.
+    pub exclude: Option<(usize, &'a str)>,
+    /// The entity carrying the sensor.
+    pub ent: Option<&'a Entity>,
+    /// That entity's MJCF name prefix.
+    pub prefix: &'a str,
+    /// The sensor's site.
+    pub site_id: usize,
+    /// The sensor's frame id.
+    pub frame_id: &'a str,
+    /// The endpoint owner (the carrier's address).
+    pub owner: Option<&'a str>,
+    /// The transport namespace.
+    pub namespace: &'a str,
+}
+
+impl MountTf {
+    /// Measure the mount transform and register its `tf_static` endpoint.
+    pub fn register(ctx: &mut SimContext, s: &MountSpec) -> Result<MountTf, String> {
+        let tf =
+            static_mount_tf(ctx, s.tf_parent, s.exclude, s.ent, s.prefix, s.site_id, s.frame_id)?;
+        let ep = ctx.interface.add(
+            Endpoint::out("tf_static")
+                .owner(s.owner)
+                .namespace(s.namespace)
+                .frame_prefix(&frame_prefix(s.namespace))
+                .hint("ros2", "tf", "static"),
+        );
+        Ok(MountTf { ep, tf })
+    }
+
+    /// Publish the transform (on reset).
+    pub fn announce(&self, ctx: &mut SimContext) {
+        ctx.interface.publish(self.ep, ctx.tick, Payload::Transforms(vec![self.tf.clone()]));
+    }
 }
