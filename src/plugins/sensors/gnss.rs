@@ -32,9 +32,7 @@
 //! `ublox_gps` publishes; rename with `topics: {fix: gps/fix}`. Blackboard: `gnss:<address>` holds
 //! a [`GnssReader`].
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
@@ -242,17 +240,7 @@ pub struct GnssReading {
 }
 
 /// In-process access to a receiver's latest fix (blackboard `gnss:<address>`).
-#[derive(Debug, Clone, Default)]
-pub struct GnssReader {
-    latest: Rc<RefCell<Option<GnssReading>>>,
-}
-
-impl GnssReader {
-    /// The latest fix (a copy), if one was made since the last reset.
-    pub fn latest(&self) -> Option<GnssReading> {
-        self.latest.borrow().clone()
-    }
-}
+pub type GnssReader = crate::plugins::shared::latest::Latest<GnssReading>;
 
 /// Blackboard key of a receiver's reader.
 pub fn reader_key(address: &str) -> String {
@@ -471,7 +459,7 @@ impl Plugin for Gnss {
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
-        *self.reader.latest.borrow_mut() = None;
+        self.reader.clear();
         // Each episode's bias starts from its stationary distribution (distinct stream name, so
         // it never repeats the first update's draws).
         self.bias = [0.0; 3];
@@ -495,7 +483,7 @@ impl Plugin for Gnss {
         if let Some(v) = &r.velocity {
             ctx.interface.publish(self.vel_ep, ctx.tick, Payload::TwistCov(v.clone()));
         }
-        *self.reader.latest.borrow_mut() = Some(r);
+        self.reader.set(r);
         Ok(())
     }
 }

@@ -21,10 +21,8 @@
 //! `tf: static` hint) carrying `tf_parent -> frame_id` measured from the compiled model, published
 //! at every reset. Blackboard: `lidar:<address>` holds a [`LidarReader`] of the latest scan.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::f64::consts::TAU;
-use std::rc::Rc;
 
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
@@ -530,21 +528,7 @@ impl ValidateConfig for LidarConfig {
 }
 
 /// In-process access to a lidar's latest scan (blackboard `lidar:<address>`).
-#[derive(Debug, Clone, Default)]
-pub struct LidarReader {
-    latest: Rc<RefCell<Option<LaserScan>>>,
-}
-
-impl LidarReader {
-    /// The latest scan (a copy), if one was taken since the last reset.
-    pub fn latest(&self) -> Option<LaserScan> {
-        self.latest.borrow().clone()
-    }
-    /// Run `f` on the latest scan without copying it.
-    pub fn with<R>(&self, f: impl FnOnce(Option<&LaserScan>) -> R) -> R {
-        f(self.latest.borrow().as_ref())
-    }
-}
+pub type LidarReader = crate::plugins::shared::latest::Latest<LaserScan>;
 
 /// Blackboard key of a lidar's reader.
 pub fn reader_key(address: &str) -> String {
@@ -789,7 +773,7 @@ impl Plugin for Lidar {
         if let Some(f) = &mut self.fault_service {
             f.reset();
         }
-        *self.reader.latest.borrow_mut() = None;
+        self.reader.clear();
         if let Some(m) = &self.mount {
             m.announce(ctx);
         }
@@ -804,7 +788,7 @@ impl Plugin for Lidar {
             return Ok(());
         }
         let scan = self.scan(ctx)?;
-        *self.reader.latest.borrow_mut() = Some(scan.clone());
+        self.reader.set(scan.clone());
         ctx.interface.publish(self.scan_ep, ctx.tick, Payload::LaserScan(scan));
         Ok(())
     }

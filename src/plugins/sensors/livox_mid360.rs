@@ -23,10 +23,8 @@
 //! Cost: one `mj_multiRay` of `horizontal_rays × vertical_rays` rays per scan on the physics
 //! thread (20,160 by default); bench numbers are in docs/sensors.md.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::f64::consts::TAU;
-use std::rc::Rc;
 
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
@@ -332,17 +330,7 @@ impl ValidateConfig for LivoxMid360Config {
 }
 
 /// In-process access to the latest cloud (blackboard `livox_mid360:<address>`).
-#[derive(Debug, Clone, Default)]
-pub struct CloudReader {
-    latest: Rc<RefCell<Option<PointCloud>>>,
-}
-
-impl CloudReader {
-    /// The latest cloud (a copy), if one was cast since the last reset.
-    pub fn latest(&self) -> Option<PointCloud> {
-        self.latest.borrow().clone()
-    }
-}
+pub type CloudReader = crate::plugins::shared::latest::Latest<PointCloud>;
 
 /// Blackboard key of a Mid-360's reader.
 pub fn reader_key(address: &str) -> String {
@@ -505,7 +493,7 @@ impl Plugin for LivoxMid360 {
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
-        *self.reader.latest.borrow_mut() = None;
+        self.reader.clear();
         if let Some(m) = &self.mount {
             m.announce(ctx);
         }
@@ -517,7 +505,7 @@ impl Plugin for LivoxMid360 {
             return Ok(());
         }
         let cloud = self.scan(ctx)?;
-        *self.reader.latest.borrow_mut() = Some(cloud.clone());
+        self.reader.set(cloud.clone());
         ctx.interface.publish(self.ep, ctx.tick, Payload::PointCloud(cloud));
         Ok(())
     }

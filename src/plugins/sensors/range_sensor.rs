@@ -21,9 +21,7 @@
 //! from the compiled model, published at every reset). Noise draws come from
 //! `ctx.rng_for("range_sensor:<address>")`.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
@@ -314,17 +312,7 @@ pub struct RangeReading {
 }
 
 /// In-process access to a range sensor's latest reading (blackboard `range_sensor:<address>`).
-#[derive(Debug, Clone, Default)]
-pub struct RangeReader {
-    latest: Rc<RefCell<Option<RangeReading>>>,
-}
-
-impl RangeReader {
-    /// The latest reading (a copy), if one was taken since the last reset.
-    pub fn latest(&self) -> Option<RangeReading> {
-        self.latest.borrow().clone()
-    }
-}
+pub type RangeReader = crate::plugins::shared::latest::Latest<RangeReading>;
 
 /// Blackboard key of a range sensor's reader.
 pub fn reader_key(address: &str) -> String {
@@ -526,7 +514,7 @@ impl Plugin for RangeSensor {
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
-        *self.reader.latest.borrow_mut() = None;
+        self.reader.clear();
         if let Some(m) = &self.mount {
             m.announce(ctx);
         }
@@ -539,7 +527,7 @@ impl Plugin for RangeSensor {
         }
         let r = self.read(ctx)?;
         ctx.interface.publish(self.ep, ctx.tick, Payload::Range(r.range.clone()));
-        *self.reader.latest.borrow_mut() = Some(r);
+        self.reader.set(r);
         Ok(())
     }
 }

@@ -4,6 +4,7 @@
 //! (joint_states). Their items are re-exported here.
 
 pub mod joints;
+pub mod latest;
 pub mod owner;
 pub mod resolve;
 
