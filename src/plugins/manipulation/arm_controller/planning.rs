@@ -1,0 +1,160 @@
+//! Turning a FollowJointTrajectory goal into an execution: tolerances and validation with
+//! control_msgs' result codes.
+
+use super::*;
+
+impl ArmController {
+    /// The goal tolerance (rad) of joint `name` under `goal`, if any.
+    pub(super) fn tolerance_for(&self, name: &str, goal: &TrajectoryGoal) -> Option<f64> {
+        if let Some(t) = goal.goal_tolerance.iter().find(|t| t.name == name) {
+            if t.position > 0.0 {
+                return Some(t.position);
+            }
+            if t.position < 0.0 {
+                return None;
+            }
+        }
+        let model_name = name.strip_prefix(&self.cfg.joint_prefix).unwrap_or(name);
+        let v = match &self.cfg.goal_tolerance {
+            Some(Tolerance::Scalar(v)) => *v,
+            Some(Tolerance::PerJoint(m)) => {
+                m.get(model_name).or_else(|| m.get(name)).copied().unwrap_or(DEFAULT_GOAL_TOLERANCE)
+            }
+            None => DEFAULT_GOAL_TOLERANCE,
+        };
+        (v > 0.0).then_some(v)
+    }
+
+    /// Validate a trajectory and build its execution. Err = (code, message).
+    pub(super) fn plan(
+        &self,
+        ctx: &SimContext,
+        goal: &TrajectoryGoal,
+        call: Option<ActionCall>,
+    ) -> Result<Exec, (i32, String)> {
+        let mine: Vec<&str> = self.joints.iter().map(|j| j.name.as_str()).collect();
+        if goal.joint_names.is_empty() {
+            return Err((codes::INVALID_JOINTS, "the trajectory names no joints".into()));
+        }
+        let mut idx = Vec::new();
+        for (k, n) in goal.joint_names.iter().enumerate() {
+            let Some(i) = mine.iter().position(|m| m == n) else {
+                return Err((
+                    codes::INVALID_JOINTS,
+                    format!(
+                        "joint `{n}` is not commanded by controller `{}`; its joints: [{}]",
+                        self.cfg.controller_name,
+                        mine.join(", ")
+                    ),
+                ));
+            };
+            if goal.joint_names[..k].contains(n) {
+                return Err((codes::INVALID_JOINTS, format!("joint `{n}` is named twice")));
+            }
+            idx.push(i);
+        }
+        if goal.points.is_empty() {
+            return Err((codes::INVALID_GOAL, "the trajectory has no points".into()));
+        }
+        let nj = goal.joint_names.len();
+        let mut prev = -1.0;
+        for (p, pt) in goal.points.iter().enumerate() {
+            if pt.positions.len() != nj {
+                return Err((codes::INVALID_GOAL, format!("point {p} has {} positions for {nj} joints (a position controller needs positions)", pt.positions.len())));
+            }
+            if !(pt.velocities.is_empty() || pt.velocities.len() == nj)
+                || !(pt.accelerations.is_empty() || pt.accelerations.len() == nj)
+            {
+                return Err((
+                    codes::INVALID_GOAL,
+                    format!("point {p}: velocities/accelerations must be empty or one per joint"),
+                ));
+            }
+            if pt
+                .positions
+                .iter()
+                .chain(&pt.velocities)
+                .chain(&pt.accelerations)
+                .any(|v| !v.is_finite())
+                || !pt.time_from_start.is_finite()
+            {
+                return Err((codes::INVALID_GOAL, format!("point {p} has a non-finite value")));
+            }
+            if pt.time_from_start < 0.0 || pt.time_from_start <= prev {
+                return Err((
+                    codes::INVALID_GOAL,
+                    format!(
+                        "point {p}: time_from_start {} s is not after the previous point's",
+                        pt.time_from_start
+                    ),
+                ));
+            }
+            prev = pt.time_from_start;
+        }
+        let q = ctx.data().qpos();
+        let v = ctx.data().qvel();
+        let all_vel = goal.points.iter().all(|p| !p.velocities.is_empty());
+        let all_acc = all_vel && goal.points.iter().all(|p| !p.accelerations.is_empty());
+        let knots = idx
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let j = &self.joints[i];
+                let mut ks = vec![Knot {
+                    t: 0.0,
+                    q: q[j.qpos],
+                    v: all_vel.then_some(v[j.dof]),
+                    a: all_acc.then_some(0.0),
+                }];
+                for pt in &goal.points {
+                    ks.push(Knot {
+                        t: pt.time_from_start,
+                        q: pt.positions[k],
+                        v: all_vel.then(|| pt.velocities[k]),
+                        a: all_acc.then(|| pt.accelerations[k]),
+                    });
+                }
+                (i, ks)
+            })
+            .collect();
+        let tol =
+            idx.iter().map(|&i| (i, self.tolerance_for(&self.joints[i].name, goal))).collect();
+        let vel_tol = idx
+            .iter()
+            .map(|&i| {
+                let t = goal
+                    .goal_tolerance
+                    .iter()
+                    .find(|t| t.name == self.joints[i].name)
+                    .map(|t| t.velocity)
+                    .unwrap_or(0.0);
+                (
+                    i,
+                    if t > 0.0 {
+                        t
+                    } else if t < 0.0 {
+                        f64::INFINITY
+                    } else {
+                        self.cfg.stopped_velocity_tolerance.max(1e-12)
+                    },
+                )
+            })
+            .collect();
+        let time_tol = if goal.goal_time_tolerance > 0.0 {
+            goal.goal_time_tolerance
+        } else {
+            self.cfg.goal_time_tolerance
+        };
+        let now = ctx.sim_time();
+        Ok(Exec {
+            call,
+            knots,
+            start: now,
+            t_last: prev,
+            tol,
+            vel_tol,
+            time_tol,
+            last_feedback: f64::NEG_INFINITY,
+        })
+    }
+}
