@@ -85,31 +85,9 @@ fn plugin_rows(list: &[Component], parent: Option<&str>, enabled: bool, rows: &m
     }
 }
 
-/// `*` and `?` glob match (whole name).
+/// `*` and `?` glob match (whole name); a pattern that is not a glob matches only itself.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    let (mut pi, mut ni, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
-    while ni < n.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
-            pi += 1;
-            ni += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            pi += 1;
-            mark = ni;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ni = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
+    glob::Pattern::new(pattern).map(|p| p.matches(name)).unwrap_or(pattern == name)
 }
 
 /// The allowlisted runtime-writable fields (no model needed).

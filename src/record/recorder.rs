@@ -46,8 +46,8 @@ pub enum TopicFilter {
     All,
     /// No ROS topics.
     None,
-    /// Topics matching any of these globs (`*` matches any run of characters).
-    Globs(Vec<String>),
+    /// Topics matching any of these globs (`*` matches any run of characters, `?` one).
+    Globs(Vec<glob::Pattern>),
 }
 
 impl TopicFilter {
@@ -59,9 +59,16 @@ impl TopicFilter {
             "" => {
                 Err("--record-topics is empty: give all, none or topic globs like /robot/*".into())
             }
-            list => Ok(TopicFilter::Globs(
-                list.split(',').map(|g| g.trim().to_string()).filter(|g| !g.is_empty()).collect(),
-            )),
+            list => list
+                .split(',')
+                .map(str::trim)
+                .filter(|g| !g.is_empty())
+                .map(|g| {
+                    glob::Pattern::new(g)
+                        .map_err(|e| format!("--record-topics: `{g}` is not a topic glob: {e}"))
+                })
+                .collect::<Result<_, _>>()
+                .map(TopicFilter::Globs),
         }
     }
 
@@ -70,33 +77,9 @@ impl TopicFilter {
         match self {
             TopicFilter::All => true,
             TopicFilter::None => false,
-            TopicFilter::Globs(gs) => gs.iter().any(|g| glob(g, topic)),
+            TopicFilter::Globs(gs) => gs.iter().any(|g| g.matches(topic)),
         }
     }
-}
-
-fn glob(pattern: &str, s: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == s;
-    }
-    let mut rest = s;
-    for (i, p) in parts.iter().enumerate() {
-        if i == 0 {
-            match rest.strip_prefix(p) {
-                Some(r) => rest = r,
-                None => return false,
-            }
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(p);
-        } else {
-            match rest.find(p) {
-                Some(k) => rest = &rest[k + p.len()..],
-                None => return false,
-            }
-        }
-    }
-    true
 }
 
 /// `--record` options.
@@ -574,8 +557,12 @@ mod tests {
         assert!(f.keeps("/clock"));
         assert!(!f.keeps("/tf"));
         assert!(TopicFilter::parse("none").unwrap() == TopicFilter::None);
-        assert!(glob("/a/*/scan", "/a/b/scan"));
-        assert!(!glob("/a/*/scan", "/a/b/odom"));
+        let f = TopicFilter::parse("/a/*/scan").unwrap();
+        assert!(f.keeps("/a/b/scan") && !f.keeps("/a/b/odom"));
+        assert_eq!(
+            TopicFilter::parse("/a/[b").unwrap_err(),
+            "--record-topics: `/a/[b` is not a topic glob: Pattern syntax error near position 3: invalid range pattern"
+        );
         assert_eq!(
             TopicFilter::parse(" ").unwrap_err(),
             "--record-topics is empty: give all, none or topic globs like /robot/*"

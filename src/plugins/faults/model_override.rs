@@ -51,7 +51,7 @@
 //! touches mjModel, so without this repetition 2 would start already faulted.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
 use crossbeam_channel::Sender;
@@ -1057,42 +1057,4 @@ impl Plugin for ModelOverride {
         }
         Ok(())
     }
-}
-
-/// One row of the overridable listing: a selectable geom's name, friction and priority (what
-/// `roqsim scenes describe --overridable` shows, so a fault is written against facts).
-#[derive(Debug, Clone, PartialEq)]
-pub struct OverridableGeom {
-    /// Compiled name.
-    pub name: String,
-    /// [sliding, torsional, rolling].
-    pub friction: [f64; 3],
-    /// Contact priority.
-    pub priority: i32,
-    /// contype, conaffinity.
-    pub masks: (i32, i32),
-}
-
-/// Every named geom matching `pattern` (`*` wildcards) with its friction, priority and masks.
-pub fn overridable_geoms(m: &MjModel, pattern: &str) -> Vec<OverridableGeom> {
-    let re = regex::Regex::new(&format!("^{}$", regex::escape(pattern).replace("\\*", ".*")))
-        .expect("escaped pattern");
-    let n = m.ffi().ngeom as usize;
-    let mut out: BTreeMap<String, OverridableGeom> = BTreeMap::new();
-    for g in 0..n {
-        if let Some(name) = m.id_to_name(MjtObjBase::mjOBJ_GEOM, g) {
-            if !name.is_empty() && re.is_match(name) {
-                out.insert(
-                    name.to_string(),
-                    OverridableGeom {
-                        name: name.to_string(),
-                        friction: m.geom_friction()[g],
-                        priority: m.geom_priority()[g],
-                        masks: (m.geom_contype()[g], m.geom_conaffinity()[g]),
-                    },
-                );
-            }
-        }
-    }
-    out.into_values().collect()
 }
