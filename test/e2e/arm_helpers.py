@@ -11,7 +11,7 @@ import collections
 import math
 from pathlib import Path
 
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
 JOINTS = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]
@@ -215,7 +215,11 @@ class Wrench:
         self.ros = ros
         self.tare_name = tare
         self.msgs = collections.deque(maxlen=5000)
-        ros.node.create_subscription(WrenchStamped, topic, lambda m: self.msgs.append(m), qos_profile_sensor_data)
+        # Best effort like the sensor publisher, but a deep history: median_fz needs every sample of
+        # a window, and with sensor_data's depth 5 a loaded machine that spins late keeps only the
+        # newest five (all stamped after the window) — seen on a 2-core CI runner.
+        deep = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT)
+        ros.node.create_subscription(WrenchStamped, topic, lambda m: self.msgs.append(m), deep)
 
     def tare(self):
         from std_srvs.srv import Trigger

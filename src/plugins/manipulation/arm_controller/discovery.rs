@@ -6,6 +6,7 @@ use super::*;
 impl ArmController {
     /// Resolve the commanded joints, their actuators and the gripper on `entity`.
     pub(super) fn resolve(&mut self, ctx: &mut SimContext, entity: &Entity) -> Result<(), String> {
+        let cfg: &ArmControllerConfig = &self.cfg;
         let model = ctx.model();
         let roots = common::entity_roots(model, entity)?;
         let nu = model.ffi().nu as usize;
@@ -26,7 +27,7 @@ impl ArmController {
             }
         };
         // Gripper.
-        let grip_act = match (&self.cfg.gripper_actuator, &self.cfg.joints) {
+        let grip_act = match (&cfg.gripper_actuator, &cfg.joints) {
             (Some(g), _) => Some(common::resolve_actuator(model, entity, "gripper_actuator", g)?),
             (None, Some(_)) => None,
             (None, None) => {
@@ -48,7 +49,7 @@ impl ArmController {
         };
         // Arm joints and their actuators.
         let mut pairs: Vec<(usize, usize)> = Vec::new(); // (joint, actuator)
-        match &self.cfg.joints {
+        match &cfg.joints {
             Some(names) => {
                 for (i, n) in names.iter().enumerate() {
                     let key = format!("joints[{i}]");
@@ -94,7 +95,7 @@ impl ArmController {
                 return Err(format!(
                     "actuator `{an}` (joint `{jn}`) is not a position servo, so the position targets this controller writes would not mean positions there; \
                      {} (an arm under `control: effort` or `velocity` is commanded by another controller)",
-                    if self.cfg.joints.is_none() { "name this arm's `joints:` so the prefix scan does not claim it" } else { "drop it from `joints:`" }
+                    if cfg.joints.is_none() { "name this arm's `joints:` so the prefix scan does not claim it" } else { "drop it from `joints:`" }
                 ));
             }
         }
@@ -133,7 +134,7 @@ impl ArmController {
                 )
                 .to_string();
                 Joint {
-                    name: format!("{}{n}", self.cfg.joint_prefix),
+                    name: format!("{}{n}", cfg.joint_prefix),
                     qpos: model.jnt_qposadr()[j] as usize,
                     dof: model.jnt_dofadr()[j] as usize,
                     ctrl: model.actuator_ctrladr()[a] as usize,
@@ -153,7 +154,7 @@ impl ArmController {
                 return Err(format!("gripper_actuator: `{gname}` has no ctrlrange, so there is nothing to map gripper_open/gripper_close onto; give the actuator a ctrlrange"));
             }
             let [lo, hi] = model.actuator_ctrlrange()[ctrl];
-            let jid = match &self.cfg.gripper_joint {
+            let jid = match &cfg.gripper_joint {
                 Some(n) => common::resolve_joint(model, entity, "gripper_joint", n)?,
                 None => match model.actuator_trntype()[g] {
                     t if is_joint_trn(t) => model.actuator_trnid()[g][0] as usize,
@@ -164,17 +165,13 @@ impl ArmController {
             };
             let moment = transmission_moment(model, g, jid);
             let jr = common::JointRef::new(model, entity, jid);
-            let name = format!("{}{}", self.cfg.joint_prefix, jr.name);
+            let name = format!("{}{}", cfg.joint_prefix, jr.name);
             // GripperCommand positions are the gripper JOINT's (control_msgs): the ends of the
             // ctrlrange map onto the joint positions the servo settles at, derived from the model
             // unless the config states them.
             let derived = servo_joint_position(model, g, jid, lo)
                 .zip(servo_joint_position(model, g, jid, hi));
-            let (open, close, origin) = match (
-                self.cfg.gripper_open,
-                self.cfg.gripper_close,
-                derived,
-            ) {
+            let (open, close, origin) = match (cfg.gripper_open, cfg.gripper_close, derived) {
                 (Some(o), Some(c), _) => (o, c, crate::spawn::actuators::Origin::World),
                 (o, c, Some((dl, dh))) => (
                     o.unwrap_or(dl),
@@ -213,20 +210,20 @@ impl ArmController {
                 own_force: model.actuator_forcerange()[g],
                 own_limited: model.actuator_forcelimited()[g],
                 exec: None,
-                target_ctrl: self.cfg.gripper_ctrl.clamp(lo, hi),
+                target_ctrl: cfg.gripper_ctrl.clamp(lo, hi),
             });
-        } else if self.cfg.gripper_joint.is_some()
-            || self.cfg.gripper_open.is_some()
-            || self.cfg.gripper_close.is_some()
+        } else if cfg.gripper_joint.is_some()
+            || cfg.gripper_open.is_some()
+            || cfg.gripper_close.is_some()
         {
-            return Err(if self.cfg.joints.is_some() {
+            return Err(if cfg.joints.is_some() {
                 "gripper_joint: gripper keys are set but no gripper_actuator is named; with `joints:` the gripper is declared only by `gripper_actuator:`".to_string()
             } else {
                 format!("gripper_joint: gripper keys are set but entity `{}` has no gripper (non-joint) actuator; name the `gripper_actuator:`", entity.name)
             });
         }
         // rest: by joint name (of this controller's joints or the gripper joint).
-        if let Some(rest) = &self.cfg.rest {
+        if let Some(rest) = &cfg.rest {
             for (n, &q) in rest {
                 let key = format!("rest.{n}");
                 let j = common::resolve_joint(model, entity, &key, n)?;
@@ -239,7 +236,7 @@ impl ArmController {
                 self.rest.push((idx, model.jnt_qposadr()[j] as usize, q));
             }
         }
-        if let Some(t) = &self.cfg.test_target {
+        if let Some(t) = &cfg.test_target {
             if t.len() != self.joints.len() {
                 return Err(format!(
                     "test_target: {} values for {} joints ({})",
