@@ -329,13 +329,20 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
         None => world.sim.pacing.map(|p| p.factor()).unwrap_or(Some(1.0)),
         Some("asap") => None,
         Some("realtime") => Some(1.0),
-        Some(x) => match x.parse::<f64>() {
-            Ok(f) if f > 0.0 && f.is_finite() => Some(f),
-            _ => {
-                eprintln!("error: --pacing takes realtime, asap or a factor > 0, got `{x}`");
-                return Err(ExitCode::from(2));
+        Some(x) => {
+            match x
+                .parse::<f64>()
+                .map_err(|_| String::new())
+                .and_then(crate::world::sim::check_pacing_factor)
+            {
+                Ok(f) => Some(f),
+                Err(m) => {
+                    let why = if m.is_empty() { String::new() } else { format!(": {m}") };
+                    eprintln!("error: --pacing takes realtime, asap or a real-time factor, got `{x}`{why}");
+                    return Err(ExitCode::from(2));
+                }
             }
-        },
+        }
     };
     if let Some(s) = a.seconds {
         if !(s >= 0.0 && s.is_finite()) {

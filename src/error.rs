@@ -125,3 +125,24 @@ pub enum SimError {
 /// Result alias for plugin hooks: a failing hook returns a message; the engine adds the plugin
 /// address and the hook name.
 pub type HookResult = Result<(), String>;
+
+/// A user's number as a message quotes it: plain for everyday magnitudes, scientific beyond them,
+/// so `1e300` is echoed as `1e300`, not as 301 digits.
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-4..1e7).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A user's string as a message quotes it: at most 80 characters, the rest elided with its length,
+/// so a 1 MiB name is not echoed back whole.
+pub fn clip(s: &str) -> String {
+    const MAX: usize = 80;
+    match s.char_indices().nth(MAX) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}… ({} bytes in all)", &s[..i], s.len()),
+    }
+}

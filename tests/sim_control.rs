@@ -139,7 +139,7 @@ fn set_entity_state_teleports_free_bodies_and_refuses_welded_moves() {
     refused(
         sc::set_entity_state(&mut e.ctx, "robot", Some(([0.0; 3], [0.0; 4])), None),
         codes::SET_INVALID_POSE,
-        "quaternion must be non-zero",
+        "pose.orientation has norm 0e0: a rotation needs a quaternion of norm within [0.001, 1000]",
     );
     refused(
         sc::entity_state(&e.ctx, "ghost"),
@@ -169,8 +169,8 @@ fn simulation_state_transitions_and_stepping() {
     sc::set_state(c, state::QUITTING).unwrap();
     refused(sc::set_state(c, state::PLAYING), codes::INCORRECT_TRANSITION, "quitting");
     assert_eq!(
-        sc::reset_scope(2),
+        sc::reset_scope(2).unwrap(),
         roqsim::context::ResetScope { time: false, state: true, spawned: false }
     );
-    assert_eq!(sc::reset_scope(0), roqsim::context::ResetScope::ALL);
+    assert_eq!(sc::reset_scope(0).unwrap(), roqsim::context::ResetScope::ALL);
 }

@@ -178,7 +178,11 @@ fn bad_19_unknown_integrator() {
 
 #[test]
 fn bad_20_bad_pacing() {
-    refused("sim: {pacing: {factor: -2}}\n", "sim.pacing.factor", "must be > 0");
+    refused(
+        "sim: {pacing: {factor: -2}}\n",
+        "sim.pacing.factor",
+        "a real-time factor must be within [0.001, 10000], got -2; use `asap` for as fast as possible",
+    );
     refused(
         "sim: {pacing: warp}\n",
         "sim.pacing",
@@ -334,7 +338,7 @@ fn bad_35_sync_block_values() {
     refused(
         "sim: {sync: {timeout_s: 0}}\n",
         "sim.sync.timeout_s",
-        "must be a positive number of seconds, got 0",
+        "must be a number of seconds in (0, 86400], got 0",
     );
     refused(
         "sim: {sync: {wait_for: [sensors, odometry]}}\n",

@@ -10,6 +10,7 @@ use mujoco_rs::mujoco_c::mj_objectVelocity;
 use mujoco_rs::prelude::*;
 
 use crate::context::{EntityKind, ResetScope, RunState, SimContext};
+use crate::error::{clip, num};
 use crate::math::quat_rotate;
 
 /// simulation_interfaces/msg/Result codes and per-service constants.
@@ -190,7 +191,11 @@ pub fn filter_names(
 fn body_id(ctx: &SimContext, name: &str) -> Result<usize, Refusal> {
     let e = ctx.entities.get(name).ok_or_else(|| Refusal {
         code: codes::NOT_FOUND,
-        message: format!("no entity `{name}`; entities: {}", ctx.entities.names().join(", ")),
+        message: format!(
+            "no entity `{}`; entities: {}",
+            clip(name),
+            ctx.entities.names().join(", ")
+        ),
     })?;
     ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &e.body).ok_or_else(|| Refusal {
         code: codes::OPERATION_FAILED,
@@ -225,9 +230,72 @@ pub fn entity_state(ctx: &SimContext, name: &str) -> Result<EntityState, Refusal
     Ok(EntityState { position: o, orientation: [q[1], q[2], q[3], q[0]], angular: w, linear })
 }
 
+/// Farthest position a request may place an entity at (m from the world origin): beyond it f64
+/// positions lose sub-millimetre resolution and contacts stop being meaningful.
+pub const MAX_POSITION_M: f64 = 1e6;
+/// Accepted quaternion norms (a request's orientation is normalised within it): a zero, tiny or
+/// overflowing quaternion names no rotation.
+pub const QUAT_NORM_RANGE: (f64, f64) = (1e-3, 1e3);
+/// Fastest linear velocity a request may set (m/s): faster, one step moves a body through metres
+/// of scenery.
+pub const MAX_LINEAR_SPEED: f64 = 1e3;
+/// Fastest angular velocity a request may set (rad/s).
+pub const MAX_ANGULAR_SPEED: f64 = 1e4;
+
+/// Check a requested pose: every value finite, the position within [`MAX_POSITION_M`], the
+/// quaternion [x, y, z, w] of a norm within [`QUAT_NORM_RANGE`]. Returns MuJoCo's unit [w, x, y, z].
+pub fn check_pose(p: [f64; 3], q: [f64; 4]) -> Result<([f64; 3], [f64; 4]), String> {
+    let axes = ["x", "y", "z"];
+    for (i, v) in p.iter().enumerate() {
+        if !v.is_finite() || v.abs() > MAX_POSITION_M {
+            return Err(format!(
+                "pose.position.{} = {}: must be finite and within ±{MAX_POSITION_M} m",
+                axes[i],
+                num(*v)
+            ));
+        }
+    }
+    let names = ["x", "y", "z", "w"];
+    if let Some(i) = q.iter().position(|v| !v.is_finite()) {
+        return Err(format!("pose.orientation.{} = {}: must be finite", names[i], num(q[i])));
+    }
+    // Scale before squaring so a huge component does not overflow to inf.
+    let big = q.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let n =
+        if big > 0.0 { big * q.iter().map(|v| (v / big).powi(2)).sum::<f64>().sqrt() } else { 0.0 };
+    let (lo, hi) = QUAT_NORM_RANGE;
+    if !(lo..=hi).contains(&n) {
+        return Err(format!(
+            "pose.orientation has norm {n:e}: a rotation needs a quaternion of norm within [{lo}, {hi}] (it is normalised); send (0, 0, 0, 1) for no rotation"
+        ));
+    }
+    Ok((p, [q[3] / n, q[0] / n, q[1] / n, q[2] / n]))
+}
+
+/// Check a requested twist (linear m/s, angular rad/s, world frame): finite and within
+/// [`MAX_LINEAR_SPEED`] / [`MAX_ANGULAR_SPEED`].
+pub fn check_twist(lin: [f64; 3], ang: [f64; 3]) -> Result<(), String> {
+    let axes = ["x", "y", "z"];
+    for (part, v, max, unit) in
+        [("linear", lin, MAX_LINEAR_SPEED, "m/s"), ("angular", ang, MAX_ANGULAR_SPEED, "rad/s")]
+    {
+        for (i, x) in v.iter().enumerate() {
+            if !x.is_finite() || x.abs() > max {
+                return Err(format!(
+                    "twist.{part}.{} = {}: must be finite and within ±{max} {unit}",
+                    axes[i],
+                    num(*x)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Teleport an entity: writes its free joint (pose and/or twist), or its mocap pose. A welded
 /// entity refuses a move, naming the weld and `motion: physics`; a "move" to the pose it already
-/// holds succeeds. `orientation` is [x, y, z, w] and must be a unit quaternion (normalised here).
+/// holds succeeds. `orientation` is [x, y, z, w], normalised here; a non-finite or out-of-bounds
+/// value ([`check_pose`], [`check_twist`]) is refused before anything is written.
 pub fn set_entity_state(
     ctx: &mut SimContext,
     name: &str,
@@ -237,15 +305,19 @@ pub fn set_entity_state(
     let b = body_id(ctx, name)?;
     let e = ctx.entities.get(name).cloned().expect("checked");
     let pose = match pose {
-        Some((p, q)) => {
-            let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-            if n.is_nan() || n <= 1e-9 || p.iter().chain(q.iter()).any(|x| !x.is_finite()) {
-                return refuse(codes::SET_INVALID_POSE, format!("invalid pose for `{name}`: the quaternion must be non-zero and every value finite"));
+        Some((p, q)) => match check_pose(p, q) {
+            Ok(x) => Some(x),
+            Err(m) => {
+                return refuse(codes::SET_INVALID_POSE, format!("invalid state for `{name}`: {m}"))
             }
-            Some((p, [q[3] / n, q[0] / n, q[1] / n, q[2] / n]))
-        }
+        },
         None => None,
     };
+    if let Some((l, a)) = twist {
+        if let Err(m) = check_twist(l, a) {
+            return refuse(codes::INCORRECT_STATE, format!("invalid state for `{name}`: {m}"));
+        }
+    }
     let m = ctx.model();
     let joint = e.free_joint.as_deref().and_then(|j| m.name_to_id(MjtObjBase::mjOBJ_JOINT, j));
     let mocap = m.body_mocapid()[b];
@@ -337,16 +409,16 @@ pub fn spawn(
         let spare = spawnables(ctx);
         return refuse(
             codes::NOT_FOUND,
-            format!("the world declares no entity `{target}`; spawnable: [{}] (declare one with `present: false`)", spare.join(", ")),
+            format!("the world declares no entity `{}`; spawnable: [{}] (declare one with `present: false`)", clip(target), spare.join(", ")),
         );
     };
     if !name.is_empty() && name != target {
-        return refuse(codes::NAME_INVALID, format!("`{target}` cannot be renamed to `{name}`: a compiled entity keeps its name (leave name empty or equal to the uri)"));
+        return refuse(codes::NAME_INVALID, format!("`{target}` cannot be renamed to `{}`: a compiled entity keeps its name (leave name empty or equal to the uri)", clip(name)));
     }
     if !namespace.is_empty() && namespace.trim_matches('/') != e.namespace {
         return refuse(
             codes::NAMESPACE_INVALID,
-            format!("`{target}` lives in namespace `{}`, not `{namespace}`", e.namespace),
+            format!("`{target}` lives in namespace `{}`, not `{}`", e.namespace, clip(namespace)),
         );
     }
     if e.present {
@@ -354,6 +426,11 @@ pub fn spawn(
             codes::NAME_NOT_UNIQUE,
             format!("`{target}` is already present (GetSpawnables lists the absent entities)"),
         );
+    }
+    if let Some((p, q)) = pose {
+        if let Err(m) = check_pose(p, q) {
+            return refuse(codes::SPAWN_INVALID_POSE, format!("invalid pose for `{target}`: {m}"));
+        }
     }
     crate::engine::presence::set_present(ctx, target, true)
         .map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })?;
@@ -379,7 +456,7 @@ pub fn delete(ctx: &mut SimContext, name: &str) -> Result<(), Refusal> {
     let Some(e) = ctx.entities.get(name) else {
         return refuse(
             codes::NOT_FOUND,
-            format!("no entity `{name}`; entities: {}", ctx.entities.names().join(", ")),
+            format!("no entity `{}`; entities: {}", clip(name), ctx.entities.names().join(", ")),
         );
     };
     if !e.present {
@@ -418,7 +495,12 @@ pub fn set_state(ctx: &mut SimContext, target: u8) -> Result<(), Refusal> {
         (state::QUITTING, _) => {
             return refuse(codes::INCORRECT_TRANSITION, "the simulation is quitting")
         }
-        (_, state::PLAYING) => ctx.control.state = RunState::Playing,
+        (_, state::PLAYING) => {
+            // Leaving PAUSED ends a step request: its remaining steps are cancelled (the request
+            // answers how many it took), never taken later at full speed.
+            ctx.control.state = RunState::Playing;
+            ctx.control.pending_steps = 0;
+        }
         (state::PLAYING, state::PAUSED) => ctx.control.state = RunState::Paused,
         (state::STOPPED, state::PAUSED) => {
             return refuse(
@@ -467,12 +549,22 @@ pub fn step(ctx: &mut SimContext, steps: u64) -> Result<(), Refusal> {
 }
 
 /// ResetSimulation scope bits → what the engine resets. `0` (SCOPE_DEFAULT) and 255 (SCOPE_ALL)
-/// reset everything; TIME = 1, STATE = 2, SPAWNED = 4.
-pub fn reset_scope(bits: u8) -> ResetScope {
+/// reset everything; TIME = 1, STATE = 2, SPAWNED = 4. Any other bit is refused (its message
+/// names the bits): a reset that silently resets nothing is a lie.
+pub fn reset_scope(bits: u8) -> Result<ResetScope, Refusal> {
     if bits == 0 || bits == 255 {
-        return ResetScope::ALL;
+        return Ok(ResetScope::ALL);
     }
-    ResetScope { time: bits & 1 != 0, state: bits & 2 != 0, spawned: bits & 4 != 0 }
+    if bits & !7 != 0 {
+        return refuse(
+            codes::OPERATION_FAILED,
+            format!(
+                "unknown ResetSimulation scope {bits} (bits {:#010b} are not defined): use SCOPE_DEFAULT 0, SCOPE_ALL 255, or a sum of SCOPE_TIME 1, SCOPE_STATE 2, SCOPE_SPAWNED 4",
+                bits & !7
+            ),
+        );
+    }
+    Ok(ResetScope { time: bits & 1 != 0, state: bits & 2 != 0, spawned: bits & 4 != 0 })
 }
 
 /// ResetSimulation: queue a reset of `scope` for the driver (taken before the next step).
@@ -480,6 +572,6 @@ pub fn request_reset(ctx: &mut SimContext, bits: u8) -> Result<(), Refusal> {
     if ctx.control.state == RunState::Quitting {
         return refuse(codes::INCORRECT_STATE, "the simulation is quitting");
     }
-    ctx.control.reset = Some(reset_scope(bits));
+    ctx.control.reset = Some(reset_scope(bits)?);
     Ok(())
 }

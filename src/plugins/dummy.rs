@@ -51,6 +51,14 @@ impl ValidateConfig for DummyConfig {
         if !(self.size > 0.0 && self.size.is_finite()) {
             e.push(ConfigError::new("size", format!("must be > 0 (m), got {}", self.size)));
         }
+        if let Some(t) = self.stop_at_s {
+            if !(t >= 0.0 && t.is_finite()) {
+                e.push(ConfigError::new(
+                    "stop_at_s",
+                    format!("must be a finite sim time >= 0 s, got {t}; omit it to run on"),
+                ));
+            }
+        }
         if let Some(h) = &self.fail_on {
             if !Hooks::NAMES.contains(&h.as_str()) {
                 e.push(ConfigError::new(

@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ConfigErrors;
+use crate::error::{num, ConfigErrors};
 
 /// The `sim:` block of a world document.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -256,6 +256,65 @@ pub const MJ_DEFAULT_O_SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
 pub const MJ_DEFAULT_O_FRICTION: [f64; 5] = [1.0, 1.0, 0.005, 0.0001, 0.0001];
 /// Longest physics timestep accepted (s).
 pub const MAX_TIMESTEP: f64 = 0.1;
+/// Shortest physics timestep accepted (s): below it sim time stops advancing in f64 once a run is
+/// a few seconds old (1 µs is already 1e6 steps per simulated second).
+pub const MIN_TIMESTEP: f64 = 1e-6;
+/// Real-time factors a pacing accepts: slower than 1/1000 real time is a stall, faster than
+/// 10⁴ × is `asap` (and a wall step of < 1 ns).
+pub const PACING_FACTOR_RANGE: (f64, f64) = (1e-3, 1e4);
+/// Most solver / line-search / no-slip iterations accepted (MuJoCo stores them as `int`).
+pub const MAX_ITERATIONS: u32 = 10_000;
+/// Longest lockstep barrier timeout accepted (s): a day.
+pub const MAX_SYNC_TIMEOUT_S: f64 = 86_400.0;
+/// MuJoCo's impedance bounds (mjMINIMP, mjMAXIMP): solimp's dmin, dmax and midpoint beyond them are
+/// clamped by MuJoCo without a word, so they are refused here.
+pub const MJ_IMP_RANGE: (f64, f64) = (0.0001, 0.9999);
+
+/// Check a real-time factor against [`PACING_FACTOR_RANGE`]; the error says the range and the
+/// alternatives. Shared by `sim.pacing` and `--pacing`.
+pub fn check_pacing_factor(factor: f64) -> Result<f64, String> {
+    let (lo, hi) = PACING_FACTOR_RANGE;
+    if factor.is_finite() && (lo..=hi).contains(&factor) {
+        Ok(factor)
+    } else {
+        Err(format!(
+            "a real-time factor must be within [{lo}, {hi}], got {}; use `asap` for as fast as possible",
+            num(factor)
+        ))
+    }
+}
+
+/// Check the contact parameters of an override (solref, solimp, friction) against MuJoCo's
+/// documented ranges; pushes one error per bad component under `path`.
+fn check_contact_values(path: &str, co: &ContactOverride, errors: &mut ConfigErrors) {
+    let (lo, hi) = MJ_IMP_RANGE;
+    for (i, v) in co.solref.iter().flatten().enumerate() {
+        if !v.is_finite() {
+            errors.push(format!("{path}.solref[{i}]"), format!("must be finite, got {v}"));
+        }
+    }
+    for (i, v) in co.solimp.iter().flatten().enumerate() {
+        let (ok, want) = match i {
+            0 | 1 | 3 => {
+                ((lo..=hi).contains(v), format!("within [{lo}, {hi}] (MuJoCo clamps to it)"))
+            }
+            2 => (*v > 0.0 && v.is_finite(), "a width > 0 m".to_string()),
+            _ => (*v >= 1.0 && v.is_finite(), "a power >= 1".to_string()),
+        };
+        if !ok {
+            let name = ["dmin", "dmax", "width", "midpoint", "power"][i.min(4)];
+            errors.push(format!("{path}.solimp[{i}]"), format!("{name} must be {want}, got {v}"));
+        }
+    }
+    for (i, v) in co.friction.iter().flatten().enumerate() {
+        if !(*v >= 0.0 && v.is_finite()) {
+            errors.push(
+                format!("{path}.friction[{i}]"),
+                format!("must be a finite coefficient >= 0, got {v}"),
+            );
+        }
+    }
+}
 /// MuJoCo's default timestep (s).
 pub const MJ_DEFAULT_TIMESTEP: f64 = 0.002;
 
@@ -282,6 +341,9 @@ impl SimBlock {
             }
         }
         if let Some(ts) = self.timestep {
+            if ts > 0.0 && ts < MIN_TIMESTEP {
+                errors.push("sim.timestep", format!("{} s is shorter than {MIN_TIMESTEP} s: sim time would stop advancing; use a step of a few ms", num(ts)));
+            }
             if ts > MAX_TIMESTEP {
                 errors.push("sim.timestep", format!("{ts} s is longer than {MAX_TIMESTEP} s: no physics step is that long; use a step of a few ms"));
             }
@@ -298,20 +360,30 @@ impl SimBlock {
         }
         for (key, v) in [("iterations", self.iterations), ("ls_iterations", self.ls_iterations)] {
             if let Some(v) = v {
-                if v == 0 || v > 10_000 {
+                if v == 0 || v > MAX_ITERATIONS {
                     errors.push(
                         format!("sim.{key}"),
-                        format!("must be between 1 and 10000, got {v}"),
+                        format!("must be between 1 and {MAX_ITERATIONS}, got {v}"),
                     );
                 }
             }
         }
+        if let Some(v) = self.noslip_iterations {
+            if v > MAX_ITERATIONS {
+                errors.push(
+                    "sim.noslip_iterations",
+                    format!("must be between 0 (off) and {MAX_ITERATIONS}, got {v}"),
+                );
+            }
+        }
         if let Some(s) = &self.sync {
             if let Some(t) = s.timeout_s {
-                if !(t > 0.0 && t.is_finite()) {
+                if !(t > 0.0 && t <= MAX_SYNC_TIMEOUT_S) {
                     errors.push(
                         "sim.sync.timeout_s",
-                        format!("must be a positive number of seconds, got {t}"),
+                        format!(
+                            "must be a number of seconds in (0, {MAX_SYNC_TIMEOUT_S}], got {t}"
+                        ),
                     );
                 }
             }
@@ -340,13 +412,19 @@ impl SimBlock {
             v.validate(errors);
         }
         if let Some(Pacing::Factor(PacingFactor { factor })) = self.pacing {
-            if !(factor > 0.0 && factor.is_finite()) {
-                errors.push("sim.pacing.factor", format!("must be > 0, got {factor}"));
+            if let Err(m) = check_pacing_factor(factor) {
+                errors.push("sim.pacing.factor", m);
             }
         }
-        for (key, v) in
-            [("impratio", self.impratio), ("density", self.density), ("viscosity", self.viscosity)]
-        {
+        if let Some(v) = self.impratio {
+            if !(v > 0.0 && v.is_finite()) {
+                errors.push(
+                    "sim.impratio",
+                    format!("must be a finite ratio > 0, got {v}: MuJoCo divides the friction impedance by it, so 0 makes every contact frictionless"),
+                );
+            }
+        }
+        for (key, v) in [("density", self.density), ("viscosity", self.viscosity)] {
             if let Some(v) = v {
                 if v < 0.0 || !v.is_finite() {
                     errors.push(
@@ -357,6 +435,7 @@ impl SimBlock {
             }
         }
         if let Some(co) = &self.contact_override {
+            check_contact_values("sim.contact_override", co, errors);
             for (key, v, max) in [
                 ("solref", &co.solref, 2usize),
                 ("solimp", &co.solimp, 5),
