@@ -692,6 +692,37 @@ fn max_effort_limits_the_measured_grip_force() {
     assert!((full - 50.0).abs() < 5.0, "the model's own kp 1000 N/m x 50 mm: {full}");
 }
 
+/// A gripper goal with a NaN or negative max_effort, or a NaN position, is aborted naming the
+/// field; the jaws do not move.
+#[test]
+fn gripper_goals_with_bad_numbers_are_aborted_and_move_nothing() {
+    let mut e = engine(&world_file("ur_pick.yaml"));
+    e.step_n(50).unwrap();
+    let jaw = q(&e, "ur_left_finger_joint");
+    let ep = endpoint(&e, "gripper_cmd");
+    for (goal, needle) in [
+        (
+            GripperGoal { position: 0.0, max_effort: f64::NAN },
+            "command.max_effort = NaN: must be a finite effort >= 0",
+        ),
+        (
+            GripperGoal { position: 0.0, max_effort: -5.0 },
+            "command.max_effort = -5: must be a finite effort >= 0",
+        ),
+        (
+            GripperGoal { position: f64::NAN, max_effort: 10.0 },
+            "command.position = NaN: the gripper position must be finite",
+        ),
+    ] {
+        let g = send(&mut e, ep, Payload::Gripper(goal));
+        let (o, _) = wait(&mut e, &g, 5);
+        assert_eq!(o.status, GoalStatus::Aborted, "{o:?}");
+        assert_has(&o.error_string, &[needle]);
+    }
+    e.step_n(250).unwrap();
+    assert!((q(&e, "ur_left_finger_joint") - jaw).abs() < 1e-3, "a refused goal moved the jaw");
+}
+
 // ------------------------------------------------------------------------------------------
 // controller registry
 // ------------------------------------------------------------------------------------------
@@ -1060,6 +1091,32 @@ fn home_map_seeds_qpos_and_targets() {
     assert!((q(&e, "ur_shoulder_pan_joint") - 0.7).abs() < 1e-12);
     e.step_n(300).unwrap();
     assert!((q(&e, "ur_shoulder_pan_joint") - 0.7).abs() < 1e-3);
+}
+
+/// The bundled UR5e with its own plugins: spawn_arm `home:` (list or map) is where the arm starts
+/// and what its controller holds, over the manifest's home; without one, the manifest's home.
+#[test]
+fn home_on_the_bundled_ur5e_wins_over_the_manifest_home() {
+    let joints = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint"];
+    let list = [0.3, -1.2, 1.0, -1.4, -1.5707963267948966, 0.0];
+    for home in [
+        format!(", home: {list:?}"),
+        ", home: {shoulder_pan_joint: 0.3, shoulder_lift_joint: -1.2, elbow_joint: 1.0, wrist_1_joint: -1.4}".to_string(),
+    ] {
+        let mut e = engine(&bare_arm(&home));
+        e.step_n(500).unwrap();
+        for (k, j) in joints.iter().enumerate() {
+            let got = q(&e, &format!("ur_{j}"));
+            assert!((got - list[k]).abs() < 2e-3, "{home}: {j} at {got}, home {}", list[k]);
+        }
+        e.reset().unwrap();
+        assert!((q(&e, "ur_shoulder_lift_joint") + 1.2).abs() < 1e-12, "{home}: reset forgot home");
+    }
+    let mut e = engine(&bare_arm(""));
+    e.step_n(100).unwrap();
+    assert!((q(&e, "ur_shoulder_lift_joint") + std::f64::consts::FRAC_PI_2).abs() < 2e-3);
+    let err = refusal(&bare_arm(", home: [0.0, .nan]"));
+    assert_has(&err, &["home[1]", "must be a finite angle (rad) or position (m), got NaN"]);
 }
 
 #[test]

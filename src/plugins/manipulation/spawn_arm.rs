@@ -309,6 +309,16 @@ impl ValidateConfig for SpawnArmConfig {
                 .into_iter()
                 .for_each(|x| e.push(ConfigError::new("end_effector.prefix", x.message)));
         }
+        if let Some(Home::List(v)) = &self.home {
+            for (i, q) in v.iter().enumerate() {
+                if !q.is_finite() {
+                    e.push(ConfigError::new(
+                        format!("home[{i}]"),
+                        format!("must be a finite angle (rad) or position (m), got {q}"),
+                    ));
+                }
+            }
+        }
         if let Some(Home::Map(m)) = &self.home {
             for (k, v) in m {
                 if !v.is_finite() {
@@ -755,6 +765,7 @@ impl Plugin for SpawnArm {
             |j: usize| model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("").to_string();
         let mut home = Vec::new();
         let mut note = None;
+        let mut warn = false;
         match &self.home {
             None => match self.keys.home(model, prefix.as_str(), &arm_joints) {
                 Some((name, qs)) => {
@@ -789,6 +800,21 @@ impl Plugin for SpawnArm {
                 }
                 for (k, &q) in v.iter().enumerate() {
                     home.push((model.jnt_qposadr()[arm_joints[k]] as usize, q));
+                }
+                if v.len() < arm_joints.len() {
+                    warn = true;
+                    note = Some(format!(
+                        "spawn_arm `{}`: home: {} values for {} joints; [{}] keep the model's qpos0 (use the map form to set joints by name)",
+                        self.address,
+                        v.len(),
+                        arm_joints.len(),
+                        arm_joints[v.len()..]
+                            .iter()
+                            .map(|&j| crate::plugins::shared::unprefixed(&jname(j), &prefix)
+                                .to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
                 }
             }
             Some(Home::Map(m)) => {
@@ -844,7 +870,7 @@ impl Plugin for SpawnArm {
         }
         ctx.blackboard.set(home_key(&self.address), named);
         if let Some(n) = note {
-            crate::spawn::import::note(ctx, false, n);
+            crate::spawn::import::note(ctx, warn, n);
         }
         for o in std::mem::take(&mut self.options) {
             o.warn_differences(ctx);

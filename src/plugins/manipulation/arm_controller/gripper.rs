@@ -2,6 +2,7 @@
 //! control_msgs defines them), their preemption and cancel, the force limit from `max_effort`.
 
 use super::*;
+use crate::error::num;
 
 impl ArmController {
     /// Take this step's gripper goals and cancels, and keep the gripper target.
@@ -48,7 +49,18 @@ impl ArmController {
                     let _ = call.outcome.send(outcome(
                         GoalStatus::Aborted,
                         -1,
-                        "gripper position is not finite",
+                        format!(
+                            "command.position = {}: the gripper position must be finite (m or rad)",
+                            num(position)
+                        ),
+                    ));
+                    continue;
+                }
+                if !(max_effort >= 0.0 && max_effort.is_finite()) {
+                    let _ = call.outcome.send(outcome(
+                        GoalStatus::Aborted,
+                        -1,
+                        format!("command.max_effort = {}: must be a finite effort >= 0 (N or N·m; 0 = no limit)", num(max_effort)),
                     ));
                     continue;
                 }
