@@ -217,6 +217,12 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
             }
         }
     }
+    if p.is_dir() {
+        return Err(format!(
+            "world `{arg}` is a directory: name a world YAML file in it, or a bundled world ({})",
+            bundled_worlds().join(", ")
+        ));
+    }
     Err(format!(
         "world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})",
         bundled_worlds().join(", ")

@@ -58,7 +58,7 @@ fn sim_numbers_outside_their_range_are_refused_naming_the_key() {
                 "sim.contact_override.solimp[1]",
                 "dmax must be within [0.0001, 0.9999] (MuJoCo clamps to it), got 1.5",
                 "sim.contact_override.solimp[4]",
-                "power must be a power >= 1, got 0.2",
+                "power must be a power in [1, 100] (MuJoCo's default 2), got 0.2",
             ],
         ),
         (
@@ -215,4 +215,250 @@ fn a_huge_uri_is_quoted_clipped() {
         "{}",
         r.message
     );
+}
+
+/// Class: documents that would make the parser spin or swell are refused before parsing.
+#[test]
+fn oversized_and_overnested_documents_are_refused_before_parsing() {
+    let deep = format!("components: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    assert_has(
+        &refusal(&deep),
+        &["YAML nesting deeper than 64 levels at line 1, column 77", "unbalanced `[` or `{`"],
+    );
+    let many: String = std::iter::once("components:\n".to_string())
+        .chain((0..10_001).map(|i| format!("  - nope{i}: {{}}\n")))
+        .collect();
+    assert_has(
+        &refusal(&many),
+        &["components: has 10001 entries; a components list may hold at most 10000"],
+    );
+    // 10 000 bad entries: every one reported, each once (the duplicate check is linear)
+    let bad: String = std::iter::once("components:\n".to_string())
+        .chain((0..10_000).map(|i| format!("  - nope{i}: {{}}\n")))
+        .collect();
+    let text = refusal(&bad);
+    assert_has(
+        &text,
+        &["10000 problems in the world", "components.nope9999: unknown plugin `nope9999`"],
+    );
+    // a file over 8 MiB is refused from its size, before it is read
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.yaml");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(9 << 20).unwrap();
+    let e = roqsim::load_world(&big, &roqsim::LoadOptions::default()).unwrap_err().to_string();
+    assert_has(&e, &["is 9437184 bytes; a YAML document may be at most 8388608 bytes (8 MiB)"]);
+    let e =
+        roqsim::load_world(dir.path(), &roqsim::LoadOptions::default()).unwrap_err().to_string();
+    assert_has(&e, &["is a directory: name a YAML file in it"]);
+}
+
+/// A small deterministic generator (xorshift64*), so a failing case is reproducible by index.
+struct Gen(u64);
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[(self.next() % xs.len() as u64) as usize]
+    }
+}
+
+const FUZZ_BASE: &str = "sim:
+  timestep: 0.002
+  seed: 1
+  iterations: 50
+  impratio: 1.0
+  gravity: [0.0, 0.0, -9.81]
+  contact_override: {solref: [0.02, 1.0], solimp: [0.9, 0.95, 0.001, 0.5, 2.0], friction: [1.0, 1.0]}
+components:
+  - spawn_robot:
+      model: turtlebot4
+      pose: {position: {x: 0.0, y: 0.0}, orientation: {yaw: 0.5}}
+    name: robot
+  - box: {pose: {position: {x: 1.0, y: 0.5, z: 0.3}}, size: [0.3, 0.2, 0.1], mass: 2.0, motion: physics}
+    name: crate
+  - box: {pose: {position: {x: -1.5, y: 1.0}}, size: [0.2, 0.2, 1.0]}
+    name: pillar
+";
+
+/// Fuzz: 400 worlds, each the base with one to three number or token replaced by a hostile value
+/// (NaN, inf, huge, tiny, negative, wrapped integers, wrong types, broken syntax) or a plausible one. Each must be
+/// refused with a message, or load and take 50 steps with a finite state: never a panic.
+#[test]
+fn fuzzed_worlds_are_refused_or_run_finite_never_panic() {
+    let hostile = [
+        ".nan",
+        ".inf",
+        "-.inf",
+        "1e300",
+        "-1e300",
+        "1e-320",
+        "0",
+        "-1",
+        "4000000000",
+        "-0.0",
+        "18446744073709551616",
+        "x",
+        "[]",
+        "{}",
+        "[1, 2",
+        "}",
+        "~",
+        "'",
+        "&a",
+        "*a",
+        "!!binary AA==",
+        // and plausible values, so that accepted worlds are exercised too
+        "0.5",
+        "1.5",
+        "3",
+        "0.01",
+        "0.25",
+        "2.0",
+        "0.75",
+        "1",
+        "0.1",
+        "4",
+        "0.3",
+        "1.2",
+        "0.05",
+        "2.5",
+        "0.6",
+        "0.9",
+        "1.1",
+        "0.2",
+        "0.4",
+        "1.0",
+    ];
+    let num = regex::Regex::new(r"-?\d+(\.\d+)?").unwrap();
+    let spots: Vec<(usize, usize)> =
+        num.find_iter(FUZZ_BASE).map(|m| (m.start(), m.end())).collect();
+    let mut g = Gen(0x9E37_79B9_7F4A_7C15);
+    let (mut refused_n, mut ran) = (0, 0);
+    let mut failures: Vec<String> = Vec::new();
+    for case in 0..400 {
+        let mut doc = FUZZ_BASE.to_string();
+        let k = 1 + (g.next() % 3) as usize;
+        let mut chosen: Vec<(usize, usize)> = (0..k).map(|_| *g.pick(&spots)).collect();
+        chosen.sort();
+        chosen.dedup();
+        for &(a, b) in chosen.iter().rev() {
+            let v: &str = *g.pick(&hostile[..]);
+            doc.replace_range(a..b, v);
+        }
+        let outcome = std::panic::catch_unwind(|| {
+            let w = match roqsim::load_world_str(
+                &doc,
+                &common::base(),
+                &roqsim::LoadOptions::default(),
+            ) {
+                Ok(w) => w,
+                Err(e) => return Err(e.to_string()),
+            };
+            let mut e = match roqsim::Engine::new(
+                w,
+                roqsim::EngineOptions { profile: false, seed: Some(1) },
+            ) {
+                Ok(e) => e,
+                Err(e) => return Err(e.to_string()),
+            };
+            for _ in 0..50 {
+                e.step().map_err(|x| format!("STEP: {x}"))?;
+            }
+            Ok(finite_state(&e))
+        });
+        let changed: Vec<&str> = doc.lines().filter(|l| !FUZZ_BASE.contains(l)).collect();
+        match outcome {
+            Err(_) => failures.push(format!("case {case} panicked on: {changed:?}")),
+            Ok(Err(m)) if m.starts_with("STEP: ") => failures
+                .push(format!("case {case}: accepted, then the run died: {m} on {changed:?}")),
+            Ok(Err(m)) if m.trim().is_empty() => {
+                failures.push(format!("case {case}: an empty refusal"))
+            }
+            Ok(Err(_)) => refused_n += 1,
+            Ok(Ok(false)) => {
+                failures.push(format!("case {case}: accepted, stepped non-finite: {changed:?}"))
+            }
+            Ok(Ok(true)) => ran += 1,
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of 400 cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    println!("fuzz: {refused_n} refused, {ran} ran 50 finite steps");
+    assert!(refused_n > 100 && ran > 60, "the generator should produce both: {refused_n} / {ran}");
+}
+
+/// Fuzz: 600 requests with values drawn from hostile and plausible numbers (state, spawn, delete,
+/// reset with any scope, state transitions, stepping), stepping between them: each is answered
+/// (a result or a refusal with a message), never a panic, and the state stays finite throughout.
+#[test]
+fn fuzzed_requests_are_answered_and_the_state_stays_finite() {
+    let vals = [
+        f64::NAN,
+        f64::INFINITY,
+        -f64::INFINITY,
+        1e300,
+        -1e300,
+        1e9,
+        -1e9,
+        1e-300,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.0,
+        0.1,
+        3.0,
+        999.0,
+        -0.7,
+    ];
+    let mut g = Gen(0xD1B5_4A32_D192_ED03);
+    let mut e = engine(WORLD);
+    let names = ["crate", "spare", "ghost", ""];
+    let (mut ok, mut refused_n) = (0, 0);
+    for i in 0..600 {
+        let mut v = || *g.pick(&vals);
+        let p = [v(), v(), v()];
+        let q = [v(), v(), v(), v()];
+        let (l, a) = ([v(), v(), v()], [v(), v(), v()]);
+        let name = *g.pick(&names);
+        let r: Result<(), sc::Refusal> = match g.next() % 7 {
+            0 => sc::set_entity_state(&mut e.ctx, name, Some((p, q)), None),
+            1 => sc::set_entity_state(&mut e.ctx, name, None, Some((l, a))),
+            2 => sc::spawn(&mut e.ctx, "", name, "", "", Some((p, q))).map(|_| ()),
+            3 => sc::delete(&mut e.ctx, name),
+            4 => sc::request_reset(&mut e.ctx, (g.next() % 256) as u8),
+            5 => sc::set_state(&mut e.ctx, (g.next() % 7) as u8),
+            _ => sc::step(&mut e.ctx, g.next() % 5),
+        };
+        match r {
+            Ok(()) => ok += 1,
+            Err(f) => {
+                assert!(!f.message.is_empty(), "request {i}: a refusal without a message");
+                refused_n += 1;
+            }
+        }
+        if e.ctx.control.state == RunState::Quitting {
+            sc::set_state(&mut e.ctx, state::PLAYING).unwrap_err();
+            e = engine(WORLD);
+        }
+        if let Some(scope) = e.ctx.control.reset.take() {
+            e.reset_scoped(scope).unwrap();
+        }
+        for _ in 0..3 {
+            e.step().unwrap_or_else(|x| panic!("request {i}: the run died: {x}"));
+        }
+        assert!(finite_state(&e), "request {i}: non-finite state");
+    }
+    println!("request fuzz: {ok} answered OK, {refused_n} refused");
+    assert!(ok > 40 && refused_n > 100, "{ok} / {refused_n}");
 }

@@ -629,13 +629,13 @@ fn prop_refusals() {
     ));
     assert_contains(&msg, "components.a.motion: unknown variant `wobbly`, expected one of `static`, `driven`, `physics` (box)");
     assert_contains(&msg, "components.b: missing field `pose` (box)");
-    assert_contains(&msg, "components.boxes.instances[0].size: full extents [x, y, z] must all be > 0 (m), got [1.0, 1.0, -1.0] (boxes)");
+    assert_contains(&msg, "components.boxes.instances[0].size: full extents [x, y, z] must all be in (0, 10000] m, got [1, 1, -1] (boxes)");
     assert_contains(&msg, "components.boxes.instances[1].colour: unknown field `colour`");
     assert_contains(
         &msg,
-        "components.cylinder.height: the full height must be > 0 (m), got 0 (cylinder)",
+        "components.cylinder.height: the full height must be in (0, 10000] m, got 0 (cylinder)",
     );
-    assert_contains(&msg, "components.cylinder.mass: must be > 0 (kg), got -1 (cylinder)");
+    assert_contains(&msg, "components.cylinder.mass: must be in (0, 1000000000] kg, got -1 (cylinder)");
     let msg = refusal(&format!("{SIM}components:\n  - box: {{pose: {{}}, size: [0.4, 0.2, 0.8], color: [1, 0]}}\n    name: a\n"));
     assert_contains(
         &msg,

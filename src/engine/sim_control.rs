@@ -230,17 +230,9 @@ pub fn entity_state(ctx: &SimContext, name: &str) -> Result<EntityState, Refusal
     Ok(EntityState { position: o, orientation: [q[1], q[2], q[3], q[0]], angular: w, linear })
 }
 
-/// Farthest position a request may place an entity at (m from the world origin): beyond it f64
-/// positions lose sub-millimetre resolution and contacts stop being meaningful.
-pub const MAX_POSITION_M: f64 = 1e6;
-/// Accepted quaternion norms (a request's orientation is normalised within it): a zero, tiny or
-/// overflowing quaternion names no rotation.
-pub const QUAT_NORM_RANGE: (f64, f64) = (1e-3, 1e3);
-/// Fastest linear velocity a request may set (m/s): faster, one step moves a body through metres
-/// of scenery.
-pub const MAX_LINEAR_SPEED: f64 = 1e3;
-/// Fastest angular velocity a request may set (rad/s).
-pub const MAX_ANGULAR_SPEED: f64 = 1e4;
+pub use crate::world::bounds::{
+    MAX_ANGULAR_SPEED, MAX_LINEAR_SPEED, MAX_POSITION_M, QUAT_NORM_RANGE,
+};
 
 /// Check a requested pose: every value finite, the position within [`MAX_POSITION_M`], the
 /// quaternion [x, y, z, w] of a norm within [`QUAT_NORM_RANGE`]. Returns MuJoCo's unit [w, x, y, z].

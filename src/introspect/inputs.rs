@@ -77,10 +77,10 @@ fn package_shares() -> Vec<PathBuf> {
 
 /// The worlds a world is made of, parent first then itself, and the composed document.
 pub fn yaml_chain(path: &Path, gave_up: &mut Vec<String>) -> Option<(WorldDoc, Vec<PathBuf>)> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::world::yaml::read_document(path, "world") {
         Ok(t) => t,
-        Err(e) => {
-            gave_up.push(format!("cannot read world `{}`: {e}", path.display()));
+        Err(m) => {
+            gave_up.push(m);
             return None;
         }
     };

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::error::ConfigError;
 use crate::math::quat_from_rpy;
+use crate::world::bounds::{MAX_POSITION_M, QUAT_NORM_RANGE};
 
 pub use crate::context::entities::Pose;
 
@@ -132,10 +133,13 @@ impl PoseConfig {
         if let Some(p) = &self.position {
             for (k, v) in [("x", Some(p.x)), ("y", Some(p.y)), ("z", p.z)] {
                 if let Some(v) = v {
-                    if !v.is_finite() {
+                    if !v.is_finite() || v.abs() > MAX_POSITION_M {
                         e.push(ConfigError::new(
                             format!("{path}.position.{k}"),
-                            format!("must be a finite number (m), got {v}"),
+                            format!(
+                                "must be a finite number within ±{MAX_POSITION_M} m, got {}",
+                                crate::error::num(v)
+                            ),
                         ));
                     }
                 }
@@ -173,10 +177,13 @@ impl PoseConfig {
                     .map(|v| v.unwrap_or(0.0).powi(2))
                     .sum::<f64>()
                     .sqrt();
-                if n < 1e-9 {
+                if n < QUAT_NORM_RANGE.0 || n > QUAT_NORM_RANGE.1 {
                     e.push(ConfigError::new(
                         format!("{path}.orientation"),
-                        "the quaternion is zero; an unrotated pose is {w: 1} (or give {yaw: ...})",
+                        format!(
+                            "the quaternion has norm {}; it must be within {QUAT_NORM_RANGE:?} (it is normalised): an unrotated pose is {{w: 1}} (or give {{yaw: ...}})",
+                            crate::error::num(n)
+                        ),
                     ));
                 }
             }

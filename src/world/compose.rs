@@ -230,10 +230,10 @@ fn compose_inner(
         return doc;
     }
     let shown = parent.path.display().to_string();
-    let text = match std::fs::read_to_string(&parent.path) {
+    let text = match crate::world::yaml::read_document(&parent.path, "parent world") {
         Ok(t) => t,
-        Err(e) => {
-            errors.push("extends", format!("cannot read parent world `{shown}`: {e}"));
+        Err(m) => {
+            errors.push("extends", m);
             return doc;
         }
     };

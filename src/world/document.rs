@@ -177,6 +177,10 @@ impl WorldDoc {
     }
 }
 
+/// Most entries one `components:` list may hold: ten robots with their sensors are ~100; the cap
+/// bounds a refusal's cost (each entry is checked and may be matched against every plugin name).
+pub const MAX_COMPONENTS: usize = 10_000;
+
 /// Parse a `components:` list found at `path`.
 pub fn parse_list(v: &Value, path: &str, errors: &mut ConfigErrors) -> Vec<Component> {
     let seq = match v {
@@ -193,11 +197,24 @@ pub fn parse_list(v: &Value, path: &str, errors: &mut ConfigErrors) -> Vec<Compo
             return Vec::new();
         }
     };
+    if seq.len() > MAX_COMPONENTS {
+        errors.push(
+            path,
+            format!(
+                "has {} entries; a components list may hold at most {MAX_COMPONENTS} (ten robots with \
+                 their sensors are about 100): trim the generated list",
+                seq.len()
+            ),
+        );
+        return Vec::new();
+    }
     let mut out: Vec<Component> = Vec::new();
+    // label -> index in `out`: the duplicate check stays linear in the list's length.
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, item) in seq.iter().enumerate() {
         let item_path = format!("{path}[{i}]");
         if let Some(c) = parse_entry(item, &item_path, path, errors) {
-            if let Some(prev) = out.iter().find(|p| p.label() == c.label()) {
+            if let Some(prev) = seen.get(c.label()).map(|&k| &out[k]) {
                 errors.push(
                     format!("{path}.{}", c.label()),
                     format!(
@@ -209,6 +226,7 @@ pub fn parse_list(v: &Value, path: &str, errors: &mut ConfigErrors) -> Vec<Compo
                 );
                 continue;
             }
+            seen.insert(c.label().to_string(), out.len());
             out.push(c);
         }
     }

@@ -2,12 +2,14 @@
 //! (pass 2) → typed `sim:` block → plugin instances. Every problem in the document is collected
 //! with its key path and reported at once, before anything is built.
 
+pub mod bounds;
 pub mod compose;
 pub mod document;
 pub mod expand;
 pub mod models;
 pub mod overrides;
 pub mod sim;
+pub mod yaml;
 
 use std::path::{Path, PathBuf};
 
@@ -100,9 +102,7 @@ impl std::fmt::Debug for LoadedWorld {
 
 /// Load a world file.
 pub fn load_world(path: &Path, opts: &LoadOptions) -> Result<LoadedWorld, ConfigErrors> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ConfigError::new("", format!("cannot read world `{}`: {e}", path.display()))
-    })?;
+    let text = yaml::read_document(path, "world").map_err(|m| ConfigError::new("", m))?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let base_dir = if base_dir.as_os_str().is_empty() { PathBuf::from(".") } else { base_dir };
     let mut w = load_inner(&text, &base_dir, Some(path), opts)?;
@@ -110,16 +110,7 @@ pub fn load_world(path: &Path, opts: &LoadOptions) -> Result<LoadedWorld, Config
     Ok(w)
 }
 
-/// Parse YAML text, reporting a syntax error with its line and column.
-pub fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
-    serde_norway::from_str::<Value>(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| format!(" at line {}, column {}", l.line(), l.column()))
-            .unwrap_or_default();
-        ConfigError::new("", format!("YAML syntax error{at}: {e}"))
-    })
-}
+pub use yaml::parse_yaml;
 
 /// Load a world from YAML text; relative paths resolve against `base_dir`.
 pub fn load_world_str(

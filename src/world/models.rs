@@ -227,8 +227,9 @@ pub fn load_manifest(asset: &ModelAsset) -> Result<Manifest, String> {
     if !p.is_file() {
         return Ok(Manifest::default());
     }
-    let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-    let v: Value = serde_norway::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+    let text = crate::world::yaml::read_document(&p, "model manifest")?;
+    let v: Value = crate::world::yaml::parse_yaml(&text)
+        .map_err(|e| format!("{}: {}", p.display(), e.message))?;
     let Value::Mapping(m) = v else { return Ok(Manifest::default()) };
     let mut out = Manifest::default();
     let mut errors = ConfigErrors::default();

@@ -60,11 +60,10 @@ pub fn parse_set(arg: &str) -> Result<Assignment, ConfigError> {
 
 /// Read an override document (the same nested shape as a world) into leaf assignments.
 pub fn load_override_file(path: &Path) -> Result<Vec<Assignment>, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ConfigError::new("", format!("--override {}: cannot read: {e}", path.display()))
-    })?;
-    let v: Value = serde_norway::from_str(&text).map_err(|e| {
-        ConfigError::new("", format!("--override {}: YAML syntax error: {e}", path.display()))
+    let text = crate::world::yaml::read_document(path, "override file")
+        .map_err(|m| ConfigError::new("", format!("--override {}: {m}", path.display())))?;
+    let v: Value = crate::world::yaml::parse_yaml(&text).map_err(|e| {
+        ConfigError::new("", format!("--override {}: {}", path.display(), e.message))
     })?;
     let mut out = Vec::new();
     let src = format!("--override {}", path.display());

@@ -299,7 +299,7 @@ fn check_contact_values(path: &str, co: &ContactOverride, errors: &mut ConfigErr
                 ((lo..=hi).contains(v), format!("within [{lo}, {hi}] (MuJoCo clamps to it)"))
             }
             2 => (*v > 0.0 && v.is_finite(), "a width > 0 m".to_string()),
-            _ => (*v >= 1.0 && v.is_finite(), "a power >= 1".to_string()),
+            _ => (*v >= 1.0 && *v <= 100.0, "a power in [1, 100] (MuJoCo's default 2)".to_string()),
         };
         if !ok {
             let name = ["dmin", "dmax", "width", "midpoint", "power"][i.min(4)];

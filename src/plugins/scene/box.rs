@@ -19,6 +19,7 @@ use crate::spawn::{
     body_name_for, box_floor_offset, check_rgba, cylinder_floor_offset, rgba4, Friction, Motion,
     PoseConfig,
 };
+use crate::world::bounds::{MAX_MASS_KG, MAX_SIZE_M};
 
 /// Default prop colour: a light warehouse grey.
 pub const DEFAULT_PROP_RGBA: [f64; 4] = [0.72, 0.72, 0.70, 1.0];
@@ -71,8 +72,11 @@ pub(crate) fn validate_common(
         e.extend(f.validate("friction"));
     }
     if let Some(m) = mass {
-        if !(m > 0.0 && m.is_finite()) {
-            e.push(ConfigError::new("mass", format!("must be > 0 (kg), got {m}")));
+        if !(m > 0.0 && m <= MAX_MASS_KG) {
+            e.push(ConfigError::new(
+                "mass",
+                format!("must be in (0, {MAX_MASS_KG}] kg, got {}", crate::error::num(m)),
+            ));
         }
     }
     e
@@ -81,10 +85,13 @@ pub(crate) fn validate_common(
 impl ValidateConfig for BoxConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if self.size.iter().any(|s| !(*s > 0.0 && s.is_finite())) {
+        if self.size.iter().any(|s| !(*s > 0.0 && *s <= MAX_SIZE_M)) {
             e.push(ConfigError::new(
                 "size",
-                format!("full extents [x, y, z] must all be > 0 (m), got {:?}", self.size),
+                format!(
+                    "full extents [x, y, z] must all be in (0, {MAX_SIZE_M}] m, got [{}]",
+                    self.size.map(crate::error::num).join(", ")
+                ),
             ));
         }
         e.extend(validate_common(&self.pose, &self.color, &self.friction, self.mass));

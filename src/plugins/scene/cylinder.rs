@@ -18,6 +18,7 @@ use crate::plugins::scene::box_prop::{
 };
 use crate::plugins::scene::boxes::{parse_instances, Population, PopulationConfig};
 use crate::spawn::{body_name_for, Friction, Motion, PoseConfig};
+use crate::world::bounds::MAX_SIZE_M;
 
 /// Config of `cylinder`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -57,13 +58,19 @@ pub struct CylinderConfig {
 impl ValidateConfig for CylinderConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.radius > 0.0 && self.radius.is_finite()) {
-            e.push(ConfigError::new("radius", format!("must be > 0 (m), got {}", self.radius)));
+        if !(self.radius > 0.0 && self.radius <= MAX_SIZE_M) {
+            e.push(ConfigError::new(
+                "radius",
+                format!("must be in (0, {MAX_SIZE_M}] m, got {}", crate::error::num(self.radius)),
+            ));
         }
-        if !(self.height > 0.0 && self.height.is_finite()) {
+        if !(self.height > 0.0 && self.height <= MAX_SIZE_M) {
             e.push(ConfigError::new(
                 "height",
-                format!("the full height must be > 0 (m), got {}", self.height),
+                format!(
+                    "the full height must be in (0, {MAX_SIZE_M}] m, got {}",
+                    crate::error::num(self.height)
+                ),
             ));
         }
         e.extend(validate_common(&self.pose, &self.color, &self.friction, self.mass));
