@@ -203,7 +203,14 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
     logs.init();
     #[cfg(feature = "ros")]
     lift_node_remaps();
-    let cli = Cli::parse_from(strip_ros_args(std::env::args_os()));
+    let args = match strip_ros_args(std::env::args_os()) {
+        Ok(a) => a,
+        Err(m) => {
+            eprintln!("error: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(args);
     match cli.command {
         Command::Plugins { what } => plugins_cmd(what),
         Command::Check(w) => check(w),
@@ -476,20 +483,59 @@ fn lift_node_remaps() {
 
 /// Drop the ROS arguments `ros2 run` / `ros2 launch` append (`--ros-args ... [--]`): rcl reads
 /// them itself (node name and namespace remaps, parameter files) when the bridge starts its
-/// node; the `roqsim` command line does not take them.
-fn strip_ros_args(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+/// node; the `roqsim` command line does not take them. Inside the ROS section only rcl's own
+/// flags are accepted (as rcl does: an unknown one is an error there too), so a roqsim flag written
+/// after `--ros-args` is refused rather than silently swallowed.
+pub fn strip_ros_args(
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Result<Vec<std::ffi::OsString>, String> {
+    /// rcl's flags that take a value, then those that stand alone (rcl_arguments.h).
+    const WITH_VALUE: &[&str] = &[
+        "-r",
+        "--remap",
+        "-p",
+        "--param",
+        "--params-file",
+        "--log-level",
+        "--log-config-file",
+        "-e",
+        "--enclave",
+        "--log-file-name",
+    ];
+    const ALONE: &[&str] = &[
+        "--enable-rosout-logs",
+        "--disable-rosout-logs",
+        "--enable-stdout-logs",
+        "--disable-stdout-logs",
+        "--enable-external-lib-logs",
+        "--disable-external-lib-logs",
+    ];
     let mut out = Vec::new();
     let mut in_ros = false;
+    let mut takes_value = false;
     for a in args {
         if a == "--ros-args" {
             in_ros = true;
+            takes_value = false;
         } else if in_ros && a == "--" {
             in_ros = false;
         } else if !in_ros {
             out.push(a);
+        } else if takes_value {
+            takes_value = false;
+        } else {
+            let t = a.to_string_lossy();
+            if WITH_VALUE.contains(&t.as_ref()) {
+                takes_value = true;
+            } else if !ALONE.contains(&t.as_ref()) {
+                return Err(format!(
+                    "`{t}` comes after --ros-args, where only ROS arguments go (-r, -p, --params-file, --log-level, ...): \
+                     put roqsim's own flags before --ros-args, or end the ROS arguments with `--` first"
+                ));
+            }
         }
     }
-    out
+    Ok(out)
 }
 
 fn export_cmd(what: ExportCmd) -> ExitCode {

@@ -462,3 +462,43 @@ fn fuzzed_requests_are_answered_and_the_state_stays_finite() {
     println!("request fuzz: {ok} answered OK, {refused_n} refused");
     assert!(ok > 40 && refused_n > 100, "{ok} / {refused_n}");
 }
+
+/// Class: flags in the wrong section: a roqsim flag after `--ros-args` is refused (rcl's own
+/// flags are accepted there), and after the closing `--` it works.
+#[test]
+fn a_roqsim_flag_inside_the_ros_arguments_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("w.yaml");
+    std::fs::write(&world, "components: []\n").unwrap();
+    let w = world.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_roqsim")).args(args).output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    let (code, err) = run(&["sim", w, "--seed", "1", "--ros-args", "-r", "a:=b", "--steps", "100"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("`--steps` comes after --ros-args, where only ROS arguments go"), "{err}");
+    let (code, err) = run(&[
+        "sim",
+        w,
+        "--seed",
+        "1",
+        "--pacing",
+        "asap",
+        "--ros-args",
+        "-r",
+        "a:=b",
+        "--log-level",
+        "info",
+        "--",
+        "--steps",
+        "3",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("run finished (steps): 3 steps"), "{err}");
+}

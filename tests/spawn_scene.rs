@@ -635,7 +635,10 @@ fn prop_refusals() {
         &msg,
         "components.cylinder.height: the full height must be in (0, 10000] m, got 0 (cylinder)",
     );
-    assert_contains(&msg, "components.cylinder.mass: must be in (0, 1000000000] kg, got -1 (cylinder)");
+    assert_contains(
+        &msg,
+        "components.cylinder.mass: must be in (0, 1000000000] kg, got -1 (cylinder)",
+    );
     let msg = refusal(&format!("{SIM}components:\n  - box: {{pose: {{}}, size: [0.4, 0.2, 0.8], color: [1, 0]}}\n    name: a\n"));
     assert_contains(
         &msg,

@@ -594,10 +594,21 @@ def test_every_refusal_has_its_code_and_message(roqsim, ros):
     r = SetEntityState.Request(entity="robot", set_pose=True)
     r.state.pose.position.x = 1.0
     r.state.pose.orientation.w = 0.0
-    refused(sim.call("set_entity_state", SetEntityState, r).result, 101, "invalid pose for `robot`: the quaternion must be non-zero")
+    refused(sim.call("set_entity_state", SetEntityState, r).result, 101, "invalid state for `robot`: pose.orientation has norm 0e0: a rotation needs a quaternion of norm within [0.001, 1000]")
     r = SetEntityState.Request(entity="robot", set_acceleration=True)
     refused(sim.call("set_entity_state", SetEntityState, r).result, FEATURE_UNSUPPORTED, "set_acceleration: accelerations cannot be set")
     refused(sim.set_pose("robot", 0.0, 0.0, 0.0, 0.0, frame="odom"), OPERATION_FAILED, "state.header.frame_id `odom`: only the world frame is supported")
+
+    # hostile numbers: refused naming the field, and the run lives on
+    r = SetEntityState.Request(entity="robot", set_pose=True)
+    r.state.pose.position.x = 1e300
+    r.state.pose.orientation.w = 1.0
+    refused(sim.call("set_entity_state", SetEntityState, r).result, 101, "pose.position.x = 1e300: must be finite and within ±1000000 m")
+    r = SetEntityState.Request(entity="robot", set_twist=True)
+    r.state.twist.linear.x = float("nan")
+    refused(sim.call("set_entity_state", SetEntityState, r).result, INCORRECT_STATE, "twist.linear.x = NaN: must be finite")
+    refused(sim.reset(8), OPERATION_FAILED, "unknown ResetSimulation scope 8")
+    assert sim.sim_state() == PLAYING and sim_proc.proc.poll() is None, "a refused request ended the run"
 
     # filters
     refused(sim.entities(filter="([").result, OPERATION_FAILED, "filter `([` is not a valid regular expression")
