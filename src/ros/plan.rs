@@ -193,6 +193,20 @@ pub fn build_with_robots(
     let mut plan = Plan { tf_topic, tf_static_topic, ..Default::default() };
     let owners = cfg.owners.as_deref();
     let mut used_rates: Vec<String> = Vec::new();
+    // Every owner named must own something: a misspelt one would serve nothing without a word.
+    for (i, o) in owners.unwrap_or_default().iter().enumerate() {
+        let one = std::slice::from_ref(o);
+        if !iface.all().iter().any(|ep| names::owner_matches(Some(one), ep.owner.as_deref())) {
+            let mut known: Vec<&str> =
+                iface.all().iter().filter_map(|ep| ep.owner.as_deref()).collect();
+            known.sort();
+            known.dedup();
+            errors.push(format!(
+                "owners[{i}]: `{o}` owns no endpoint, so it would serve nothing; owners in this world: [{}]",
+                known.join(", ")
+            ));
+        }
+    }
 
     for (id, ep) in iface.all().iter().enumerate() {
         if !names::owner_matches(owners, ep.owner.as_deref()) {
@@ -336,6 +350,7 @@ pub fn build_with_robots(
 
     merge_joint_states(iface, cfg, robot_of, &mut plan, &mut errors);
     check_collisions(&plan, &mut errors);
+    check_shared_topics(iface, robot_of, &plan, &mut errors);
 
     if errors.is_empty() {
         Ok(plan)
@@ -498,6 +513,42 @@ fn check_collisions(plan: &Plan, errors: &mut Vec<String>) {
     }
 }
 
+/// Two robots on one topic: a command topic two robots subscribe would drive both, and a state
+/// topic two robots publish (odometry, scans) would interleave them. Both come from two robots in
+/// one namespace; refuse naming the topic and both endpoints. Joint states are merged on a shared
+/// topic (`merged_joint_states`), and many publishers on /diagnostics is ROS's convention.
+fn check_shared_topics(
+    iface: &Interface,
+    robot_of: &dyn Fn(&str) -> String,
+    plan: &Plan,
+    errors: &mut Vec<String>,
+) {
+    let robot = |id: EndpointId| iface.get(id).owner.as_deref().map(robot_of);
+    let mut seen: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let outs = plan
+        .outputs
+        .iter()
+        .filter(|o| {
+            o.msg_type != "diagnostic_msgs/msg/DiagnosticArray" && o.msg_type != JOINT_STATE
+        })
+        .map(|o| (&o.topic, o.id, &o.label, "publish"));
+    let ins = plan.inputs.iter().map(|i| (&i.name, i.id, &i.label, "serve"));
+    for (topic, id, label, verb) in outs.chain(ins) {
+        let Some(r) = robot(id) else { continue };
+        let key = format!("{verb} {topic}");
+        match seen.get(&key) {
+            Some((other, who)) if *other != r => errors.push(format!(
+                "topic {topic}: robots `{other}` (endpoint {who}) and `{r}` (endpoint {label}) would both {verb} it; \
+                 give each robot its own namespace (`namespace:` on its spawn entry) or rename one with `topics:`"
+            )),
+            Some(_) => {}
+            None => {
+                seen.insert(key, (r, label.clone()));
+            }
+        }
+    }
+}
+
 /// The bridge's gate for an endpoint with a `rates:` override: forward every `every_steps`-th
 /// step, a whole multiple of the producer's own spacing `producer_every` (the bridge can only
 /// forward what was produced), nearest to the request.
@@ -615,6 +666,36 @@ mod tests {
         );
         assert!(p.notes.iter().any(|n| n.contains("endpoint debug has no ros2 `type` hint")));
         assert_eq!((p.tf_topic.as_str(), p.tf_static_topic.as_str()), ("/tf", "/tf_static"));
+    }
+
+    #[test]
+    fn two_robots_in_one_namespace_are_refused_naming_the_topic() {
+        let mut i = Interface::new(500.0);
+        for r in ["r1", "r2"] {
+            let at = |e: Endpoint| e.owner(Some(r)).namespace("r");
+            i.add(at(Endpoint::out("odom").rate(50.0).hint(
+                "ros2",
+                "type",
+                "nav_msgs/msg/Odometry",
+            )));
+            i.add(at(Endpoint::input("cmd_vel").hint("ros2", "type", "geometry_msgs/msg/Twist")));
+        }
+        let e = build(&i, &BridgeConfig::default()).unwrap_err();
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert!(e[0].starts_with("topic /r/odom: robots `r1` (endpoint r/odom) and `r2` (endpoint r/odom) would both publish it; give each robot its own namespace"), "{e:?}");
+        assert!(e[1].starts_with("topic /r/cmd_vel: robots `r1`"), "{e:?}");
+        assert!(e[1].contains("would both serve it"), "{e:?}");
+    }
+
+    #[test]
+    fn a_misspelt_owner_is_refused_naming_the_owners() {
+        let cfg = BridgeConfig { owners: Some(vec!["robto2".into()]), ..Default::default() };
+        let e = build(&iface(), &cfg).unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].starts_with("owners[0]: `robto2` owns no endpoint, so it would serve nothing; owners in this world: [robot1, robot2"),
+            "{e:?}"
+        );
     }
 
     #[test]

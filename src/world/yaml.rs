@@ -115,6 +115,6 @@ mod tests {
         assert_eq!(too_deep("a: [[[1]]]", 3), None);
         assert_eq!(too_deep("a: [[[[1]]]]", 3), Some((1, 7)));
         assert_eq!(too_deep("a: '[[[[' # [[[[\nb: \"{{{{\"", 3), None);
-        assert_eq!(too_deep("a: 1\nb: {c: [[[x]]]}", 3), Some((2, 8)));
+        assert_eq!(too_deep("a: 1\nb: {c: [[[x]]]}", 3), Some((2, 10)));
     }
 }
