@@ -268,7 +268,12 @@ fn check(w: WorldArgs) -> ExitCode {
     let n = world.components.len();
     // A preview seed: checking a world is not a measurement.
     match Engine::new(world, EngineOptions { profile: false, seed: Some(0) }) {
-        Ok(e) => {
+        Ok(mut e) => {
+            // One step reveals what compiling cannot (a state that goes non-finite at once).
+            if let Err(err) = e.step() {
+                eprintln!("error: the world compiles, but its first step fails: {err}");
+                return ExitCode::from(2);
+            }
             let m = e.ctx.model().ffi();
             println!(
                 "ok: {} components; compiled model: {} bodies, {} joints, {} actuators, {} geoms; timestep {} s",

@@ -502,3 +502,35 @@ fn a_roqsim_flag_inside_the_ros_arguments_is_refused() {
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("run finished (steps): 3 steps"), "{err}");
 }
+
+/// Class: `check` passes only what runs: a world that compiles but goes non-finite in its first
+/// step is refused, naming the joint and the world entry it belongs to.
+#[test]
+fn check_takes_one_step_and_names_the_entry_of_a_non_finite_state() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("m.xml"),
+        r#"<mujoco><worldbody><body name="b" pos="0 0 1"><freejoint name="bf"/>
+           <geom type="box" size="0.1 0.1 0.1" mass="1" friction="1e300 1e300 1e300"/></body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let w = dir.path().join("w.yaml");
+    std::fs::write(
+        &w,
+        "components:\n  - spawn_model: {model: m.xml, motion: physics}\n    name: thing\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_roqsim"))
+        .args(["check", w.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_has(
+        &err,
+        &[
+            "the world compiles, but its first step fails: non-finite state at t=0.002000 s",
+            "(joint `bf` of entity `thing`: check the pose, sizes, masses and friction of components.thing",
+        ],
+    );
+}

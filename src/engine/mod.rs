@@ -414,7 +414,11 @@ impl Engine {
             if let Some(i) = arr.iter().position(|x| !x.is_finite()) {
                 return Err(SimError::NonFinite {
                     time,
-                    field: format!("{name}[{i}] = {} ({})", arr[i], dof_name(d.model(), name, i)),
+                    field: format!(
+                        "{name}[{i}] = {} ({})",
+                        arr[i],
+                        dof_name(d.model(), self.ctx.entities.all(), name, i)
+                    ),
                 });
             }
         }
@@ -527,20 +531,28 @@ fn bad_warnings(d: &crate::context::Data) -> i32 {
         .sum()
 }
 
-fn dof_name(m: &MjModel, field: &str, i: usize) -> String {
-    // Map a qpos/qvel index to the joint that owns it.
-    let (adr, n) =
-        if field == "qpos" { (m.jnt_qposadr(), m.ffi().nq) } else { (m.jnt_dofadr(), m.ffi().nv) };
-    let _ = n;
-    let mut owner = None;
-    for (j, &a) in adr.iter().enumerate() {
-        if (a as usize) <= i {
-            owner = Some(j);
+fn dof_name(m: &MjModel, entities: &[crate::context::Entity], field: &str, i: usize) -> String {
+    // Map a qpos/qvel index to the joint that owns it, and the joint to the entity (the world
+    // entry) whose root body it sits under: that entry's keys are what to look at.
+    let adr = if field == "qpos" { m.jnt_qposadr() } else { m.jnt_dofadr() };
+    let Some(j) = adr.iter().rposition(|&a| (a as usize) <= i) else { return "?".into() };
+    let joint = m.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("(unnamed)");
+    let mut b = m.jnt_bodyid()[j] as usize;
+    let entity = loop {
+        let name = m.id_to_name(MjtObjBase::mjOBJ_BODY, b).unwrap_or("");
+        if let Some(e) = entities.iter().find(|e| e.body == name) {
+            break Some(e.name.as_str());
         }
-    }
-    match owner {
-        Some(j) => format!("joint `{}`", m.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or("?")),
-        None => "?".into(),
+        if b == 0 {
+            break None;
+        }
+        b = m.body_parentid()[b] as usize;
+    };
+    match entity {
+        Some(e) => format!(
+            "joint `{joint}` of entity `{e}`: check the pose, sizes, masses and friction of components.{e}, in its keys or its model file"
+        ),
+        None => format!("joint `{joint}`"),
     }
 }
 
