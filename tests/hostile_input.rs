@@ -347,7 +347,7 @@ fn fuzzed_worlds_are_refused_or_run_finite_never_panic() {
         chosen.sort();
         chosen.dedup();
         for &(a, b) in chosen.iter().rev() {
-            let v: &str = *g.pick(&hostile[..]);
+            let v = *g.pick::<&str>(&hostile);
             doc.replace_range(a..b, v);
         }
         let outcome = std::panic::catch_unwind(|| {
