@@ -534,3 +534,24 @@ fn check_takes_one_step_and_names_the_entry_of_a_non_finite_state() {
         ],
     );
 }
+
+/// Class: a refusal's fix must be one the plugin takes: a welded arm is not told to use
+/// `motion: physics` (spawn_arm has no such key).
+#[test]
+fn a_welded_entity_refusal_names_a_fix_its_plugin_takes() {
+    let mut e = engine(
+        "components:\n  - spawn_arm: {model: ur5e, prefix: ur_, pos: [0, 0, 0.5], pedestal: true, default_plugins: false}\n    name: ur\n",
+    );
+    let r =
+        sc::set_entity_state(&mut e.ctx, "ur", Some(([1.0, 0.0, 0.5], [0.0, 0.0, 0.0, 1.0])), None)
+            .unwrap_err();
+    assert_eq!(r.code, codes::OPERATION_FAILED);
+    assert_has(
+        &r.message,
+        &[
+            "`ur` is welded and cannot be moved: spawn_arm welds `ur5e` to the world",
+            "put it on a `rail:` or a robot with `mount:`",
+        ],
+    );
+    assert!(!r.message.contains("motion:"), "{}", r.message);
+}

@@ -157,7 +157,7 @@ fn two_robots_with_distinct_prefixes_and_the_registry() {
     assert_eq!(lidar.free_joint, None);
     assert_eq!(
         lidar.weld_reason.as_deref(),
-        Some("mounted on `r2_base_link` (welded to its carrier)")
+        Some("mounted on `r2_base_link` (welded to its carrier; it moves with it)")
     );
     assert_eq!(lidar.meta.get("frame_id").map(String::as_str), Some("rplidar_link"));
 }
@@ -452,7 +452,7 @@ fn top_level_sensor_motion_modes() {
     ));
     let mast = e.ctx.entities.get("mast").unwrap();
     assert_eq!(mast.prefix, "mast_");
-    assert_eq!(mast.weld_reason.as_deref(), Some("motion: static (welded to the world)"));
+    assert_eq!(mast.weld_reason.as_deref(), Some("motion: static (welded to the world; give `motion: driven` or `motion: physics` to move it)"));
     let t = tf_of(&e, "mast");
     assert_eq!(
         (t[0].parent.as_str(), t[0].child.as_str()),
@@ -946,7 +946,7 @@ fn top_level_mount_attached_to_a_spawned_body_rides_it() {
     assert_eq!(ent.prefix, "r1_mast_");
     assert_eq!(
         ent.weld_reason.as_deref(),
-        Some("mounted on `r1_base_link` (welded to its carrier)")
+        Some("mounted on `r1_base_link` (welded to its carrier; it moves with it)")
     );
     let t = tf_of(&e, "mast");
     assert_eq!((t[0].parent.as_str(), t[0].child.as_str()), ("base_link", "mast_laser"));

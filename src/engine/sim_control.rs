@@ -362,13 +362,9 @@ pub fn set_entity_state(
     if same_pose && still {
         return Ok(());
     }
+    // Each plugin's reason carries its own way out (a `motion:` key only where the plugin takes one).
     let why = e.weld_reason.clone().unwrap_or_else(|| "it has no free joint".to_string());
-    let fix = if why.contains("motion: physics") {
-        String::new()
-    } else {
-        "; declare it with `motion: physics` to give it a free joint".to_string()
-    };
-    refuse(codes::OPERATION_FAILED, format!("`{name}` is welded and cannot be moved: {why}{fix}"))
+    refuse(codes::OPERATION_FAILED, format!("`{name}` is welded and cannot be moved: {why}"))
 }
 
 /// Spawnables: the absent entities, by uri (= their name).

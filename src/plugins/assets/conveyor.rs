@@ -301,7 +301,7 @@ impl Plugin for Conveyor {
         e.namespace = self.cfg.namespace.trim_matches('/').to_string();
         e.model = "conveyor".into();
         e.initial_pose = Pose { pos: self.cfg.pos, quat };
-        e.weld_reason = Some("a conveyor is welded scenery".into());
+        e.weld_reason = Some("a conveyor is welded scenery (its belt moves what lies on it; move the conveyor itself in the world file)".into());
         b.ctx.entities.add(e)
     }
 

@@ -433,7 +433,10 @@ impl Plugin for SpawnArm {
         // Where the arm goes: the world, or a body of a robot declared before it.
         let mut parent_body: Option<String> = None;
         let mut parent_pose = Pose::default();
-        let mut weld_reason = format!("spawn_arm welds `{}` to the world", cfg.model);
+        let mut weld_reason = format!(
+            "spawn_arm welds `{}` to the world (an arm's base is fixed: command its joints, or put it on a `rail:` or a robot with `mount:`)",
+            cfg.model
+        );
         if let Some(m) = &cfg.mount {
             let Some(robot) = b.ctx.entities.get(&m.robot).cloned() else {
                 return Err(format!(
@@ -453,7 +456,10 @@ impl Plugin for SpawnArm {
             }
             parent_body = Some(full);
             parent_pose = robot.initial_pose;
-            weld_reason = format!("mounted on robot `{}` (body `{}`)", m.robot, m.body);
+            weld_reason = format!(
+                "mounted on robot `{}` (body `{}`): move the robot, and the arm comes with it",
+                m.robot, m.body
+            );
         }
 
         let mut m =

@@ -376,10 +376,13 @@ impl Plugin for SpawnSensor {
         let mut free_joint = None;
         let weld_reason = match motion {
             Motion::Static if parent_body.is_some() => Some(format!(
-                "mounted on `{}` (welded to its carrier)",
+                "mounted on `{}` (welded to its carrier; it moves with it)",
                 parent_body.as_deref().unwrap_or_default()
             )),
-            Motion::Static => Some("motion: static (welded to the world)".to_string()),
+            Motion::Static => Some(
+                "motion: static (welded to the world; give `motion: driven` or `motion: physics` to move it)"
+                    .to_string(),
+            ),
             Motion::Driven => {
                 m.spec.body_mut(&m.root).expect("root").set_mocap(true);
                 None
