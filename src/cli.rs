@@ -98,18 +98,26 @@ struct WorldArgs {
     overrides: Vec<PathBuf>,
 }
 
+/// A count or seed flag's value: a whole number in 0 ..= 2^64 - 1, said so when it is not (clap's
+/// own text for `-1` is "invalid digit", or a tip to write `-- -1`).
+fn whole_number(s: &str) -> Result<u64, String> {
+    s.parse::<u64>().map_err(|_| {
+        format!("takes a whole number from 0 to {}, got `{}`", u64::MAX, crate::error::clip(s))
+    })
+}
+
 #[derive(Args)]
 struct SimArgs {
     #[command(flatten)]
     world: WorldArgs,
     /// Stop after N physics steps.
-    #[arg(long, conflicts_with = "seconds")]
+    #[arg(long, conflicts_with = "seconds", allow_negative_numbers = true, value_parser = whole_number)]
     steps: Option<u64>,
     /// Stop after S seconds of simulated time.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     seconds: Option<f64>,
     /// The run's seed for every noise draw (wins over sim.seed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole_number)]
     seed: Option<u64>,
     /// Pacing: `realtime`, `asap`, or a real-time factor like `4` (wins over sim.pacing).
     #[arg(long)]

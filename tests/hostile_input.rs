@@ -71,6 +71,10 @@ fn sim_numbers_outside_their_range_are_refused_naming_the_key() {
         ),
         ("sim: {sync: {timeout_s: 1e300}}\n", &["sim.sync.timeout_s", "in (0, 86400]"]),
         (
+            "sim: {contact_override: {solimp: []}}\n",
+            &["sim.contact_override.solimp", "is empty; give 1 to 5 numbers or remove the key"],
+        ),
+        (
             "components:\n  - dummy: {stop_at_s: -1}\n",
             &["stop_at_s", "must be a finite sim time >= 0 s, got -1"],
         ),
@@ -554,4 +558,64 @@ fn a_welded_entity_refusal_names_a_fix_its_plugin_takes() {
         ],
     );
     assert!(!r.message.contains("motion:"), "{}", r.message);
+}
+
+/// Class: parser and shape errors in plain words, at the right place: a duplicate key at its own
+/// line, a tab, an integer too large, bad indentation, a NUL byte, a 2-value friction, a stray key
+/// beside the plugin.
+#[test]
+fn parser_and_shape_errors_name_the_place_and_the_fix() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "sim: {timestep: 0.002}\ncomponents: []\nsim: {seed: 1}\n",
+            &["YAML syntax error at line 3, column 1: duplicate entry with key \"sim\"", "a key may appear once per mapping"],
+        ),
+        ("sim:\n\ttimestep: 0.002\n", &["at line 2, column 1", "that is a tab: YAML indents with spaces only"]),
+        ("sim: {seed: 99999999999999999999999}\n", &["sim.seed", "the integer is too large", "at most 18446744073709551615"]),
+        (
+            "components:\n  - box: {size: [1, 1, 1]}\n   name: b\n",
+            &["at line 3, column 4", "check the indentation of line 3"],
+        ),
+        ("a: 1\nb: 2\nc: x\u{0}\n", &["at line 3, column 5: control characters are not allowed", "not a text file"]),
+        (
+            "components:\n  - box: {size: [1, 1, 1], friction: [1, 2]}\n",
+            &[
+                "components.box.friction: friction takes a sliding coefficient (e.g. 0.8) or the triple [sliding, torsional, rolling]; got a list of 2 numbers",
+            ],
+        ),
+        (
+            "components:\n  - box: {size: [1, 1, 1]}\n    label: b\n",
+            &["components[0].label: `label` beside the plugin `box` is not an entry key", "(an entry is named with `name:`)"],
+        ),
+    ];
+    for (yaml, needles) in cases {
+        let text = refusal(yaml);
+        assert_has(&text, needles);
+        assert!(!text.contains("did not match any variant"), "{text}");
+    }
+}
+
+/// Class: negative or fractional numbers on the command line are refused saying what the flag
+/// takes, not with clap's `-- -1` tip.
+#[test]
+fn negative_cli_numbers_are_refused_saying_what_the_flag_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("w.yaml");
+    std::fs::write(&w, "components: []\n").unwrap();
+    for (args, needle) in [
+        (["--steps", "-1"], "invalid value '-1' for '--steps <STEPS>': takes a whole number from 0 to 18446744073709551615"),
+        (["--seed", "-5"], "invalid value '-5' for '--seed <SEED>': takes a whole number"),
+        (["--steps", "1.5"], "got `1.5`"),
+        (["--seconds", "-1"], "--seconds must be a finite number >= 0, got -1"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_roqsim"))
+            .args(["sim", w.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: `{err}` lacks `{needle}`");
+        assert!(!err.contains("-- -1"), "{err}");
+    }
 }

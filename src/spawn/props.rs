@@ -33,13 +33,56 @@ impl Motion {
 
 /// Contact friction: a sliding coefficient alone (torsional 0.005 and rolling 0.0001 stay at
 /// MuJoCo's defaults) or the full `[sliding, torsional, rolling]` triple.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, JsonSchema)]
 #[serde(untagged)]
 pub enum Friction {
     /// Sliding coefficient only.
     Sliding(f64),
     /// `[sliding, torsional, rolling]`.
     Full([f64; 3]),
+}
+
+/// By hand, so a wrong shape is told what the key takes (serde's untagged enums only say that
+/// nothing matched).
+impl<'de> Deserialize<'de> for Friction {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const TAKES: &str =
+            "friction takes a sliding coefficient (e.g. 0.8) or the triple [sliding, torsional, rolling]";
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Friction;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(TAKES)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Friction, E> {
+                Ok(Friction::Sliding(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Friction, E> {
+                Ok(Friction::Sliding(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Friction, E> {
+                Ok(Friction::Sliding(v as f64))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Friction, A::Error> {
+                let mut v: Vec<f64> = Vec::new();
+                while let Some(x) = a.next_element::<f64>()? {
+                    v.push(x);
+                }
+                match <[f64; 3]>::try_from(v.as_slice()) {
+                    Ok(t) => Ok(Friction::Full(t)),
+                    Err(_) => Err(serde::de::Error::custom(format!(
+                        "{TAKES}; got a list of {} number{} (a single sliding value is written without brackets)",
+                        v.len(),
+                        if v.len() == 1 { "" } else { "s" }
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// MuJoCo's default geom friction `[sliding, torsional, rolling]`.

@@ -289,6 +289,26 @@ fn parse_entry(
         }
         _ => {
             let names: Vec<&str> = refs.iter().map(|r| r.0).collect();
+            let known: Vec<&str> =
+                names.iter().copied().filter(|n| crate::plugins::lookup(n).is_some()).collect();
+            if known.len() == 1 {
+                // One plugin and stray keys beside it: those are mistaken entry keys, not plugins.
+                for stray in names.iter().filter(|n| **n != known[0]) {
+                    let hint = if matches!(*stray, "label" | "id" | "alias" | "title") {
+                        " (an entry is named with `name:`)"
+                    } else {
+                        ""
+                    };
+                    errors.push(
+                        format!("{item_path}.{stray}"),
+                        format!(
+                            "`{stray}` beside the plugin `{}` is not an entry key: an entry takes `name:`, `enabled:` and `components:` beside its plugin, and the plugin's settings go inside its mapping{hint}",
+                            known[0]
+                        ),
+                    );
+                }
+                return None;
+            }
             errors.push(
                 item_path,
                 format!(

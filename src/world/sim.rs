@@ -445,7 +445,7 @@ impl SimBlock {
                     if v.is_empty() {
                         errors.push(
                             format!("sim.contact_override.{key}"),
-                            "is empty; give 1 to {max} numbers or remove the key",
+                            format!("is empty; give 1 to {max} numbers or remove the key"),
                         );
                     } else if v.len() > max {
                         errors.push(

@@ -98,12 +98,70 @@ pub fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
         ));
     }
     serde_norway::from_str::<Value>(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| format!(" at line {}, column {}", l.line(), l.column()))
-            .unwrap_or_default();
-        ConfigError::new("", format!("YAML syntax error{at}: {e}"))
+        let raw = e.to_string();
+        let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+        let (line, col) = duplicate_key_line(text, &raw)
+            .or_else(|| raw.contains("control characters").then(|| control_char_at(text)).flatten())
+            .unwrap_or((line, col));
+        let at = if line > 0 { format!(" at line {line}, column {col}") } else { String::new() };
+        let hint = hint_for(text, &raw, line, col);
+        ConfigError::new("", format!("YAML syntax error{at}: {raw}{hint}"))
     })
+}
+
+/// The parser reports a duplicate key at the start of its mapping; find the line of the second
+/// occurrence instead (the key at the same indentation as its first).
+fn duplicate_key_line(text: &str, raw: &str) -> Option<(usize, usize)> {
+    let key = raw.split("duplicate entry with key \"").nth(1)?.split('"').next()?;
+    let mut first_indent = None;
+    for (i, l) in text.lines().enumerate() {
+        let body = l.trim_start_matches([' ', '-']);
+        let indent = l.len() - body.len();
+        if body.strip_prefix(key).is_some_and(|r| r.trim_start().starts_with(':')) {
+            match first_indent {
+                None => first_indent = Some(indent),
+                Some(f) if f == indent => return Some((i + 1, indent + 1)),
+                Some(_) => {}
+            }
+        }
+    }
+    None
+}
+
+/// Line and column (1-based) of the first control character (other than tab and line breaks).
+fn control_char_at(text: &str) -> Option<(usize, usize)> {
+    for (i, l) in text.split('\n').enumerate() {
+        if let Some(c) = l
+            .chars()
+            .position(|c| (c.is_control() && !matches!(c, '\t' | '\r')) || c == '\u{feff}' && i > 0)
+        {
+            return Some((i + 1, c + 1));
+        }
+    }
+    None
+}
+
+/// A plain-words hint for the parser errors people meet most.
+fn hint_for(text: &str, raw: &str, line: usize, col: usize) -> String {
+    let at = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
+    let ch = at.chars().nth(col.saturating_sub(1));
+    if ch == Some('\t') || (raw.contains("cannot start any token") && at.contains('\t')) {
+        "; that is a tab: YAML indents with spaces only".into()
+    } else if raw.contains("duplicate entry with key") {
+        "; a key may appear once per mapping: merge the two, or remove one".into()
+    } else if raw.contains("as u128") || raw.contains("as i128") {
+        "; the integer is too large: roqsim's integers (seeds, counts) are at most 18446744073709551615".into()
+    } else if raw.contains("did not find expected")
+        || raw.contains("mapping values are not allowed")
+    {
+        format!(
+            "; check the indentation of line {line}: the keys of one mapping line up, and a list item's keys line up after its `- `"
+        )
+    } else if raw.contains("control characters are not allowed") || text.contains('\0') {
+        "; the file holds a control character (a NUL byte?): it is not a text file".into()
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]
