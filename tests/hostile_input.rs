@@ -37,7 +37,7 @@ fn sim_numbers_outside_their_range_are_refused_naming_the_key() {
     let cases: &[(&str, &[&str])] = &[
         (
             "sim: {impratio: 0}\n",
-            &["sim.impratio", "must be a finite ratio > 0, got 0", "frictionless"],
+            &["sim.impratio", "must be a ratio in (0, 1000], got 0", "frictionless"],
         ),
         (
             "sim: {noslip_iterations: 4000000000}\n",
@@ -63,13 +63,45 @@ fn sim_numbers_outside_their_range_are_refused_naming_the_key() {
         ),
         (
             "sim: {contact_override: {solref: [.nan, 1]}}\n",
-            &["sim.contact_override.solref[0]", "must be finite, got NaN"],
+            &["sim.contact_override.solref[0]", "must be finite and non-zero, got NaN"],
         ),
         (
             "sim: {contact_override: {friction: [-1]}}\n",
-            &["sim.contact_override.friction[0]", "must be a finite coefficient >= 0, got -1"],
+            &["sim.contact_override.friction[0]", "must be a coefficient in [0, 1000], got -1"],
         ),
         ("sim: {sync: {timeout_s: 1e300}}\n", &["sim.sync.timeout_s", "in (0, 86400]"]),
+        (
+            "sim: {contact_override: {solref: [0.02, -1]}}\n",
+            &[
+                "sim.contact_override.solref",
+                "[0.02, -1.0] mixes signs: give (timeconst, dampratio) both > 0",
+            ],
+        ),
+        (
+            "sim: {contact_override: {solref: [-100]}}\n",
+            &["mixes signs", "the direct form needs both values"],
+        ),
+        (
+            "sim: {density: 1e20, impratio: 1e300}\n",
+            &[
+                "sim.density",
+                "must be in [0, 100000] kg/m³",
+                "got 1e20",
+                "sim.impratio",
+                "got 1e300",
+            ],
+        ),
+        (
+            "components:\n  - dummy: {size: 1e308}\n",
+            &["size", "must be in (0, 10000] m, got 1e308"],
+        ),
+        (
+            "components:\n  - box: {pose: {position: {x: 0, y: 0}}, size: [1, 1, 1], friction: 1e308}\n",
+            &[
+                "components.box.friction",
+                "friction coefficients must be in [0, 1000], got [1e308, 0.005, 0.0001]",
+            ],
+        ),
         (
             "sim: {contact_override: {solimp: []}}\n",
             &["sim.contact_override.solimp", "is empty; give 1 to 5 numbers or remove the key"],
@@ -230,20 +262,20 @@ fn oversized_and_overnested_documents_are_refused_before_parsing() {
         &["YAML nesting deeper than 64 levels at line 1, column 77", "unbalanced `[` or `{`"],
     );
     let many: String = std::iter::once("components:\n".to_string())
-        .chain((0..10_001).map(|i| format!("  - nope{i}: {{}}\n")))
+        .chain((0..2_001).map(|i| format!("  - nope{i}: {{}}\n")))
         .collect();
     assert_has(
         &refusal(&many),
-        &["components: has 10001 entries; a components list may hold at most 10000"],
+        &["components: has 2001 entries; a components list may hold at most 2000"],
     );
-    // 10 000 bad entries: every one reported, each once (the duplicate check is linear)
+    // 2 000 bad entries: every one reported, each once (the duplicate check is linear)
     let bad: String = std::iter::once("components:\n".to_string())
-        .chain((0..10_000).map(|i| format!("  - nope{i}: {{}}\n")))
+        .chain((0..2_000).map(|i| format!("  - nope{i}: {{}}\n")))
         .collect();
     let text = refusal(&bad);
     assert_has(
         &text,
-        &["10000 problems in the world", "components.nope9999: unknown plugin `nope9999`"],
+        &["2000 problems in the world", "components.nope1999: unknown plugin `nope1999`"],
     );
     // a file over 8 MiB is refused from its size, before it is read
     let dir = tempfile::tempdir().unwrap();
@@ -534,7 +566,7 @@ fn check_takes_one_step_and_names_the_entry_of_a_non_finite_state() {
         &err,
         &[
             "the world compiles, but its first step fails: non-finite state at t=0.002000 s",
-            "(joint `bf` of entity `thing`: check the pose, sizes, masses and friction of components.thing",
+            "(joint `bf` of entity `thing`, the first value to go non-finite: check the pose, sizes, masses and friction of components.thing",
         ],
     );
 }
@@ -618,4 +650,45 @@ fn negative_cli_numbers_are_refused_saying_what_the_flag_takes() {
         assert!(err.contains(needle), "{args:?}: `{err}` lacks `{needle}`");
         assert!(!err.contains("-- -1"), "{err}");
     }
+}
+
+/// Class: every publish rate is a rate a run can hold: far below one per 1000 s is refused at
+/// setup naming the stream (it used to overflow the step spacing and panic).
+#[test]
+fn a_rate_too_slow_to_hold_is_refused_not_a_panic() {
+    let set = roqsim::world::overrides::parse_set("components.robot.diff_drive.odom_rate_hz=1e-17")
+        .unwrap();
+    let w = roqsim::load_world_str(
+        "components:\n  - spawn_robot: {model: turtlebot4}\n    name: robot\n",
+        &common::base(),
+        &roqsim::LoadOptions { assignments: vec![set], ..Default::default() },
+    )
+    .unwrap();
+    let e = roqsim::Engine::new(w, roqsim::EngineOptions { profile: false, seed: Some(1) })
+        .err()
+        .expect("refused");
+    assert_has(
+        &e.to_string(),
+        &["odom: a rate of 1e-17 Hz is not one a run can hold: give at least 0.001 Hz"],
+    );
+}
+
+/// Class: strings with control characters (a NUL reaches MuJoCo's C API as a panic) are refused
+/// naming the key; a byte-order mark is accepted; brackets inside scalars are text, not nesting.
+#[test]
+fn control_characters_are_refused_and_scalar_text_is_not_nesting() {
+    assert_has(
+        &refusal("components:\n  - dummy: {}\n    name: \"a\\u0000b\"\n"),
+        &["components[0].name: the string \"a\\0b\" holds a control character"],
+    );
+    assert_has(
+        &refusal("components:\n  - spawn_robot: {model: turtlebot4, prefix: \"r\\u0000_\"}\n"),
+        &["components[0].spawn_robot.prefix", "holds a control character"],
+    );
+    let e = roqsim::world::overrides::parse_set("components.a.name=\"x\\u0007\"").unwrap_err();
+    assert!(e.to_string().contains("holds a control character"), "{e}");
+    let mut e = engine("\u{feff}components:\n  - dummy: {}\n    name: \"a[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"\n");
+    e.step().unwrap();
+    let deep_plain = format!("components:\n  - dummy: {{}}\n    name: a{}\n", "[".repeat(70));
+    common::engine(&deep_plain).step().unwrap(); // a plain scalar's brackets are text
 }

@@ -1116,7 +1116,10 @@ fn home_on_the_bundled_ur5e_wins_over_the_manifest_home() {
     e.step_n(100).unwrap();
     assert!((q(&e, "ur_shoulder_lift_joint") + std::f64::consts::FRAC_PI_2).abs() < 2e-3);
     let err = refusal(&bare_arm(", home: [0.0, .nan]"));
-    assert_has(&err, &["home[1]", "must be a finite angle (rad) or position (m), got NaN"]);
+    assert_has(
+        &err,
+        &["home[1]", "must be a finite angle (rad) or position (m) within ±100, got NaN"],
+    );
 }
 
 #[test]

@@ -712,7 +712,7 @@ fn spawn_model_props() {
     assert_contains(&msg, "components.p.publish_tf: one of false, static, dynamic (or true)");
     assert_contains(
         &msg,
-        "components.p.scale: a uniform scale factor must be > 0, got 0 (spawn_model)",
+        "components.p.scale: a uniform scale factor must be in (0, 1000], got 0 (spawn_model)",
     );
 }
 

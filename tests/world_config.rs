@@ -285,7 +285,7 @@ fn bad_30_plugin_value_checks() {
     refused(
         "components:\n  - dummy: {size: 0}\n    name: a\n",
         "components.a.size",
-        "must be > 0 (m), got 0",
+        "must be in (0, 10000] m, got 0",
     );
     refused(
         "components:\n  - dummy: {fail_on: launch}\n    name: a\n",
@@ -358,7 +358,7 @@ fn every_error_is_reported_at_once() {
     let e = load(yaml).unwrap_err();
     for (path, needle) in [
         ("sim.bogus", "unknown field `bogus`"),
-        ("components.a.size", "must be > 0"),
+        ("components.a.size", "must be in (0, 10000] m, got -1"),
         ("components.nope", "unknown plugin"),
         ("components.dummy.name", "sibling"),
     ] {

@@ -196,12 +196,17 @@ impl Engine {
         }
         crate::engine::presence::capture(&mut ctx).map_err(SimError::Other)?;
         load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
+        let mut refused = Vec::new();
         for note in ctx.interface.notes.drain(..) {
             match note {
                 rates::SnapNote::Quiet => {}
                 rates::SnapNote::Note(m) => tracing::info!("{m}"),
                 rates::SnapNote::Warn(m) => tracing::warn!("{m}"),
+                rates::SnapNote::Refuse(m) => refused.push(m),
             }
+        }
+        if !refused.is_empty() {
+            return Err(SimError::Other(refused.join("; ")));
         }
 
         let idx = |h: Hooks| {
@@ -550,7 +555,7 @@ fn dof_name(m: &MjModel, entities: &[crate::context::Entity], field: &str, i: us
     };
     match entity {
         Some(e) => format!(
-            "joint `{joint}` of entity `{e}`: check the pose, sizes, masses and friction of components.{e}, in its keys or its model file"
+            "joint `{joint}` of entity `{e}`, the first value to go non-finite: check the pose, sizes, masses and friction of components.{e} and of what it touches, in their keys or model files"
         ),
         None => format!("joint `{joint}`"),
     }

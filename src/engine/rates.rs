@@ -10,6 +10,9 @@
 pub const SNAP_QUIET: f64 = 0.001;
 /// Relative moves below this are a note; above, a warning (1 %).
 pub const SNAP_NOTABLE: f64 = 0.01;
+/// Slowest rate a stream may ask for (Hz): once every 1000 s of sim time. Slower is "never", and
+/// its step spacing overflows.
+pub const MIN_RATE_HZ: f64 = 1e-3;
 
 /// A rate bound to the physics grid.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,6 +34,8 @@ pub enum SnapNote {
     Note(String),
     /// Above 1 %: a warning naming the nearby achievable rates.
     Warn(String),
+    /// Not a rate a run can hold (below [`MIN_RATE_HZ`], or not finite): the engine refuses it.
+    Refuse(String),
 }
 
 /// Snap `requested_hz` to the nearest `physics_hz / k`. Rates above the physics rate become the
@@ -50,6 +55,12 @@ pub fn snap_rate(requested_hz: f64, physics_hz: f64) -> SnappedRate {
 
 /// The announcement for a snap of the rate of `what`.
 pub fn snap_note(what: &str, s: &SnappedRate, physics_hz: f64) -> SnapNote {
+    if !(s.requested_hz >= MIN_RATE_HZ && s.requested_hz.is_finite()) {
+        return SnapNote::Refuse(format!(
+            "{what}: a rate of {} Hz is not one a run can hold: give at least {MIN_RATE_HZ} Hz (once every 1000 s; a rate above the physics rate {physics_hz} Hz publishes every step)",
+            crate::error::num(s.requested_hz)
+        ));
+    }
     let rel = (s.realised_hz - s.requested_hz).abs() / s.requested_hz;
     if rel < SNAP_QUIET {
         SnapNote::Quiet
@@ -60,7 +71,7 @@ pub fn snap_note(what: &str, s: &SnappedRate, physics_hz: f64) -> SnapNote {
         ))
     } else {
         let k = s.every_steps;
-        let mut near: Vec<String> = [k.saturating_sub(1), k, k + 1]
+        let mut near: Vec<String> = [k.saturating_sub(1), k, k.saturating_add(1)]
             .iter()
             .filter(|&&j| j >= 1)
             .map(|&j| format!("{:.4} Hz", physics_hz / j as f64))
@@ -69,7 +80,7 @@ pub fn snap_note(what: &str, s: &SnappedRate, physics_hz: f64) -> SnapNote {
         SnapNote::Warn(format!(
             "{what}: {} Hz is not on the physics grid ({} Hz / k); publishing at {:.4} Hz (every {} steps, {:+.1} %). \
              Achievable nearby: {}. Ask for one of those, or choose a timestep that is a whole multiple of the rate",
-            s.requested_hz,
+            crate::error::num(s.requested_hz),
             physics_hz,
             s.realised_hz,
             s.every_steps,

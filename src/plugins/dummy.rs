@@ -48,8 +48,15 @@ fn default_size() -> f64 {
 impl ValidateConfig for DummyConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.size > 0.0 && self.size.is_finite()) {
-            e.push(ConfigError::new("size", format!("must be > 0 (m), got {}", self.size)));
+        if !(self.size > 0.0 && self.size <= crate::world::bounds::MAX_SIZE_M) {
+            e.push(ConfigError::new(
+                "size",
+                format!(
+                    "must be in (0, {}] m, got {}",
+                    crate::world::bounds::MAX_SIZE_M,
+                    crate::error::num(self.size)
+                ),
+            ));
         }
         if let Some(t) = self.stop_at_s {
             if !(t >= 0.0 && t.is_finite()) {

@@ -510,7 +510,7 @@ impl Ctx<'_> {
         let name = format!("{}/{srv}", self.m.base);
         let stream = self
             .node
-            .create_service::<S>(&name, QosProfile::services_default())
+            .create_service::<S>(&name, crate::ros::convert::server_qos())
             .map_err(|e| format!("cannot create the controller_manager service {name}: {e}"))?;
         let (commands, entity, act) =
             (self.commands.clone(), self.m.entity.clone(), self.act.clone());

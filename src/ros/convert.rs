@@ -45,6 +45,13 @@ pub fn qos_profile(q: Qos) -> QosProfile {
     }
 }
 
+/// The QoS every service server of the node is created with: the services default (reliable,
+/// volatile) but keeping ALL requests, so a burst from a KEEP_ALL client is served whole instead of
+/// the default's newest 10 (docs/ros.md "Limits").
+pub fn server_qos() -> QosProfile {
+    QosProfile::services_default().keep_all()
+}
+
 /// Sim time (s) → builtin_interfaces/Time, rounded to the nanosecond (so n steps of dt stamp
 /// exactly n·dt).
 pub fn stamp(t: f64) -> Time {

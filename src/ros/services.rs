@@ -24,7 +24,6 @@ use std::time::Duration;
 use crossbeam_channel::Receiver;
 use futures::stream::{FuturesUnordered, Stream, StreamExt};
 use r2r::std_srvs::srv::{SetBool, Trigger};
-use r2r::QosProfile;
 
 use crate::context::payload::{Payload, ServiceCall};
 use crate::context::{CommandSender, EndpointId, SimContext};
@@ -120,7 +119,7 @@ pub fn ack_of(answer: Option<Payload>, service: &str) -> (bool, String) {
 pub fn serve_set_bool(a: ServeArgs) -> Result<Task, String> {
     let stream = a
         .node
-        .create_service::<SetBool::Service>(a.name, QosProfile::services_default())
+        .create_service::<SetBool::Service>(a.name, crate::ros::convert::server_qos())
         .map_err(|e| format!("cannot create the std_srvs/srv/SetBool service {}: {e}", a.name))?;
     let (commands, id, name) = (a.commands, a.endpoint, a.name.to_string());
     Ok(serve_loop(stream, move |req: r2r::ServiceRequest<SetBool::Service>| {
@@ -139,7 +138,7 @@ pub fn serve_set_bool(a: ServeArgs) -> Result<Task, String> {
 pub fn serve_trigger(a: ServeArgs) -> Result<Task, String> {
     let stream = a
         .node
-        .create_service::<Trigger::Service>(a.name, QosProfile::services_default())
+        .create_service::<Trigger::Service>(a.name, crate::ros::convert::server_qos())
         .map_err(|e| format!("cannot create the std_srvs/srv/Trigger service {}: {e}", a.name))?;
     let (commands, id, name) = (a.commands, a.endpoint, a.name.to_string());
     Ok(serve_loop(stream, move |req: r2r::ServiceRequest<Trigger::Service>| {

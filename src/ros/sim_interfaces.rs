@@ -59,7 +59,7 @@ use r2r::geometry_msgs::msg as geo;
 use r2r::simulation_interfaces::action::SimulateSteps;
 use r2r::simulation_interfaces::msg as si;
 use r2r::simulation_interfaces::srv;
-use r2r::{QosProfile, WrappedServiceTypeSupport};
+use r2r::WrappedServiceTypeSupport;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -732,7 +732,7 @@ where
     S::Response: Answer + Send + 'static,
 {
     let mut requests = node
-        .create_service::<S>(name, QosProfile::services_default())
+        .create_service::<S>(name, crate::ros::convert::server_qos())
         .map_err(|e| format!("cannot create the service {name}: {e}"))?;
     let link = link.clone();
     let name = name.to_string();
@@ -769,7 +769,7 @@ where
     S::Response: Answer + Send + 'static,
 {
     let mut requests = node
-        .create_service::<S>(name, QosProfile::services_default())
+        .create_service::<S>(name, crate::ros::convert::server_qos())
         .map_err(|e| format!("cannot create the service {name}: {e}"))?;
     Ok(Box::new(move |sp: &LocalSpawner| {
         spawn(sp, async move {

@@ -99,10 +99,14 @@ impl Friction {
     /// Refuse negative or non-finite coefficients at `path`.
     pub fn validate(self, path: &str) -> Vec<ConfigError> {
         let t = self.triple();
-        if t.iter().any(|v| !v.is_finite() || *v < 0.0) {
+        let max = crate::world::sim::MAX_FRICTION;
+        if t.iter().any(|v| !(*v >= 0.0 && *v <= max)) {
             vec![ConfigError::new(
                 path,
-                format!("friction coefficients must be finite and >= 0, got {t:?}"),
+                format!(
+                    "friction coefficients must be in [0, {max}], got [{}]",
+                    t.map(crate::error::num).join(", ")
+                ),
             )]
         } else {
             Vec::new()

@@ -179,7 +179,7 @@ impl WorldDoc {
 
 /// Most entries one `components:` list may hold: ten robots with their sensors are ~100; the cap
 /// bounds a refusal's cost (each entry is checked and may be matched against every plugin name).
-pub const MAX_COMPONENTS: usize = 10_000;
+pub const MAX_COMPONENTS: usize = 2_000;
 
 /// Parse a `components:` list found at `path`.
 pub fn parse_list(v: &Value, path: &str, errors: &mut ConfigErrors) -> Vec<Component> {

@@ -48,9 +48,13 @@ pub fn parse_set(arg: &str) -> Result<Assignment, ConfigError> {
         Value::Null
     } else {
         serde_norway::from_str(raw).map_err(|e| {
-            ConfigError::new(path, format!("--set value `{raw}` is not valid YAML: {e}"))
+            ConfigError::new(
+                path,
+                format!("--set value `{}` is not valid YAML: {e}", crate::error::clip(raw)),
+            )
         })?
     };
+    crate::world::yaml::check_strings(&value, path)?;
     Ok(Assignment {
         path: path.split('.').map(str::to_string).collect(),
         value,

@@ -269,6 +269,8 @@ pub const MAX_SYNC_TIMEOUT_S: f64 = 86_400.0;
 /// MuJoCo's impedance bounds (mjMINIMP, mjMAXIMP): solimp's dmin, dmax and midpoint beyond them are
 /// clamped by MuJoCo without a word, so they are refused here.
 pub const MJ_IMP_RANGE: (f64, f64) = (0.0001, 0.9999);
+/// Largest friction coefficient accepted (sliding, torsional or rolling): real ones are below 2.
+pub const MAX_FRICTION: f64 = 1e3;
 
 /// Check a real-time factor against [`PACING_FACTOR_RANGE`]; the error says the range and the
 /// alternatives. Shared by `sim.pacing` and `--pacing`.
@@ -289,8 +291,24 @@ pub fn check_pacing_factor(factor: f64) -> Result<f64, String> {
 fn check_contact_values(path: &str, co: &ContactOverride, errors: &mut ConfigErrors) {
     let (lo, hi) = MJ_IMP_RANGE;
     for (i, v) in co.solref.iter().flatten().enumerate() {
-        if !v.is_finite() {
-            errors.push(format!("{path}.solref[{i}]"), format!("must be finite, got {v}"));
+        if !v.is_finite() || *v == 0.0 {
+            errors.push(
+                format!("{path}.solref[{i}]"),
+                format!("must be finite and non-zero, got {v}"),
+            );
+        }
+    }
+    if let Some(r) = &co.solref {
+        // MuJoCo takes (timeconst, dampratio) > 0 or (-stiffness, -damping) < 0, and replaces a
+        // mixed pair with its default without a word; a short vector is padded with a positive value.
+        let neg = r.iter().filter(|v| **v < 0.0).count();
+        if neg > 0 && (neg != r.len() || r.len() < 2) {
+            errors.push(
+                format!("{path}.solref"),
+                format!(
+                    "{r:?} mixes signs: give (timeconst, dampratio) both > 0, or (-stiffness, -damping) both < 0 (the direct form needs both values)"
+                ),
+            );
         }
     }
     for (i, v) in co.solimp.iter().flatten().enumerate() {
@@ -307,10 +325,10 @@ fn check_contact_values(path: &str, co: &ContactOverride, errors: &mut ConfigErr
         }
     }
     for (i, v) in co.friction.iter().flatten().enumerate() {
-        if !(*v >= 0.0 && v.is_finite()) {
+        if !(*v >= 0.0 && *v <= MAX_FRICTION) {
             errors.push(
                 format!("{path}.friction[{i}]"),
-                format!("must be a finite coefficient >= 0, got {v}"),
+                format!("must be a coefficient in [0, {MAX_FRICTION}], got {}", num(*v)),
             );
         }
     }
@@ -345,7 +363,7 @@ impl SimBlock {
                 errors.push("sim.timestep", format!("{} s is shorter than {MIN_TIMESTEP} s: sim time would stop advancing; use a step of a few ms", num(ts)));
             }
             if ts > MAX_TIMESTEP {
-                errors.push("sim.timestep", format!("{ts} s is longer than {MAX_TIMESTEP} s: no physics step is that long; use a step of a few ms"));
+                errors.push("sim.timestep", format!("{} s is longer than {MAX_TIMESTEP} s: no physics step is that long; use a step of a few ms", num(ts)));
             }
         }
         for (key, v) in [("gravity", self.gravity), ("wind", self.wind)] {
@@ -417,19 +435,22 @@ impl SimBlock {
             }
         }
         if let Some(v) = self.impratio {
-            if !(v > 0.0 && v.is_finite()) {
+            if !(v > 0.0 && v <= 1e3) {
                 errors.push(
                     "sim.impratio",
-                    format!("must be a finite ratio > 0, got {v}: MuJoCo divides the friction impedance by it, so 0 makes every contact frictionless"),
+                    format!("must be a ratio in (0, 1000], got {}: MuJoCo divides the friction impedance by it, so 0 makes every contact frictionless", num(v)),
                 );
             }
         }
-        for (key, v) in [("density", self.density), ("viscosity", self.viscosity)] {
+        for (key, v, unit) in [
+            ("density", self.density, "kg/m³ (osmium is 22 590)"),
+            ("viscosity", self.viscosity, "Pa·s"),
+        ] {
             if let Some(v) = v {
-                if v < 0.0 || !v.is_finite() {
+                if !(v >= 0.0 && v <= 1e5) {
                     errors.push(
                         format!("sim.{key}"),
-                        format!("must be a finite value >= 0, got {v}"),
+                        format!("must be in [0, 100000] {unit}, got {}", num(v)),
                     );
                 }
             }

@@ -33,45 +33,78 @@ pub fn read_document(path: &Path, what: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))
 }
 
-/// The line and column (1-based) of the first place flow nesting exceeds `max`, ignoring quoted
-/// scalars and comments; `None` when it never does.
+/// The line and column (1-based) of the first place flow nesting exceeds `max`; `None` when it
+/// never does. A bracket counts only where YAML opens a flow collection (at the start of a value:
+/// after a line's indentation, `: `, `- `, `,`, `?` or another opener), never inside quoted,
+/// plain or block scalars, or comments.
 fn too_deep(text: &str, max: usize) -> Option<(usize, usize)> {
-    let (mut depth, mut line, mut col) = (0usize, 1usize, 0usize);
-    let mut quote: Option<char> = None;
-    let mut comment = false;
-    let mut prev = '\n';
-    for ch in text.chars() {
-        col += 1;
-        if ch == '\n' {
-            line += 1;
-            col = 0;
-            comment = false;
-            prev = ch;
-            continue;
-        }
-        if comment {
-            continue;
-        }
-        match quote {
-            Some(q) => {
-                if ch == q {
-                    quote = None;
-                }
+    let mut depth = 0usize;
+    // Indentation of the line that opened a block scalar (`|` / `>`): deeper lines are its text.
+    let mut block: Option<usize> = None;
+    for (li, line) in text.lines().enumerate() {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if let Some(b) = block {
+            if line.trim().is_empty() || indent > b {
+                continue;
             }
-            None => match ch {
-                '"' | '\'' => quote = Some(ch),
-                '#' if prev == ' ' || prev == '\t' || prev == '\n' => comment = true,
-                '[' | '{' => {
+            block = None;
+        }
+        let mut quote: Option<char> = None;
+        let mut escaped = false;
+        let mut prev = ' ';
+        let mut at_value_start = true;
+        for (ci, ch) in line.chars().enumerate() {
+            if let Some(q) = quote {
+                if escaped {
+                    escaped = false;
+                } else if q == '"' && ch == '\\' {
+                    escaped = true;
+                } else if ch == q {
+                    quote = None;
+                    at_value_start = false;
+                }
+                prev = ch;
+                continue;
+            }
+            match ch {
+                '#' if prev == ' ' || prev == '\t' || ci == 0 => break,
+                '"' | '\'' if at_value_start => quote = Some(ch),
+                '[' | '{' if at_value_start => {
                     depth += 1;
                     if depth > max {
-                        return Some((line, col));
+                        return Some((li + 1, ci + 1));
                     }
                 }
-                ']' | '}' => depth = depth.saturating_sub(1),
-                _ => {}
-            },
+                ']' | '}' if depth > 0 => {
+                    depth -= 1;
+                    at_value_start = false;
+                }
+                ' ' | '\t' => {}
+                ',' if depth > 0 => at_value_start = true,
+                ':' | '-' | '?' => {
+                    // `: ` / `- ` / `? ` start a value; inside a word they are plain text.
+                    // `key:` always ends a key; `-` / `?` open a value only after a space.
+                    at_value_start =
+                        ch == ':' || matches!(prev, ' ' | '\t' | '[' | '{' | ',') || ci == 0;
+                }
+                _ => at_value_start = false,
+            }
+            prev = ch;
         }
-        prev = ch;
+        // A block scalar header (`|`, `>`, with chomping/indent indicators) ends the line.
+        let t = line.trim_end();
+        let head = t.trim_end_matches(|c: char| c == '+' || c == '-' || c.is_ascii_digit());
+        if quote.is_none()
+            && depth == 0
+            && (head.ends_with(" |")
+                || head.ends_with(" >")
+                || head == "|"
+                || head == ">"
+                || head.ends_with(":|")
+                || head.ends_with(":>"))
+        {
+            block = Some(indent);
+        }
     }
     None
 }
@@ -97,7 +130,8 @@ pub fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
             ),
         ));
     }
-    serde_norway::from_str::<Value>(text).map_err(|e| {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text); // a UTF-8 byte-order mark
+    let v = serde_norway::from_str::<Value>(text).map_err(|e| {
         let raw = e.to_string();
         let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
         let (line, col) = duplicate_key_line(text, &raw)
@@ -106,7 +140,43 @@ pub fn parse_yaml(text: &str) -> Result<Value, ConfigError> {
         let at = if line > 0 { format!(" at line {line}, column {col}") } else { String::new() };
         let hint = hint_for(text, &raw, line, col);
         ConfigError::new("", format!("YAML syntax error{at}: {raw}{hint}"))
-    })
+    })?;
+    check_strings(&v, "")?;
+    Ok(v)
+}
+
+/// Refuse a string (key or value) holding a control character other than tab and line breaks:
+/// no name, path or setting has one, and a NUL cannot even reach MuJoCo's C API.
+pub fn check_strings(v: &Value, path: &str) -> Result<(), ConfigError> {
+    let bad = |s: &str| s.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'));
+    let at = |k: &str| if path.is_empty() { k.to_string() } else { format!("{path}.{k}") };
+    match v {
+        Value::String(s) if bad(s) => Err(ConfigError::new(
+            path,
+            format!(
+                "the string {:?} holds a control character (a NUL byte?): names, paths and settings are plain text",
+                crate::error::clip(s)
+            ),
+        )),
+        Value::Sequence(items) => {
+            items.iter().enumerate().try_for_each(|(i, x)| check_strings(x, &format!("{path}[{i}]")))
+        }
+        Value::Mapping(m) => m.iter().try_for_each(|(k, x)| {
+            let key = match k {
+                Value::String(s) => s.clone(),
+                other => serde_norway::to_string(other).unwrap_or_default().trim().to_string(),
+            };
+            if bad(&key) {
+                return Err(ConfigError::new(
+                    path,
+                    format!("the key {:?} holds a control character: keys are plain text", crate::error::clip(&key)),
+                ));
+            }
+            check_strings(x, &at(&key))
+        }),
+        Value::Tagged(t) => check_strings(&t.value, path),
+        _ => Ok(()),
+    }
 }
 
 /// The parser reports a duplicate key at the start of its mapping; find the line of the second
@@ -151,6 +221,10 @@ fn hint_for(text: &str, raw: &str, line: usize, col: usize) -> String {
         "; a key may appear once per mapping: merge the two, or remove one".into()
     } else if raw.contains("as u128") || raw.contains("as i128") {
         "; the integer is too large: roqsim's integers (seeds, counts) are at most 18446744073709551615".into()
+    } else if raw.contains("recursion limit exceeded") {
+        "; the document nests deeper than the parser's 128 levels: no roqsim key nests that deep (an unbalanced `[`, or a runaway indentation?)".into()
+    } else if raw.contains("repetition limit exceeded") {
+        "; anchors and aliases expand past the parser's limit (an alias bomb?): write the values out".into()
     } else if raw.contains("did not find expected")
         || raw.contains("mapping values are not allowed")
     {
@@ -174,5 +248,11 @@ mod tests {
         assert_eq!(too_deep("a: [[[[1]]]]", 3), Some((1, 7)));
         assert_eq!(too_deep("a: '[[[[' # [[[[\nb: \"{{{{\"", 3), None);
         assert_eq!(too_deep("a: 1\nb: {c: [[[x]]]}", 3), Some((2, 10)));
+        // brackets inside plain, escaped double-quoted and block scalars are text
+        assert_eq!(too_deep("name: a[[[[[[", 3), None);
+        assert_eq!(too_deep("name: \"a\\\"[[[[[[\"", 3), None);
+        assert_eq!(too_deep("name: |\n  [[[[[[\n  [[[[\nb: 1", 3), None);
+        assert_eq!(too_deep("name: >-\n  {{{{{{\nb: [[[[x]]]]", 3), Some((3, 7)));
+        assert_eq!(too_deep("- [[[[x]]]]", 3), Some((1, 6)));
     }
 }

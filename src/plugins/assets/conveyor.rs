@@ -122,8 +122,11 @@ impl ValidateConfig for ConveyorConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
         let pos = |e: &mut Vec<ConfigError>, k: &str, v: f64| {
-            if !(v > 0.0 && v.is_finite()) {
-                e.push(ConfigError::new(k, format!("must be > 0 (m), got {v}")));
+            if !(v > 0.0 && v <= crate::world::bounds::MAX_SIZE_M) {
+                e.push(ConfigError::new(
+                    k,
+                    format!("must be in (0, 10000] m, got {}", crate::error::num(v)),
+                ));
             }
         };
         pos(&mut e, "length", self.length);
@@ -154,8 +157,11 @@ impl ValidateConfig for ConveyorConfig {
                 ),
             ));
         }
-        if !self.speed.is_finite() {
-            e.push(ConfigError::new("speed", format!("must be finite (m/s), got {}", self.speed)));
+        if !(self.speed.abs() <= 100.0) {
+            e.push(ConfigError::new(
+                "speed",
+                format!("must be within ±100 m/s, got {}", crate::error::num(self.speed)),
+            ));
         }
         if !(self.friction >= 0.0 && self.friction.is_finite()) {
             e.push(ConfigError::new("friction", format!("must be >= 0, got {}", self.friction)));
@@ -168,8 +174,13 @@ impl ValidateConfig for ConveyorConfig {
                 format!("must be within [0, length/2) (m), got {}", self.belt_wrap),
             ));
         }
-        if self.pos.iter().chain(&self.rpy).any(|v| !v.is_finite()) {
-            e.push(ConfigError::new("pos", "pos and rpy must be finite"));
+        if self
+            .pos
+            .iter()
+            .chain(&self.rpy)
+            .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
+        {
+            e.push(ConfigError::new("pos", "pos and rpy must be finite, pos within ±1e6 m"));
         }
         if let Some(p) = &self.package_pose {
             let n = (p[3] * p[3] + p[4] * p[4] + p[5] * p[5] + p[6] * p[6]).sqrt();

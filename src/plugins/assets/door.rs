@@ -176,11 +176,18 @@ pub struct DoorConfig {
 impl ValidateConfig for DoorConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.pos.len() == 2 || self.pos.len() == 3) || self.pos.iter().any(|v| !v.is_finite())
+        if !(self.pos.len() == 2 || self.pos.len() == 3)
+            || self
+                .pos
+                .iter()
+                .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
         {
             e.push(ConfigError::new(
                 "pos",
-                format!("the opening centre is [x, y] or [x, y, z] (m), got {:?}", self.pos),
+                format!(
+                    "the opening centre is [x, y] or [x, y, z] (m, within ±1e6), got {:?}",
+                    self.pos
+                ),
             ));
         }
         if self.rpy.iter().any(|v| !v.is_finite()) {
@@ -193,14 +200,17 @@ impl ValidateConfig for DoorConfig {
             ("kp", self.kp),
             ("max_torque", self.max_torque),
         ] {
-            if !(v > 0.0 && v.is_finite()) {
-                e.push(ConfigError::new(k, format!("must be > 0, got {v}")));
+            if !(v > 0.0 && v <= crate::world::bounds::MAX_SIZE_M) {
+                e.push(ConfigError::new(
+                    k,
+                    format!("must be in (0, 10000] m, got {}", crate::error::num(v)),
+                ));
             }
         }
         if !(self.kv >= 0.0 && self.kv.is_finite()) {
             e.push(ConfigError::new("kv", format!("must be >= 0 (N·m·s/rad), got {}", self.kv)));
         }
-        if !(self.mount_offset >= 0.0 && self.mount_offset.is_finite()) {
+        if !(self.mount_offset >= 0.0 && self.mount_offset <= crate::world::bounds::MAX_SIZE_M) {
             e.push(ConfigError::new(
                 "mount_offset",
                 format!("must be >= 0 (m), got {}", self.mount_offset),

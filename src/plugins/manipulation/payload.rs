@@ -41,10 +41,10 @@ pub struct PayloadConfig {
 impl ValidateConfig for PayloadConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        if !(self.mass >= 0.0 && self.mass.is_finite()) {
+        if !(self.mass >= 0.0 && self.mass <= crate::world::bounds::MAX_MASS_KG) {
             e.push(ConfigError::new(
                 "mass",
-                format!("must be a finite number >= 0 (kg), got {}", self.mass),
+                format!("must be in [0, 1e9] kg, got {}", crate::error::num(self.mass)),
             ));
         }
         if self.offset.is_some() {

@@ -235,8 +235,16 @@ impl ValidateConfig for SpawnArmConfig {
             ));
         }
         e.extend(crate::spawn::check_names(&self.namespace, &self.prefix));
-        if self.pos.iter().chain(self.rpy.iter()).any(|v| !v.is_finite()) {
-            e.push(ConfigError::new("pos", "pos and rpy must be finite numbers"));
+        if self
+            .pos
+            .iter()
+            .chain(self.rpy.iter())
+            .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
+        {
+            e.push(ConfigError::new(
+                "pos",
+                "pos and rpy must be finite numbers, pos within ±1e6 m",
+            ));
         }
         if let Some(m) = &self.mount {
             if self.prefix.is_empty() {
@@ -311,20 +319,26 @@ impl ValidateConfig for SpawnArmConfig {
         }
         if let Some(Home::List(v)) = &self.home {
             for (i, q) in v.iter().enumerate() {
-                if !q.is_finite() {
+                if !(q.abs() <= 100.0) {
                     e.push(ConfigError::new(
                         format!("home[{i}]"),
-                        format!("must be a finite angle (rad) or position (m), got {q}"),
+                        format!(
+                            "must be a finite angle (rad) or position (m) within ±100, got {}",
+                            crate::error::num(*q)
+                        ),
                     ));
                 }
             }
         }
         if let Some(Home::Map(m)) = &self.home {
             for (k, v) in m {
-                if !v.is_finite() {
+                if !(v.abs() <= 100.0) {
                     e.push(ConfigError::new(
                         format!("home.{k}"),
-                        format!("must be a finite angle (rad), got {v}"),
+                        format!(
+                            "must be a finite angle (rad) or position (m) within ±100, got {}",
+                            crate::error::num(*v)
+                        ),
                     ));
                 }
             }

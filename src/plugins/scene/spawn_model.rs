@@ -117,10 +117,13 @@ impl ValidateConfig for SpawnModelConfig {
             e.push(ConfigError::new("model", "is empty; name a model or an MJCF path"));
         }
         e.extend(self.pose.validate("pose"));
-        if !(self.scale > 0.0 && self.scale.is_finite()) {
+        if !(self.scale > 0.0 && self.scale <= 1e3) {
             e.push(ConfigError::new(
                 "scale",
-                format!("a uniform scale factor must be > 0, got {}", self.scale),
+                format!(
+                    "a uniform scale factor must be in (0, 1000], got {}",
+                    crate::error::num(self.scale)
+                ),
             ));
         }
         if self.mocap && self.motion.is_some_and(|m| m != Motion::Driven) {
@@ -133,7 +136,7 @@ impl ValidateConfig for SpawnModelConfig {
             ));
         }
         if let Some(m) = self.mass {
-            if !(m > 0.0 && m.is_finite()) {
+            if !(m > 0.0 && m <= crate::world::bounds::MAX_MASS_KG) {
                 e.push(ConfigError::new("mass", format!("must be > 0 (kg), got {m}")));
             }
         }

@@ -101,8 +101,16 @@ impl ValidateConfig for SpawnSensorConfig {
         } else if self.parent_frame.is_some() && self.motion.is_some_and(|m| m != Motion::Static) {
             e.push(ConfigError::new("motion", "a mount hanging from `parent_frame` is welded to its carrier: only `motion: static`"));
         }
-        if self.pos.iter().chain(self.rpy.iter()).any(|v| !v.is_finite()) {
-            e.push(ConfigError::new("pos", "pos and rpy must be finite numbers"));
+        if self
+            .pos
+            .iter()
+            .chain(self.rpy.iter())
+            .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
+        {
+            e.push(ConfigError::new(
+                "pos",
+                "pos and rpy must be finite numbers, pos within ±1e6 m",
+            ));
         }
         if let Some(f) = &self.frame_id {
             if f.is_empty() || f.contains(['{', '}', ' ']) {
