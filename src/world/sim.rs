@@ -447,7 +447,7 @@ impl SimBlock {
             ("viscosity", self.viscosity, "Pa·s"),
         ] {
             if let Some(v) = v {
-                if !(v >= 0.0 && v <= 1e5) {
+                if !(0.0..=1e5).contains(&v) {
                     errors.push(
                         format!("sim.{key}"),
                         format!("must be in [0, 100000] {unit}, got {}", num(v)),

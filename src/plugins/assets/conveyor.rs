@@ -157,7 +157,7 @@ impl ValidateConfig for ConveyorConfig {
                 ),
             ));
         }
-        if !(self.speed.abs() <= 100.0) {
+        if !(self.speed.is_finite() && self.speed.abs() <= 100.0) {
             e.push(ConfigError::new(
                 "speed",
                 format!("must be within ±100 m/s, got {}", crate::error::num(self.speed)),

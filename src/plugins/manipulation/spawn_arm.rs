@@ -319,7 +319,7 @@ impl ValidateConfig for SpawnArmConfig {
         }
         if let Some(Home::List(v)) = &self.home {
             for (i, q) in v.iter().enumerate() {
-                if !(q.abs() <= 100.0) {
+                if !(q.is_finite() && q.abs() <= 100.0) {
                     e.push(ConfigError::new(
                         format!("home[{i}]"),
                         format!(
@@ -332,7 +332,7 @@ impl ValidateConfig for SpawnArmConfig {
         }
         if let Some(Home::Map(m)) = &self.home {
             for (k, v) in m {
-                if !(v.abs() <= 100.0) {
+                if !(v.is_finite() && v.abs() <= 100.0) {
                     e.push(ConfigError::new(
                         format!("home.{k}"),
                         format!(
