@@ -693,3 +693,23 @@ def test_500_spawn_delete_reset_cycles_under_a_live_scan(roqsim, ros):
     print(f"VmRSS cycle 100: {rss[100]} kB, cycle 500: {rss[500]} kB ({100 * growth:+.2f} %), {seen[500]} scans")
     assert growth < 0.01, f"RSS grew {100 * growth:.2f} % between cycle 100 ({rss[100]} kB) and 500 ({rss[500]} kB)"
     assert proc.stop() == 0
+
+
+# ----------------------------------------------------------------------------------- load
+
+
+def test_a_burst_of_3000_requests_from_a_keep_all_client_is_answered_whole(roqsim, ros):
+    """Every server keeps all requests: 3000 GetEntities sent at once by a KEEP_ALL client all
+    come back OK (with the services default, keep-last 10, most of such a burst was dropped)."""
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from simulation_interfaces.srv import GetEntities
+
+    start(roqsim)
+    qos = QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE)
+    client = ros.node.create_client(GetEntities, "/get_entities", qos_profile=qos)
+    ros.spin_until(client.service_is_ready, 15, "/get_entities")
+    futures = [client.call_async(GetEntities.Request()) for _ in range(3000)]
+    ros.spin_until(lambda: all(f.done() for f in futures), 120, "3000 GetEntities answers")
+    results = [f.result().result.result for f in futures]
+    assert results.count(OK) == 3000, f"{results.count(OK)} of 3000 answered OK"
+    assert "robot" in futures[-1].result().entities, futures[-1].result()
