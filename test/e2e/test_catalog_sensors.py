@@ -15,7 +15,6 @@ HERE = Path(__file__).resolve().parent
 WORLD = HERE / "worlds" / "catalog_sensors.yaml"
 
 
-@pytest.mark.xfail(reason="first run at the merge: the Mid-360 cloud has 4076 returns (test expects > 5000) and floor returns sit 1-5 mm lower than 0.0942 m, growing with range; not yet diagnosed (issue 19 note)", strict=False)
 def test_cliff_range_cloud_and_fix_on_the_wire(roqsim, ros):
     from sensor_msgs.msg import NavSatFix, PointCloud2, Range
 
@@ -42,10 +41,20 @@ def test_cliff_range_cloud_and_fix_on_the_wire(roqsim, ros):
     dt = np.dtype({"names": [f.name for f in c.fields], "formats": ["<f4"] * 3, "offsets": [f.offset for f in c.fields], "itemsize": c.point_step})
     pts = np.frombuffer(bytes(c.data), dtype=dt)
     pts = [(float(p["x"]), float(p["y"]), float(p["z"])) for p in pts]
-    assert len(pts) == c.width > 5000
-    # the empty room's floor is 0.0942 m below shell_link: every downward ray that returns lands on it
-    below = [p for p in pts if p[2] < -0.05]
-    assert below and all(abs(p[2] + 0.0942) < 2e-3 for p in below), below[:5]
+    # 360 x 56 = 20160 rays, but in the 10 m room with 0.5 m walls only those below a few degrees
+    # of elevation (and the downward ones) return: ~4000 points, none beyond the room
+    assert len(pts) == c.width and 3000 < len(pts) < 20160
+    assert all(math.hypot(p[0], p[1]) < 5.0 * math.sqrt(2) + 0.1 for p in pts), "a return beyond the room"
+    # every downward return lands on one plane, the floor, 0.0942 m below shell_link; the settled base
+    # pitches a little on its caster, so the plane is fitted rather than assumed level
+    # (walls stand at 5 m: returns within 4.7 m of the robot in x and y, below the sensor, are floor)
+    below = np.array([p for p in pts if p[2] < -0.05 and max(abs(p[0]), abs(p[1])) < 4.7])
+    a_mat = np.c_[below[:, 0], below[:, 1], np.ones(len(below))]
+    (ax, by, c0), *_ = np.linalg.lstsq(a_mat, below[:, 2], rcond=None)
+    resid = below[:, 2] - a_mat @ np.array([ax, by, c0])
+    print(f"cloud: {len(pts)} points, {len(below)} on the floor: z = {ax:.5f} x + {by:.5f} y + {c0:.5f}, max residual {abs(resid).max():.2e} m")
+    assert len(below) > 500 and abs(resid).max() < 1e-6, "the downward returns are one plane"
+    assert c0 == pytest.approx(-0.0942, abs=1e-3) and math.hypot(ax, by) < 0.01, (ax, by, c0)
 
     f = fix[-1]
     assert f.status.status == 0 and f.status.service == 1
