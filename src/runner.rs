@@ -217,6 +217,11 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
             }
         }
     }
+    if p.exists() && !p.is_dir() {
+        return Err(format!(
+            "world `{arg}` is not a regular file (a device, pipe or socket): name a world YAML file"
+        ));
+    }
     if p.is_dir() {
         return Err(format!(
             "world `{arg}` is a directory: name a world YAML file in it, or a bundled world ({})",

@@ -692,3 +692,33 @@ fn control_characters_are_refused_and_scalar_text_is_not_nesting() {
     let deep_plain = format!("components:\n  - dummy: {{}}\n    name: a{}\n", "[".repeat(70));
     common::engine(&deep_plain).step().unwrap(); // a plain scalar's brackets are text
 }
+
+/// Class: paths that are not regular files: a device (reading /dev/zero never ends), a
+/// directory, as a world, a parent world or a --record-rate outside what a run can hold.
+#[test]
+fn non_regular_files_and_bad_record_rates_are_refused_by_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = roqsim::load_world(std::path::Path::new("/dev/zero"), &roqsim::LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_has(&e, &["world `/dev/zero` is not a regular file: name a YAML file"]);
+    for (parent, needle) in [
+        ("/dev/zero", "parent world `/dev/zero` is not a regular file (a device, pipe or socket)"),
+        (dir.path().to_str().unwrap(), "is a directory: name a world YAML file in it"),
+    ] {
+        assert_has(&refusal(&format!("extends: {parent}\ncomponents: []\n")), &["extends", needle]);
+    }
+    let w = dir.path().join("w.yaml");
+    std::fs::write(&w, "components: []\n").unwrap();
+    for rate in ["1e-300", "1e308"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_roqsim"))
+            .args(["sim", w.to_str().unwrap(), "--steps", "2", "--record"])
+            .arg(dir.path().join("r.mcap"))
+            .arg(format!("--record-rate={rate}"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{rate}: {err}");
+        assert!(err.contains(&format!("--record-rate must be a rate in [0.001, 1000000] Hz (above the physics rate every step is recorded), got {rate}")), "{err}");
+    }
+}

@@ -259,5 +259,5 @@ fn an_unwritable_path_is_refused_before_anything_is_built() {
     })
     .err()
     .unwrap();
-    assert_eq!(e, "--record-rate must be a rate in Hz > 0, got 0");
+    assert_eq!(e, "--record-rate must be a rate in [0.001, 1000000] Hz (above the physics rate every step is recorded), got 0");
 }

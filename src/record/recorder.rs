@@ -135,8 +135,12 @@ pub struct Recorder {
 impl Recorder {
     /// Open the output file now, so an unwritable path is refused before anything is built.
     pub fn create(opts: RecordOptions) -> Result<Recorder, String> {
-        if !(opts.rate_hz > 0.0 && opts.rate_hz.is_finite()) {
-            return Err(format!("--record-rate must be a rate in Hz > 0, got {}", opts.rate_hz));
+        let min = crate::engine::rates::MIN_RATE_HZ;
+        if !(opts.rate_hz >= min && opts.rate_hz <= 1e6) {
+            return Err(format!(
+                "--record-rate must be a rate in [{min}, 1000000] Hz (above the physics rate every step is recorded), got {}",
+                crate::error::num(opts.rate_hz)
+            ));
         }
         let file = File::create(&opts.path).map_err(|e| {
             format!("--record {}: cannot create the file: {e}", opts.path.display())

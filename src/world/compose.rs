@@ -123,6 +123,16 @@ pub fn resolve_world_ref(reference: &str, base_dir: &Path) -> Result<WorldRef, S
     if as_path.is_file() {
         return Ok(WorldRef { path: as_path.canonicalize().unwrap_or(as_path), package: None });
     }
+    if as_path.is_dir() {
+        return Err(format!(
+            "parent world `{reference}` is a directory: name a world YAML file in it"
+        ));
+    }
+    if as_path.exists() {
+        return Err(format!(
+            "parent world `{reference}` is not a regular file (a device, pipe or socket): name a world YAML file"
+        ));
+    }
     Err(format!(
         "parent world `{reference}` not found: `{}` is not a file (a path resolves against this world's folder; a bundled world is `roqsim:<name>`)",
         as_path.display()

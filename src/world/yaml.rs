@@ -24,6 +24,10 @@ pub fn read_document(path: &Path, what: &str) -> Result<String, String> {
     if meta.is_dir() {
         return Err(format!("{what} `{shown}` is a directory: name a YAML file in it"));
     }
+    if !meta.is_file() {
+        // A device, FIFO or socket: reading /dev/zero would never end.
+        return Err(format!("{what} `{shown}` is not a regular file: name a YAML file"));
+    }
     if meta.len() > MAX_DOCUMENT_BYTES {
         return Err(format!(
             "{what} `{shown}` is {} bytes; a YAML document may be at most {MAX_DOCUMENT_BYTES} bytes (8 MiB)",
