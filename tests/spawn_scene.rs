@@ -172,7 +172,7 @@ fn same_prefix_twice_is_refused() {
     name: b
 "
     ));
-    assert_contains(&msg, "[b] build: prefix: the world already has a body `base_link` (another spawn with prefix ``?); give each robot a distinct prefix:");
+    assert_contains(&msg, "[b] build: prefix: the world already has a body `base_link` (another spawn with prefix ``?); give each robot a distinct `prefix:` (e.g. `prefix: robot2_`)");
 }
 
 #[test]

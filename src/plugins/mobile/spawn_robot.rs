@@ -161,7 +161,7 @@ impl Plugin for SpawnRobot {
         let root_name = format!("{prefix}{}", m.root);
         if spec.body(&root_name).is_some() {
             return Err(format!(
-                "prefix: the world already has a body `{root_name}` (another spawn with prefix `{prefix}`?); give each robot a distinct prefix:"
+                "prefix: the world already has a body `{root_name}` (another spawn with prefix `{prefix}`?); give each robot a distinct `prefix:` (e.g. `prefix: robot2_`)"
             ));
         }
         // Vendor frames: the manifest's, then the config's.

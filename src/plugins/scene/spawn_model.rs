@@ -202,7 +202,7 @@ impl Plugin for SpawnModel {
         let mut m = load_model(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
         self.body = format!("{}{}", cfg.prefix, m.root);
         if spec.body(&self.body).is_some() {
-            return Err(format!("prefix: the world already has a body `{}`; give each spawn of `{}` a distinct prefix:", self.body, cfg.model));
+            return Err(format!("prefix: the world already has a body `{}`; give each spawn of `{}` a distinct `prefix:` (e.g. `prefix: {}2_`)", self.body, cfg.model, cfg.model));
         }
         let root_free: Option<String> = m.spec.body(&m.root).and_then(|b| {
             b.joint_iter(false)
