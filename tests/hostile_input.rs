@@ -722,3 +722,28 @@ fn non_regular_files_and_bad_record_rates_are_refused_by_kind() {
         assert!(err.contains(&format!("--record-rate must be a rate in [0.001, 1000000] Hz (above the physics rate every step is recorded), got {rate}")), "{err}");
     }
 }
+
+/// Class: a MuJoCo compile error names the world entries whose model files the element may come
+/// from (MuJoCo gives only the element and its line).
+#[test]
+fn a_compile_error_names_the_entries_that_attached_model_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.xml"),
+        r#"<mujoco><worldbody><body name="b"><geom type="box" size="0.1"/></body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let text = common::refusal_in(
+        "components:\n  - spawn_model: {model: bad.xml}\n    name: thing\n",
+        dir.path(),
+    );
+    assert_has(
+        &text,
+        &[
+            "size 1 must be positive in geom",
+            "line 1",
+            "the line is in that file",
+            "components.thing (bad.xml, prefix ``)",
+        ],
+    );
+}

@@ -177,7 +177,27 @@ impl Engine {
 
         // compile
         let t0 = Instant::now();
-        let model = spec.compile().map_err(|e| SimError::Mujoco(format!("compile: {e}")))?;
+        let model = spec.compile().map_err(|e| {
+            // MuJoCo names the element and its line, not the entry or file it came from: list the
+            // entries that brought model files, so the line can be found.
+            let from: Vec<String> = ctx
+                .entities
+                .all()
+                .iter()
+                .filter(|x| !x.model.is_empty())
+                .map(|x| format!("components.{} ({}, prefix `{}`)", x.name, x.model, x.prefix))
+                .collect();
+            let hint = if from.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "\n(the element comes from one of the model files these entries attached, the line is in that file; \
+                     a named element carries its entry's prefix: {})",
+                    from.join(", ")
+                )
+            };
+            SimError::Mujoco(format!("compile: {}{hint}", e.to_string().trim_end()))
+        })?;
         load_report.push(("compile".into(), t0.elapsed().as_secs_f64()));
         drop(spec);
 
