@@ -747,3 +747,19 @@ fn a_compile_error_names_the_entries_that_attached_model_files() {
         ],
     );
 }
+
+/// Class: the components cap holds across `extends:` (a 1500-entry parent and a 600-entry child).
+#[test]
+fn the_components_cap_holds_across_extends() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = |tag: &str, n: usize| -> String {
+        (0..n).map(|i| format!("  - dummy: {{}}\n    name: {tag}{i}\n")).collect()
+    };
+    std::fs::write(dir.path().join("parent.yaml"), format!("components:\n{}", list("p", 1500)))
+        .unwrap();
+    let child = format!("extends: parent.yaml\ncomponents:\n{}", list("c", 600));
+    let w = dir.path().join("child.yaml");
+    std::fs::write(&w, child).unwrap();
+    let e = roqsim::load_world(&w, &roqsim::LoadOptions::default()).unwrap_err().to_string();
+    assert_has(&e, &["components", "with the 1500 inherited from `parent.yaml` the world has 2100 entries; a world may hold at most 2000"]);
+}

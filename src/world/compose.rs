@@ -305,9 +305,27 @@ fn compose_inner(
     let mut sim = pdoc.sim;
     deep_merge(&mut sim, &doc.sim);
 
-    // components: kept parent entries, then the child's.
+    // components: kept parent entries, then the child's (at most MAX_COMPONENTS in all; the
+    // label checks below are set lookups, linear in the lists' lengths).
+    let max = crate::world::document::MAX_COMPONENTS;
+    if pdoc.components.len() + doc.components.len() > max {
+        errors.push(
+            "components",
+            format!(
+                "with the {} inherited from `{}` the world has {} entries; a world may hold at most {max}",
+                pdoc.components.len(),
+                file_name(&parent.path),
+                pdoc.components.len() + doc.components.len()
+            ),
+        );
+        return doc;
+    }
+    let inherited_labels: std::collections::HashSet<String> =
+        pdoc.components.iter().map(|p| p.label().to_string()).collect();
+    let child_labels: std::collections::HashSet<String> =
+        doc.components.iter().map(|c| c.label().to_string()).collect();
     for c in &doc.components {
-        if pdoc.components.iter().any(|p| p.label() == c.label()) {
+        if inherited_labels.contains(c.label()) {
             errors.push(
                 format!("components.{}", c.label()),
                 format!(
@@ -320,7 +338,7 @@ fn compose_inner(
         }
     }
     let mut components = pdoc.components;
-    components.retain(|p| !doc.components.iter().any(|c| c.label() == p.label()));
+    components.retain(|p| !child_labels.contains(p.label()));
     components.append(&mut doc.components);
 
     let mut chain = pdoc.chain;
