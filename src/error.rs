@@ -17,10 +17,31 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
-    /// A problem at `path`.
+    /// A problem at `path`. The message is made readable whatever a plugin formatted into it: a
+    /// number of 21 or more digits (beyond u64's 20) (`1e308` printed with `{}`) is shown in scientific form, and a
+    /// backquoted value longer than 200 characters is clipped ([`tidy`]).
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), message: message.into() }
+        Self { path: clip(&path.into()), message: tidy(&message.into()) }
     }
+}
+
+/// A message with its huge numbers in scientific form and its long backquoted values clipped.
+pub fn tidy(message: &str) -> String {
+    use std::sync::OnceLock;
+    static LONG_NUM: OnceLock<regex::Regex> = OnceLock::new();
+    static LONG_QUOTE: OnceLock<regex::Regex> = OnceLock::new();
+    let long_num = LONG_NUM.get_or_init(|| {
+        regex::Regex::new(r"-?(\d{21,}(\.\d*)?|0\.0{8,}\d+)").expect("valid pattern")
+    });
+    let long_quote =
+        LONG_QUOTE.get_or_init(|| regex::Regex::new(r"`[^`]{201,}`").expect("valid pattern"));
+    let m = long_num.replace_all(message, |c: &regex::Captures| match c[0].parse::<f64>() {
+        Ok(v) => num(v),
+        Err(_) => c[0].to_string(),
+    });
+    long_quote
+        .replace_all(&m, |c: &regex::Captures| format!("`{}`", clip(&c[0][1..c[0].len() - 1])))
+        .into_owned()
 }
 
 impl fmt::Display for ConfigError {
@@ -144,5 +165,21 @@ pub fn clip(s: &str) -> String {
     match s.char_indices().nth(MAX) {
         None => s.to_string(),
         Some((i, _)) => format!("{}… ({} bytes in all)", &s[..i], s.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tidy_shortens_huge_numbers_and_long_quotes_but_keeps_u64_max() {
+        let m = format!("must be > 0, got {} and {}", 1e308, 1e-300);
+        assert_eq!(tidy(&m), "must be > 0, got 1e308 and 1e-300");
+        assert_eq!(tidy("at most 18446744073709551615"), "at most 18446744073709551615");
+        let q = format!("unknown world `{}`", "x".repeat(300));
+        assert_eq!(tidy(&q), format!("unknown world `{}… (300 bytes in all)`", "x".repeat(80)));
+        let e = ConfigError::new("a", m);
+        assert_eq!(e.message, "must be > 0, got 1e308 and 1e-300");
     }
 }

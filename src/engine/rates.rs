@@ -84,7 +84,7 @@ pub fn snap_note(what: &str, s: &SnappedRate, physics_hz: f64) -> SnapNote {
             physics_hz,
             s.realised_hz,
             s.every_steps,
-            100.0 * (s.realised_hz - s.requested_hz) / s.requested_hz,
+            100.0 * (s.realised_hz / s.requested_hz - 1.0),
             near.join(", ")
         ))
     }
