@@ -12,6 +12,9 @@ use mujoco_rs::prelude::*;
 use crate::context::{EntityKind, ResetScope, RunState, SimContext};
 use crate::error::{clip, num};
 use crate::math::quat_rotate;
+pub use crate::world::bounds::{
+    MAX_ANGULAR_SPEED, MAX_LINEAR_SPEED, MAX_POSITION_M, QUAT_NORM_RANGE,
+};
 
 /// simulation_interfaces/msg/Result codes and per-service constants.
 pub mod codes {
@@ -230,10 +233,6 @@ pub fn entity_state(ctx: &SimContext, name: &str) -> Result<EntityState, Refusal
     Ok(EntityState { position: o, orientation: [q[1], q[2], q[3], q[0]], angular: w, linear })
 }
 
-pub use crate::world::bounds::{
-    MAX_ANGULAR_SPEED, MAX_LINEAR_SPEED, MAX_POSITION_M, QUAT_NORM_RANGE,
-};
-
 /// Check a requested pose: every value finite, the position within [`MAX_POSITION_M`], the
 /// quaternion [x, y, z, w] of a norm within [`QUAT_NORM_RANGE`]. Returns MuJoCo's unit [w, x, y, z].
 pub fn check_pose(p: [f64; 3], q: [f64; 4]) -> Result<([f64; 3], [f64; 4]), String> {
@@ -285,7 +284,7 @@ pub fn check_twist(lin: [f64; 3], ang: [f64; 3]) -> Result<(), String> {
 }
 
 /// Teleport an entity: writes its free joint (pose and/or twist), or its mocap pose. A welded
-/// entity refuses a move, naming the weld and `motion: physics`; a "move" to the pose it already
+/// entity refuses a move, naming the weld and its plugin's way out; a "move" to the pose it already
 /// holds succeeds. `orientation` is [x, y, z, w], normalised here; a non-finite or out-of-bounds
 /// value ([`check_pose`], [`check_twist`]) is refused before anything is written.
 pub fn set_entity_state(
