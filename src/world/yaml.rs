@@ -13,7 +13,7 @@ use crate::error::ConfigError;
 /// kilobytes; 8 MiB leaves room for generated worlds while bounding the parse to well under a
 /// second and a few hundred MB.
 pub const MAX_DOCUMENT_BYTES: u64 = 8 << 20;
-/// Deepest flow (`[...]` / `{...}`) nesting accepted. The deepest key path roqsim reads is 6.
+/// Deepest flow (`[...]` / `{...}`) nesting accepted: far deeper than any world writes inline.
 pub const MAX_FLOW_DEPTH: usize = 64;
 
 /// Read the document at `path` (`what` names it in the error: "world", "override file"),
