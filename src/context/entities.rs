@@ -1,4 +1,4 @@
-//! The entity registry: the robots, props and doors a world contains. It backs
+//! The entity registry: the robots, props, doors and people a world contains. It backs
 //! simulation_interfaces discovery (GetEntities, SpawnEntity selects among them).
 
 use std::collections::BTreeMap;
@@ -14,6 +14,8 @@ pub enum EntityKind {
     Object,
     /// A door.
     Door,
+    /// A person (a `walker` pedestrian).
+    Person,
     /// A mounted sensor device.
     Sensor,
     /// Anything else.

@@ -128,7 +128,7 @@ pub struct EntityState {
 }
 
 /// The category of an entity: robots and arms are robots; a prop with a free joint (or a mocap
-/// body) is dynamic, a welded one static; doors and sensors are objects.
+/// body) is dynamic, a welded one static; a person is human; doors and sensors are objects.
 pub fn category_of(ctx: &SimContext, name: &str) -> Option<u8> {
     let e = ctx.entities.get(name)?;
     Some(match e.kind {
@@ -137,6 +137,7 @@ pub fn category_of(ctx: &SimContext, name: &str) -> Option<u8> {
             category::DYNAMIC_OBJECT
         }
         EntityKind::Object => category::STATIC_OBJECT,
+        EntityKind::Person => category::HUMAN,
         EntityKind::Door | EntityKind::Sensor | EntityKind::Other => category::OBJECT,
     })
 }

@@ -7,6 +7,7 @@ pub mod faults;
 pub mod manipulation;
 pub mod mobile;
 pub mod observe;
+pub mod people;
 pub mod scene;
 pub mod sensors;
 pub mod shared;
@@ -101,6 +102,7 @@ fn builtin() -> Vec<PluginDescriptor> {
         observe::descriptors(),
         faults::descriptors(),
         assets::descriptors(),
+        people::descriptors(),
         crate::ros::descriptors(),
     ];
     let all: Vec<PluginDescriptor> = families.into_iter().flatten().collect();

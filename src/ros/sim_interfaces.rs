@@ -368,6 +368,7 @@ pub fn describe(e: &Entity) -> String {
         EntityKind::Arm => "arm",
         EntityKind::Object => "object",
         EntityKind::Door => "door",
+        EntityKind::Person => "person",
         EntityKind::Sensor => "sensor",
         EntityKind::Other => "entity",
     };

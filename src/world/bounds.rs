@@ -20,3 +20,6 @@ pub const MAX_SIZE_M: f64 = 1e4;
 /// Heaviest mass a prop may state (kg): a loaded container ship; beyond it the inertia swamps
 /// every contact of the world.
 pub const MAX_MASS_KG: f64 = 1e9;
+/// Fastest a person may walk or run (m/s): the top speed ever measured in a sprint is about
+/// 12.4 m/s; a faster "pedestrian" is a vehicle and belongs on a drive.
+pub const MAX_PERSON_SPEED: f64 = 12.5;

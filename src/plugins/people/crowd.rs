@@ -1,0 +1,330 @@
+//! The crowd: the one controller every `walker` of a world shares.
+//!
+//! The first walker to configure puts a [`Crowd`] on the blackboard under [`CROWD_KEY`] and owns
+//! its tick; every walker (that one included) adds its agent. Each physics step (`pre_step` of the
+//! owning walker) the crowd:
+//! 1. reads every walker's position back from its mocap body (so a SetEntityState teleport is
+//!    where it walks on from) and its presence from the entity registry;
+//! 2. asks each route for its preferred velocity (random dwells drawn from `rng_for`);
+//! 3. measures the robots' velocities (finite difference of the body position between steps) and
+//!    the driven (mocap) props' — every mocap body of the model that is not a walker, with the
+//!    horizontal radius of its geoms;
+//! 4. gives every present avoiding walker the ORCA velocity (`crate::nav::orca`) against the other
+//!    present walkers (½ share with an avoiding one, 1 with one that does not avoid), its robots
+//!    and the props (1: they do not react); a walker without avoidance takes its preferred
+//!    velocity. All velocities are decided from the same state before any body moves, in
+//!    registration order, so the result does not depend on the order of the plugins;
+//! 5. moves each present walker by its velocity × dt and faces it the way it walks. An absent
+//!    walker stands still and is invisible to the others.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use mujoco_rs::prelude::*;
+
+use super::route::Route;
+use crate::context::SimContext;
+use crate::mujoco::raycast::ABSENT_GEOM_GROUP;
+use crate::nav::orca::{self, Agent, Line, V2};
+
+/// Blackboard key of the shared crowd.
+pub const CROWD_KEY: &str = "people:crowd";
+
+/// A body a walker yields to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RobotRef {
+    /// Body id in the compiled model.
+    pub body: usize,
+    /// The robot entity it belongs to ("" when named by a body outside any robot): its presence
+    /// decides whether it is avoided.
+    pub entity: String,
+    /// Radius of its disc (m).
+    pub radius: f64,
+}
+
+/// What a walker contributes to the crowd.
+#[derive(Debug, Clone)]
+pub struct AgentSpec {
+    /// Entity name (the entry's address).
+    pub entity: String,
+    /// Body id.
+    pub body: usize,
+    /// Mocap index of the body.
+    pub mocap: usize,
+    /// Disc radius (m).
+    pub radius: f64,
+    /// Walking speed (m/s).
+    pub speed: f64,
+    /// Runs ORCA.
+    pub avoidance: bool,
+    /// Neighbours considered within this centre distance (m).
+    pub neighbor_dist: f64,
+    /// ORCA time horizon (s).
+    pub time_horizon: f64,
+    /// Speed cap while giving way (m/s).
+    pub max_speed: f64,
+    /// The robots it yields to.
+    pub robots: Vec<RobotRef>,
+    /// Its patrol.
+    pub route: Route,
+}
+
+/// One walker's state as the crowd last left it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct AgentState {
+    /// Position (m).
+    pub pos: V2,
+    /// Velocity it moved at in the last step (m/s).
+    pub vel: V2,
+    /// Velocity its route asked for (m/s).
+    pub preferred: V2,
+    /// Standing out a dwell.
+    pub dwelling: bool,
+    /// Present (absent walkers stand still and are not seen).
+    pub present: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Tracked {
+    body: usize,
+    entity: String,
+    radius: f64,
+    last: Option<V2>,
+    agent: Agent,
+    present: bool,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    agents: Vec<(AgentSpec, AgentState)>,
+    robots: Vec<Tracked>,
+    props: Vec<Tracked>,
+    yaw: Vec<f64>,
+}
+
+/// The shared crowd (blackboard [`CROWD_KEY`]); cloning shares it.
+#[derive(Debug, Clone, Default)]
+pub struct Crowd(Rc<RefCell<State>>);
+
+/// Horizontal radius (m) of a body's geoms around the body origin, `None` without geoms.
+fn horizontal_radius(m: &MjModel, body: usize) -> Option<f64> {
+    let ng = m.ffi().ngeom as usize;
+    let mut r: Option<f64> = None;
+    for g in (0..ng).filter(|&g| m.geom_bodyid()[g] as usize == body) {
+        let s = m.geom_size()[g];
+        let extent = match m.geom_type()[g] {
+            MjtGeomBase::mjGEOM_BOX => s[0].hypot(s[1]),
+            MjtGeomBase::mjGEOM_ELLIPSOID => s[0].max(s[1]),
+            MjtGeomBase::mjGEOM_SPHERE
+            | MjtGeomBase::mjGEOM_CAPSULE
+            | MjtGeomBase::mjGEOM_CYLINDER => s[0],
+            MjtGeomBase::mjGEOM_PLANE => continue,
+            _ => m.geom_rbound()[g],
+        };
+        let p = m.geom_pos()[g];
+        let v = p[0].hypot(p[1]) + extent;
+        r = Some(r.map_or(v, |x: f64| x.max(v)));
+    }
+    r
+}
+
+/// True when every geom of `body` sits in the absent-entity group (an absent driven prop).
+fn body_absent(m: &MjModel, body: usize) -> bool {
+    let ng = m.ffi().ngeom as usize;
+    (0..ng)
+        .filter(|&g| m.geom_bodyid()[g] as usize == body)
+        .all(|g| m.geom_group()[g] == ABSENT_GEOM_GROUP as i32)
+}
+
+impl Crowd {
+    /// Add a walker's agent (configure).
+    pub fn add(&self, spec: AgentSpec) {
+        let mut s = self.0.borrow_mut();
+        s.agents.push((spec, AgentState::default()));
+        s.yaw.push(0.0);
+    }
+
+    /// How many walkers the crowd moves.
+    pub fn len(&self) -> usize {
+        self.0.borrow().agents.len()
+    }
+
+    /// True when no walker joined.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The state of walker `entity` after the last step.
+    pub fn state(&self, entity: &str) -> Option<AgentState> {
+        self.0.borrow().agents.iter().find(|(a, _)| a.entity == entity).map(|(_, s)| *s)
+    }
+
+    /// Reset (the owning walker's `on_reset`, after `mj_resetData` re-seated every mocap body):
+    /// routes back to their start, velocities zero, the robots and props to track collected.
+    pub fn reset(&self, ctx: &mut SimContext) -> Result<(), String> {
+        let mut s = self.0.borrow_mut();
+        let m = ctx.model();
+        let d = ctx.data();
+        let walker_bodies: Vec<usize> = s.agents.iter().map(|(a, _)| a.body).collect();
+        let mut robots: Vec<Tracked> = Vec::new();
+        for (a, _) in &s.agents {
+            for r in &a.robots {
+                if !robots.iter().any(|t| t.body == r.body) {
+                    robots.push(Tracked {
+                        body: r.body,
+                        entity: r.entity.clone(),
+                        radius: r.radius,
+                        last: None,
+                        agent: Agent { pos: [0.0; 2], vel: [0.0; 2], radius: r.radius },
+                        present: true,
+                    });
+                }
+            }
+        }
+        let nbody = m.ffi().nbody as usize;
+        let props = (0..nbody)
+            .filter(|&b| m.body_mocapid()[b] >= 0 && !walker_bodies.contains(&b))
+            .filter_map(|b| {
+                horizontal_radius(m, b).map(|radius| Tracked {
+                    body: b,
+                    entity: String::new(),
+                    radius,
+                    last: None,
+                    agent: Agent { pos: [0.0; 2], vel: [0.0; 2], radius },
+                    present: true,
+                })
+            })
+            .collect();
+        let mocap = d.mocap_pos();
+        let quat = d.mocap_quat();
+        let st = &mut *s;
+        for ((a, state), yaw) in st.agents.iter_mut().zip(st.yaw.iter_mut()) {
+            a.route.reset();
+            let p = mocap[a.mocap];
+            let q = quat[a.mocap];
+            *state = AgentState { pos: [p[0], p[1]], ..Default::default() };
+            *yaw = crate::math::yaw_of(&q);
+        }
+        st.robots = robots;
+        st.props = props;
+        Ok(())
+    }
+
+    /// One step of the crowd (the owning walker's `pre_step`).
+    pub fn tick(&self, ctx: &mut SimContext) -> Result<(), String> {
+        let mut guard = self.0.borrow_mut();
+        let s = &mut *guard;
+        let dt = ctx.dt;
+        let now = ctx.sim_time();
+        // 1. sense the walkers
+        {
+            let mocap = ctx.data().mocap_pos();
+            for (a, st) in s.agents.iter_mut() {
+                st.present = ctx.entities.get(&a.entity).is_none_or(|e| e.present);
+                let p = mocap[a.mocap];
+                st.pos = [p[0], p[1]];
+            }
+        }
+        // 2. preferred velocities
+        for (a, st) in s.agents.iter_mut() {
+            st.dwelling = a.route.dwelling();
+            if !st.present {
+                st.preferred = [0.0, 0.0];
+                continue;
+            }
+            let key = format!("walker:{}", a.entity);
+            st.preferred = a.route.preferred(st.pos, now, a.speed, |lo, hi| {
+                let mut rng = ctx.rng_for(&key).map_err(|e| e.to_string())?;
+                Ok(lo + (hi - lo) * rng.uniform())
+            })?;
+            st.dwelling = a.route.dwelling();
+        }
+        // 3. robots and props: measured positions and velocities
+        {
+            let m = ctx.model();
+            let d = ctx.data();
+            let xpos = d.xpos();
+            let mocap = d.mocap_pos();
+            for t in s.robots.iter_mut() {
+                let p = [xpos[t.body][0], xpos[t.body][1]];
+                t.present =
+                    t.entity.is_empty() || ctx.entities.get(&t.entity).is_none_or(|e| e.present);
+                let v = t.last.map_or([0.0, 0.0], |l| [(p[0] - l[0]) / dt, (p[1] - l[1]) / dt]);
+                t.last = Some(p);
+                t.agent = Agent { pos: p, vel: v, radius: t.radius };
+            }
+            for t in s.props.iter_mut() {
+                let id = m.body_mocapid()[t.body] as usize;
+                let p = [mocap[id][0], mocap[id][1]];
+                t.present = !body_absent(m, t.body);
+                let v = t.last.map_or([0.0, 0.0], |l| [(p[0] - l[0]) / dt, (p[1] - l[1]) / dt]);
+                t.last = Some(p);
+                t.agent = Agent { pos: p, vel: v, radius: t.radius };
+            }
+        }
+        // 4. new velocities, all from the same state
+        let agents: Vec<(Agent, bool, bool)> = s
+            .agents
+            .iter()
+            .map(|(a, st)| {
+                (Agent { pos: st.pos, vel: st.vel, radius: a.radius }, a.avoidance, st.present)
+            })
+            .collect();
+        let mut new_vel: Vec<V2> = Vec::with_capacity(agents.len());
+        let mut lines: Vec<Line> = Vec::new();
+        for (i, (a, st)) in s.agents.iter().enumerate() {
+            if !st.present {
+                new_vel.push([0.0, 0.0]);
+                continue;
+            }
+            if !a.avoidance {
+                new_vel.push(st.preferred);
+                continue;
+            }
+            let me = agents[i].0;
+            let near = |o: &Agent| {
+                orca::norm([o.pos[0] - me.pos[0], o.pos[1] - me.pos[1]]) < a.neighbor_dist
+            };
+            lines.clear();
+            for (j, (other, avoids, present)) in agents.iter().enumerate() {
+                if j == i || !present || !near(other) {
+                    continue;
+                }
+                let share = if *avoids { 0.5 } else { 1.0 };
+                let fallback = if i < j { [1.0, 0.0] } else { [-1.0, 0.0] };
+                lines.push(orca::orca_line(&me, other, share, a.time_horizon, dt, fallback));
+            }
+            for t in
+                s.robots.iter().filter(|t| t.present && a.robots.iter().any(|r| r.body == t.body))
+            {
+                if near(&t.agent) {
+                    lines.push(orca::orca_line(&me, &t.agent, 1.0, a.time_horizon, dt, [1.0, 0.0]));
+                }
+            }
+            for t in s.props.iter().filter(|t| t.present) {
+                if near(&t.agent) {
+                    lines.push(orca::orca_line(&me, &t.agent, 1.0, a.time_horizon, dt, [1.0, 0.0]));
+                }
+            }
+            new_vel.push(orca::solve(&lines, st.preferred, a.max_speed));
+        }
+        // 5. move
+        let d = ctx.data_mut();
+        for (((a, st), v), yaw) in s.agents.iter_mut().zip(new_vel).zip(s.yaw.iter_mut()) {
+            if !st.present {
+                st.vel = [0.0, 0.0];
+                continue;
+            }
+            st.vel = v;
+            st.pos = [st.pos[0] + v[0] * dt, st.pos[1] + v[1] * dt];
+            if orca::norm(v) > 1e-3 {
+                *yaw = v[1].atan2(v[0]);
+            }
+            let p = &mut d.mocap_pos_mut()[a.mocap];
+            p[0] = st.pos[0];
+            p[1] = st.pos[1];
+            d.mocap_quat_mut()[a.mocap] = [(*yaw / 2.0).cos(), 0.0, 0.0, (*yaw / 2.0).sin()];
+        }
+        Ok(())
+    }
+}

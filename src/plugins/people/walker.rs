@@ -1,0 +1,469 @@
+//! `walker`: a kinematic pedestrian — a capsule person on a mocap body that patrols a route.
+//!
+//! The person is one capsule of the walker's `orca.radius` (default 0.26 m: half an adult's
+//! shoulder breadth, about 0.23 m, plus room for the arm swing) and [`PERSON_HEIGHT`] tall, standing
+//! on the floor, in geom group 0 with default contact bits: cameras and the lidar see it, contact
+//! and clearance monitors measure it, a robot that drives into it is stopped by it (a mocap body
+//! is not pushed). It faces the way it walks.
+//!
+//! Route: `waypoints` (2 or more; the walker starts at the first) are walked at `speed` in turn,
+//! each reached within `arrival_radius`; at each it stands for its own dwell (a third item:
+//! seconds, or `[lo, hi]` for a pause drawn uniformly from the run's seeded generator at the
+//! moment of arrival) or the walker's `dwell`. `loop` (default true) heads back to the first point
+//! after the last; without it the walker stays at the last. Without waypoints it stands at `pos`.
+//! The legs are straight lines: route them clear of walls (a walker steers around agents, not
+//! scenery).
+//!
+//! Avoidance: every walker of a world shares one crowd controller (`super::crowd`). A walker with
+//! `avoidance: true` runs ORCA against the other walkers (half the avoidance each with another
+//! avoiding walker, all of it against one that does not avoid), the robot (`robot_body`, a disc of
+//! `robot_radius` moving at its measured velocity, which does not react) and every driven (mocap)
+//! prop; one without walks its route and is avoided by the others.
+//!
+//! The walker registers an entity of kind person (simulation_interfaces CATEGORY_HUMAN) named by
+//! the entry's address, its body `<address with dots as _>`: SetEntityState moves it (it walks on
+//! from there), DeleteEntity / `present: false` make it absent — it then stands still, invisible to
+//! rays and to the other agents, until SpawnEntity brings it back.
+
+use mujoco_rs::prelude::*;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::crowd::{self, AgentSpec, Crowd, RobotRef};
+use super::route::{Dwell, Route};
+use crate::context::{Entity, EntityKind, Pose, SimContext};
+use crate::error::{num, ConfigError, HookResult};
+use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::spawn::body_name_for;
+use crate::world::bounds::{MAX_PERSON_SPEED, MAX_POSITION_M, MAX_SIZE_M};
+
+/// Standing height of the capsule person (m): an adult man's median stature.
+pub const PERSON_HEIGHT: f64 = 1.75;
+/// Capsule colour: a muted blue shirt.
+pub const PERSON_RGBA: [f64; 4] = [0.25, 0.35, 0.55, 1.0];
+/// Default walking speed (m/s): a typical adult's comfortable pace.
+pub const DEFAULT_SPEED: f64 = 1.2;
+/// Default `arrival_radius` (m).
+pub const DEFAULT_ARRIVAL_RADIUS: f64 = 0.25;
+/// Default `robot_radius` (m).
+pub const DEFAULT_ROBOT_RADIUS: f64 = 0.25;
+/// Default `orca.neighbor_dist` (m).
+pub const DEFAULT_NEIGHBOR_DIST: f64 = 4.0;
+/// Default `orca.time_horizon` (s).
+pub const DEFAULT_TIME_HORIZON: f64 = 3.0;
+/// Default `orca.radius` (m).
+pub const DEFAULT_RADIUS: f64 = 0.26;
+/// Default `orca.max_speed` (m/s).
+pub const DEFAULT_MAX_SPEED: f64 = 1.6;
+/// Longest dwell a waypoint may state (s): a day.
+pub const MAX_DWELL_S: f64 = 86_400.0;
+
+fn d_speed() -> f64 {
+    DEFAULT_SPEED
+}
+
+/// A number, or a `[lo, hi]` pair (a waypoint's items, a dwell).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NumOrRange {
+    /// One number.
+    Num(f64),
+    /// `[lo, hi]`.
+    Range([f64; 2]),
+}
+
+/// The `orca:` block: how an avoiding walker gives way.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrcaConfig {
+    /// Agents whose centres are within this distance are considered (m). Default 4.0.
+    #[serde(default)]
+    pub neighbor_dist: Option<f64>,
+    /// How far ahead collisions are avoided (s). Default 3.0.
+    #[serde(default)]
+    pub time_horizon: Option<f64>,
+    /// The person's radius (m): its capsule, and the disc the others avoid. Default 0.26.
+    #[serde(default)]
+    pub radius: Option<f64>,
+    /// Fastest the walker may go while giving way (m/s); at least `speed`. Default 1.6.
+    #[serde(default)]
+    pub max_speed: Option<f64>,
+}
+
+/// Config of `walker`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WalkerConfig {
+    /// Transport scope of the entity (SpawnEntity's `namespace`, GetEntities). Default "".
+    #[serde(default)]
+    pub namespace: String,
+    /// Walking speed (m/s). Default 1.2.
+    #[serde(default = "d_speed")]
+    pub speed: f64,
+    /// Where a walker without waypoints stands, [x, y] (m). Default [0, 0].
+    #[serde(default)]
+    pub pos: Option<[f64; 2]>,
+    /// The patrol route: 2 or more [x, y] points (m), each optionally with its own dwell as a
+    /// third item — seconds, or [lo, hi] for a seeded random pause. The walker starts at the first.
+    #[serde(default)]
+    pub waypoints: Vec<Vec<NumOrRange>>,
+    /// Head back to the first waypoint after the last. Default true.
+    #[serde(default, rename = "loop")]
+    pub looped: Option<bool>,
+    /// Dwell at every waypoint without its own: seconds, or [lo, hi]. Default 0.
+    #[serde(default)]
+    pub dwell: Option<NumOrRange>,
+    /// A waypoint counts as reached within this distance (m). Default 0.25.
+    #[serde(default)]
+    pub arrival_radius: Option<f64>,
+    /// true: give way (ORCA) to the other walkers, the robot and driven props. Default false.
+    #[serde(default)]
+    pub avoidance: bool,
+    /// Body the walker yields to, by its model name (`base_link`) or full name. Default: every
+    /// robot entity's base body. Needs `avoidance: true`.
+    #[serde(default)]
+    pub robot_body: Option<String>,
+    /// Radius of the robot's disc (m). Default 0.25. Needs `avoidance: true`.
+    #[serde(default)]
+    pub robot_radius: Option<f64>,
+    /// ORCA tuning and the person's radius.
+    #[serde(default)]
+    pub orca: OrcaConfig,
+    /// false: compiled in, but absent until SpawnEntity brings it in. Default true.
+    #[serde(default = "crate::plugin::yes")]
+    pub present: bool,
+}
+
+fn check_pos(e: &mut Vec<ConfigError>, key: &str, x: f64) {
+    if !(x.is_finite() && x.abs() <= MAX_POSITION_M) {
+        e.push(ConfigError::new(
+            key,
+            format!("must be finite and within ±{MAX_POSITION_M} m, got {}", num(x)),
+        ));
+    }
+}
+
+fn check_positive(e: &mut Vec<ConfigError>, key: &str, x: Option<f64>, max: f64, unit: &str) {
+    if let Some(x) = x {
+        if !(x > 0.0 && x <= max) {
+            e.push(ConfigError::new(key, format!("must be in (0, {max}] {unit}, got {}", num(x))));
+        }
+    }
+}
+
+/// A dwell value's problems (`key` names it).
+fn check_dwell(e: &mut Vec<ConfigError>, key: &str, d: &NumOrRange) {
+    let ok = |s: f64| (0.0..=MAX_DWELL_S).contains(&s);
+    match *d {
+        NumOrRange::Num(s) if !ok(s) => e.push(ConfigError::new(
+            key,
+            format!("a dwell must be in [0, {MAX_DWELL_S}] s, got {}", num(s)),
+        )),
+        NumOrRange::Range([lo, hi]) if !(ok(lo) && ok(hi) && lo <= hi) => e.push(ConfigError::new(
+            key,
+            format!(
+                "a random dwell [lo, hi] needs 0 <= lo <= hi <= {MAX_DWELL_S} s, got [{}, {}]",
+                num(lo),
+                num(hi)
+            ),
+        )),
+        _ => {}
+    }
+}
+
+fn to_dwell(d: &NumOrRange) -> Dwell {
+    match *d {
+        NumOrRange::Num(s) => Dwell::Fixed(s),
+        NumOrRange::Range([lo, hi]) => Dwell::Random(lo, hi),
+    }
+}
+
+impl ValidateConfig for WalkerConfig {
+    fn validate(&self) -> Vec<ConfigError> {
+        let mut e = crate::spawn::check_names(&self.namespace, "");
+        let max_speed = self.orca.max_speed.unwrap_or(DEFAULT_MAX_SPEED);
+        if !(self.speed > 0.0 && self.speed <= MAX_PERSON_SPEED) {
+            e.push(ConfigError::new(
+                "speed",
+                format!(
+                    "must be in (0, {MAX_PERSON_SPEED}] m/s (a person), got {}",
+                    num(self.speed)
+                ),
+            ));
+        } else if self.avoidance && max_speed.is_finite() && self.speed > max_speed {
+            e.push(ConfigError::new(
+                "speed",
+                format!(
+                    "{} m/s is above orca.max_speed ({} m/s), the fastest this walker may go while giving way: raise orca.max_speed or lower speed",
+                    num(self.speed),
+                    num(max_speed)
+                ),
+            ));
+        }
+        if let Some([x, y]) = self.pos {
+            check_pos(&mut e, "pos", x);
+            check_pos(&mut e, "pos", y);
+            if !self.waypoints.is_empty() {
+                e.push(ConfigError::new("pos", "a walker with waypoints starts at waypoints[0]; `pos` places one without: drop one of the two"));
+            }
+        }
+        if self.waypoints.len() == 1 {
+            e.push(ConfigError::new("waypoints", "a route needs 2 or more points; for a walker that stands still give `pos: [x, y]` instead"));
+        }
+        for (i, w) in self.waypoints.iter().enumerate() {
+            let key = format!("waypoints[{i}]");
+            match w.as_slice() {
+                [NumOrRange::Num(x), NumOrRange::Num(y)] => {
+                    check_pos(&mut e, &key, *x);
+                    check_pos(&mut e, &key, *y);
+                }
+                [NumOrRange::Num(x), NumOrRange::Num(y), d] => {
+                    check_pos(&mut e, &key, *x);
+                    check_pos(&mut e, &key, *y);
+                    check_dwell(&mut e, &key, d);
+                }
+                _ => e.push(ConfigError::new(
+                    key,
+                    "a waypoint is [x, y] or [x, y, dwell] (dwell: seconds, or [lo, hi])",
+                )),
+            }
+        }
+        if self.waypoints.is_empty() {
+            for (k, set) in [
+                ("loop", self.looped.is_some()),
+                ("dwell", self.dwell.is_some()),
+                ("arrival_radius", self.arrival_radius.is_some()),
+            ] {
+                if set {
+                    e.push(ConfigError::new(k, format!("`{k}` shapes a patrol route and this walker has no `waypoints`: give the route or drop the key")));
+                }
+            }
+        }
+        if let Some(d) = &self.dwell {
+            check_dwell(&mut e, "dwell", d);
+        }
+        check_positive(&mut e, "arrival_radius", self.arrival_radius, MAX_SIZE_M, "m");
+        check_positive(&mut e, "robot_radius", self.robot_radius, MAX_SIZE_M, "m");
+        check_positive(&mut e, "orca.neighbor_dist", self.orca.neighbor_dist, MAX_SIZE_M, "m");
+        check_positive(&mut e, "orca.time_horizon", self.orca.time_horizon, MAX_DWELL_S, "s");
+        check_positive(&mut e, "orca.max_speed", self.orca.max_speed, MAX_PERSON_SPEED, "m/s");
+        if let Some(r) = self.orca.radius {
+            if !(r > 0.0 && r < PERSON_HEIGHT / 2.0) {
+                e.push(ConfigError::new(
+                    "orca.radius",
+                    format!(
+                        "must be in (0, {}) m (a capsule {PERSON_HEIGHT} m tall), got {}",
+                        PERSON_HEIGHT / 2.0,
+                        num(r)
+                    ),
+                ));
+            }
+        }
+        if let Some(b) = &self.robot_body {
+            if b.trim().is_empty() {
+                e.push(ConfigError::new("robot_body", "is empty: name the robot's body (`base_link`) or drop the key for every robot entity's base"));
+            }
+        }
+        if !self.avoidance {
+            for (k, set) in [
+                ("robot_body", self.robot_body.is_some()),
+                ("robot_radius", self.robot_radius.is_some()),
+                ("orca.neighbor_dist", self.orca.neighbor_dist.is_some()),
+                ("orca.time_horizon", self.orca.time_horizon.is_some()),
+                ("orca.max_speed", self.orca.max_speed.is_some()),
+            ] {
+                if set {
+                    e.push(ConfigError::new(k, format!("`{k}` tunes how a walker gives way, and this one has `avoidance: false` (it walks its route and the others avoid it): set `avoidance: true` or drop the key")));
+                }
+            }
+        }
+        e
+    }
+}
+
+/// The `walker` plugin.
+pub struct Walker {
+    cfg: WalkerConfig,
+    address: String,
+    body: String,
+    owner: bool,
+    crowd: Option<Crowd>,
+}
+
+impl Walker {
+    /// Construct from config.
+    pub fn new(cfg: WalkerConfig, args: &PluginArgs) -> Self {
+        Walker {
+            body: body_name_for("", &args.address),
+            address: args.address.clone(),
+            cfg,
+            owner: false,
+            crowd: None,
+        }
+    }
+
+    fn start(&self) -> ([f64; 2], f64) {
+        let p = |w: &Vec<NumOrRange>| match w.as_slice() {
+            [NumOrRange::Num(x), NumOrRange::Num(y), ..] => [*x, *y],
+            _ => [0.0, 0.0],
+        };
+        match self.cfg.waypoints.as_slice() {
+            [a, b, ..] => {
+                let (a, b) = (p(a), p(b));
+                (a, (b[1] - a[1]).atan2(b[0] - a[0]))
+            }
+            _ => (self.cfg.pos.unwrap_or([0.0, 0.0]), 0.0),
+        }
+    }
+
+    fn route(&self) -> Route {
+        let default = self.cfg.dwell.as_ref().map(to_dwell).unwrap_or(Dwell::Fixed(0.0));
+        let mut points = Vec::new();
+        let mut dwell = Vec::new();
+        for w in &self.cfg.waypoints {
+            if let [NumOrRange::Num(x), NumOrRange::Num(y), rest @ ..] = w.as_slice() {
+                points.push([*x, *y]);
+                dwell.push(rest.first().map(to_dwell).unwrap_or(default));
+            }
+        }
+        Route::new(
+            points,
+            dwell,
+            self.cfg.looped.unwrap_or(true),
+            self.cfg.arrival_radius.unwrap_or(DEFAULT_ARRIVAL_RADIUS),
+        )
+    }
+
+    /// The robots this walker yields to: `robot_body` resolved against the model (its full name,
+    /// else a robot entity's prefix + it), or every robot entity's base body.
+    fn robots(&self, ctx: &SimContext) -> Result<Vec<RobotRef>, String> {
+        if !self.cfg.avoidance {
+            return Ok(Vec::new());
+        }
+        let radius = self.cfg.robot_radius.unwrap_or(DEFAULT_ROBOT_RADIUS);
+        let m = ctx.model();
+        let robots: Vec<&Entity> =
+            ctx.entities.all().iter().filter(|e| e.kind == EntityKind::Robot).collect();
+        let body_of = |name: &str| m.name_to_id(MjtObjBase::mjOBJ_BODY, name);
+        match &self.cfg.robot_body {
+            None => Ok(robots
+                .iter()
+                .filter_map(|e| {
+                    body_of(&e.body).map(|b| RobotRef { body: b, entity: e.name.clone(), radius })
+                })
+                .collect()),
+            Some(name) => {
+                for e in &robots {
+                    if let Some(b) = body_of(&format!("{}{name}", e.prefix)) {
+                        return Ok(vec![RobotRef { body: b, entity: e.name.clone(), radius }]);
+                    }
+                }
+                if let Some(b) = body_of(name) {
+                    return Ok(vec![RobotRef { body: b, entity: String::new(), radius }]);
+                }
+                let names: Vec<String> =
+                    robots.iter().map(|e| format!("{} (prefix `{}`)", e.name, e.prefix)).collect();
+                Err(format!(
+                    "walker `{}`: robot_body: no body `{name}` in the compiled model, nor one of that model name in a robot entity (robots: [{}]); name a body of the robot, e.g. `base_link`",
+                    self.address,
+                    names.join(", ")
+                ))
+            }
+        }
+    }
+}
+
+impl Plugin for Walker {
+    fn hooks(&self) -> Hooks {
+        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::PRE_STEP
+    }
+
+    fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
+        if spec.body(&self.body).is_some() {
+            return Err(format!(
+                "the world already has a body `{}`; give this walker a distinct name",
+                self.body
+            ));
+        }
+        let r = self.cfg.orca.radius.unwrap_or(DEFAULT_RADIUS);
+        let ([x, y], yaw) = self.start();
+        let quat = [(yaw / 2.0).cos(), 0.0, 0.0, (yaw / 2.0).sin()];
+        let body = spec
+            .world_body_mut()
+            .add_body()
+            .with_name(&self.body)
+            .with_pos([x, y, 0.0])
+            .with_quat(quat);
+        body.set_mocap(true);
+        body.add_geom()
+            .with_name(&self.body)
+            .with_type(MjtGeomBase::mjGEOM_CAPSULE)
+            .with_size([r, PERSON_HEIGHT / 2.0 - r, 0.0])
+            .with_pos([0.0, 0.0, PERSON_HEIGHT / 2.0])
+            .with_rgba(crate::spawn::rgba4(&PERSON_RGBA));
+        let mut ent = Entity::new(&self.address, EntityKind::Person, &self.body);
+        ent.namespace = self.cfg.namespace.trim_matches('/').to_string();
+        ent.model = "walker".into();
+        ent.initial_pose = Pose { pos: [x, y, 0.0], quat };
+        ent.declared_present = self.cfg.present;
+        ent.present = self.cfg.present;
+        ent.meta.insert("motion".into(), "driven".into());
+        b.ctx.entities.add(ent)
+    }
+
+    fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        let m = ctx.model();
+        let body = m
+            .name_to_id(MjtObjBase::mjOBJ_BODY, &self.body)
+            .ok_or_else(|| format!("walker body `{}` missing after compile", self.body))?;
+        let mocap = m.body_mocapid()[body];
+        if mocap < 0 {
+            return Err(format!("walker body `{}` is not a mocap body", self.body));
+        }
+        let robots = self.robots(ctx)?;
+        self.owner = !ctx.blackboard.contains(crowd::CROWD_KEY);
+        if self.owner {
+            ctx.blackboard.set(crowd::CROWD_KEY, Crowd::default());
+        }
+        let crowd = ctx.blackboard.get::<Crowd>(crowd::CROWD_KEY)?.clone();
+        crowd.add(AgentSpec {
+            entity: self.address.clone(),
+            body,
+            mocap: mocap as usize,
+            radius: self.cfg.orca.radius.unwrap_or(DEFAULT_RADIUS),
+            speed: self.cfg.speed,
+            avoidance: self.cfg.avoidance,
+            neighbor_dist: self.cfg.orca.neighbor_dist.unwrap_or(DEFAULT_NEIGHBOR_DIST),
+            time_horizon: self.cfg.orca.time_horizon.unwrap_or(DEFAULT_TIME_HORIZON),
+            max_speed: self.cfg.orca.max_speed.unwrap_or(DEFAULT_MAX_SPEED).max(self.cfg.speed),
+            robots,
+            route: self.route(),
+        });
+        self.crowd = Some(crowd);
+        Ok(())
+    }
+
+    fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        match (&self.crowd, self.owner) {
+            (Some(c), true) => c.reset(ctx),
+            _ => Ok(()),
+        }
+    }
+
+    fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        match (&self.crowd, self.owner) {
+            (Some(c), true) => c.tick(ctx),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The registry entry of `walker`.
+pub fn descriptor() -> crate::plugin::PluginDescriptor {
+    crate::plugin_descriptor!(
+        "walker",
+        "A kinematic pedestrian (capsule person on a mocap body): patrols waypoints with dwell; walkers share one ORCA crowd and, with avoidance, give way to each other, the robot and driven props.",
+        WalkerConfig,
+        Walker
+    )
+}
