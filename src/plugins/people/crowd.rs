@@ -202,7 +202,8 @@ impl Crowd {
             a.route.reset();
             let p = mocap[a.mocap];
             let q = quat[a.mocap];
-            *state = AgentState { pos: [p[0], p[1]], ..Default::default() };
+            let present = ctx.entities.get(&a.entity).is_none_or(|e| e.present);
+            *state = AgentState { pos: [p[0], p[1]], present, ..Default::default() };
             *yaw = crate::math::yaw_of(&q);
         }
         st.robots = robots;

@@ -93,10 +93,14 @@ impl Route {
                 return Ok([0.0, 0.0]);
             }
         }
-        let goal = self.points[self.target];
-        let to = [goal[0] - pos[0], goal[1] - pos[1]];
-        let d = norm(to);
-        if d <= self.arrival_radius {
+        // A zero dwell heads straight on to the next point (at most once round the route).
+        for _ in 0..=self.points.len() {
+            let goal = self.points[self.target];
+            let to = [goal[0] - pos[0], goal[1] - pos[1]];
+            let d = norm(to);
+            if d > self.arrival_radius {
+                return Ok([to[0] / d * speed, to[1] / d * speed]);
+            }
             let secs = match self.dwell[self.target] {
                 Dwell::Fixed(s) => s,
                 Dwell::Random(lo, hi) => draw(lo, hi)?,
@@ -106,9 +110,11 @@ impl Route {
                 return Ok([0.0, 0.0]);
             }
             self.advance();
-            return Ok([0.0, 0.0]);
+            if self.done {
+                break;
+            }
         }
-        Ok([to[0] / d * speed, to[1] / d * speed])
+        Ok([0.0, 0.0])
     }
 }
 

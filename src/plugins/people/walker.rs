@@ -1,8 +1,10 @@
 //! `walker`: a kinematic pedestrian — a capsule person on a mocap body that patrols a route.
 //!
 //! The person is one capsule of the walker's `orca.radius` (default 0.26 m: half an adult's
-//! shoulder breadth, about 0.23 m, plus room for the arm swing) and [`PERSON_HEIGHT`] tall, standing
-//! on the floor, in geom group 0 with default contact bits: cameras and the lidar see it, contact
+//! shoulder breadth, about 0.23 m, plus room for the arm swing), its top [`PERSON_HEIGHT`] above
+//! the floor and its lower cap sunk below it, so at every height a sensor scans from the floor to
+//! the shoulders the person is a full disc of that radius — the disc ORCA and the other agents
+//! avoid. It sits in geom group 0 with default contact bits: cameras and the lidar see it, contact
 //! and clearance monitors measure it, a robot that drives into it is stopped by it (a mocap body
 //! is not pushed). It faces the way it walks.
 //!
@@ -398,8 +400,8 @@ impl Plugin for Walker {
         body.add_geom()
             .with_name(&self.body)
             .with_type(MjtGeomBase::mjGEOM_CAPSULE)
-            .with_size([r, PERSON_HEIGHT / 2.0 - r, 0.0])
-            .with_pos([0.0, 0.0, PERSON_HEIGHT / 2.0])
+            .with_size([r, (PERSON_HEIGHT - r) / 2.0, 0.0])
+            .with_pos([0.0, 0.0, (PERSON_HEIGHT - r) / 2.0])
             .with_rgba(crate::spawn::rgba4(&PERSON_RGBA));
         let mut ent = Entity::new(&self.address, EntityKind::Person, &self.body);
         ent.namespace = self.cfg.namespace.trim_matches('/').to_string();
