@@ -435,3 +435,29 @@ fn navigation_is_deterministic() {
     );
     assert!(a.0[0] > 4.0, "the robot went somewhere: x = {}", a.0[0]);
 }
+
+#[test]
+fn a_mover_that_stops_making_progress_recovers_then_gives_up_as_stuck() {
+    // a 4.5 cm kerb across room A: below the planner band (it starts at 5 cm) and under the
+    // probe, higher than the Create 3 climbs, so the robot drives into it without knowing
+    let robot = turtlebot(
+        1.0,
+        2.0,
+        0.0,
+        "{speed: 0.3, goals: [[4.0, 2.0]], recovery: {stuck_time: 1.0, backup_time: 0.5, max_recovery: 2}}",
+    );
+    let world = format!(
+        "{}  - box: {{pose: {{position: {{x: 2.5, y: 2.0}}}}, size: [0.1, 3.6, 0.045]}}
+    name: kerb
+",
+        floorplan(&robot)
+    );
+    let mut e = engine(&world);
+    run_until_done(&mut e, "base_link", 60.0);
+    let s = nav(&e).state();
+    assert_eq!(s.phase, NavPhase::Failed, "{s:?}");
+    assert!(s.stuck && s.recoveries == 2, "{s:?}");
+    assert_has(s.error.as_deref().unwrap(), &["stuck at (", "on the way to (4.00, 2.00)", "after 2 recoveries"]);
+    let x = base_xy(&e, "base_link")[0];
+    assert!(x < 2.5 - 0.05, "got past the kerb: x = {x}");
+}
