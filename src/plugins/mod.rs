@@ -6,6 +6,7 @@ pub mod external;
 pub mod faults;
 pub mod manipulation;
 pub mod mobile;
+pub mod nav;
 pub mod observe;
 pub mod people;
 pub mod scene;
@@ -102,6 +103,7 @@ fn builtin() -> Vec<PluginDescriptor> {
         observe::descriptors(),
         faults::descriptors(),
         assets::descriptors(),
+        nav::descriptors(),
         people::descriptors(),
         crate::ros::descriptors(),
     ];
