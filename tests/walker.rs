@@ -439,3 +439,61 @@ fn an_unknown_robot_body_is_refused_at_setup_naming_the_robots() {
         &["walker `w`: robot_body: no body `chassis` in the compiled model, nor one of that model name in a robot entity (robots: [robot (prefix `"],
     );
 }
+
+#[test]
+fn a_walker_without_avoidance_is_avoided_with_the_whole_change() {
+    let mut e = engine(&world(
+        "  - walker: {waypoints: [[-4, 0], [4, 0]], loop: false, avoidance: true}\n    name: a\n  - walker: {waypoints: [[4, 0], [-4, 0]], loop: false}\n    name: b\n",
+    ));
+    let (min, ya, yb) = cross(&mut e, 10.0);
+    assert!((0.52 - 1e-6..0.53).contains(&min), "closest approach {min}");
+    assert_eq!(yb, 0.0, "b keeps its line");
+    assert!(ya >= 0.52 - 1e-3, "a steps aside by the whole 2 r: {ya}");
+}
+
+#[test]
+fn an_avoiding_walker_gives_way_to_a_driven_prop_and_ignores_an_absent_one() {
+    // a 0.4 m driven box moved toward the walker at 0.5 m/s by SetEntityState every step
+    let yaml = world(
+        "  - box: {pose: {position: {x: 3, y: 0}}, size: [0.4, 0.4, 1.0], motion: driven}\n    name: cart\n  - walker: {waypoints: [[-3, 0], [3, 0]], loop: false, avoidance: true}\n    name: w\n",
+    );
+    let run = |e: &mut Engine| {
+        let mut min = f64::INFINITY;
+        for k in 0..4000 {
+            let x = 3.0 - 0.5 * 0.002 * k as f64;
+            let q = [1.0, 0.0, 0.0, 0.0];
+            sim_control::set_entity_state(&mut e.ctx, "cart", Some(([x, 0.0, 0.5], q)), None)
+                .unwrap();
+            e.step().unwrap();
+            min = min.min(dist(xy(e, "w"), [x, 0.0]));
+        }
+        min
+    };
+    let mut e = engine(&yaml);
+    let min = run(&mut e);
+    let reach = 0.2f64.hypot(0.2) + 0.26;
+    assert!(min >= reach - 0.01, "closest approach to the cart {min}, discs touch at {reach}");
+    // absent, the cart is not avoided: the walker keeps its line through where it is
+    let mut e = engine(&yaml);
+    sim_control::delete(&mut e.ctx, "cart").unwrap();
+    let min = run(&mut e);
+    assert!(min < 0.01, "absent cart: walked through its place ({min})");
+}
+
+#[test]
+fn the_bundled_aisle_world_keeps_every_walker_clear() {
+    let w = roqsim::load_world(&base().join("people_aisle.yaml"), &LoadOptions::default()).unwrap();
+    let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap();
+    let base_body = e.ctx.entities.get("robot").unwrap().body.clone();
+    let (mut ww, mut wr) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..(40.0 / e.dt()) as u64 {
+        e.step().unwrap();
+        let (v, p) = (xy(&e, "visitor"), xy(&e, "picker"));
+        let r = body_xy(&e, &base_body);
+        ww = ww.min(dist(v, p));
+        wr = wr.min(dist(v, r)).min(dist(p, r));
+    }
+    // they do meet: visitor and picker pass at 2 r, visitor passes the robot at r + robot_radius
+    assert!((0.52 - 1e-6..0.53).contains(&ww), "walkers came within {ww}");
+    assert!((0.51 - 0.01..0.52).contains(&wr), "a walker came within {wr} of the robot");
+}
