@@ -122,7 +122,7 @@ fn agents_stepping_by_orca_never_overlap() {
         })
         .collect();
     let goals: Vec<[f64; 2]> = pos.iter().map(|p| [-p[0], -p[1]]).collect();
-    let mut vel = vec![[0.0; 2]; 4];
+    let mut vel = [[0.0; 2]; 4];
     let mut min = f64::INFINITY;
     for _ in 0..1500 {
         let agents: Vec<Agent> =
