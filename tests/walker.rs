@@ -9,6 +9,7 @@ use roqsim::context::payload::LaserScan;
 use roqsim::engine::sim_control;
 use roqsim::handles::robot::RobotHandle;
 use roqsim::plugins::observe::clearance_monitor::ClearanceReader;
+use roqsim::plugins::observe::contact_monitor::ContactReader;
 use roqsim::plugins::people::crowd::{Crowd, CROWD_KEY};
 use roqsim::plugins::sensors::lidar::LidarReader;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
@@ -94,11 +95,16 @@ fn the_crowd_is_one_controller_on_the_blackboard() {
     );
 }
 
-/// A TurtleBot 4 at the origin facing +x and a walker coming the other way along the x axis.
+/// A TurtleBot 4 at the origin facing +x, with a contact monitor, and a walker coming the other
+/// way along the x axis.
 fn robot_and_walker(walker: &str) -> Engine {
     engine(&world(&format!(
-        "  - spawn_robot: {{model: turtlebot4}}\n    name: robot\n  - walker: {{waypoints: [[3, 0], [-3, 0]], loop: false{walker}}}\n    name: w\n"
+        "  - spawn_robot: {{model: turtlebot4}}\n    name: robot\n    components:\n      - contact_monitor: {{}}\n  - walker: {{waypoints: [[3, 0], [-3, 0]], loop: false{walker}}}\n    name: w\n"
     )))
+}
+
+fn contact(e: &Engine) -> roqsim::context::payload::ContactReport {
+    e.ctx.blackboard.get::<ContactReader>("contact_monitor:robot.contact_monitor").unwrap().get()
 }
 
 /// Drive the robot forward at 0.3 m/s over its handle for `secs`; min walker–base distance and
@@ -124,6 +130,7 @@ fn a_walker_with_avoidance_gives_way_to_a_driven_robot_and_one_without_does_not(
     assert!(min >= 0.26 + 0.25 - 0.01, "avoiding walker came within {min} of the base");
     assert!(y > 0.2, "it stepped aside by {y}");
     assert!(xy(&e, "w")[0] < -2.5, "and walked on to {:?}", xy(&e, "w"));
+    assert!(!contact(&e).in_contact, "no contact: {:?}", contact(&e));
     // robot_body by its model name resolves to the same base
     let mut e = robot_and_walker(", avoidance: true, robot_body: base_link");
     let (min2, _) = drive_at_walker(&mut e, 6.0);
@@ -133,6 +140,8 @@ fn a_walker_with_avoidance_gives_way_to_a_driven_robot_and_one_without_does_not(
     let (min, y) = drive_at_walker(&mut e, 6.0);
     assert_eq!(y, 0.0, "no avoidance: it keeps its line");
     assert!(min < 0.26 + 0.25 - 0.05, "and runs into the robot: {min}");
+    let c = contact(&e);
+    assert!(c.in_contact && c.geom_b == "w", "the contact monitor names the walker: {c:?}");
 }
 
 /// Steps the walker stood still for, each run of unchanged positions that followed a move.
