@@ -457,7 +457,10 @@ fn a_mover_that_stops_making_progress_recovers_then_gives_up_as_stuck() {
     let s = nav(&e).state();
     assert_eq!(s.phase, NavPhase::Failed, "{s:?}");
     assert!(s.stuck && s.recoveries == 2, "{s:?}");
-    assert_has(s.error.as_deref().unwrap(), &["stuck at (", "on the way to (4.00, 2.00)", "after 2 recoveries"]);
+    assert_has(
+        s.error.as_deref().unwrap(),
+        &["stuck at (", "on the way to (4.00, 2.00)", "after 2 recoveries"],
+    );
     let x = base_xy(&e, "base_link")[0];
     assert!(x < 2.5 - 0.05, "got past the kerb: x = {x}");
 }
