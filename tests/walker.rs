@@ -413,7 +413,7 @@ fn every_refusal_names_the_key_and_the_fix() {
         ),
         (
             "{waypoints: [[0, 0], [1, 0]], arrival_radius: 0}",
-            "arrival_radius: must be in (0, 10000] m, got 0",
+            "arrival_radius: must be in (0, 1000] m, got 0",
         ),
         (
             "{robot_radius: 0.3}",
@@ -424,7 +424,7 @@ fn every_refusal_names_the_key_and_the_fix() {
             "orca.time_horizon: `orca.time_horizon` tunes how a walker gives way, and this one has `avoidance: false`",
         ),
         ("{orca: {radius: 0.9}}", "orca.radius: must be in (0, 0.875) m (a capsule 1.75 m tall), got 0.9"),
-        ("{avoidance: true, orca: {neighbor_dist: -1}}", "orca.neighbor_dist: must be in (0, 10000] m, got -1"),
+        ("{avoidance: true, orca: {neighbor_dist: -1}}", "orca.neighbor_dist: must be in (0, 1000] m, got -1"),
         (
             "{avoidance: true, robot_body: ' '}",
             "robot_body: is empty: name the robot's body (`base_link`) or drop the key for every robot entity's base",

@@ -37,7 +37,7 @@ use crate::context::{Entity, EntityKind, Pose, SimContext};
 use crate::error::{num, ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
 use crate::spawn::body_name_for;
-use crate::world::bounds::{MAX_PERSON_SPEED, MAX_POSITION_M, MAX_SIZE_M};
+use crate::world::bounds::{MAX_DWELL_S, MAX_NAV_DISTANCE_M, MAX_PERSON_SPEED, MAX_POSITION_M};
 
 /// Standing height of the capsule person (m): an adult man's median stature.
 pub const PERSON_HEIGHT: f64 = 1.75;
@@ -57,8 +57,6 @@ pub const DEFAULT_TIME_HORIZON: f64 = 3.0;
 pub const DEFAULT_RADIUS: f64 = 0.26;
 /// Default `orca.max_speed` (m/s).
 pub const DEFAULT_MAX_SPEED: f64 = 1.6;
-/// Longest dwell a waypoint may state (s): a day.
-pub const MAX_DWELL_S: f64 = 86_400.0;
 
 fn d_speed() -> f64 {
     DEFAULT_SPEED
@@ -244,9 +242,15 @@ impl ValidateConfig for WalkerConfig {
         if let Some(d) = &self.dwell {
             check_dwell(&mut e, "dwell", d);
         }
-        check_positive(&mut e, "arrival_radius", self.arrival_radius, MAX_SIZE_M, "m");
-        check_positive(&mut e, "robot_radius", self.robot_radius, MAX_SIZE_M, "m");
-        check_positive(&mut e, "orca.neighbor_dist", self.orca.neighbor_dist, MAX_SIZE_M, "m");
+        check_positive(&mut e, "arrival_radius", self.arrival_radius, MAX_NAV_DISTANCE_M, "m");
+        check_positive(&mut e, "robot_radius", self.robot_radius, MAX_NAV_DISTANCE_M, "m");
+        check_positive(
+            &mut e,
+            "orca.neighbor_dist",
+            self.orca.neighbor_dist,
+            MAX_NAV_DISTANCE_M,
+            "m",
+        );
         check_positive(&mut e, "orca.time_horizon", self.orca.time_horizon, MAX_DWELL_S, "s");
         check_positive(&mut e, "orca.max_speed", self.orca.max_speed, MAX_PERSON_SPEED, "m/s");
         if let Some(r) = self.orca.radius {

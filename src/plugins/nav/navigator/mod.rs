@@ -37,11 +37,12 @@
 //! with the same seed, re-drawn per episode.
 
 pub mod config;
+mod goals;
 pub mod handle;
 pub mod motion;
+mod planning;
 
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
 
 use crate::context::payload::{
     ActionCall, ActionOutcome, GoalStatus, NavFeedback, NavGoal, NavPose, PoseTwist,
@@ -60,18 +61,13 @@ use crate::plugins::shared::resolve::{entity_body, entity_roots, in_entity};
 
 pub use config::NavigatorConfig;
 use config::{DwellPoint, Kinematics, Output, RouteMode, Tracker};
+use goals::Active;
 pub use handle::{nav_key, NavHandle, NavPhase, NavState};
 
-/// nav2_msgs NavigateToPose result code for a failure the action's other codes do not name.
-pub const NAVIGATE_TO_POSE_UNKNOWN: i32 = 9000;
-/// nav2_msgs NavigateThroughPoses result code for a failure the action's other codes do not name.
-pub const NAVIGATE_THROUGH_POSES_UNKNOWN: i32 = 9100;
+pub use goals::{codes, Failure};
 
 /// Progress (m) that resets the stuck timer.
 const PROGRESS_M: f64 = 0.05;
-
-/// Frames a goal may be stated in: the simulator's world frame by its names.
-const WORLD_FRAMES: [&str; 3] = ["", "map", "world"];
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Goal {
@@ -86,13 +82,6 @@ fn goals_of(v: &[Vec<f64>]) -> Vec<Goal> {
 enum Out {
     Drive(RobotHandle),
     Mocap(usize),
-}
-
-struct Active {
-    call: ActionCall,
-    through: bool,
-    t0: f64,
-    total: usize,
 }
 
 #[derive(Default)]
@@ -246,90 +235,6 @@ impl Navigator {
         Ok(())
     }
 
-    /// The planner grid covering `need` `[x0, y0, x1, y1]`: the shared one when it covers, else a
-    /// new raster over the union, shared from then on.
-    fn grid_covering(&mut self, ctx: &mut SimContext, need: [f64; 4]) -> Result<Rc<Grid>, String> {
-        let c = &self.cfg;
-        let key = format!(
-            "nav_grid:{}:{}:{}:{}",
-            c.obstacle_height[0], c.obstacle_height[1], c.resolution, c.planner.inflation_radius
-        );
-        let covers = |g: &Grid| {
-            let x1 = g.origin[0] + g.width as f64 * g.resolution;
-            let y1 = g.origin[1] + g.height as f64 * g.resolution;
-            g.origin[0] <= need[0] && g.origin[1] <= need[1] && x1 >= need[2] && y1 >= need[3]
-        };
-        let shared = ctx.blackboard.get::<Rc<Grid>>(&key).ok().cloned();
-        if let Some(g) = &shared {
-            if covers(g) {
-                return Ok(g.clone());
-            }
-        }
-        let mut area = need;
-        for f in self.footprints.iter() {
-            area = union(area, f.bounds);
-        }
-        if let Some(g) = &shared {
-            area = union(
-                area,
-                [
-                    g.origin[0],
-                    g.origin[1],
-                    g.origin[0] + g.width as f64 * g.resolution,
-                    g.origin[1] + g.height as f64 * g.resolution,
-                ],
-            );
-        }
-        let m = c.planner.inflation_radius + 1.0;
-        let area = [area[0] - m, area[1] - m, area[2] + m, area[3] + m];
-        let g = Rc::new(Grid::rasterize(
-            &self.footprints,
-            c.planner.inflation_radius,
-            area,
-            c.resolution,
-        )?);
-        ctx.blackboard.set(key, g.clone());
-        Ok(g)
-    }
-
-    /// Plan the leg from `from` to goal `k` into `st.leg` (straight in `exact` mode).
-    fn plan_leg(&mut self, ctx: &mut SimContext, from: [f64; 2]) -> Result<(), String> {
-        let goal = self.st.goals[self.st.k];
-        let pts = match self.cfg.route_mode {
-            RouteMode::Exact => vec![from, goal.xy],
-            RouteMode::Plan => {
-                let need = union(
-                    [from[0], from[1], from[0], from[1]],
-                    [goal.xy[0], goal.xy[1], goal.xy[0], goal.xy[1]],
-                );
-                let base = self.grid_covering(ctx, need)?;
-                let rebuild = self.base_grid.as_ref().is_none_or(|b| !Rc::ptr_eq(b, &base));
-                if rebuild || self.grid.is_none() {
-                    self.base_grid = Some(base);
-                    self.rebuild_blockages();
-                }
-                astar::plan(self.grid.as_ref().unwrap(), from, goal.xy)
-                    .map_err(|e| e.to_string())?
-            }
-        };
-        self.st.leg = Polyline::new(pts);
-        self.st.leg_s = 0.0;
-        self.st.wp = 1.min(self.st.leg.points().len() - 1);
-        self.st.progress_xy = from;
-        self.st.progress_t = ctx.sim_time();
-        Ok(())
-    }
-
-    /// The mover's own grid: the shared one plus the blockages it remembers.
-    fn rebuild_blockages(&mut self) {
-        let Some(base) = &self.base_grid else { return };
-        let mut g = (**base).clone();
-        for (c, r, _) in &self.st.blockages {
-            g.mark_disc(*c, *r + self.cfg.planner.inflation_radius);
-        }
-        self.grid = Some(g);
-    }
-
     /// Set the route and start toward its first goal after the start's dwell.
     fn begin_route(&mut self, ctx: &mut SimContext, goals: Vec<Goal>) {
         self.st.goals = goals;
@@ -382,33 +287,17 @@ impl Navigator {
         }
     }
 
-    /// Finish the running action, if any.
-    fn finish(&mut self, status: GoalStatus, msg: impl Into<String>) {
-        if let Some(a) = self.action.take() {
-            let code = match status {
-                GoalStatus::Succeeded | GoalStatus::Canceled => 0,
-                GoalStatus::Aborted if a.through => NAVIGATE_THROUGH_POSES_UNKNOWN,
-                GoalStatus::Aborted => NAVIGATE_TO_POSE_UNKNOWN,
-            };
-            let _ = a.call.outcome.send(ActionOutcome {
-                status,
-                error_code: code,
-                error_string: msg.into(),
-                result: None,
-            });
-        }
-    }
-
-    fn fail(&mut self, ctx: &SimContext, why: String) {
+    fn fail(&mut self, ctx: &SimContext, f: Failure) {
         tracing::warn!(
-            "[{}] navigation failed at t = {:.3} s: {why}",
+            "[{}] navigation failed at t = {:.3} s: {}",
             self.address,
-            ctx.sim_time()
+            ctx.sim_time(),
+            f.msg
         );
         self.st.phase = NavPhase::Failed;
-        self.st.error = Some(why.clone());
+        self.st.error = Some(f.msg.clone());
         self.halt();
-        self.finish(GoalStatus::Aborted, why);
+        self.finish(GoalStatus::Aborted, f.code, f.msg);
     }
 
     /// Goal `k` reached: dwell and go on, or arrive.
@@ -418,7 +307,7 @@ impl Navigator {
         if last && !self.cfg.loop_route {
             self.st.phase = NavPhase::Arrived;
             self.halt();
-            self.finish(GoalStatus::Succeeded, "");
+            self.finish(GoalStatus::Succeeded, codes::NONE, "");
             return;
         }
         let dwell = self.dwell(ctx, self.st.k + 1);
@@ -427,126 +316,6 @@ impl Navigator {
         self.st.phase = NavPhase::Dwelling;
         self.st.until = ctx.sim_time() + dwell;
         self.halt();
-    }
-
-    /// Take goals and cancels from the action endpoints, start/stop calls, and handle requests.
-    fn intake(&mut self, ctx: &mut SimContext) {
-        if let Some(a) = &self.action {
-            if a.call.cancel.load(Ordering::SeqCst) {
-                self.finish(GoalStatus::Canceled, "canceled by the caller; stopped where it was");
-                self.st.phase = NavPhase::Idle;
-                self.st.goals.clear();
-                self.halt();
-            }
-        }
-        for (ep, through) in [(self.ep_to_pose, false), (self.ep_through, true)] {
-            for p in ctx.interface.drain(ep) {
-                let Payload::Goal(call) = p else {
-                    tracing::warn!(
-                        "[{}] ignored a {} payload on a goal endpoint",
-                        self.address,
-                        p.kind()
-                    );
-                    continue;
-                };
-                let refuse = |call: &ActionCall, msg: String| {
-                    let code = if through {
-                        NAVIGATE_THROUGH_POSES_UNKNOWN
-                    } else {
-                        NAVIGATE_TO_POSE_UNKNOWN
-                    };
-                    let _ = call.outcome.send(ActionOutcome {
-                        status: GoalStatus::Aborted,
-                        error_code: code,
-                        error_string: msg,
-                        result: None,
-                    });
-                };
-                let Payload::NavGoal(goal) = call.goal.as_ref() else {
-                    refuse(&call, format!("expected a navigation goal, got {}", call.goal.kind()));
-                    continue;
-                };
-                match goals_from_request(goal) {
-                    Ok(goals) => {
-                        self.finish(GoalStatus::Aborted, "preempted by a newer goal");
-                        let total = goals.len();
-                        self.action = Some(Active { call, through, t0: ctx.sim_time(), total });
-                        self.begin_route(ctx, goals);
-                        self.st.started = true;
-                        self.st.until = ctx.sim_time(); // a goal from a caller sets off at once
-                    }
-                    Err(msg) => refuse(&call, msg),
-                }
-            }
-        }
-        for (ep, run) in [(self.ep_start, true), (self.ep_stop, false)] {
-            for p in ctx.interface.drain(ep) {
-                if let Payload::Call(call) = p {
-                    let msg = self.set_running(ctx, run);
-                    let _ = call.reply.send(Payload::Ack { success: true, message: msg });
-                }
-            }
-        }
-        let (route, run) = {
-            let mut s = self.handle.0.borrow_mut();
-            (s.route.take(), s.run.take())
-        };
-        if let Some(r) = route {
-            self.finish(GoalStatus::Aborted, "the route was replaced through the navigator handle");
-            self.begin_route(ctx, goals_of(&r));
-            self.st.started = true;
-        }
-        if let Some(run) = run {
-            self.set_running(ctx, run);
-        }
-    }
-
-    fn set_running(&mut self, ctx: &SimContext, run: bool) -> String {
-        if run == self.st.started {
-            return format!("already {}", if run { "running" } else { "stopped" });
-        }
-        self.st.started = run;
-        self.st.progress_t = ctx.sim_time();
-        if !run {
-            self.halt();
-            "stopped; `start` resumes the route".into()
-        } else {
-            "started".into()
-        }
-    }
-
-    /// The probe: the nearest blocking hit ahead (world x, y), if any.
-    fn probe(&self, ctx: &mut SimContext, pose: [f64; 3], dir: f64) -> Option<[f64; 2]> {
-        let a = &self.cfg.avoidance;
-        let z = if a.height > 0.0 { a.height } else { self.cfg.obstacle_height[0] + 0.02 };
-        let (s, c) = dir.sin_cos();
-        let n = a.rays as usize;
-        let mut best: Option<(f64, [f64; 2])> = None;
-        let mut batch = RayBatch::new(1);
-        batch.set_dir(0, [c, s, 0.0]);
-        for i in 0..n {
-            let off =
-                if n == 1 { 0.0 } else { -a.width / 2.0 + a.width * i as f64 / (n - 1) as f64 };
-            let o = [pose[0] + c * self.front - s * off, pose[1] + s * self.front + c * off, z];
-            batch.cast(ctx.data_mut(), o, Some(self.body), None, true, a.lookahead);
-            let (d, g) = (batch.dist()[0], batch.geom()[0]);
-            if g < 0 || d < 0.0 || d > a.lookahead {
-                continue;
-            }
-            let g = g as usize;
-            if self.known.get(g).copied().unwrap_or(false) {
-                continue;
-            }
-            let body = ctx.model().geom_bodyid()[g] as usize;
-            let m = ctx.model();
-            if in_entity(m, body, &self.roots) || in_entity(m, body, &self.ignore_roots) {
-                continue;
-            }
-            if best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, [o[0] + c * d, o[1] + s * d]));
-            }
-        }
-        best.map(|(_, p)| p)
     }
 
     /// Remaining route length from the mover to the last goal (m).
@@ -652,24 +421,6 @@ impl Navigator {
         }
     }
 
-    /// Mark the blockage at `hit` on the mover's own grid and plan around it.
-    fn reroute(&mut self, ctx: &mut SimContext, hit: [f64; 2], xy: [f64; 2], now: f64) {
-        let a = &self.cfg.avoidance;
-        let r = if a.blockage_radius > 0.0 { a.blockage_radius } else { a.width / 2.0 };
-        self.st.blockages.push((hit, r, now));
-        self.rebuild_blockages();
-        match self.plan_leg(ctx, xy) {
-            Ok(()) => {
-                self.st.reroutes += 1;
-                self.st.phase = NavPhase::Moving;
-            }
-            Err(e) => {
-                tracing::info!("[{}] no way around the blockage yet: {e}", self.address);
-                self.st.blocked_since = now;
-            }
-        }
-    }
-
     /// Heading of travel: toward the current target on the leg.
     fn travel_dir(&self, xy: [f64; 2]) -> f64 {
         let t = self.target(xy);
@@ -758,7 +509,7 @@ impl Navigator {
                     "stuck at ({:.2}, {:.2}) on the way to ({:.2}, {:.2}): no progress for {} s after {} recoveries",
                     xy[0], xy[1], goal.xy[0], goal.xy[1], self.cfg.recovery.stuck_time, self.st.recoveries
                 );
-                self.fail(ctx, why);
+                self.fail(ctx, Failure { code: codes::FAILED_TO_MAKE_PROGRESS, msg: why });
                 return;
             }
         }
@@ -792,103 +543,6 @@ impl Navigator {
         d.mocap_pos_mut()[mocap] = [st.mocap_xy[0], st.mocap_xy[1], self.z0];
         d.mocap_quat_mut()[mocap] = q;
     }
-
-    fn publish_state(&mut self, ctx: &mut SimContext) {
-        let s = &self.st;
-        let state = NavState {
-            phase: s.phase,
-            goal_index: s.k,
-            goal: s.goals.get(s.k).map(|g| g.xy),
-            reached: s.reached,
-            stuck: s.stuck,
-            recoveries: s.recoveries,
-            reroutes: s.reroutes,
-            path: s.leg.points().to_vec(),
-            error: s.error.clone(),
-        };
-        self.handle.0.borrow_mut().state = state;
-        let tick = ctx.tick;
-        if let Some(a) = &self.action {
-            let pose = self.pose(ctx);
-            let remaining = self.remaining([pose[0], pose[1]]);
-            let fb = NavFeedback {
-                stamp: ctx.sim_time(),
-                current_pose: NavPose {
-                    frame_id: "map".into(),
-                    position: [pose[0], pose[1], ctx.data().xpos()[self.body][2]],
-                    orientation: yaw_quat_xyzw(pose[2]),
-                },
-                navigation_time: ctx.sim_time() - a.t0,
-                estimated_time_remaining: remaining / self.cfg.speed,
-                number_of_recoveries: s.recoveries,
-                distance_remaining: remaining,
-                number_of_poses_remaining: (a.total.saturating_sub(s.reached as usize)) as u32,
-            };
-            let _ = a.call.feedback.send(Payload::NavFeedback(fb));
-        }
-        if ctx.interface.is_due(self.ep_goal, tick) {
-            if let Some(g) = self.st.goals.get(self.st.k) {
-                let pt = PoseTwist {
-                    stamp: ctx.sim_time(),
-                    frame_id: "map".into(),
-                    child_frame_id: String::new(),
-                    position: [g.xy[0], g.xy[1], 0.0],
-                    orientation: yaw_quat_xyzw(g.yaw.unwrap_or(0.0)),
-                    linear: [0.0; 3],
-                    angular: [0.0; 3],
-                };
-                ctx.interface.publish(self.ep_goal, tick, Payload::PoseTwist(pt));
-            }
-        }
-        if ctx.interface.is_due(self.ep_reached, tick) {
-            let done = self.st.phase == NavPhase::Arrived;
-            ctx.interface.publish(self.ep_reached, tick, Payload::Bool(done));
-        }
-        if ctx.interface.is_due(self.ep_stuck, tick) {
-            ctx.interface.publish(self.ep_stuck, tick, Payload::Bool(self.st.stuck));
-        }
-    }
-}
-
-/// The world-frame goals of a request, or why it is refused.
-fn goals_from_request(goal: &NavGoal) -> Result<Vec<Goal>, String> {
-    if goal.poses.is_empty() {
-        return Err("the goal holds no pose".into());
-    }
-    let mut out = Vec::new();
-    for (k, p) in goal.poses.iter().enumerate() {
-        let frame = p.frame_id.trim_start_matches('/');
-        if !WORLD_FRAMES.contains(&frame) {
-            return Err(format!(
-                "pose {k} is in frame `{}`; the navigator takes goals in the world frame (`map`, `world`, or empty)",
-                p.frame_id
-            ));
-        }
-        if p.position
-            .iter()
-            .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
-        {
-            return Err(format!(
-                "pose {k} has a non-finite or out-of-range position {:?}",
-                p.position
-            ));
-        }
-        let [x, y, z, w] = p.orientation;
-        let n = (x * x + y * y + z * z + w * w).sqrt();
-        let yaw = if n.is_finite() && n > 1e-3 { Some(yaw_of(&[w, x, y, z])) } else { None };
-        if yaw.is_none() && n != 0.0 {
-            return Err(format!(
-                "pose {k} has an orientation that names no rotation ({:?})",
-                p.orientation
-            ));
-        }
-        out.push(Goal { xy: [p.position[0], p.position[1]], yaw });
-    }
-    Ok(out)
-}
-
-fn union(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])]
 }
 
 impl Plugin for Navigator {
@@ -980,7 +634,7 @@ impl Plugin for Navigator {
             }
             self.front = front;
         }
-        self.finish(GoalStatus::Aborted, "the simulation was reset");
+        self.finish(GoalStatus::Aborted, codes::NONE, "the simulation was reset");
         self.st = Run::default();
         self.st.blockages.clear();
         self.rebuild_blockages();
@@ -1006,7 +660,7 @@ impl Plugin for Navigator {
             for (k, g) in goals.iter().enumerate() {
                 self.st.goals = goals.clone();
                 self.st.k = k;
-                self.plan_leg(ctx, from).map_err(|e| format!("goals[{k}]: {e}"))?;
+                self.plan_leg(ctx, from).map_err(|e| format!("goals[{k}]: {}", e.msg))?;
                 from = g.xy;
             }
         }
@@ -1041,7 +695,7 @@ impl Plugin for Navigator {
     }
 
     fn shutdown(&mut self, _ctx: &mut SimContext) -> HookResult {
-        self.finish(GoalStatus::Aborted, "the simulator is shutting down");
+        self.finish(GoalStatus::Aborted, codes::NONE, "the simulator is shutting down");
         Ok(())
     }
 }
