@@ -109,7 +109,7 @@ pub struct WalkerConfig {
     pub waypoints: Vec<Vec<NumOrRange>>,
     /// Head back to the first waypoint after the last. Default true.
     #[serde(default, rename = "loop")]
-    pub looped: Option<bool>,
+    pub loop_route: Option<bool>,
     /// Dwell at every waypoint without its own: seconds, or [lo, hi]. Default 0.
     #[serde(default)]
     pub dwell: Option<NumOrRange>,
@@ -230,7 +230,7 @@ impl ValidateConfig for WalkerConfig {
         }
         if self.waypoints.is_empty() {
             for (k, set) in [
-                ("loop", self.looped.is_some()),
+                ("loop", self.loop_route.is_some()),
                 ("dwell", self.dwell.is_some()),
                 ("arrival_radius", self.arrival_radius.is_some()),
             ] {
@@ -335,7 +335,7 @@ impl Walker {
         Route::new(
             points,
             dwell,
-            self.cfg.looped.unwrap_or(true),
+            self.cfg.loop_route.unwrap_or(true),
             self.cfg.arrival_radius.unwrap_or(DEFAULT_ARRIVAL_RADIUS),
         )
     }
