@@ -25,8 +25,6 @@ pub mod remap;
 #[cfg(feature = "ros")]
 pub mod actions;
 #[cfg(feature = "ros")]
-pub mod nav_actions;
-#[cfg(feature = "ros")]
 pub mod bridge;
 #[cfg(feature = "ros")]
 pub mod controller_manager;
@@ -34,6 +32,8 @@ pub mod controller_manager;
 pub mod convert;
 #[cfg(feature = "ros")]
 pub mod handlers;
+#[cfg(feature = "ros")]
+pub mod nav_actions;
 #[cfg(feature = "ros")]
 pub mod params;
 #[cfg(feature = "ros")]

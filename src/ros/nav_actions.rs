@@ -191,7 +191,10 @@ mod tests {
             result: None,
         };
         let r = ntop_result(&o);
-        assert_eq!((r.error_code, r.error_msg.as_str()), (206, "goal (5.00, 1.00) is on an obstacle"));
+        assert_eq!(
+            (r.error_code, r.error_msg.as_str()),
+            (206, "goal (5.00, 1.00) is on an obstacle")
+        );
         assert_eq!(ntp_result(&ActionOutcome { error_code: -1, ..o }).error_code, 200);
     }
 }
