@@ -65,7 +65,10 @@ fn r2r_type_supports_report_the_listed_hashes() {
     let list = listed();
     let got = [
         ("nav2_msgs/action/NavigateToPose", action_hash!(action::NavigateToPose::Action)),
-        ("nav2_msgs/action/NavigateThroughPoses", action_hash!(action::NavigateThroughPoses::Action)),
+        (
+            "nav2_msgs/action/NavigateThroughPoses",
+            action_hash!(action::NavigateThroughPoses::Action),
+        ),
         ("nav2_msgs/action/FollowWaypoints", action_hash!(action::FollowWaypoints::Action)),
         ("nav2_msgs/action/FollowGPSWaypoints", action_hash!(action::FollowGPSWaypoints::Action)),
         ("nav2_msgs/action/DockRobot", action_hash!(action::DockRobot::Action)),
@@ -101,7 +104,8 @@ fn navigate_to_pose_goal_survives_a_cdr_round_trip() {
     let mut through = action::NavigateThroughPoses::Goal::default();
     through.poses = vec![goal.pose.clone(), goal.pose.clone(), goal.pose];
     let bytes = through.to_serialized_bytes().expect("serializes");
-    let back = action::NavigateThroughPoses::Goal::from_serialized_bytes(&bytes).expect("deserializes");
+    let back =
+        action::NavigateThroughPoses::Goal::from_serialized_bytes(&bytes).expect("deserializes");
     assert_eq!(back.poses.len(), 3);
     assert_eq!(back, through);
 }
