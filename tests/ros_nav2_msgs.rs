@@ -101,8 +101,10 @@ fn navigate_to_pose_goal_survives_a_cdr_round_trip() {
     let back = action::NavigateToPose::Goal::from_serialized_bytes(&bytes).expect("deserializes");
     assert_eq!(back, goal);
 
-    let mut through = action::NavigateThroughPoses::Goal::default();
-    through.poses = vec![goal.pose.clone(), goal.pose.clone(), goal.pose];
+    let through = action::NavigateThroughPoses::Goal {
+        poses: vec![goal.pose.clone(), goal.pose.clone(), goal.pose],
+        ..Default::default()
+    };
     let bytes = through.to_serialized_bytes().expect("serializes");
     let back =
         action::NavigateThroughPoses::Goal::from_serialized_bytes(&bytes).expect("deserializes");
