@@ -6,10 +6,15 @@ use serde::Deserialize;
 
 use crate::error::{num, ConfigError};
 use crate::plugin::{check_rate, ValidateConfig};
-use crate::world::bounds::{MAX_ANGULAR_SPEED, MAX_LINEAR_SPEED, MAX_POSITION_M};
+use crate::world::bounds::{
+    MAX_ANGULAR_SPEED, MAX_LINEAR_SPEED, MAX_NAV_DISTANCE_M as MAX_D, MAX_POSITION_M,
+    MAX_SYNC_TIMEOUT_S,
+};
 
-/// Longest dwell one route point may state (s): a day.
-pub const MAX_DWELL_S: f64 = 86_400.0;
+/// Longest dwell one route point may state (s): a day, like the lockstep timeout.
+pub const MAX_DWELL_S: f64 = MAX_SYNC_TIMEOUT_S;
+/// Largest heading gain (1/s): a thousandth of a second to turn out a radian.
+pub const MAX_HEADING_GAIN: f64 = 1e3;
 
 /// Config of `navigator`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -492,15 +497,16 @@ impl ValidateConfig for NavigatorConfig {
                 "a looping route needs at least two goals (one goal is reached once and held)",
             ));
         }
-        positive(&mut e, "lookahead", self.lookahead, 1e3, "m");
-        positive(&mut e, "arrival_radius", self.arrival_radius, 1e3, "m");
-        positive(&mut e, "heading_gain", self.heading_gain, 1e3, "1/s");
+        positive(&mut e, "lookahead", self.lookahead, MAX_D, "m");
+        positive(&mut e, "arrival_radius", self.arrival_radius, MAX_D, "m");
+        positive(&mut e, "heading_gain", self.heading_gain, MAX_HEADING_GAIN, "1/s");
         positive(&mut e, "max_angular_vel", self.max_angular_vel, MAX_ANGULAR_SPEED, "rad/s");
         positive(&mut e, "turn_in_place", self.turn_in_place, std::f64::consts::PI, "rad");
         non_negative(&mut e, "min_speed", self.min_speed, MAX_LINEAR_SPEED, "m/s");
         non_negative(&mut e, "yaw_rate", self.yaw_rate, MAX_ANGULAR_SPEED, "rad/s");
         let [lo, hi] = self.obstacle_height;
-        if !(lo.is_finite() && hi.is_finite() && lo < hi && lo.abs() <= 1e3 && hi.abs() <= 1e3) {
+        if !(lo.is_finite() && hi.is_finite() && lo < hi && lo.abs() <= MAX_D && hi.abs() <= MAX_D)
+        {
             e.push(ConfigError::new(
                 "obstacle_height",
                 format!(
@@ -511,27 +517,27 @@ impl ValidateConfig for NavigatorConfig {
             ));
         }
         positive(&mut e, "resolution", self.resolution, 10.0, "m");
-        non_negative(&mut e, "planner.inflation_radius", self.planner.inflation_radius, 100.0, "m");
-        positive(&mut e, "planner.waypoint_radius", self.planner.waypoint_radius, 1e3, "m");
+        non_negative(&mut e, "planner.inflation_radius", self.planner.inflation_radius, MAX_D, "m");
+        positive(&mut e, "planner.waypoint_radius", self.planner.waypoint_radius, MAX_D, "m");
         positive(&mut e, "recovery.stuck_time", self.recovery.stuck_time, MAX_DWELL_S, "s");
         non_negative(&mut e, "recovery.backup_time", self.recovery.backup_time, 60.0, "s");
         if let Some(x) = check_rate("update_hz", self.update_hz) {
             e.push(x);
         }
         let a = &self.avoidance;
-        positive(&mut e, "avoidance.lookahead", a.lookahead, 1e3, "m");
-        positive(&mut e, "avoidance.width", a.width, 1e3, "m");
+        positive(&mut e, "avoidance.lookahead", a.lookahead, MAX_D, "m");
+        positive(&mut e, "avoidance.width", a.width, MAX_D, "m");
         if !(1..=1000).contains(&a.rays) {
             e.push(ConfigError::new(
                 "avoidance.rays",
                 format!("must be in 1..=1000, got {}", a.rays),
             ));
         }
-        non_negative(&mut e, "avoidance.height", a.height, 1e3, "m");
+        non_negative(&mut e, "avoidance.height", a.height, MAX_D, "m");
         non_negative(&mut e, "avoidance.clear_time", a.clear_time, MAX_DWELL_S, "s");
         non_negative(&mut e, "avoidance.yield_time", a.yield_time, MAX_DWELL_S, "s");
         non_negative(&mut e, "avoidance.forget_after", a.forget_after, MAX_DWELL_S, "s");
-        non_negative(&mut e, "avoidance.blockage_radius", a.blockage_radius, 1e3, "m");
+        non_negative(&mut e, "avoidance.blockage_radius", a.blockage_radius, MAX_D, "m");
         if a.reroute && !a.stop {
             e.push(ConfigError::new(
                 "avoidance.reroute",
