@@ -25,6 +25,8 @@ pub mod remap;
 #[cfg(feature = "ros")]
 pub mod actions;
 #[cfg(feature = "ros")]
+pub mod nav_actions;
+#[cfg(feature = "ros")]
 pub mod bridge;
 #[cfg(feature = "ros")]
 pub mod controller_manager;
