@@ -50,7 +50,7 @@ def test_navigate_to_pose_succeeds_through_the_door_with_feedback(roqsim, ros):
     assert len(fb) > 50, f"{len(fb)} feedback messages"
     first, last = fb[0], fb[-1]
     # remaining route from (1, 1) through the door at (5, 2) to (8, 2.3): at least the straight line
-    assert first.distance_remaining > math.hypot(7.0, 1.3), first
+    assert first.distance_remaining > math.hypot(7.0, 1.3) + 0.01, first  # planned round the door jamb
     assert last.distance_remaining < 0.3
     p = last.current_pose.pose.position
     assert math.hypot(p.x - 8.0, p.y - 2.3) < 0.3, (p.x, p.y)
