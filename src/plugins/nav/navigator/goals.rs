@@ -122,7 +122,13 @@ impl Navigator {
                         self.action = Some(Active { call, t0: ctx.sim_time(), total });
                         self.begin_route(ctx, goals);
                         self.st.started = true;
-                        self.st.until = ctx.sim_time(); // a goal from a caller sets off at once
+                        // a goal from a caller sets off at once, planned now: the first feedback
+                        // states the planned route, and an unplannable goal aborts on this step
+                        let p = self.pose(ctx);
+                        match self.plan_leg(ctx, [p[0], p[1]]) {
+                            Ok(()) => self.st.phase = NavPhase::Moving,
+                            Err(f) => self.fail(ctx, f),
+                        }
                     }
                     Err(msg) => refuse(&call, msg),
                 }

@@ -179,7 +179,7 @@ impl Navigator {
     }
 
     /// World (x, y, yaw) of the mover's root body.
-    fn pose(&self, ctx: &SimContext) -> [f64; 3] {
+    pub(super) fn pose(&self, ctx: &SimContext) -> [f64; 3] {
         if let Some(Out::Mocap(_)) = self.out {
             return [self.st.mocap_xy[0], self.st.mocap_xy[1], self.st.mocap_yaw];
         }
@@ -287,7 +287,7 @@ impl Navigator {
         }
     }
 
-    fn fail(&mut self, ctx: &SimContext, f: Failure) {
+    pub(super) fn fail(&mut self, ctx: &SimContext, f: Failure) {
         tracing::warn!(
             "[{}] navigation failed at t = {:.3} s: {}",
             self.address,
