@@ -141,4 +141,3 @@ pub fn build_primitive(spec: &mut MjSpec, ctx: &mut SimContext, p: &PrimitiveSpe
     ent.meta.insert("motion".into(), p.motion.as_str().into());
     ctx.entities.add(ent)
 }
-

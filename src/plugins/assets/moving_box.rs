@@ -10,7 +10,7 @@
 //!   teleporting obstacle would pass through whatever stands in between); `ping_pong: true`
 //!   reverses at each end instead; `loop: false` stops at the last waypoint (with `ping_pong`,
 //!   after one out-and-back, at `pose`).
-//! - Mode B: straight legs at a heading drawn at reset; before every step the box probes ahead
+//! - Mode B: straight legs, the first along the `pose`'s yaw; before every step the box probes ahead
 //!   (rays from its centre and both edges of its footprint, at its centre height and near its
 //!   bottom, through the raycast seam) and, when less than `clearance` of free space would remain
 //!   in front of it or its centre would leave `bounds`, it stands and turns by an angle drawn
@@ -316,6 +316,8 @@ pub struct MovingBox {
     walk: Option<Walk>,
     /// Start position (the resolved `pose`, floor offset included).
     start: [f64; 3],
+    /// Yaw of the start pose: the walk's first heading (rad).
+    yaw: f64,
     /// Half-extents of the box's world-axis-aligned footprint (x, y).
     footprint: [f64; 2],
     body: usize,
@@ -364,6 +366,7 @@ impl MovingBox {
             route,
             walk,
             start: [0.0; 3],
+            yaw: 0.0,
             footprint: [0.0; 2],
             body: 0,
             mocap: 0,
@@ -439,6 +442,7 @@ impl Plugin for MovingBox {
         build_primitive(spec, b.ctx, &self.spec)?;
         let pose = b.ctx.entities.get(&self.spec.entity).expect("just registered").initial_pose;
         self.start = pose.pos;
+        self.yaw = crate::math::yaw_of(&pose.quat);
         let half = self.size.map(|s| s / 2.0);
         let r = crate::math::quat_rotate;
         let axes = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(|a| r(&pose.quat, &a));
@@ -465,10 +469,10 @@ impl Plugin for MovingBox {
         if let Some(r) = self.route.as_mut() {
             r.restart();
         }
-        if self.walk.is_some() {
-            self.walk.as_mut().expect("mode B").draws = 0;
-            let h = self.draw(ctx) * std::f64::consts::TAU;
-            self.walk.as_mut().expect("mode B").heading = h;
+        let yaw = self.yaw;
+        if let Some(w) = self.walk.as_mut() {
+            w.draws = 0;
+            w.heading = yaw;
         }
         let (id, p) = (self.mocap, self.pos);
         ctx.data_mut().mocap_pos_mut()[id] = p;

@@ -193,10 +193,7 @@ pub fn read_path(file: &Path, shown: &str, units: PathUnits) -> Result<Vec<[f64;
         }
     }
     if points.len() < 2 {
-        return Err(format!(
-            "`{shown}` holds {} point(s); a path needs at least 2",
-            points.len()
-        ));
+        return Err(format!("`{shown}` holds {} point(s); a path needs at least 2", points.len()));
     }
     Ok(points)
 }
