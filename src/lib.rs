@@ -16,6 +16,7 @@ pub mod handles;
 pub mod introspect;
 pub mod math;
 pub mod mujoco;
+pub mod nav;
 pub mod plugin;
 pub mod plugins;
 pub mod record;
