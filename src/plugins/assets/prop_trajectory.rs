@@ -37,8 +37,8 @@ use serde_norway::Value;
 
 use crate::context::{Entity, EntityKind, Pose, SimContext};
 use crate::error::{num, ConfigError, HookResult};
+use crate::nav::path::Polyline;
 use crate::plugin::{typed_config, BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::plugins::shared::polyline::Polyline;
 use crate::spawn::mjcf::{attach, child_spec_from_str};
 use crate::world::bounds::{MAX_LINEAR_SPEED, MAX_POSITION_M, MAX_SIZE_M};
 
@@ -293,14 +293,17 @@ pub fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<Confi
             num(cfg.travel[1])
         );
     }
-    let path = Polyline::new(points, cfg.loop_);
+    if cfg.loop_ {
+        points.push(points[0]);
+    }
+    let path = Polyline::new(points);
     if path.length() <= 0.0 {
         return Err(vec![ConfigError::new(
             "path",
             format!("every point of `{}` is the same (after clamping into travel): the path has no length", cfg.path),
         )]);
     }
-    let s0 = path.length_at(cfg.start_index);
+    let s0 = path.vertex_s(cfg.start_index);
     Ok(Box::new(PropTrajectory {
         stem: args.address.replace('.', "_"),
         address: args.address.clone(),

@@ -1,12 +1,11 @@
 //! Helpers every entity-owned plugin shares (no plugin lives here), one concept per file:
 //! [`owner`] (the owning entity, endpoint scope, presence, the base-controller claim),
-//! [`resolve`] (the entity's actuators, joints, bodies and sites by model name), [`joints`]
-//! (joint_states) and [`polyline`] (a planar path parametrised by arc length). Their items are re-exported here.
+//! [`resolve`] (the entity's actuators, joints, bodies and sites by model name) and [`joints`]
+//! (joint_states). Their items are re-exported here.
 
 pub mod joints;
 pub mod latest;
 pub mod owner;
-pub mod polyline;
 pub mod resolve;
 
 pub use joints::*;
