@@ -570,3 +570,29 @@ fn prop_trajectory_refusals() {
     refused(&d, &pt("path: square.csv"), &["missing field `origin`"]);
     refused(&d, &pt("origin: [0, 0, 0.5]"), &["missing field `path`"]);
 }
+
+// ------------------------------------------------------------------------------ bundled world
+
+#[test]
+fn the_bundled_moving_props_world_runs_and_carries_its_parcel() {
+    let path = common::base().join("moving_props.yaml");
+    let w = roqsim::load_world(&path, &roqsim::LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut e = Engine::new(w, roqsim::EngineOptions { profile: false, seed: Some(1) }).unwrap();
+    let off = |e: &Engine| {
+        let (b, p) = (xpos(e, "parcel"), xpos(e, "stage"));
+        [b[0] - p[0], b[1] - p[1]]
+    };
+    secs(&mut e, 0.5);
+    let off0 = off(&e);
+    secs(&mut e, 9.5);
+    // the forklift is 5 m along its route: at (6.5, 1.5)
+    close2(mocap(&e, "forklift"), [6.5, 1.5], 1e-6);
+    let r = mocap(&e, "rover_box");
+    assert!((3.0..=5.8).contains(&r[0]) && (2.3..=3.7).contains(&r[1]), "rover at {r:?}");
+    let o = off(&e);
+    let drift = (o[0] - off0[0]).hypot(o[1] - off0[1]);
+    assert!(drift < 0.003, "the parcel slid {drift} m on the stage");
+    let p = xpos(&e, "parcel");
+    assert!((p[0] - 1.0).hypot(p[1] - 5.0) > 0.05, "the parcel went round: at {p:?}");
+}
