@@ -203,6 +203,16 @@ fn present_false_holds_it_absent_and_spawn_delete_work_on_it() {
     sim_control::delete(&mut e.ctx, "mover").unwrap();
     secs(&mut e, 1.0);
     close2(mocap(&e, "mover"), [0.5, 0.0], 1e-6);
+    // spawned again at a pose: it goes on from there toward its waypoint
+    let at = Some(([3.0, 0.0, 0.15], [0.0, 0.0, 0.0, 1.0]));
+    sim_control::spawn(&mut e.ctx, "", "mover", "", "", at).unwrap();
+    secs(&mut e, 1.0);
+    close2(mocap(&e, "mover"), [3.5, 0.0], 1e-6);
+    // a driven box takes a pose, not a velocity
+    let err =
+        sim_control::set_entity_state(&mut e.ctx, "mover", None, Some(([1.0, 0.0, 0.0], [0.0; 3])))
+            .unwrap_err();
+    assert_eq!(err.message, "`mover` is a driven (mocap) body: it takes a pose, not a velocity");
     let ent = e.ctx.entities.get("mover").unwrap();
     assert_eq!(ent.meta.get("motion").map(String::as_str), Some("driven"));
 }
