@@ -398,6 +398,15 @@ fn the_stage_stops_at_the_end_starts_at_start_index_and_resets() {
     assert!(v[0].abs() < 1e-9 && v[1].abs() < 1e-9);
     e.reset().unwrap();
     close2(at(&e), [0.1, 0.0], 1e-12);
+    // deleted, it stands (its path time stopped); spawned, it resumes where it stopped
+    secs(&mut e, 1.0);
+    close2(at(&e), [0.1, 0.03], 1e-6);
+    sim_control::delete(&mut e.ctx, "stage").unwrap();
+    secs(&mut e, 1.0);
+    close2(at(&e), [0.1, 0.03], 1e-6);
+    sim_control::spawn(&mut e.ctx, "", "stage", "", "", None).unwrap();
+    secs(&mut e, 1.0);
+    close2(at(&e), [0.1, 0.06], 1e-6);
 }
 
 #[test]
@@ -516,7 +525,10 @@ fn prop_trajectory_refusals() {
     d.file("three.csv", "0,0\n1,2,3\n");
     d.file("one.csv", "x,y\n5,5\n");
     d.file("same.csv", "5,5\n5,5\n");
+    let big = std::fs::File::create(d.path().join("big.csv")).unwrap();
+    big.set_len((16 << 20) + 1).unwrap();
     let pt = |body: &str| format!("  - prop_trajectory: {{{body}}}\n");
+    refused(&d, &pt("path: big.csv, origin: [0, 0, 0.5]"), &["path: `big.csv` is 16777217 bytes; a path file is read whole and may hold at most 16777216 bytes (16 MiB)"]);
     let t = d.refusal(&pt("path: missing.csv, origin: [0, 0, 0.5]"));
     assert_has(
         &t,

@@ -15,7 +15,8 @@
 //! MuJoCo's dynamics, so friction against it carries nothing. The joints carry a large armature,
 //! so a load's contact force cannot bend the step in between.
 //!
-//! `start_index` begins at that CSV row; `loop: true` drives the closing leg from the last point
+//! While the entity is absent (DeleteEntity) the plate stands still and its path time does not run;
+//! SpawnEntity resumes it where it stopped. `start_index` begins at that CSV row; `loop: true` drives the closing leg from the last point
 //! back to the first and goes round again (never a jump, which would fling the load), `loop:
 //! false` stops at the last point. Every reset re-seats the plate at the start. The plate geom
 //! owns every contact on it (`priority 1`), so `friction` is the plate ↔ load friction whatever
@@ -46,6 +47,8 @@ use crate::world::bounds::{MAX_LINEAR_SPEED, MAX_POSITION_M, MAX_SIZE_M};
 pub const STAGE_ARMATURE: f64 = 1.0e4;
 /// Mass of the plate (kg).
 pub const PLATE_MASS: f64 = 1.0;
+/// Largest path file read (bytes): the file is read whole at load.
+pub const MAX_PATH_FILE_BYTES: u64 = 16 << 20;
 
 /// Units of the path file.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, JsonSchema)]
@@ -163,6 +166,14 @@ impl ValidateConfig for PropTrajectoryConfig {
 
 /// Read a path file: `x,y` rows in `units`, converted to metres. Errors name `file:line`.
 pub fn read_path(file: &Path, shown: &str, units: PathUnits) -> Result<Vec<[f64; 2]>, String> {
+    if let Ok(m) = std::fs::metadata(file) {
+        if m.is_file() && m.len() > MAX_PATH_FILE_BYTES {
+            return Err(format!(
+                "`{shown}` is {} bytes; a path file is read whole and may hold at most {MAX_PATH_FILE_BYTES} bytes (16 MiB)",
+                m.len()
+            ));
+        }
+    }
     let text = std::fs::read_to_string(file).map_err(|e| {
         format!("`{shown}`: cannot read the path file ({e}); a relative path is resolved against the world file's directory ({})", file.display())
     })?;
@@ -403,6 +414,14 @@ impl Plugin for PropTrajectory {
     }
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        if !ctx.entities.get(&self.address).is_some_and(|e| e.present) {
+            // absent (DeleteEntity): the stage stands where it is, like every absent entity
+            let d = ctx.data_mut();
+            for k in 0..2 {
+                d.qvel_mut()[self.dof[k]] = 0.0;
+            }
+            return Ok(());
+        }
         self.steps += 1;
         let mut s = self.s0 + self.cfg.speed * ctx.dt * self.steps as f64;
         if !self.cfg.loop_ {
