@@ -305,6 +305,82 @@ struct Walk {
     draws: u64,
     /// The clearance probe's ray (cast from six origins in turn).
     ray: RayBatch,
+    /// The generator's name (the entity's).
+    name: String,
+}
+
+/// What the probe needs to know about the box.
+#[derive(Debug, Clone, Copy, Default)]
+struct Shape {
+    /// Half-extents of its world-axis-aligned footprint (x, y).
+    footprint: [f64; 2],
+    /// Half its height (m).
+    half_height: f64,
+    /// Its body id (the probe ignores its own geom).
+    body: usize,
+}
+
+impl Walk {
+    fn restart(&mut self, heading: f64) {
+        self.draws = 0;
+        self.heading = heading;
+    }
+
+    /// The next uniform draw of this episode, in [0, 1).
+    fn draw(&mut self, episode: u32) -> f64 {
+        let mut r = SimRng::new(self.cfg.seed, episode, self.draws, &self.name);
+        self.draws += 1;
+        r.uniform()
+    }
+
+    /// Free distance ahead of the box's face along `heading` (m; +inf when nothing is within
+    /// `reach`).
+    fn probe(&mut self, ctx: &mut SimContext, shape: &Shape, p: [f64; 3], reach: f64) -> f64 {
+        let (c, s) = (self.heading.cos(), self.heading.sin());
+        let [ax, ay] = shape.footprint;
+        // the footprint's extent ahead and across the heading
+        let ahead = c.abs() * ax + s.abs() * ay;
+        let across = s.abs() * ax + c.abs() * ay;
+        self.ray.set_dir(0, [c, s, 0.0]);
+        let mut free = f64::INFINITY;
+        // three origins across the footprint (both edges and the centre), at the centre height
+        // and near the bottom: a low obstacle is seen too
+        for z in [p[2], p[2] - 0.9 * shape.half_height] {
+            for side in [-1.0, 0.0, 1.0] {
+                let o = [p[0] - s * across * side, p[1] + c * across * side, z];
+                self.ray.cast(ctx.data_mut(), o, Some(shape.body), None, true, ahead + reach);
+                let d = self.ray.dist()[0];
+                if d >= 0.0 {
+                    free = free.min(d - ahead);
+                }
+            }
+        }
+        free
+    }
+
+    /// One step of `dist` from `p`: go on straight, or stand and turn.
+    fn step(&mut self, ctx: &mut SimContext, shape: &Shape, p: &mut [f64; 3], dist: f64) {
+        let next = [p[0] + self.heading.cos() * dist, p[1] + self.heading.sin() * dist];
+        let inside = self.cfg.bounds.is_none_or(|[x0, y0, x1, y1]| {
+            (x0..=x1).contains(&next[0]) && (y0..=y1).contains(&next[1])
+        });
+        let clearance = self.cfg.clearance;
+        if inside && self.probe(ctx, shape, *p, clearance + dist) - dist >= clearance {
+            p[0] = next[0];
+            p[1] = next[1];
+            return;
+        }
+        let [lo, hi] = self.cfg.turn_deg;
+        let turn = (lo + (hi - lo) * self.draw(ctx.episode)).to_radians();
+        self.heading = (self.heading + turn).rem_euclid(std::f64::consts::TAU);
+    }
+}
+
+/// The motion: exactly one of the two modes.
+#[derive(Debug, Clone)]
+enum Mode {
+    Route(Route),
+    Walk(Walk),
 }
 
 /// The `moving_box` plugin.
@@ -312,41 +388,41 @@ pub struct MovingBox {
     spec: PrimitiveSpec,
     size: [f64; 3],
     speed: f64,
-    route: Option<Route>,
-    walk: Option<Walk>,
+    mode: Mode,
     /// Start position (the resolved `pose`, floor offset included).
     start: [f64; 3],
     /// Yaw of the start pose: the walk's first heading (rad).
     yaw: f64,
-    /// Half-extents of the box's world-axis-aligned footprint (x, y).
-    footprint: [f64; 2],
-    body: usize,
+    shape: Shape,
     mocap: usize,
     /// Where the box is (x, y, z), as last written to mocap_pos.
     pos: [f64; 3],
 }
 
 impl MovingBox {
-    /// Construct from config.
+    /// Construct from config (validation guarantees exactly one mode).
     pub fn new(cfg: MovingBoxConfig, args: &PluginArgs) -> Self {
         let start = start_xy(&cfg.pose);
-        let route = cfg.waypoints.as_ref().map(|w| {
-            let mut points = vec![start];
-            points.extend(w.iter().copied());
-            let repeat = match (cfg.loop_.unwrap_or(true), cfg.ping_pong.unwrap_or(false)) {
-                (true, false) => Repeat::Loop,
-                (true, true) => Repeat::PingPong,
-                (false, false) => Repeat::Once,
-                (false, true) => Repeat::PingPongOnce,
-            };
-            Route { points, repeat, target: 1, dir: 1, done: false }
-        });
-        let walk = cfg.random_walk.clone().map(|cfg| Walk {
-            cfg,
-            heading: 0.0,
-            draws: 0,
-            ray: RayBatch::new(1),
-        });
+        let mode = match (&cfg.waypoints, &cfg.random_walk) {
+            (Some(w), _) => {
+                let mut points = vec![start];
+                points.extend(w.iter().copied());
+                let repeat = match (cfg.loop_.unwrap_or(true), cfg.ping_pong.unwrap_or(false)) {
+                    (true, false) => Repeat::Loop,
+                    (true, true) => Repeat::PingPong,
+                    (false, false) => Repeat::Once,
+                    (false, true) => Repeat::PingPongOnce,
+                };
+                Mode::Route(Route { points, repeat, target: 1, dir: 1, done: false })
+            }
+            (None, rw) => Mode::Walk(Walk {
+                cfg: rw.clone().expect("validated: exactly one mode"),
+                heading: 0.0,
+                draws: 0,
+                ray: RayBatch::new(1),
+                name: args.address.clone(),
+            }),
+        };
         MovingBox {
             spec: PrimitiveSpec {
                 entity: args.address.clone(),
@@ -363,73 +439,13 @@ impl MovingBox {
             },
             size: cfg.size,
             speed: cfg.speed,
-            route,
-            walk,
+            mode,
             start: [0.0; 3],
             yaw: 0.0,
-            footprint: [0.0; 2],
-            body: 0,
+            shape: Shape::default(),
             mocap: 0,
             pos: [0.0; 3],
         }
-    }
-
-    fn draw(&mut self, ctx: &SimContext) -> f64 {
-        let w = self.walk.as_mut().expect("mode B");
-        let mut r = SimRng::new(w.cfg.seed, ctx.episode, w.draws, &self.spec.entity);
-        w.draws += 1;
-        r.uniform()
-    }
-
-    /// Free distance ahead of the box's face along `heading` (m; +inf when nothing is near).
-    fn probe(&mut self, ctx: &mut SimContext, heading: f64, reach: f64) -> f64 {
-        let (c, s) = (heading.cos(), heading.sin());
-        let [ax, ay] = self.footprint;
-        // the footprint's extent ahead and across the heading
-        let ahead = c.abs() * ax + s.abs() * ay;
-        let across = s.abs() * ax + c.abs() * ay;
-        let half_h = self.size[2] / 2.0;
-        let p = self.pos;
-        let body = self.body;
-        let w = self.walk.as_mut().expect("mode B");
-        w.ray.set_dir(0, [c, s, 0.0]);
-        let mut free = f64::INFINITY;
-        // three origins across the footprint (both edges and the centre), at the centre height
-        // and near the bottom: a low obstacle is seen too
-        for z in [p[2], p[2] - 0.9 * half_h] {
-            for side in [-1.0, 0.0, 1.0] {
-                let o = [p[0] - s * across * side, p[1] + c * across * side, z];
-                w.ray.cast(ctx.data_mut(), o, Some(body), None, true, ahead + reach);
-                let d = w.ray.dist()[0];
-                if d >= 0.0 {
-                    free = free.min(d - ahead);
-                }
-            }
-        }
-        free
-    }
-
-    fn step_walk(&mut self, ctx: &mut SimContext, dist: f64) {
-        let (clearance, bounds) = {
-            let w = self.walk.as_ref().expect("mode B");
-            (w.cfg.clearance, w.cfg.bounds)
-        };
-        let heading = self.walk.as_ref().expect("mode B").heading;
-        let next = [self.pos[0] + heading.cos() * dist, self.pos[1] + heading.sin() * dist];
-        let inside = bounds.is_none_or(|[x0, y0, x1, y1]| {
-            (x0..=x1).contains(&next[0]) && (y0..=y1).contains(&next[1])
-        });
-        let free = if inside { self.probe(ctx, heading, clearance + dist) } else { 0.0 };
-        if inside && free - dist >= clearance {
-            self.pos[0] = next[0];
-            self.pos[1] = next[1];
-            return;
-        }
-        let [lo, hi] = self.walk.as_ref().expect("mode B").cfg.turn_deg;
-        let u = self.draw(ctx);
-        let turn = (lo + (hi - lo) * u).to_radians();
-        let w = self.walk.as_mut().expect("mode B");
-        w.heading = (w.heading + turn).rem_euclid(std::f64::consts::TAU);
     }
 }
 
@@ -446,7 +462,8 @@ impl Plugin for MovingBox {
         let half = self.size.map(|s| s / 2.0);
         let r = crate::math::quat_rotate;
         let axes = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(|a| r(&pose.quat, &a));
-        self.footprint = [0, 1].map(|k| (0..3).map(|j| axes[j][k].abs() * half[j]).sum());
+        self.shape.footprint = [0, 1].map(|k| (0..3).map(|j| axes[j][k].abs() * half[j]).sum());
+        self.shape.half_height = (0..3).map(|j| axes[j][2].abs() * half[j]).sum();
         Ok(())
     }
 
@@ -459,20 +476,16 @@ impl Plugin for MovingBox {
         if mocap < 0 {
             return Err(format!("body `{}` is not a mocap body after compile", self.spec.body));
         }
-        self.body = b;
+        self.shape.body = b;
         self.mocap = mocap as usize;
         Ok(())
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
         self.pos = self.start;
-        if let Some(r) = self.route.as_mut() {
-            r.restart();
-        }
-        let yaw = self.yaw;
-        if let Some(w) = self.walk.as_mut() {
-            w.draws = 0;
-            w.heading = yaw;
+        match &mut self.mode {
+            Mode::Route(r) => r.restart(),
+            Mode::Walk(w) => w.restart(self.yaw),
         }
         let (id, p) = (self.mocap, self.pos);
         ctx.data_mut().mocap_pos_mut()[id] = p;
@@ -489,13 +502,14 @@ impl Plugin for MovingBox {
             return Ok(());
         }
         let dist = self.speed * ctx.dt;
-        if let Some(r) = self.route.as_mut() {
-            let mut xy = [self.pos[0], self.pos[1]];
-            r.advance(&mut xy, dist);
-            self.pos[0] = xy[0];
-            self.pos[1] = xy[1];
-        } else {
-            self.step_walk(ctx, dist);
+        match &mut self.mode {
+            Mode::Route(r) => {
+                let mut xy = [self.pos[0], self.pos[1]];
+                r.advance(&mut xy, dist);
+                self.pos[0] = xy[0];
+                self.pos[1] = xy[1];
+            }
+            Mode::Walk(w) => w.step(ctx, &self.shape, &mut self.pos, dist),
         }
         let (id, p) = (self.mocap, self.pos);
         ctx.data_mut().mocap_pos_mut()[id] = p;
