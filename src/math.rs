@@ -86,6 +86,16 @@ pub fn quat_normalize(q: &[f64; 4]) -> [f64; 4] {
     }
 }
 
+/// An angle wrapped into (-π, π] (rad).
+pub fn wrap_angle(a: f64) -> f64 {
+    use std::f64::consts::PI;
+    let mut a = (a + PI).rem_euclid(2.0 * PI) - PI;
+    if a <= -PI {
+        a += 2.0 * PI;
+    }
+    a
+}
+
 /// Quaternion `[x, y, z, w]` (ROS order) of a pure yaw (rad).
 pub fn yaw_quat_xyzw(yaw: f64) -> [f64; 4] {
     let (s, c) = (yaw * 0.5).sin_cos();

@@ -88,8 +88,9 @@ pub fn render(a: RenderArgs) -> ExitCode {
             if !(secs > 0.0 && secs.is_finite()) {
                 return refuse(format!("--seconds must be > 0, got {secs}"));
             }
-            if !(a.fps > 0.0 && a.fps <= 1000.0) {
-                return refuse(format!("--fps must be within (0, 1000], got {}", a.fps));
+            let max = crate::world::bounds::MAX_VIDEO_FPS;
+            if !(a.fps > 0.0 && a.fps <= max) {
+                return refuse(format!("--fps must be within (0, {max}], got {}", a.fps));
             }
             if w % 2 == 1 || h % 2 == 1 {
                 return refuse(format!(

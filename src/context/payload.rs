@@ -622,6 +622,44 @@ pub struct PointCloud2 {
     pub is_dense: bool,
 }
 
+/// One pose of a navigation goal (geometry_msgs/PoseStamped of nav2_msgs NavigateToPose and
+/// NavigateThroughPoses).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NavPose {
+    /// Frame the pose is stated in (`map`, `world` or empty: the simulator's world frame).
+    pub frame_id: String,
+    /// Position (m).
+    pub position: [f64; 3],
+    /// Orientation [x, y, z, w].
+    pub orientation: [f64; 4],
+}
+
+/// A navigation goal: the poses to reach, in order (one for NavigateToPose).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NavGoal {
+    /// The poses.
+    pub poses: Vec<NavPose>,
+}
+
+/// Navigation feedback (nav2_msgs NavigateToPose / NavigateThroughPoses feedback).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NavFeedback {
+    /// Sim time (s).
+    pub stamp: f64,
+    /// Where the mover is (world frame).
+    pub current_pose: NavPose,
+    /// Seconds since the goal was accepted (sim time).
+    pub navigation_time: f64,
+    /// Remaining route length over the speed (s).
+    pub estimated_time_remaining: f64,
+    /// Recoveries run for this goal.
+    pub number_of_recoveries: u32,
+    /// Remaining route length (m).
+    pub distance_remaining: f64,
+    /// Goal poses not yet reached.
+    pub number_of_poses_remaining: u32,
+}
+
 /// Anything an endpoint carries.
 // A payload is built once per publish and moved into its endpoint's slot; boxing the large
 // variants would add an allocation per message for no saving.
@@ -716,6 +754,10 @@ pub enum Payload {
     CameraInfo(CameraInfo),
     /// A point cloud (sensor_msgs/PointCloud2).
     PointCloud2(PointCloud2),
+    /// A navigation goal (an action goal's content).
+    NavGoal(NavGoal),
+    /// Navigation feedback.
+    NavFeedback(NavFeedback),
 }
 
 impl Payload {
@@ -755,6 +797,8 @@ impl Payload {
             Payload::CompressedImage(_) => "CompressedImage",
             Payload::CameraInfo(_) => "CameraInfo",
             Payload::PointCloud2(_) => "PointCloud2",
+            Payload::NavGoal(_) => "NavGoal",
+            Payload::NavFeedback(_) => "NavFeedback",
         }
     }
 

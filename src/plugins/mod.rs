@@ -6,6 +6,7 @@ pub mod external;
 pub mod faults;
 pub mod manipulation;
 pub mod mobile;
+pub mod nav;
 pub mod observe;
 pub mod scene;
 pub mod sensors;
@@ -101,6 +102,7 @@ fn builtin() -> Vec<PluginDescriptor> {
         observe::descriptors(),
         faults::descriptors(),
         assets::descriptors(),
+        nav::descriptors(),
         crate::ros::descriptors(),
     ];
     let all: Vec<PluginDescriptor> = families.into_iter().flatten().collect();

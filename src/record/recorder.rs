@@ -136,9 +136,10 @@ impl Recorder {
     /// Open the output file now, so an unwritable path is refused before anything is built.
     pub fn create(opts: RecordOptions) -> Result<Recorder, String> {
         let min = crate::engine::rates::MIN_RATE_HZ;
-        if !(opts.rate_hz >= min && opts.rate_hz <= 1e6) {
+        let max = crate::world::bounds::MAX_RECORD_RATE_HZ;
+        if !(opts.rate_hz >= min && opts.rate_hz <= max) {
             return Err(format!(
-                "--record-rate must be a rate in [{min}, 1000000] Hz (above the physics rate every step is recorded), got {}",
+                "--record-rate must be a rate in [{min}, {max}] Hz (above the physics rate every step is recorded), got {}",
                 crate::error::num(opts.rate_hz)
             ));
         }

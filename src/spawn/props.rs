@@ -99,7 +99,7 @@ impl Friction {
     /// Refuse negative or non-finite coefficients at `path`.
     pub fn validate(self, path: &str) -> Vec<ConfigError> {
         let t = self.triple();
-        let max = crate::world::sim::MAX_FRICTION;
+        let max = crate::world::bounds::MAX_FRICTION;
         if t.iter().any(|v| !(*v >= 0.0 && *v <= max)) {
             vec![ConfigError::new(
                 path,

@@ -20,3 +20,44 @@ pub const MAX_SIZE_M: f64 = 1e4;
 /// Heaviest mass a prop may state (kg): a loaded container ship; beyond it the inertia swamps
 /// every contact of the world.
 pub const MAX_MASS_KG: f64 = 1e9;
+
+// -- the `sim:` block -------------------------------------------------------------------------
+
+/// Longest physics timestep accepted (s).
+pub const MAX_TIMESTEP: f64 = 0.1;
+/// Shortest physics timestep accepted (s): below it sim time stops advancing in f64 once a run is
+/// a few seconds old (1 µs is already 1e6 steps per simulated second).
+pub const MIN_TIMESTEP: f64 = 1e-6;
+/// Real-time factors a pacing accepts: slower than 1/1000 real time is a stall, faster than
+/// 10⁴ × is `asap` (and a wall step of < 1 ns).
+pub const PACING_FACTOR_RANGE: (f64, f64) = (1e-3, 1e4);
+/// Most solver / line-search / no-slip iterations accepted (MuJoCo stores them as `int`).
+pub const MAX_ITERATIONS: u32 = 10_000;
+/// Longest lockstep barrier timeout accepted (s): a day.
+pub const MAX_SYNC_TIMEOUT_S: f64 = 86_400.0;
+/// MuJoCo's impedance bounds (mjMINIMP, mjMAXIMP): solimp's dmin, dmax and midpoint beyond them are
+/// clamped by MuJoCo without a word, so they are refused here.
+pub const MJ_IMP_RANGE: (f64, f64) = (0.0001, 0.9999);
+/// Largest friction coefficient accepted (sliding, torsional or rolling): real ones are below 2.
+pub const MAX_FRICTION: f64 = 1e3;
+/// Accepted solimp `power` (MuJoCo's default 2): a steeper transition is a step function.
+pub const SOLIMP_POWER_RANGE: (f64, f64) = (1.0, 100.0);
+/// Largest `impratio` accepted: MuJoCo divides the friction impedance by it.
+pub const MAX_IMPRATIO: f64 = 1e3;
+/// Largest medium `density` (kg/m³) or `viscosity` (Pa·s) accepted: beyond mercury and honey by far.
+pub const MAX_MEDIUM: f64 = 1e5;
+
+// -- plugins and flags ------------------------------------------------------------------------
+
+/// Largest joint value a home pose may state (rad or m).
+pub const MAX_JOINT_VALUE: f64 = 100.0;
+/// Fastest belt speed a conveyor may run at (m/s).
+pub const MAX_BELT_SPEED: f64 = 100.0;
+/// Largest `spawn_model.scale`.
+pub const MAX_MODEL_SCALE: f64 = 1e3;
+/// Fastest recording sample rate (Hz).
+pub const MAX_RECORD_RATE_HZ: f64 = 1e6;
+/// Largest frame rate a rendered video may state (fps).
+pub const MAX_VIDEO_FPS: f64 = 1000.0;
+/// Longest distance a navigation tuning key (lookahead, radii, corridor) may state (m).
+pub const MAX_NAV_DISTANCE_M: f64 = 1e3;

@@ -254,23 +254,11 @@ pub const MJ_DEFAULT_O_SOLREF: [f64; 2] = [0.02, 1.0];
 pub const MJ_DEFAULT_O_SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
 /// See [`MJ_DEFAULT_O_SOLREF`].
 pub const MJ_DEFAULT_O_FRICTION: [f64; 5] = [1.0, 1.0, 0.005, 0.0001, 0.0001];
-/// Longest physics timestep accepted (s).
-pub const MAX_TIMESTEP: f64 = 0.1;
-/// Shortest physics timestep accepted (s): below it sim time stops advancing in f64 once a run is
-/// a few seconds old (1 µs is already 1e6 steps per simulated second).
-pub const MIN_TIMESTEP: f64 = 1e-6;
-/// Real-time factors a pacing accepts: slower than 1/1000 real time is a stall, faster than
-/// 10⁴ × is `asap` (and a wall step of < 1 ns).
-pub const PACING_FACTOR_RANGE: (f64, f64) = (1e-3, 1e4);
-/// Most solver / line-search / no-slip iterations accepted (MuJoCo stores them as `int`).
-pub const MAX_ITERATIONS: u32 = 10_000;
-/// Longest lockstep barrier timeout accepted (s): a day.
-pub const MAX_SYNC_TIMEOUT_S: f64 = 86_400.0;
-/// MuJoCo's impedance bounds (mjMINIMP, mjMAXIMP): solimp's dmin, dmax and midpoint beyond them are
-/// clamped by MuJoCo without a word, so they are refused here.
-pub const MJ_IMP_RANGE: (f64, f64) = (0.0001, 0.9999);
-/// Largest friction coefficient accepted (sliding, torsional or rolling): real ones are below 2.
-pub const MAX_FRICTION: f64 = 1e3;
+pub use crate::world::bounds::{
+    MAX_FRICTION, MAX_ITERATIONS, MAX_SYNC_TIMEOUT_S, MAX_TIMESTEP, MIN_TIMESTEP, MJ_IMP_RANGE,
+    PACING_FACTOR_RANGE,
+};
+use crate::world::bounds::{MAX_IMPRATIO, MAX_MEDIUM, SOLIMP_POWER_RANGE};
 
 /// Check a real-time factor against [`PACING_FACTOR_RANGE`]; the error says the range and the
 /// alternatives. Shared by `sim.pacing` and `--pacing`.
@@ -317,7 +305,10 @@ fn check_contact_values(path: &str, co: &ContactOverride, errors: &mut ConfigErr
                 ((lo..=hi).contains(v), format!("within [{lo}, {hi}] (MuJoCo clamps to it)"))
             }
             2 => (*v > 0.0 && v.is_finite(), "a width > 0 m".to_string()),
-            _ => (*v >= 1.0 && *v <= 100.0, "a power in [1, 100] (MuJoCo's default 2)".to_string()),
+            _ => {
+                let (lo, hi) = SOLIMP_POWER_RANGE;
+                (*v >= lo && *v <= hi, format!("a power in [{lo}, {hi}] (MuJoCo's default 2)"))
+            }
         };
         if !ok {
             let name = ["dmin", "dmax", "width", "midpoint", "power"][i.min(4)];
@@ -435,10 +426,10 @@ impl SimBlock {
             }
         }
         if let Some(v) = self.impratio {
-            if !(v > 0.0 && v <= 1e3) {
+            if !(v > 0.0 && v <= MAX_IMPRATIO) {
                 errors.push(
                     "sim.impratio",
-                    format!("must be a ratio in (0, 1000], got {}: MuJoCo divides the friction impedance by it, so 0 makes every contact frictionless", num(v)),
+                    format!("must be a ratio in (0, {MAX_IMPRATIO}], got {}: MuJoCo divides the friction impedance by it, so 0 makes every contact frictionless", num(v)),
                 );
             }
         }
@@ -447,10 +438,10 @@ impl SimBlock {
             ("viscosity", self.viscosity, "Pa·s"),
         ] {
             if let Some(v) = v {
-                if !(0.0..=1e5).contains(&v) {
+                if !(0.0..=MAX_MEDIUM).contains(&v) {
                     errors.push(
                         format!("sim.{key}"),
-                        format!("must be in [0, 100000] {unit}, got {}", num(v)),
+                        format!("must be in [0, {MAX_MEDIUM}] {unit}, got {}", num(v)),
                     );
                 }
             }

@@ -157,10 +157,14 @@ impl ValidateConfig for ConveyorConfig {
                 ),
             ));
         }
-        if !(self.speed.is_finite() && self.speed.abs() <= 100.0) {
+        if !(self.speed.is_finite() && self.speed.abs() <= crate::world::bounds::MAX_BELT_SPEED) {
             e.push(ConfigError::new(
                 "speed",
-                format!("must be within ±100 m/s, got {}", crate::error::num(self.speed)),
+                format!(
+                    "must be within ±{} m/s, got {}",
+                    crate::world::bounds::MAX_BELT_SPEED,
+                    crate::error::num(self.speed)
+                ),
             ));
         }
         if !(self.friction >= 0.0 && self.friction.is_finite()) {

@@ -51,6 +51,7 @@ use crate::spawn::{
     body_names, compose_top_level, find_site, load_model_as_written, static_transform, FrameRef,
     FrameSites, PlacedFrame, Pose, StaticTfPublisher,
 };
+use crate::world::bounds::MAX_JOINT_VALUE;
 use crate::world::expand::{expand_manifest, merge_under};
 use crate::world::models::{load_manifest, resolve_model};
 
@@ -319,11 +320,11 @@ impl ValidateConfig for SpawnArmConfig {
         }
         if let Some(Home::List(v)) = &self.home {
             for (i, q) in v.iter().enumerate() {
-                if !(q.is_finite() && q.abs() <= 100.0) {
+                if !(q.is_finite() && q.abs() <= MAX_JOINT_VALUE) {
                     e.push(ConfigError::new(
                         format!("home[{i}]"),
                         format!(
-                            "must be a finite angle (rad) or position (m) within ±100, got {}",
+                            "must be a finite angle (rad) or position (m) within ±{MAX_JOINT_VALUE}, got {}",
                             crate::error::num(*q)
                         ),
                     ));
@@ -332,11 +333,11 @@ impl ValidateConfig for SpawnArmConfig {
         }
         if let Some(Home::Map(m)) = &self.home {
             for (k, v) in m {
-                if !(v.is_finite() && v.abs() <= 100.0) {
+                if !(v.is_finite() && v.abs() <= MAX_JOINT_VALUE) {
                     e.push(ConfigError::new(
                         format!("home.{k}"),
                         format!(
-                            "must be a finite angle (rad) or position (m) within ±100, got {}",
+                            "must be a finite angle (rad) or position (m) within ±{MAX_JOINT_VALUE}, got {}",
                             crate::error::num(*v)
                         ),
                     ));

@@ -14,6 +14,8 @@
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
 
+use crate::math::wrap_angle as wrap;
+
 use mujoco_rs::mujoco_c::mjtJoint;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -297,14 +299,6 @@ pub fn body_to_world(vx: f64, vy: f64, yaw: f64) -> [f64; 2] {
 pub fn mecanum_ik(vx: f64, vy: f64, wz: f64, lx: f64, ly: f64) -> [f64; 4] {
     let k = (lx + ly) * wz;
     [vx - vy - k, vx + vy + k, vx + vy - k, vx - vy + k]
-}
-
-fn wrap(a: f64) -> f64 {
-    let mut a = (a + PI).rem_euclid(2.0 * PI) - PI;
-    if a <= -PI {
-        a += 2.0 * PI;
-    }
-    a
 }
 
 /// Swerve module target: for contact velocity (vx, vy) (m/s, base frame) and the steer joint's

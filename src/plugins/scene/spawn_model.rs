@@ -117,11 +117,12 @@ impl ValidateConfig for SpawnModelConfig {
             e.push(ConfigError::new("model", "is empty; name a model or an MJCF path"));
         }
         e.extend(self.pose.validate("pose"));
-        if !(self.scale > 0.0 && self.scale <= 1e3) {
+        if !(self.scale > 0.0 && self.scale <= crate::world::bounds::MAX_MODEL_SCALE) {
             e.push(ConfigError::new(
                 "scale",
                 format!(
-                    "a uniform scale factor must be in (0, 1000], got {}",
+                    "a uniform scale factor must be in (0, {}], got {}",
+                    crate::world::bounds::MAX_MODEL_SCALE,
                     crate::error::num(self.scale)
                 ),
             ));

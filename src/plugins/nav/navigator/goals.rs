@@ -1,0 +1,215 @@
+//! The navigator's doors: nav2-shaped goals on the action endpoints (accepted, preempted,
+//! canceled, refused with the reason), the start/stop services, the handle's requests, and what it
+//! publishes — feedback for the running goal, the goal/reached/stuck topics, the handle's state.
+
+use std::sync::atomic::Ordering;
+
+use super::*;
+
+pub(super) struct Active {
+    call: ActionCall,
+    through: bool,
+    t0: f64,
+    total: usize,
+}
+
+/// Frames a goal may be stated in: the simulator's world frame by its names.
+const WORLD_FRAMES: [&str; 3] = ["", "map", "world"];
+
+impl Navigator {
+    /// Finish the running action, if any.
+    pub(super) fn finish(&mut self, status: GoalStatus, msg: impl Into<String>) {
+        if let Some(a) = self.action.take() {
+            let code = match status {
+                GoalStatus::Succeeded | GoalStatus::Canceled => 0,
+                GoalStatus::Aborted if a.through => NAVIGATE_THROUGH_POSES_UNKNOWN,
+                GoalStatus::Aborted => NAVIGATE_TO_POSE_UNKNOWN,
+            };
+            let _ = a.call.outcome.send(ActionOutcome {
+                status,
+                error_code: code,
+                error_string: msg.into(),
+                result: None,
+            });
+        }
+    }
+
+    /// Take goals and cancels from the action endpoints, start/stop calls, and handle requests.
+    pub(super) fn intake(&mut self, ctx: &mut SimContext) {
+        if let Some(a) = &self.action {
+            if a.call.cancel.load(Ordering::SeqCst) {
+                self.finish(GoalStatus::Canceled, "canceled by the caller; stopped where it was");
+                self.st.phase = NavPhase::Idle;
+                self.st.goals.clear();
+                self.halt();
+            }
+        }
+        for (ep, through) in [(self.ep_to_pose, false), (self.ep_through, true)] {
+            for p in ctx.interface.drain(ep) {
+                let Payload::Goal(call) = p else {
+                    tracing::warn!(
+                        "[{}] ignored a {} payload on a goal endpoint",
+                        self.address,
+                        p.kind()
+                    );
+                    continue;
+                };
+                let refuse = |call: &ActionCall, msg: String| {
+                    let code = if through {
+                        NAVIGATE_THROUGH_POSES_UNKNOWN
+                    } else {
+                        NAVIGATE_TO_POSE_UNKNOWN
+                    };
+                    let _ = call.outcome.send(ActionOutcome {
+                        status: GoalStatus::Aborted,
+                        error_code: code,
+                        error_string: msg,
+                        result: None,
+                    });
+                };
+                let Payload::NavGoal(goal) = call.goal.as_ref() else {
+                    refuse(&call, format!("expected a navigation goal, got {}", call.goal.kind()));
+                    continue;
+                };
+                match goals_from_request(goal) {
+                    Ok(goals) => {
+                        self.finish(GoalStatus::Aborted, "preempted by a newer goal");
+                        let total = goals.len();
+                        self.action = Some(Active { call, through, t0: ctx.sim_time(), total });
+                        self.begin_route(ctx, goals);
+                        self.st.started = true;
+                        self.st.until = ctx.sim_time(); // a goal from a caller sets off at once
+                    }
+                    Err(msg) => refuse(&call, msg),
+                }
+            }
+        }
+        for (ep, run) in [(self.ep_start, true), (self.ep_stop, false)] {
+            for p in ctx.interface.drain(ep) {
+                if let Payload::Call(call) = p {
+                    let msg = self.set_running(ctx, run);
+                    let _ = call.reply.send(Payload::Ack { success: true, message: msg });
+                }
+            }
+        }
+        let (route, run) = {
+            let mut s = self.handle.0.borrow_mut();
+            (s.route.take(), s.run.take())
+        };
+        if let Some(r) = route {
+            self.finish(GoalStatus::Aborted, "the route was replaced through the navigator handle");
+            self.begin_route(ctx, goals_of(&r));
+            self.st.started = true;
+        }
+        if let Some(run) = run {
+            self.set_running(ctx, run);
+        }
+    }
+
+    pub(super) fn set_running(&mut self, ctx: &SimContext, run: bool) -> String {
+        if run == self.st.started {
+            return format!("already {}", if run { "running" } else { "stopped" });
+        }
+        self.st.started = run;
+        self.st.progress_t = ctx.sim_time();
+        if !run {
+            self.halt();
+            "stopped; `start` resumes the route".into()
+        } else {
+            "started".into()
+        }
+    }
+
+    pub(super) fn publish_state(&mut self, ctx: &mut SimContext) {
+        let s = &self.st;
+        let state = NavState {
+            phase: s.phase,
+            goal_index: s.k,
+            goal: s.goals.get(s.k).map(|g| g.xy),
+            reached: s.reached,
+            stuck: s.stuck,
+            recoveries: s.recoveries,
+            reroutes: s.reroutes,
+            path: s.leg.points().to_vec(),
+            error: s.error.clone(),
+        };
+        self.handle.0.borrow_mut().state = state;
+        let tick = ctx.tick;
+        if let Some(a) = &self.action {
+            let pose = self.pose(ctx);
+            let remaining = self.remaining([pose[0], pose[1]]);
+            let fb = NavFeedback {
+                stamp: ctx.sim_time(),
+                current_pose: NavPose {
+                    frame_id: "map".into(),
+                    position: [pose[0], pose[1], ctx.data().xpos()[self.body][2]],
+                    orientation: yaw_quat_xyzw(pose[2]),
+                },
+                navigation_time: ctx.sim_time() - a.t0,
+                estimated_time_remaining: remaining / self.cfg.speed,
+                number_of_recoveries: s.recoveries,
+                distance_remaining: remaining,
+                number_of_poses_remaining: (a.total.saturating_sub(s.reached as usize)) as u32,
+            };
+            let _ = a.call.feedback.send(Payload::NavFeedback(fb));
+        }
+        if ctx.interface.is_due(self.ep_goal, tick) {
+            if let Some(g) = self.st.goals.get(self.st.k) {
+                let pt = PoseTwist {
+                    stamp: ctx.sim_time(),
+                    frame_id: "map".into(),
+                    child_frame_id: String::new(),
+                    position: [g.xy[0], g.xy[1], 0.0],
+                    orientation: yaw_quat_xyzw(g.yaw.unwrap_or(0.0)),
+                    linear: [0.0; 3],
+                    angular: [0.0; 3],
+                };
+                ctx.interface.publish(self.ep_goal, tick, Payload::PoseTwist(pt));
+            }
+        }
+        if ctx.interface.is_due(self.ep_reached, tick) {
+            let done = self.st.phase == NavPhase::Arrived;
+            ctx.interface.publish(self.ep_reached, tick, Payload::Bool(done));
+        }
+        if ctx.interface.is_due(self.ep_stuck, tick) {
+            ctx.interface.publish(self.ep_stuck, tick, Payload::Bool(self.st.stuck));
+        }
+    }
+}
+
+/// The world-frame goals of a request, or why it is refused.
+fn goals_from_request(goal: &NavGoal) -> Result<Vec<Goal>, String> {
+    if goal.poses.is_empty() {
+        return Err("the goal holds no pose".into());
+    }
+    let mut out = Vec::new();
+    for (k, p) in goal.poses.iter().enumerate() {
+        let frame = p.frame_id.trim_start_matches('/');
+        if !WORLD_FRAMES.contains(&frame) {
+            return Err(format!(
+                "pose {k} is in frame `{}`; the navigator takes goals in the world frame (`map`, `world`, or empty)",
+                p.frame_id
+            ));
+        }
+        if p.position
+            .iter()
+            .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
+        {
+            return Err(format!(
+                "pose {k} has a non-finite or out-of-range position {:?}",
+                p.position
+            ));
+        }
+        let [x, y, z, w] = p.orientation;
+        let n = (x * x + y * y + z * z + w * w).sqrt();
+        let yaw = if n.is_finite() && n > 1e-3 { Some(yaw_of(&[w, x, y, z])) } else { None };
+        if yaw.is_none() && n != 0.0 {
+            return Err(format!(
+                "pose {k} has an orientation that names no rotation ({:?})",
+                p.orientation
+            ));
+        }
+        out.push(Goal { xy: [p.position[0], p.position[1]], yaw });
+    }
+    Ok(out)
+}

@@ -1,0 +1,151 @@
+//! The navigator's route making: the shared planner grid (rasterised once per band, resolution
+//! and inflation; grown when a goal falls outside it), the mover's own copy with the blockages it
+//! remembers, A* legs, and the forward probe that finds what the grid does not hold.
+
+use super::*;
+
+impl Navigator {
+    /// The planner grid covering `need` `[x0, y0, x1, y1]`: the shared one when it covers, else a
+    /// new raster over the union, shared from then on.
+    pub(super) fn grid_covering(
+        &mut self,
+        ctx: &mut SimContext,
+        need: [f64; 4],
+    ) -> Result<Rc<Grid>, String> {
+        let c = &self.cfg;
+        let key = format!(
+            "nav_grid:{}:{}:{}:{}",
+            c.obstacle_height[0], c.obstacle_height[1], c.resolution, c.planner.inflation_radius
+        );
+        let covers = |g: &Grid| {
+            let x1 = g.origin[0] + g.width as f64 * g.resolution;
+            let y1 = g.origin[1] + g.height as f64 * g.resolution;
+            g.origin[0] <= need[0] && g.origin[1] <= need[1] && x1 >= need[2] && y1 >= need[3]
+        };
+        let shared = ctx.blackboard.get::<Rc<Grid>>(&key).ok().cloned();
+        if let Some(g) = &shared {
+            if covers(g) {
+                return Ok(g.clone());
+            }
+        }
+        let mut area = need;
+        for f in self.footprints.iter() {
+            area = union(area, f.bounds);
+        }
+        if let Some(g) = &shared {
+            area = union(
+                area,
+                [
+                    g.origin[0],
+                    g.origin[1],
+                    g.origin[0] + g.width as f64 * g.resolution,
+                    g.origin[1] + g.height as f64 * g.resolution,
+                ],
+            );
+        }
+        let m = c.planner.inflation_radius + 1.0;
+        let area = [area[0] - m, area[1] - m, area[2] + m, area[3] + m];
+        let g = Rc::new(Grid::rasterize(
+            &self.footprints,
+            c.planner.inflation_radius,
+            area,
+            c.resolution,
+        )?);
+        ctx.blackboard.set(key, g.clone());
+        Ok(g)
+    }
+
+    /// Plan the leg from `from` to goal `k` into `st.leg` (straight in `exact` mode).
+    pub(super) fn plan_leg(&mut self, ctx: &mut SimContext, from: [f64; 2]) -> Result<(), String> {
+        let goal = self.st.goals[self.st.k];
+        let pts = match self.cfg.route_mode {
+            RouteMode::Exact => vec![from, goal.xy],
+            RouteMode::Plan => {
+                let need = union(
+                    [from[0], from[1], from[0], from[1]],
+                    [goal.xy[0], goal.xy[1], goal.xy[0], goal.xy[1]],
+                );
+                let base = self.grid_covering(ctx, need)?;
+                let rebuild = self.base_grid.as_ref().is_none_or(|b| !Rc::ptr_eq(b, &base));
+                if rebuild || self.grid.is_none() {
+                    self.base_grid = Some(base);
+                    self.rebuild_blockages();
+                }
+                astar::plan(self.grid.as_ref().unwrap(), from, goal.xy)
+                    .map_err(|e| e.to_string())?
+            }
+        };
+        self.st.leg = Polyline::new(pts);
+        self.st.leg_s = 0.0;
+        self.st.wp = 1.min(self.st.leg.points().len() - 1);
+        self.st.progress_xy = from;
+        self.st.progress_t = ctx.sim_time();
+        Ok(())
+    }
+
+    /// The mover's own grid: the shared one plus the blockages it remembers.
+    pub(super) fn rebuild_blockages(&mut self) {
+        let Some(base) = &self.base_grid else { return };
+        let mut g = (**base).clone();
+        for (c, r, _) in &self.st.blockages {
+            g.mark_disc(*c, *r + self.cfg.planner.inflation_radius);
+        }
+        self.grid = Some(g);
+    }
+
+    /// The probe: the nearest blocking hit ahead (world x, y), if any.
+    pub(super) fn probe(&self, ctx: &mut SimContext, pose: [f64; 3], dir: f64) -> Option<[f64; 2]> {
+        let a = &self.cfg.avoidance;
+        let z = if a.height > 0.0 { a.height } else { self.cfg.obstacle_height[0] + 0.02 };
+        let (s, c) = dir.sin_cos();
+        let n = a.rays as usize;
+        let mut best: Option<(f64, [f64; 2])> = None;
+        let mut batch = RayBatch::new(1);
+        batch.set_dir(0, [c, s, 0.0]);
+        for i in 0..n {
+            let off =
+                if n == 1 { 0.0 } else { -a.width / 2.0 + a.width * i as f64 / (n - 1) as f64 };
+            let o = [pose[0] + c * self.front - s * off, pose[1] + s * self.front + c * off, z];
+            batch.cast(ctx.data_mut(), o, Some(self.body), None, true, a.lookahead);
+            let (d, g) = (batch.dist()[0], batch.geom()[0]);
+            if g < 0 || d < 0.0 || d > a.lookahead {
+                continue;
+            }
+            let g = g as usize;
+            if self.known.get(g).copied().unwrap_or(false) {
+                continue;
+            }
+            let body = ctx.model().geom_bodyid()[g] as usize;
+            let m = ctx.model();
+            if in_entity(m, body, &self.roots) || in_entity(m, body, &self.ignore_roots) {
+                continue;
+            }
+            if best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, [o[0] + c * d, o[1] + s * d]));
+            }
+        }
+        best.map(|(_, p)| p)
+    }
+
+    /// Mark the blockage at `hit` on the mover's own grid and plan around it.
+    pub(super) fn reroute(&mut self, ctx: &mut SimContext, hit: [f64; 2], xy: [f64; 2], now: f64) {
+        let a = &self.cfg.avoidance;
+        let r = if a.blockage_radius > 0.0 { a.blockage_radius } else { a.width / 2.0 };
+        self.st.blockages.push((hit, r, now));
+        self.rebuild_blockages();
+        match self.plan_leg(ctx, xy) {
+            Ok(()) => {
+                self.st.reroutes += 1;
+                self.st.phase = NavPhase::Moving;
+            }
+            Err(e) => {
+                tracing::info!("[{}] no way around the blockage yet: {e}", self.address);
+                self.st.blocked_since = now;
+            }
+        }
+    }
+}
+
+fn union(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])]
+}
