@@ -10,11 +10,12 @@
 //!   teleporting obstacle would pass through whatever stands in between); `ping_pong: true`
 //!   reverses at each end instead; `loop: false` stops at the last waypoint (with `ping_pong`,
 //!   after one out-and-back, at `pose`).
-//! - Mode B: straight legs, the first along the `pose`'s yaw; before every step the box probes ahead
-//!   (rays from its centre and both edges of its footprint, at its centre height and near its
-//!   bottom, through the raycast seam) and, when less than `clearance` of free space would remain
-//!   in front of it or its centre would leave `bounds`, it stands and turns by an angle drawn
-//!   uniformly from `turn_deg`. The draws come from a counter-based generator keyed on
+//! - Mode B: straight legs, the first along the `pose`'s yaw. The box probes ahead (rays from its
+//!   centre and both edges of its footprint, at its centre height and near its bottom, through the
+//!   raycast seam) on the first step of every heading and then every [`PROBE_PERIOD_S`], and
+//!   travels only what the probe found free beyond `clearance`; when that is used up, or its
+//!   centre would leave `bounds`, it stands and turns by an angle drawn uniformly from
+//!   `turn_deg`. The draws come from a counter-based generator keyed on
 //!   `random_walk.seed` and the run's episode, re-seeded by every reset: episode N of two runs
 //!   sees the same motion however many episodes ran before it.
 //!
@@ -307,7 +308,16 @@ struct Walk {
     ray: RayBatch,
     /// The generator's name (the entity's).
     name: String,
+    /// Distance (m) the box may still travel on this heading before it probes again.
+    budget: f64,
+    /// Physics steps between probes while the way is clear.
+    probe_every: u32,
 }
+
+/// Longest time (s) between two clearance probes while the way ahead is clear: between probes
+/// the box travels only what the last probe found free beyond `clearance`, so a static obstacle
+/// is never approached closer than `clearance`, and a moving one is seen within this period.
+pub const PROBE_PERIOD_S: f64 = 0.02;
 
 /// What the probe needs to know about the box.
 #[derive(Debug, Clone, Copy, Default)]
@@ -324,6 +334,7 @@ impl Walk {
     fn restart(&mut self, heading: f64) {
         self.draws = 0;
         self.heading = heading;
+        self.budget = 0.0;
     }
 
     /// The next uniform draw of this episode, in [0, 1).
@@ -358,21 +369,30 @@ impl Walk {
         free
     }
 
-    /// One step of `dist` from `p`: go on straight, or stand and turn.
+    /// One step of `dist` from `p`: go on straight, or stand and turn. The way ahead is probed
+    /// when the distance the last probe cleared is used up (at most every `probe_every` steps,
+    /// and on the first step of every new heading).
     fn step(&mut self, ctx: &mut SimContext, shape: &Shape, p: &mut [f64; 3], dist: f64) {
         let next = [p[0] + self.heading.cos() * dist, p[1] + self.heading.sin() * dist];
         let inside = self.cfg.bounds.is_none_or(|[x0, y0, x1, y1]| {
             (x0..=x1).contains(&next[0]) && (y0..=y1).contains(&next[1])
         });
         let clearance = self.cfg.clearance;
-        if inside && self.probe(ctx, shape, *p, clearance + dist) - dist >= clearance {
+        if inside && self.budget < dist {
+            let lookahead = dist * self.probe_every as f64;
+            let free = self.probe(ctx, shape, *p, clearance + lookahead) - clearance;
+            self.budget = free.min(lookahead);
+        }
+        if inside && self.budget >= dist {
             p[0] = next[0];
             p[1] = next[1];
+            self.budget -= dist;
             return;
         }
         let [lo, hi] = self.cfg.turn_deg;
         let turn = (lo + (hi - lo) * self.draw(ctx.episode)).to_radians();
         self.heading = (self.heading + turn).rem_euclid(std::f64::consts::TAU);
+        self.budget = 0.0;
     }
 }
 
@@ -421,6 +441,8 @@ impl MovingBox {
                 draws: 0,
                 ray: RayBatch::new(1),
                 name: args.address.clone(),
+                budget: 0.0,
+                probe_every: 1,
             }),
         };
         MovingBox {
@@ -478,6 +500,9 @@ impl Plugin for MovingBox {
         }
         self.shape.body = b;
         self.mocap = mocap as usize;
+        if let Mode::Walk(w) = &mut self.mode {
+            w.probe_every = ((PROBE_PERIOD_S / ctx.dt).round() as u32).max(1);
+        }
         Ok(())
     }
 
@@ -497,6 +522,9 @@ impl Plugin for MovingBox {
         let cur = ctx.data().mocap_pos()[self.mocap];
         if cur.map(f64::to_bits) != self.pos.map(f64::to_bits) {
             self.pos = cur;
+            if let Mode::Walk(w) = &mut self.mode {
+                w.budget = 0.0; // a new place: look before moving
+            }
         }
         if !ctx.entities.get(&self.spec.entity).is_some_and(|e| e.present) {
             return Ok(());

@@ -51,10 +51,7 @@ pub fn apply_gravcomp(spec: &mut MjSpec, mode: GravComp) -> Vec<String> {
         })
         .map(|j| j.name().to_string())
         .collect();
-    fn has_wheel(
-        b: &mujoco_rs::wrappers::mj_editing::MjsBody,
-        wheels: &[String],
-    ) -> bool {
+    fn has_wheel(b: &mujoco_rs::wrappers::mj_editing::MjsBody, wheels: &[String]) -> bool {
         b.joint_iter(false).any(|j| wheels.contains(&j.name().to_string()))
             || b.body_iter(false).any(|c| has_wheel(c, wheels))
     }
