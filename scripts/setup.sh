@@ -299,9 +299,16 @@ ifaces_step() {
     return
   fi
   # A package left the set (moved to the environment or deleted), or the build command changed:
-  # a merged install cannot drop files selectively, so start over.
-  if [ -f "$STAMPS/ifaces-set" ] && [ "$(cat "$STAMPS/ifaces-set")" != "$set build $IFACES_BUILD_VERSION" ]; then
-    rm -rf "$base"
+  # a merged install cannot drop files selectively, so start over. Packages that only joined the
+  # set are built on top: colcon finds the others' build trees current.
+  if [ -f "$STAMPS/ifaces-set" ]; then
+    local old old_build p
+    old="$(cat "$STAMPS/ifaces-set")"
+    old_build="${old##* build }"
+    [ "$old_build" = "$IFACES_BUILD_VERSION" ] || rm -rf "$base"
+    for p in ${old% build *}; do
+      case " $set " in *" $p "*) ;; *) rm -rf "$base" ;; esac
+    done
   fi
   mkdir -p "$base"
   log "interfaces: colcon build $set"

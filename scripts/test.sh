@@ -9,9 +9,10 @@
 #      clippy:  `cargo clippy --release --all-targets --features ros -- -D warnings` (release, so
 #               it reuses the ROS build's generated message code)
 #   3. colcon:  `colcon build` of the root package (scripts/setup.sh --colcon; reuses target/)
-#      ros:     `cargo test --release --features ros --lib --test ros_bridge` (the ROS-gated unit
-#               tests and the in-process bridge test; the ROS-free integration tests already ran
-#               in stage 1, so they are not rebuilt in release here)
+#      ros:     `cargo test --release --features ros --lib --test ros_bridge --test ros_nav2_msgs`
+#               (the ROS-gated unit tests, the in-process bridge test, r2r's nav2_msgs; the
+#               ROS-free integration tests already ran in stage 1, so they are not rebuilt in
+#               release here)
 #   4. e2e:     pytest test/e2e, the whole run inside a private network namespace
 #               (`unshare --net`, lo up with multicast), against target/release/roqsim
 # Every stage runs even when an earlier one failed (except that 3 and 4 need 2); the script
@@ -123,8 +124,8 @@ if [ "$ROS_BUILD_OK" = 1 ]; then
     FAILED+=(colcon)
   fi
 
-  say "ros: cargo test --release --features ros --lib --test ros_bridge"
-  cargo_stage ros-test "$LOGS/test-ros-test.log" cargo test --release --features ros --no-fail-fast --lib --test ros_bridge || true
+  say "ros: cargo test --release --features ros --lib --test ros_bridge --test ros_nav2_msgs"
+  cargo_stage ros-test "$LOGS/test-ros-test.log" cargo test --release --features ros --no-fail-fast --lib --test ros_bridge --test ros_nav2_msgs || true
 fi
 
 # ---------------------------------------------------------------------------------------------

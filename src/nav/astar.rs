@@ -38,7 +38,9 @@ impl PartialOrd for Open {
 /// Why no route was found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlanError {
-    /// The goal is outside the grid, on an obstacle, or within the inflation radius of one.
+    /// The goal is outside the planner grid.
+    GoalOutside([f64; 2]),
+    /// The goal is on an obstacle or within the inflation radius of one.
     GoalBlocked([f64; 2]),
     /// The start is boxed in: no free cell within [`MAX_START_ESCAPE_M`].
     StartBlocked([f64; 2]),
@@ -49,9 +51,12 @@ pub enum PlanError {
 impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            PlanError::GoalOutside(g) => {
+                write!(f, "goal ({:.2}, {:.2}) is outside the planner grid", g[0], g[1])
+            }
             PlanError::GoalBlocked(g) => write!(
                 f,
-                "goal ({:.2}, {:.2}) is outside the planner grid, on an obstacle, or closer to one than the inflation radius",
+                "goal ({:.2}, {:.2}) is on an obstacle or closer to one than the inflation radius",
                 g[0], g[1]
             ),
             PlanError::StartBlocked(s) => write!(
@@ -101,9 +106,12 @@ fn nearest_free(grid: &Grid, i: usize, j: usize, max_cells: usize) -> Option<(us
 /// Plan from `start` to `goal` (world x, y): the smoothed route's points, `start` first and `goal`
 /// last.
 pub fn plan(grid: &Grid, start: [f64; 2], goal: [f64; 2]) -> Result<Vec<[f64; 2]>, PlanError> {
-    let Some((gi, gj)) = grid.cell_of(goal).filter(|&(i, j)| !grid.is_blocked(i, j)) else {
-        return Err(PlanError::GoalBlocked(goal));
+    let Some((gi, gj)) = grid.cell_of(goal) else {
+        return Err(PlanError::GoalOutside(goal));
     };
+    if grid.is_blocked(gi, gj) {
+        return Err(PlanError::GoalBlocked(goal));
+    }
     let (si, sj) = grid.clamp_cell(start);
     let mut prefix = vec![start];
     let (si, sj) = if grid.is_blocked(si, sj) || grid.cell_of(start).is_none() {

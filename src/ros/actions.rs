@@ -198,7 +198,7 @@ fn finish<A>(
 
 /// Run one accepted goal: deliver it, forward feedback, map the outcome; a cancel request sets
 /// the `cancel` flag and is accepted.
-fn run_goal<A>(
+pub(crate) fn run_goal<A>(
     req: ActionServerGoalRequest<A>,
     goal: Result<Payload, String>,
     commands: CommandSender,

@@ -44,6 +44,11 @@ pub const ACTIONS: &[(&str, ServeFn)] = &[
         crate::ros::actions::serve_follow_joint_trajectory,
     ),
     ("control_msgs/action/GripperCommand", crate::ros::actions::serve_gripper_command),
+    ("nav2_msgs/action/NavigateToPose", crate::ros::nav_actions::serve_navigate_to_pose),
+    (
+        "nav2_msgs/action/NavigateThroughPoses",
+        crate::ros::nav_actions::serve_navigate_through_poses,
+    ),
 ];
 
 /// The handler for a service type.

@@ -33,6 +33,8 @@ pub mod convert;
 #[cfg(feature = "ros")]
 pub mod handlers;
 #[cfg(feature = "ros")]
+pub mod nav_actions;
+#[cfg(feature = "ros")]
 pub mod params;
 #[cfg(feature = "ros")]
 pub mod reports;

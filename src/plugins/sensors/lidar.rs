@@ -36,7 +36,8 @@ use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch
 use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::plugins::sensors::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams, Special};
 use crate::spawn::frame_prefix;
 
 /// Keys a lidar's `fault:` block may write: the ones read on every scan (plus
@@ -73,53 +74,6 @@ pub const FAULT_ALLOWLIST: FaultAllowlist = FaultAllowlist {
     ],
 };
 
-/// A published range value for a special case: a number (`-.inf`, `.nan`, `0.004`) or a word
-/// (`-inf`, `+inf`, `inf`, `nan`, and for `too_close` also `raw` = the true distance).
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum RangeValue {
-    /// A number published as is (m), including YAML `.inf`, `-.inf`, `.nan`.
-    Number(f64),
-    /// `-inf`, `+inf`, `inf`, `nan`, or `raw` (too_close only).
-    Word(String),
-}
-
-impl RangeValue {
-    fn word(s: &str) -> Self {
-        RangeValue::Word(s.to_string())
-    }
-
-    /// Resolve to a published value; `raw` only where `allow_raw`.
-    fn resolve(&self, allow_raw: bool) -> Result<Special, String> {
-        match self {
-            RangeValue::Number(x) => Ok(Special::Value(*x as f32)),
-            RangeValue::Word(w) => match w.trim().to_ascii_lowercase().as_str() {
-                "-inf" | "-.inf" => Ok(Special::Value(f32::NEG_INFINITY)),
-                "+inf" | "inf" | ".inf" | "+.inf" => Ok(Special::Value(f32::INFINITY)),
-                "nan" | ".nan" => Ok(Special::Value(f32::NAN)),
-                "raw" if allow_raw => Ok(Special::Raw),
-                other => {
-                    let n: Result<f64, _> = other.parse();
-                    match n {
-                        Ok(x) => Ok(Special::Value(x as f32)),
-                        Err(_) if allow_raw => Err(format!("`{w}` is not a range value: use -inf, +inf, nan, raw (the true distance) or a number (m)")),
-                        Err(_) => Err(format!("`{w}` is not a range value: use +inf, nan or a number (m)")),
-                    }
-                }
-            },
-        }
-    }
-}
-
-/// A resolved special range: a constant, or the (noisy) true distance.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Special {
-    /// Publish this value (no noise).
-    Value(f32),
-    /// Publish the measured distance with noise (too_close only).
-    Raw,
-}
-
 fn default_rays() -> u32 {
     360
 }
@@ -136,10 +90,10 @@ fn default_true() -> bool {
     true
 }
 fn default_too_close() -> RangeValue {
-    RangeValue::word("-inf")
+    RangeValue::Word("-inf".into())
 }
 fn default_no_return() -> RangeValue {
-    RangeValue::word("+inf")
+    RangeValue::Word("+inf".into())
 }
 
 /// Most rays a 2D scan may have (a 0.01° scanner has 36,000).
@@ -253,70 +207,6 @@ struct LidarFault {
     rate_hz: Option<f64>,
 }
 
-/// The values a scan reads every frame, resolved and checked.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScanParams {
-    /// Header range_min (m).
-    pub range_min: f64,
-    /// Header range_max (m).
-    pub max_range: f64,
-    /// Nearest measured distance (m).
-    pub detection_min: f64,
-    /// Farthest measured distance (m).
-    pub detection_max: f64,
-    /// Too-close value.
-    pub too_close: Special,
-    /// No-return value.
-    pub no_return: f32,
-    /// Constant sigma (m).
-    pub range_stddev: f64,
-    /// Relative sigma (fraction of distance).
-    pub range_stddev_relative: f64,
-    /// Where the relative sigma starts (m).
-    pub range_stddev_relative_from: f64,
-    /// Quantisation step (m).
-    pub range_resolution: f64,
-    /// Dropout probability per ray (0..1).
-    pub dropout: f64,
-    /// Scan rate (Hz, requested).
-    pub rate_hz: f64,
-}
-
-impl ScanParams {
-    /// True when a scan draws random numbers.
-    pub fn draws(&self) -> bool {
-        self.dropout > 0.0 || self.range_stddev > 0.0 || self.range_stddev_relative > 0.0
-    }
-
-    /// Sigma (m) at true distance `d` (m).
-    pub fn sigma_at(&self, d: f64) -> f64 {
-        if self.range_stddev_relative > 0.0 && d >= self.range_stddev_relative_from {
-            self.range_stddev_relative * d
-        } else {
-            self.range_stddev
-        }
-    }
-
-    /// A noisy distance: `d + N(0, sigma(d))`, floored at 0, quantised to the resolution.
-    pub fn noisy(&self, d: f64, rng: Option<&mut crate::context::SimRng>) -> f32 {
-        let mut r = d;
-        if let Some(rng) = rng {
-            r += rng.normal(self.sigma_at(d));
-        }
-        r = r.max(0.0);
-        if self.range_resolution > 0.0 {
-            r = (r / self.range_resolution).round() * self.range_resolution;
-        }
-        r as f32
-    }
-}
-
-fn finite_nonneg(e: &mut Vec<ConfigError>, key: &str, v: f64, unit: &str) {
-    if !(v.is_finite() && v >= 0.0) {
-        e.push(ConfigError::new(key, format!("must be a finite number >= 0 ({unit}), got {v}")));
-    }
-}
-
 impl LidarConfig {
     /// The bearing of the last ray (rad): `angle_max`, else a full turn with no repeated bearing.
     pub fn angle_max(&self) -> f64 {
@@ -330,84 +220,27 @@ impl LidarConfig {
         (self.angle_max() - self.angle_min) / (self.rays as f64 - 1.0)
     }
 
-    /// Resolve and check the per-frame values.
-    pub fn params(&self) -> Result<ScanParams, Vec<ConfigError>> {
-        let mut e = Vec::new();
-        e.extend(crate::plugin::check_rate("rate_hz", self.rate_hz));
-        if !(self.dropout_percent.is_finite() && (0.0..=100.0).contains(&self.dropout_percent)) {
-            e.push(ConfigError::new(
-                "dropout_percent",
-                format!("must be within 0..100 (% of rays per scan), got {}", self.dropout_percent),
-            ));
-        }
-        finite_nonneg(&mut e, "range_min", self.range_min, "m");
-        if !(self.max_range.is_finite() && self.max_range > 0.0) {
-            e.push(ConfigError::new(
-                "max_range",
-                format!("must be > 0 (m), got {}", self.max_range),
-            ));
-        } else if self.range_min.is_finite() && self.range_min >= self.max_range {
-            e.push(ConfigError::new(
-                "range_min",
-                format!(
-                    "range_min ({}) must be below max_range ({}): they are the header's limits (m)",
-                    self.range_min, self.max_range
-                ),
-            ));
-        }
-        let dmin = self.detection_min.unwrap_or(self.range_min);
-        let dmax = self.detection_max.unwrap_or(self.max_range);
-        if self.detection_min.is_some() {
-            finite_nonneg(&mut e, "detection_min", dmin, "m");
-        }
-        if self.detection_max.is_some() && !(dmax.is_finite() && dmax > 0.0) {
-            e.push(ConfigError::new("detection_max", format!("must be > 0 (m), got {dmax}")));
-        }
-        if dmin > dmax {
-            let key = if self.detection_min.is_some() { "detection_min" } else { "detection_max" };
-            e.push(ConfigError::new(
-                key,
-                format!(
-                    "detection_min ({dmin}) > detection_max ({dmax}): no distance could be measured; detection_min defaults to range_min and detection_max to max_range"
-                ),
-            ));
-        }
-        finite_nonneg(&mut e, "range_stddev", self.range_stddev, "m");
-        finite_nonneg(
-            &mut e,
-            "range_stddev_relative",
-            self.range_stddev_relative,
-            "fraction of the distance",
-        );
-        finite_nonneg(&mut e, "range_stddev_relative_from", self.range_stddev_relative_from, "m");
-        finite_nonneg(&mut e, "range_resolution", self.range_resolution, "m");
-        let too_close =
-            self.too_close.resolve(true).map_err(|m| e.push(ConfigError::new("too_close", m))).ok();
-        let no_return = match self.no_return.resolve(false) {
-            Ok(Special::Value(v)) => Some(v),
-            Ok(Special::Raw) => None,
-            Err(m) => {
-                e.push(ConfigError::new("no_return", m));
-                None
-            }
-        };
-        if !e.is_empty() {
-            return Err(e);
-        }
-        Ok(ScanParams {
+    /// The per-ray keys, as every ray sensor checks and applies them.
+    pub fn ray_keys(&self) -> RayKeys {
+        RayKeys {
+            rate_hz: self.rate_hz,
+            dropout_percent: self.dropout_percent,
             range_min: self.range_min,
             max_range: self.max_range,
-            detection_min: dmin,
-            detection_max: dmax,
-            too_close: too_close.unwrap_or(Special::Value(f32::NEG_INFINITY)),
-            no_return: no_return.unwrap_or(f32::INFINITY),
+            detection_min: self.detection_min,
+            detection_max: self.detection_max,
+            too_close: self.too_close.clone(),
+            no_return: self.no_return.clone(),
             range_stddev: self.range_stddev,
             range_stddev_relative: self.range_stddev_relative,
             range_stddev_relative_from: self.range_stddev_relative_from,
             range_resolution: self.range_resolution,
-            dropout: self.dropout_percent / 100.0,
-            rate_hz: self.rate_hz,
-        })
+        }
+    }
+
+    /// Resolve and check the per-frame values.
+    pub fn params(&self) -> Result<ScanParams, Vec<ConfigError>> {
+        self.ray_keys().params()
     }
 
     /// The config with the fault block's values written over it (`None` without a block).

@@ -36,8 +36,8 @@ use crate::error::{ConfigError, HookResult};
 use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
-use crate::plugins::sensors::lidar::{LidarConfig, RangeValue, ScanParams};
-use crate::plugins::sensors::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams};
 use crate::spawn::frame_prefix;
 
 /// What a ray without a measured return publishes.
@@ -171,21 +171,10 @@ pub struct LivoxMid360Config {
 }
 
 impl LivoxMid360Config {
-    fn as_lidar(&self) -> LidarConfig {
-        LidarConfig {
-            namespace: None,
-            site: self.site.clone(),
-            frame_id: None,
+    fn ray_keys(&self) -> RayKeys {
+        RayKeys {
             rate_hz: self.rate_hz,
-            exclude_body: None,
             dropout_percent: self.dropout_percent,
-            emit_static_tf: false,
-            tf_parent: None,
-            lazy: false,
-            topics: BTreeMap::new(),
-            rays: 2,
-            angle_min: 0.0,
-            angle_max: None,
             range_min: self.range_min,
             max_range: self.max_range,
             detection_min: None,
@@ -196,13 +185,12 @@ impl LivoxMid360Config {
             range_stddev_relative: self.range_stddev_relative,
             range_stddev_relative_from: self.range_stddev_relative_from,
             range_resolution: self.range_resolution,
-            fault: None,
         }
     }
 
     /// The checked per-ray values (the 2D lidar's rules).
     pub fn params(&self) -> Result<ScanParams, Vec<ConfigError>> {
-        self.as_lidar().params()
+        self.ray_keys().params()
     }
 
     /// True when the azimuth span is a full turn (then it wraps).

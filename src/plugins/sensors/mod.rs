@@ -10,7 +10,6 @@ pub mod lidar;
 pub mod livox_mid360;
 pub mod oakd_camera;
 pub mod range_sensor;
-pub mod ray_mount;
 pub mod realsense_d415;
 pub mod realsense_d435;
 pub mod realsense_d455;

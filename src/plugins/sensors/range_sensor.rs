@@ -33,8 +33,8 @@ use crate::error::{ConfigError, HookResult};
 use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
-use crate::plugins::sensors::lidar::{LidarConfig, RangeValue, ScanParams, Special};
-use crate::plugins::sensors::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams, Special};
 use crate::spawn::frame_prefix;
 
 fn default_rate() -> f64 {
@@ -175,21 +175,10 @@ pub struct RangeSensorConfig {
 impl RangeSensorConfig {
     /// The lidar config carrying the shared per-ray keys, so both sensors check and apply them
     /// identically.
-    fn as_lidar(&self) -> LidarConfig {
-        LidarConfig {
-            namespace: self.namespace.clone(),
-            site: self.site.clone(),
-            frame_id: self.frame_id.clone(),
+    fn ray_keys(&self) -> RayKeys {
+        RayKeys {
             rate_hz: self.rate_hz,
-            exclude_body: self.exclude_body.clone(),
             dropout_percent: self.dropout_percent,
-            emit_static_tf: self.emit_static_tf,
-            tf_parent: self.tf_parent.clone(),
-            lazy: self.lazy,
-            topics: BTreeMap::new(),
-            rays: 2,
-            angle_min: 0.0,
-            angle_max: None,
             range_min: self.range_min,
             max_range: self.max_range,
             detection_min: self.detection_min,
@@ -200,13 +189,12 @@ impl RangeSensorConfig {
             range_stddev_relative: self.range_stddev_relative,
             range_stddev_relative_from: self.range_stddev_relative_from,
             range_resolution: self.range_resolution,
-            fault: None,
         }
     }
 
     /// The resolved per-ray values.
     pub fn params(&self) -> Result<ScanParams, Vec<ConfigError>> {
-        self.as_lidar().params()
+        self.ray_keys().params()
     }
 
     /// Ray directions in the site frame, row by row (elevation outer, azimuth inner).

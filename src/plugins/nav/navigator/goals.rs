@@ -8,9 +8,53 @@ use super::*;
 
 pub(super) struct Active {
     call: ActionCall,
-    through: bool,
     t0: f64,
     total: usize,
+}
+
+/// The result codes a navigator answers with: the ones Nav2's bt_navigator reports (Jazzy) for the
+/// stage that failed — nav2_msgs ComputePathToPose's for planning, FollowPath's for following —
+/// so a client written against Nav2 reads the same number for the same failure.
+pub mod codes {
+    /// Success, and endings that are no failure (preempted, reset, shutdown, canceled).
+    pub const NONE: u16 = 0;
+    /// ComputePathToPose UNKNOWN: a malformed goal, a grid that cannot be built.
+    pub const UNKNOWN: u16 = 200;
+    /// ComputePathToPose TF_ERROR: the goal's frame is not the world frame.
+    pub const TF_ERROR: u16 = 202;
+    /// ComputePathToPose GOAL_OUTSIDE_MAP.
+    pub const GOAL_OUTSIDE_MAP: u16 = 204;
+    /// ComputePathToPose START_OCCUPIED.
+    pub const START_OCCUPIED: u16 = 205;
+    /// ComputePathToPose GOAL_OCCUPIED.
+    pub const GOAL_OCCUPIED: u16 = 206;
+    /// ComputePathToPose NO_VALID_PATH.
+    pub const NO_VALID_PATH: u16 = 208;
+    /// FollowPath FAILED_TO_MAKE_PROGRESS: stuck after every recovery.
+    pub const FAILED_TO_MAKE_PROGRESS: u16 = 105;
+}
+
+/// Why navigation failed: a [`codes`] value and the reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The result code.
+    pub code: u16,
+    /// The reason, for the caller.
+    pub msg: String,
+}
+
+impl Failure {
+    /// A planning failure, with the code Nav2's planner server gives it.
+    pub fn plan(e: &crate::nav::astar::PlanError) -> Failure {
+        use crate::nav::astar::PlanError as P;
+        let code = match e {
+            P::GoalOutside(_) => codes::GOAL_OUTSIDE_MAP,
+            P::GoalBlocked(_) => codes::GOAL_OCCUPIED,
+            P::StartBlocked(_) => codes::START_OCCUPIED,
+            P::Unreachable(..) => codes::NO_VALID_PATH,
+        };
+        Failure { code, msg: e.to_string() }
+    }
 }
 
 /// Frames a goal may be stated in: the simulator's world frame by its names.
@@ -18,16 +62,11 @@ const WORLD_FRAMES: [&str; 3] = ["", "map", "world"];
 
 impl Navigator {
     /// Finish the running action, if any.
-    pub(super) fn finish(&mut self, status: GoalStatus, msg: impl Into<String>) {
+    pub(super) fn finish(&mut self, status: GoalStatus, code: u16, msg: impl Into<String>) {
         if let Some(a) = self.action.take() {
-            let code = match status {
-                GoalStatus::Succeeded | GoalStatus::Canceled => 0,
-                GoalStatus::Aborted if a.through => NAVIGATE_THROUGH_POSES_UNKNOWN,
-                GoalStatus::Aborted => NAVIGATE_TO_POSE_UNKNOWN,
-            };
             let _ = a.call.outcome.send(ActionOutcome {
                 status,
-                error_code: code,
+                error_code: code as i32,
                 error_string: msg.into(),
                 result: None,
             });
@@ -38,13 +77,17 @@ impl Navigator {
     pub(super) fn intake(&mut self, ctx: &mut SimContext) {
         if let Some(a) = &self.action {
             if a.call.cancel.load(Ordering::SeqCst) {
-                self.finish(GoalStatus::Canceled, "canceled by the caller; stopped where it was");
+                self.finish(
+                    GoalStatus::Canceled,
+                    codes::NONE,
+                    "canceled by the caller; stopped where it was",
+                );
                 self.st.phase = NavPhase::Idle;
                 self.st.goals.clear();
                 self.halt();
             }
         }
-        for (ep, through) in [(self.ep_to_pose, false), (self.ep_through, true)] {
+        for ep in [self.ep_to_pose, self.ep_through] {
             for p in ctx.interface.drain(ep) {
                 let Payload::Goal(call) = p else {
                     tracing::warn!(
@@ -54,31 +97,38 @@ impl Navigator {
                     );
                     continue;
                 };
-                let refuse = |call: &ActionCall, msg: String| {
-                    let code = if through {
-                        NAVIGATE_THROUGH_POSES_UNKNOWN
-                    } else {
-                        NAVIGATE_TO_POSE_UNKNOWN
-                    };
+                let refuse = |call: &ActionCall, f: Failure| {
                     let _ = call.outcome.send(ActionOutcome {
                         status: GoalStatus::Aborted,
-                        error_code: code,
-                        error_string: msg,
+                        error_code: f.code as i32,
+                        error_string: f.msg,
                         result: None,
                     });
                 };
                 let Payload::NavGoal(goal) = call.goal.as_ref() else {
-                    refuse(&call, format!("expected a navigation goal, got {}", call.goal.kind()));
+                    refuse(
+                        &call,
+                        Failure {
+                            code: codes::UNKNOWN,
+                            msg: format!("expected a navigation goal, got {}", call.goal.kind()),
+                        },
+                    );
                     continue;
                 };
                 match goals_from_request(goal) {
                     Ok(goals) => {
-                        self.finish(GoalStatus::Aborted, "preempted by a newer goal");
+                        self.finish(GoalStatus::Aborted, codes::NONE, "preempted by a newer goal");
                         let total = goals.len();
-                        self.action = Some(Active { call, through, t0: ctx.sim_time(), total });
+                        self.action = Some(Active { call, t0: ctx.sim_time(), total });
                         self.begin_route(ctx, goals);
                         self.st.started = true;
-                        self.st.until = ctx.sim_time(); // a goal from a caller sets off at once
+                        // a goal from a caller sets off at once, planned now: the first feedback
+                        // states the planned route, and an unplannable goal aborts on this step
+                        let p = self.pose(ctx);
+                        match self.plan_leg(ctx, [p[0], p[1]]) {
+                            Ok(()) => self.st.phase = NavPhase::Moving,
+                            Err(f) => self.fail(ctx, f),
+                        }
                     }
                     Err(msg) => refuse(&call, msg),
                 }
@@ -97,7 +147,11 @@ impl Navigator {
             (s.route.take(), s.run.take())
         };
         if let Some(r) = route {
-            self.finish(GoalStatus::Aborted, "the route was replaced through the navigator handle");
+            self.finish(
+                GoalStatus::Aborted,
+                codes::NONE,
+                "the route was replaced through the navigator handle",
+            );
             self.begin_route(ctx, goals_of(&r));
             self.st.started = true;
         }
@@ -178,36 +232,40 @@ impl Navigator {
 }
 
 /// The world-frame goals of a request, or why it is refused.
-fn goals_from_request(goal: &NavGoal) -> Result<Vec<Goal>, String> {
+fn goals_from_request(goal: &NavGoal) -> Result<Vec<Goal>, Failure> {
+    let unknown = |msg: String| Failure { code: codes::UNKNOWN, msg };
     if goal.poses.is_empty() {
-        return Err("the goal holds no pose".into());
+        return Err(unknown("the goal holds no pose".into()));
     }
     let mut out = Vec::new();
     for (k, p) in goal.poses.iter().enumerate() {
         let frame = p.frame_id.trim_start_matches('/');
         if !WORLD_FRAMES.contains(&frame) {
-            return Err(format!(
-                "pose {k} is in frame `{}`; the navigator takes goals in the world frame (`map`, `world`, or empty)",
-                p.frame_id
-            ));
+            return Err(Failure {
+                code: codes::TF_ERROR,
+                msg: format!(
+                    "pose {k} is in frame `{}`; the navigator takes goals in the world frame (`map`, `world`, or empty)",
+                    p.frame_id
+                ),
+            });
         }
         if p.position
             .iter()
             .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
         {
-            return Err(format!(
+            return Err(unknown(format!(
                 "pose {k} has a non-finite or out-of-range position {:?}",
                 p.position
-            ));
+            )));
         }
         let [x, y, z, w] = p.orientation;
         let n = (x * x + y * y + z * z + w * w).sqrt();
         let yaw = if n.is_finite() && n > 1e-3 { Some(yaw_of(&[w, x, y, z])) } else { None };
         if yaw.is_none() && n != 0.0 {
-            return Err(format!(
+            return Err(unknown(format!(
                 "pose {k} has an orientation that names no rotation ({:?})",
                 p.orientation
-            ));
+            )));
         }
         out.push(Goal { xy: [p.position[0], p.position[1]], yaw });
     }

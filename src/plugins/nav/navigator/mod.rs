@@ -64,10 +64,7 @@ use config::{DwellPoint, Kinematics, Output, RouteMode, Tracker};
 use goals::Active;
 pub use handle::{nav_key, NavHandle, NavPhase, NavState};
 
-/// nav2_msgs NavigateToPose result code for a failure the action's other codes do not name.
-pub const NAVIGATE_TO_POSE_UNKNOWN: i32 = 9000;
-/// nav2_msgs NavigateThroughPoses result code for a failure the action's other codes do not name.
-pub const NAVIGATE_THROUGH_POSES_UNKNOWN: i32 = 9100;
+pub use goals::{codes, Failure};
 
 /// Progress (m) that resets the stuck timer.
 const PROGRESS_M: f64 = 0.05;
@@ -182,7 +179,7 @@ impl Navigator {
     }
 
     /// World (x, y, yaw) of the mover's root body.
-    fn pose(&self, ctx: &SimContext) -> [f64; 3] {
+    pub(super) fn pose(&self, ctx: &SimContext) -> [f64; 3] {
         if let Some(Out::Mocap(_)) = self.out {
             return [self.st.mocap_xy[0], self.st.mocap_xy[1], self.st.mocap_yaw];
         }
@@ -290,16 +287,17 @@ impl Navigator {
         }
     }
 
-    fn fail(&mut self, ctx: &SimContext, why: String) {
+    pub(super) fn fail(&mut self, ctx: &SimContext, f: Failure) {
         tracing::warn!(
-            "[{}] navigation failed at t = {:.3} s: {why}",
+            "[{}] navigation failed at t = {:.3} s: {}",
             self.address,
-            ctx.sim_time()
+            ctx.sim_time(),
+            f.msg
         );
         self.st.phase = NavPhase::Failed;
-        self.st.error = Some(why.clone());
+        self.st.error = Some(f.msg.clone());
         self.halt();
-        self.finish(GoalStatus::Aborted, why);
+        self.finish(GoalStatus::Aborted, f.code, f.msg);
     }
 
     /// Goal `k` reached: dwell and go on, or arrive.
@@ -309,7 +307,7 @@ impl Navigator {
         if last && !self.cfg.loop_route {
             self.st.phase = NavPhase::Arrived;
             self.halt();
-            self.finish(GoalStatus::Succeeded, "");
+            self.finish(GoalStatus::Succeeded, codes::NONE, "");
             return;
         }
         let dwell = self.dwell(ctx, self.st.k + 1);
@@ -511,7 +509,7 @@ impl Navigator {
                     "stuck at ({:.2}, {:.2}) on the way to ({:.2}, {:.2}): no progress for {} s after {} recoveries",
                     xy[0], xy[1], goal.xy[0], goal.xy[1], self.cfg.recovery.stuck_time, self.st.recoveries
                 );
-                self.fail(ctx, why);
+                self.fail(ctx, Failure { code: codes::FAILED_TO_MAKE_PROGRESS, msg: why });
                 return;
             }
         }
@@ -636,7 +634,7 @@ impl Plugin for Navigator {
             }
             self.front = front;
         }
-        self.finish(GoalStatus::Aborted, "the simulation was reset");
+        self.finish(GoalStatus::Aborted, codes::NONE, "the simulation was reset");
         self.st = Run::default();
         self.st.blockages.clear();
         self.rebuild_blockages();
@@ -662,7 +660,7 @@ impl Plugin for Navigator {
             for (k, g) in goals.iter().enumerate() {
                 self.st.goals = goals.clone();
                 self.st.k = k;
-                self.plan_leg(ctx, from).map_err(|e| format!("goals[{k}]: {e}"))?;
+                self.plan_leg(ctx, from).map_err(|e| format!("goals[{k}]: {}", e.msg))?;
                 from = g.xy;
             }
         }
@@ -697,7 +695,7 @@ impl Plugin for Navigator {
     }
 
     fn shutdown(&mut self, _ctx: &mut SimContext) -> HookResult {
-        self.finish(GoalStatus::Aborted, "the simulator is shutting down");
+        self.finish(GoalStatus::Aborted, codes::NONE, "the simulator is shutting down");
         Ok(())
     }
 }

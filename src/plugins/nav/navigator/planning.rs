@@ -56,7 +56,7 @@ impl Navigator {
     }
 
     /// Plan the leg from `from` to goal `k` into `st.leg` (straight in `exact` mode).
-    pub(super) fn plan_leg(&mut self, ctx: &mut SimContext, from: [f64; 2]) -> Result<(), String> {
+    pub(super) fn plan_leg(&mut self, ctx: &mut SimContext, from: [f64; 2]) -> Result<(), Failure> {
         let goal = self.st.goals[self.st.k];
         let pts = match self.cfg.route_mode {
             RouteMode::Exact => vec![from, goal.xy],
@@ -65,14 +65,16 @@ impl Navigator {
                     [from[0], from[1], from[0], from[1]],
                     [goal.xy[0], goal.xy[1], goal.xy[0], goal.xy[1]],
                 );
-                let base = self.grid_covering(ctx, need)?;
+                let base = self
+                    .grid_covering(ctx, need)
+                    .map_err(|msg| Failure { code: codes::UNKNOWN, msg })?;
                 let rebuild = self.base_grid.as_ref().is_none_or(|b| !Rc::ptr_eq(b, &base));
                 if rebuild || self.grid.is_none() {
                     self.base_grid = Some(base);
                     self.rebuild_blockages();
                 }
                 astar::plan(self.grid.as_ref().unwrap(), from, goal.xy)
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| Failure::plan(&e))?
             }
         };
         self.st.leg = Polyline::new(pts);
@@ -139,7 +141,7 @@ impl Navigator {
                 self.st.phase = NavPhase::Moving;
             }
             Err(e) => {
-                tracing::info!("[{}] no way around the blockage yet: {e}", self.address);
+                tracing::info!("[{}] no way around the blockage yet: {}", self.address, e.msg);
                 self.st.blocked_since = now;
             }
         }
