@@ -94,7 +94,7 @@ pub struct MovingBoxConfig {
     pub waypoints: Option<Vec<[f64; 2]>>,
     /// Mode A: cycle the route (true, default) or stop at the last waypoint (false).
     #[serde(default, rename = "loop")]
-    pub loop_: Option<bool>,
+    pub loop_route: Option<bool>,
     /// Mode A: reverse at the ends instead of driving back to the start. Default false.
     #[serde(default)]
     pub ping_pong: Option<bool>,
@@ -171,7 +171,7 @@ impl ValidateConfig for MovingBoxConfig {
                 }
             }
             (None, Some(rw)) => {
-                for (key, set) in [("loop", self.loop_.is_some()), ("ping_pong", self.ping_pong.is_some())] {
+                for (key, set) in [("loop", self.loop_route.is_some()), ("ping_pong", self.ping_pong.is_some())] {
                     if set {
                         e.push(ConfigError::new(
                             key,
@@ -427,7 +427,8 @@ impl MovingBox {
             (Some(w), _) => {
                 let mut points = vec![start];
                 points.extend(w.iter().copied());
-                let repeat = match (cfg.loop_.unwrap_or(true), cfg.ping_pong.unwrap_or(false)) {
+                let repeat = match (cfg.loop_route.unwrap_or(true), cfg.ping_pong.unwrap_or(false))
+                {
                     (true, false) => Repeat::Loop,
                     (true, true) => Repeat::PingPong,
                     (false, false) => Repeat::Once,

@@ -108,7 +108,7 @@ pub struct PropTrajectoryConfig {
     pub friction: f64,
     /// Drive back to the first point and go round again at the end. Default false.
     #[serde(default, rename = "loop")]
-    pub loop_: bool,
+    pub loop_route: bool,
     /// Begin at this CSV row (0-based, among the points). Default 0.
     #[serde(default)]
     pub start_index: usize,
@@ -304,7 +304,7 @@ pub fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<Confi
             num(cfg.travel[1])
         );
     }
-    if cfg.loop_ {
+    if cfg.loop_route {
         points.push(points[0]);
     }
     let path = Polyline::new(points);
@@ -332,7 +332,7 @@ pub fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<Confi
 impl PropTrajectory {
     /// Path point (relative to `origin`) at arc length `s`.
     fn point(&self, s: f64) -> [f64; 2] {
-        let s = if self.cfg.loop_ { s.rem_euclid(self.path.length()) } else { s };
+        let s = if self.cfg.loop_route { s.rem_euclid(self.path.length()) } else { s };
         self.path.at(s)
     }
 
@@ -394,7 +394,7 @@ impl Plugin for PropTrajectory {
                 clamped: self.clamped,
                 path: self.path.clone(),
                 origin: [self.cfg.origin[0], self.cfg.origin[1]],
-                looped: self.cfg.loop_,
+                looped: self.cfg.loop_route,
             },
         );
         Ok(())
@@ -424,7 +424,7 @@ impl Plugin for PropTrajectory {
         }
         self.steps += 1;
         let mut s = self.s0 + self.cfg.speed * ctx.dt * self.steps as f64;
-        if !self.cfg.loop_ {
+        if !self.cfg.loop_route {
             s = s.min(self.path.length());
         }
         self.s.set(s);
