@@ -12,7 +12,9 @@
 //! - [`import`]: third-party model files as plain MuJoCo compiles them (top-level bodies,
 //!   keyframes, asset names, `<option>` differences; see docs/models.md);
 //! - [`actuators`]: the `actuators:` block (stating a model's control law and gains) and gravity
-//!   compensation.
+//!   compensation;
+//! - [`primitive`]: the builder of one-body primitive props (box, cylinder; static, driven or
+//!   physics) and the checks their configs share.
 //!
 //! The items of `pose`, `props`, `names`, `model`, `frames` and `placeholders` are re-exported
 //! here, so a spawn plugin imports `crate::spawn::{PoseConfig, Motion, load_model, ..}`.
@@ -28,6 +30,7 @@ pub mod model;
 pub mod names;
 pub mod placeholders;
 pub mod pose;
+pub mod primitive;
 pub mod props;
 
 pub use frames::*;
