@@ -8,11 +8,9 @@ use crate::error::{num, ConfigError};
 use crate::plugin::{check_rate, ValidateConfig};
 use crate::world::bounds::{
     MAX_ANGULAR_SPEED, MAX_LINEAR_SPEED, MAX_NAV_DISTANCE_M as MAX_D, MAX_POSITION_M,
-    MAX_SYNC_TIMEOUT_S,
 };
 
-/// Longest dwell one route point may state (s): a day, like the lockstep timeout.
-pub const MAX_DWELL_S: f64 = MAX_SYNC_TIMEOUT_S;
+pub use crate::world::bounds::MAX_DWELL_S;
 /// Largest heading gain (1/s): a thousandth of a second to turn out a radian.
 pub const MAX_HEADING_GAIN: f64 = 1e3;
 
