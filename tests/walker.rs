@@ -506,3 +506,17 @@ fn the_bundled_aisle_world_keeps_every_walker_clear() {
     assert!((0.52 - 1e-6..0.53).contains(&ww), "walkers came within {ww}");
     assert!((0.51 - 0.01..0.52).contains(&wr), "a walker came within {wr} of the robot");
 }
+
+#[test]
+fn a_walker_makes_no_contact_with_the_floor_or_the_walls_it_passes() {
+    // the capsule reaches below the floor (so a scan at any height sees a full disc) and brushes
+    // walls on a patrol; contacts between a mocap body and the world would cost solver time every
+    // step and push nothing, so they are excluded
+    let mut e = engine(&world(
+        "  - walker: {waypoints: [[0.0, 0.0], [3.0, 0.0]], loop: true}\n    name: w\n  - box: {pose: {position: {x: 1.5, y: 0.3}}, size: [0.4, 0.2, 1.0]}\n    name: wall\n",
+    ));
+    for _ in 0..2000 {
+        e.step().unwrap();
+        assert_eq!(e.ctx.data().ffi().ncon, 0, "contacts at t = {}", e.ctx.sim_time());
+    }
+}
