@@ -14,7 +14,9 @@
 //! - [`actuators`]: the `actuators:` block (stating a model's control law and gains) and gravity
 //!   compensation;
 //! - [`primitive`]: the builder of one-body primitive props (box, cylinder; static, driven or
-//!   physics) and the checks their configs share.
+//!   physics) and the checks their configs share;
+//! - [`population`]: a population of primitive props (`boxes`, `cylinders`): `instances:` parsed
+//!   with per-instance paths, and the plugin building them.
 //!
 //! The items of `pose`, `props`, `names`, `model`, `frames` and `placeholders` are re-exported
 //! here, so a spawn plugin imports `crate::spawn::{PoseConfig, Motion, load_model, ..}`.
@@ -29,6 +31,7 @@ pub mod mjcf;
 pub mod model;
 pub mod names;
 pub mod placeholders;
+pub mod population;
 pub mod pose;
 pub mod primitive;
 pub mod props;

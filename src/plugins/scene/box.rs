@@ -1,4 +1,5 @@
-//! `box`: a parametric rectangular box obstacle placed from the world YAML.
+//! `box`: a parametric rectangular box obstacle placed from the world YAML, and `boxes`, a
+//! population of them (each instance takes every `box` key, plus `name:`).
 //! It builds through the shared primitive builder ([`build_primitive`], in `crate::spawn::primitive`).
 //!
 //! Sizes are full extents (not MuJoCo half-extents). An omitted `pose.position.z` seats the box
@@ -10,9 +11,12 @@
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
+use crate::plugin_descriptor;
+use crate::spawn::population::{parse_instances, Population, PopulationConfig};
 pub use crate::spawn::primitive::{
     build_primitive, validate_common, PrimitiveShape, PrimitiveSpec, DEFAULT_PROP_RGBA,
 };
@@ -111,5 +115,39 @@ pub fn descriptor() -> crate::plugin::PluginDescriptor {
         "A parametric box obstacle (full extents; on the floor unless z is given; static | driven | physics).",
         BoxConfig,
         BoxProp
+    )
+}
+
+fn create_population(
+    value: &Value,
+    args: &PluginArgs,
+) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
+    let list = parse_instances::<BoxConfig>(value, &args.address)?;
+    let props = list
+        .into_iter()
+        .map(|(name, c)| PrimitiveSpec {
+            body: body_name_for(&c.prefix, &name),
+            entity: name,
+            prefix: c.prefix,
+            shape: PrimitiveShape::Box(c.size),
+            pose: c.pose,
+            color: c.color,
+            collide: c.collide,
+            friction: c.friction,
+            motion: c.motion,
+            mass: c.mass,
+            present: c.present,
+        })
+        .collect();
+    Ok(Box::new(Population::from_specs(props)))
+}
+
+/// The registry entry of `boxes`.
+pub fn boxes_descriptor() -> PluginDescriptor {
+    plugin_descriptor!(
+        "boxes",
+        "Many parametric boxes from one config value (each instance takes every `box` key, plus `name:`).",
+        PopulationConfig;
+        create_population
     )
 }

@@ -13,10 +13,8 @@ use serde_norway::Value;
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::scene::box_prop::{
-    build_primitive, validate_common, PrimitiveShape, PrimitiveSpec,
-};
-use crate::plugins::scene::boxes::{parse_instances, Population, PopulationConfig};
+use crate::spawn::population::{parse_instances, Population, PopulationConfig};
+use crate::spawn::primitive::{build_primitive, validate_common, PrimitiveShape, PrimitiveSpec};
 use crate::spawn::{body_name_for, Friction, Motion, PoseConfig};
 use crate::world::bounds::MAX_SIZE_M;
 

@@ -2,7 +2,6 @@
 
 #[path = "box.rs"]
 pub mod box_prop;
-pub mod boxes;
 pub mod cylinder;
 pub mod floorplan;
 pub mod heightfield;
@@ -12,7 +11,7 @@ pub mod spawn_model;
 pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
     vec![
         box_prop::descriptor(),
-        boxes::descriptor(),
+        box_prop::boxes_descriptor(),
         cylinder::descriptor(),
         cylinder::cylinders_descriptor(),
         spawn_model::descriptor(),

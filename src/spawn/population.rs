@@ -1,8 +1,6 @@
-//! `boxes`: many parametric boxes from one config value, and
-//! the population parsing shared with `cylinders`.
-//!
-//! Each instance accepts every key `box` does, plus an optional `name:` naming its entity
-//! (default `<address>_<i>`, i counting from 0). Each instance registers its own entity.
+//! A population plugin's shared parts (`boxes`, `cylinders`): the `instances:` list parsed into
+//! typed configs with every problem named by its path (`instances[2].size`), and the plugin that
+//! builds the resolved props.
 
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
@@ -11,12 +9,8 @@ use serde::Deserialize;
 use serde_norway::Value;
 
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{
-    typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
-};
-use crate::plugin_descriptor;
-use crate::plugins::scene::box_prop::{build_primitive, BoxConfig, PrimitiveShape, PrimitiveSpec};
-use crate::spawn::body_name_for;
+use crate::plugin::{typed_config, BuildContext, Hooks, Plugin, ValidateConfig};
+use crate::spawn::primitive::{build_primitive, PrimitiveSpec};
 
 /// Config of a population plugin (`boxes`, `cylinders`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -121,35 +115,4 @@ impl Plugin for Population {
         }
         Ok(())
     }
-}
-
-fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
-    let list = parse_instances::<BoxConfig>(value, &args.address)?;
-    let props = list
-        .into_iter()
-        .map(|(name, c)| PrimitiveSpec {
-            body: body_name_for(&c.prefix, &name),
-            entity: name,
-            prefix: c.prefix,
-            shape: PrimitiveShape::Box(c.size),
-            pose: c.pose,
-            color: c.color,
-            collide: c.collide,
-            friction: c.friction,
-            motion: c.motion,
-            mass: c.mass,
-            present: c.present,
-        })
-        .collect();
-    Ok(Box::new(Population { props }))
-}
-
-/// The registry entry of `boxes`.
-pub fn descriptor() -> PluginDescriptor {
-    plugin_descriptor!(
-        "boxes",
-        "Many parametric boxes from one config value (each instance takes every `box` key, plus `name:`).",
-        PopulationConfig;
-        create
-    )
 }
