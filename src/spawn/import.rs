@@ -421,6 +421,13 @@ impl StatedOptions {
     }
 }
 
+/// Blackboard key of a spawned model's home vector (`Vec<(joint name unprefixed, angle)>`: the
+/// `home:` a spawn states, else the model's keyframe), for in-process consumers (a custom plugin,
+/// a test) that need the pose the robot or arm is reset to.
+pub fn home_key(entity: &str) -> String {
+    format!("arm_home:{entity}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -58,11 +58,7 @@ use crate::world::models::{load_manifest, resolve_model};
 /// Config keys [`expand`] reads (a late override of one is refused).
 pub const EXPANSION_KEYS: &[&str] = &["model", "prefix", "default_plugins", "end_effector", "rail"];
 
-/// Blackboard key of an arm's home vector (`Vec<(joint name unprefixed, angle)>`), read by
-/// `arm_controller` when it has no `rest:` of its own.
-pub fn home_key(entity: &str) -> String {
-    format!("arm_home:{entity}")
-}
+pub use crate::spawn::import::home_key;
 
 /// `home:` — the arm's joint vector in model order (rail excluded), or `{joint: angle}`.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]

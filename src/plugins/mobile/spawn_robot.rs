@@ -307,8 +307,7 @@ impl Plugin for SpawnRobot {
                     qs.len()
                 );
                 self.home_qpos = qs;
-                ctx.blackboard
-                    .set(crate::plugins::manipulation::spawn_arm::home_key(&self.address), named);
+                ctx.blackboard.set(crate::spawn::import::home_key(&self.address), named);
                 crate::spawn::import::note(ctx, false, msg);
             }
         }
