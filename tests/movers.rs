@@ -543,6 +543,26 @@ fn prop_trajectory_refusals() {
         &pt("path: bad.csv, origin: [0, 0, 0.5]"),
         &["path: bad.csv:4: expected two finite numbers `x,y`, got `3;4`"],
     );
+    // a device reports no size and never ends; a FIFO blocks the reader: both refused up front
+    refused(
+        &d,
+        &pt("path: /dev/zero, origin: [0, 0, 0.5]"),
+        &["path: `/dev/zero` is not a regular file (a device, pipe or socket)"],
+    );
+    let fifo = d.path().join("fifo.csv");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    refused(
+        &d,
+        &pt("path: fifo.csv, origin: [0, 0, 0.5]"),
+        &["path: `fifo.csv` is not a regular file"],
+    );
+    refused(
+        &d,
+        &pt("path: '', origin: [0, 0, 0.5]"),
+        &["is a directory; name a CSV file of `x,y` rows"],
+    );
+    let abs = d.refusal(&pt("path: /nonexistent/p.csv, origin: [0, 0, 0.5]"));
+    assert!(!abs.contains("relative path"), "an absolute path gets no relative-path hint: {abs}");
     refused(
         &d,
         &pt("path: three.csv, origin: [0, 0, 0.5]"),

@@ -166,17 +166,33 @@ impl ValidateConfig for PropTrajectoryConfig {
 
 /// Read a path file: `x,y` rows in `units`, converted to metres. Errors name `file:line`.
 pub fn read_path(file: &Path, shown: &str, units: PathUnits) -> Result<Vec<[f64; 2]>, String> {
-    if let Ok(m) = std::fs::metadata(file) {
-        if m.is_file() && m.len() > MAX_PATH_FILE_BYTES {
-            return Err(format!(
-                "`{shown}` is {} bytes; a path file is read whole and may hold at most {MAX_PATH_FILE_BYTES} bytes (16 MiB)",
-                m.len()
-            ));
-        }
+    let where_ = if Path::new(shown).is_absolute() {
+        String::new()
+    } else {
+        format!(
+            "; a relative path is resolved against the world file's directory ({})",
+            file.display()
+        )
+    };
+    let m = std::fs::metadata(file)
+        .map_err(|e| format!("`{shown}`: cannot read the path file ({e}){where_}"))?;
+    if m.is_dir() {
+        return Err(format!("`{shown}` is a directory; name a CSV file of `x,y` rows{where_}"));
     }
-    let text = std::fs::read_to_string(file).map_err(|e| {
-        format!("`{shown}`: cannot read the path file ({e}); a relative path is resolved against the world file's directory ({})", file.display())
-    })?;
+    if !m.is_file() {
+        // a device or a pipe reports no size and may never end (/dev/zero, a FIFO)
+        return Err(format!(
+            "`{shown}` is not a regular file (a device, pipe or socket); name a CSV file of `x,y` rows"
+        ));
+    }
+    if m.len() > MAX_PATH_FILE_BYTES {
+        return Err(format!(
+            "`{shown}` is {} bytes; a path file is read whole and may hold at most {MAX_PATH_FILE_BYTES} bytes (16 MiB)",
+            m.len()
+        ));
+    }
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("`{shown}`: cannot read the path file ({e}){where_}"))?;
     let mut points = Vec::new();
     let mut first = true;
     for (i, raw) in text.lines().enumerate() {
