@@ -464,3 +464,25 @@ fn a_mover_that_stops_making_progress_recovers_then_gives_up_as_stuck() {
     let x = base_xy(&e, "base_link")[0];
     assert!(x < 2.5 - 0.05, "got past the kerb: x = {x}");
 }
+
+#[test]
+fn a_navigator_under_a_moving_box_or_a_walker_is_refused_not_left_to_fight_it() {
+    let r = refusal(
+        "components:
+  - moving_box: {size: [0.3, 0.3, 0.3], pose: {position: {x: 2.0, y: 2.0}}, speed: 0.5, waypoints: [[3.0, 2.0]]}
+    name: mb
+    components:
+      - navigator: {speed: 0.3, goals: [[2.0, 1.0]], route_mode: exact}
+",
+    );
+    assert_has(&r, &["entity `mb` is already moved by `moving_box` at `mb`; `navigator` at `mb.navigator` would write the same pose"]);
+    let r = refusal(
+        "components:
+  - walker: {waypoints: [[1.0, 1.0], [1.0, 3.0]]}
+    name: wk
+    components:
+      - navigator: {speed: 0.3, goals: [[3.0, 1.0]], route_mode: exact}
+",
+    );
+    assert_has(&r, &["entity `wk` is already moved by `walker` at `wk`"]);
+}

@@ -501,6 +501,11 @@ impl Plugin for MovingBox {
         }
         self.shape.body = b;
         self.mocap = mocap as usize;
+        crate::plugins::shared::owner::claim_mover(
+            ctx,
+            &format!("`moving_box` at `{}`", self.spec.entity),
+            &self.spec.entity,
+        )?;
         if let Mode::Walk(w) = &mut self.mode {
             w.probe_every = ((PROBE_PERIOD_S / ctx.dt).round() as u32).max(1);
         }

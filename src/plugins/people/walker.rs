@@ -418,6 +418,11 @@ impl Plugin for Walker {
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
+        crate::plugins::shared::owner::claim_mover(
+            ctx,
+            &format!("`walker` at `{}`", self.address),
+            &self.address,
+        )?;
         let m = ctx.model();
         let body = m
             .name_to_id(MjtObjBase::mjOBJ_BODY, &self.body)

@@ -102,3 +102,25 @@ pub fn claim_robot_key(ctx: &SimContext, plugin: &str, entity: &Entity) -> Resul
     }
     Ok(key)
 }
+
+/// Blackboard key naming the plugin that writes entity `entity`'s pose every step
+/// (`mover:<entity>`): a `moving_box`, a `walker`, a `navigator` with mocap output.
+pub fn mover_key(entity: &str) -> String {
+    format!("mover:{entity}")
+}
+
+/// Claim the right to write entity `entity`'s pose for `who` (`moving_box` at `forklift`): two
+/// plugins writing one mocap body is a config where one silently overrides the other, so the
+/// second is refused, naming the first.
+pub fn claim_mover(ctx: &mut SimContext, who: &str, entity: &str) -> Result<(), String> {
+    let key = mover_key(entity);
+    if let Ok(first) = ctx.blackboard.get::<String>(&key) {
+        return Err(format!(
+            "entity `{entity}` is already moved by {first}; {who} would write the same pose every step and one of them \
+             would be silently ignored. Keep one mover per entity: give the navigator a driven box of its own \
+             (`box: {{..., motion: driven}}`), or drop one of the two"
+        ));
+    }
+    ctx.blackboard.set(key, who.to_string());
+    Ok(())
+}

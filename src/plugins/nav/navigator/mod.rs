@@ -190,7 +190,7 @@ impl Navigator {
 
     /// Resolve the output (after every configure, so a base controller listed after this entry
     /// has put its handle on the blackboard).
-    fn resolve_output(&mut self, ctx: &SimContext) -> Result<(), String> {
+    fn resolve_output(&mut self, ctx: &mut SimContext) -> Result<(), String> {
         if self.out.is_some() {
             return Ok(());
         }
@@ -231,6 +231,13 @@ impl Navigator {
             },
             (_, k) => k,
         };
+        if let Out::Mocap(_) = out {
+            crate::plugins::shared::owner::claim_mover(
+                ctx,
+                &format!("`navigator` at `{}`", self.address),
+                &self.entity,
+            )?;
+        }
         self.out = Some(out);
         Ok(())
     }
