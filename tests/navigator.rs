@@ -406,6 +406,15 @@ fn refusals_name_the_key() {
 ",
     );
     assert_has(&r, &["nothing to move entity `crate` with", "give it `motion: driven`"]);
+    let r =
+        refusal(&floorplan(&turtlebot(1.0, 1.0, 0.0, "{speed: 0.3, goals: [[100000.0, 1.0]]}")));
+    assert_has(
+        &r,
+        &[
+            "goals: a goal or the start lies 99990 m outside the static geometry",
+            "use `route_mode: exact`",
+        ],
+    );
     let r = refusal("components:\n  - navigator: {speed: 0.3}\n");
     assert_has(&r, &["`navigator` belongs to a robot and must be nested under it"]);
 }

@@ -195,6 +195,66 @@ pub fn plan(grid: &Grid, start: [f64; 2], goal: [f64; 2]) -> Result<Vec<[f64; 2]
     Ok(route)
 }
 
+/// Check that every one of `goals` can be reached from `start` — one flood fill of the free
+/// cells connected to the start (the moves A* makes: 8-connected, no corner cutting), so a route
+/// of many goals costs one pass over the grid, not one search per leg. Returns the first goal
+/// that cannot be reached, with why.
+pub fn check_reachable(
+    grid: &Grid,
+    start: [f64; 2],
+    goals: &[[f64; 2]],
+) -> Result<(), (usize, PlanError)> {
+    for (k, &g) in goals.iter().enumerate() {
+        match grid.cell_of(g) {
+            None => return Err((k, PlanError::GoalOutside(g))),
+            Some((i, j)) if grid.is_blocked(i, j) => return Err((k, PlanError::GoalBlocked(g))),
+            _ => {}
+        }
+    }
+    let (si, sj) = grid.clamp_cell(start);
+    let (si, sj) = if grid.is_blocked(si, sj) || grid.cell_of(start).is_none() {
+        let cells = (MAX_START_ESCAPE_M / grid.resolution).ceil() as usize;
+        nearest_free(grid, si, sj, cells).ok_or((0, PlanError::StartBlocked(start)))?
+    } else {
+        (si, sj)
+    };
+    let w = grid.width;
+    let mut seen = vec![false; grid.width * grid.height];
+    let mut stack = vec![sj * w + si];
+    seen[sj * w + si] = true;
+    while let Some(c) = stack.pop() {
+        let (ci, cj) = ((c % w) as i64, (c / w) as i64);
+        for (di, dj) in NEIGHBOURS {
+            let (ni, nj) = (ci + di, cj + dj);
+            if ni < 0 || nj < 0 || ni >= grid.width as i64 || nj >= grid.height as i64 {
+                continue;
+            }
+            let (ni, nj) = (ni as usize, nj as usize);
+            let k = nj * w + ni;
+            if seen[k] || grid.is_blocked(ni, nj) {
+                continue;
+            }
+            if di != 0
+                && dj != 0
+                && (grid.is_blocked(ci as usize, nj) || grid.is_blocked(ni, cj as usize))
+            {
+                continue;
+            }
+            seen[k] = true;
+            stack.push(k);
+        }
+    }
+    let mut from = start;
+    for (k, &g) in goals.iter().enumerate() {
+        let (i, j) = grid.cell_of(g).expect("checked above");
+        if !seen[j * w + i] {
+            return Err((k, PlanError::Unreachable(from, g)));
+        }
+        from = g;
+    }
+    Ok(())
+}
+
 /// True when the straight segment `a`–`b` crosses no blocked cell (sampled at a quarter cell).
 pub fn line_of_sight(grid: &Grid, a: [f64; 2], b: [f64; 2]) -> bool {
     let len = (b[0] - a[0]).hypot(b[1] - a[1]);
@@ -262,6 +322,27 @@ mod tests {
         let e = plan(&closed, [-2.0, 0.0], [2.0, 0.0]).unwrap_err();
         assert_eq!(e, PlanError::Unreachable([-2.0, 0.0], [2.0, 0.0]));
         assert!(e.to_string().contains("no route from (-2.00, 0.00) to (2.00, 0.00)"), "{e}");
+    }
+
+    #[test]
+    fn reachability_of_many_goals_agrees_with_planning() {
+        let g = wall_with_gap();
+        assert_eq!(check_reachable(&g, [-2.0, 0.0], &[[2.0, 0.0], [-2.0, 3.0]]), Ok(()));
+        assert_eq!(
+            check_reachable(&g, [-2.0, 0.0], &[[2.0, 0.0], [0.0, 0.0]]),
+            Err((1, PlanError::GoalBlocked([0.0, 0.0])))
+        );
+        let mut closed = g.clone();
+        closed.mark_disc([0.0, 2.0], 0.8);
+        assert_eq!(
+            check_reachable(&closed, [-2.0, 0.0], &[[-2.0, 3.0], [2.0, 0.0]]),
+            Err((1, PlanError::Unreachable([-2.0, 3.0], [2.0, 0.0])))
+        );
+        assert!(plan(&closed, [-2.0, 3.0], [2.0, 0.0]).is_err());
+        assert_eq!(
+            check_reachable(&g, [0.0, 0.0], &[[9.0, 0.0]]),
+            Err((0, PlanError::GoalOutside([9.0, 0.0])))
+        );
     }
 
     #[test]

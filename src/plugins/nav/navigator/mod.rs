@@ -658,18 +658,18 @@ impl Plugin for Navigator {
         self.st.mocap_yaw = yaw_of(&self.q0);
         self.st.hold_yaw = yaw_of(&self.q0);
         let goals = goals_of(&self.cfg.goals);
-        // a configured route must be plannable from the start: say so now, not mid-run
-        if self.cfg.route_mode == RouteMode::Plan {
+        // a configured route must be plannable from the start: say so now, not mid-run (one
+        // flood fill of the grid, however many goals)
+        if self.cfg.route_mode == RouteMode::Plan && !goals.is_empty() {
             let mut from = [p[0], p[1]];
             if let Some(Out::Mocap(_)) = self.out {
                 from = self.st.mocap_xy;
             }
-            for (k, g) in goals.iter().enumerate() {
-                self.st.goals = goals.clone();
-                self.st.k = k;
-                self.plan_leg(ctx, from).map_err(|e| format!("goals[{k}]: {}", e.msg))?;
-                from = g.xy;
-            }
+            let pts: Vec<[f64; 2]> = goals.iter().map(|g| g.xy).collect();
+            let grid =
+                self.planning_grid(ctx, from, &pts).map_err(|e| format!("goals: {}", e.msg))?;
+            astar::check_reachable(grid, from, &pts)
+                .map_err(|(k, e)| format!("goals[{k}]: {}", Failure::plan(&e).msg))?;
         }
         self.begin_route(ctx, goals);
         self.st.started = self.cfg.autostart;

@@ -45,14 +45,35 @@ impl Navigator {
         }
         let m = c.planner.inflation_radius + 1.0;
         let area = [area[0] - m, area[1] - m, area[2] + m, area[3] + m];
-        let g = Rc::new(Grid::rasterize(
-            &self.footprints,
-            c.planner.inflation_radius,
-            area,
-            c.resolution,
-        )?);
+        let g = Rc::new(
+            Grid::rasterize(&self.footprints, c.planner.inflation_radius, area, c.resolution)
+                .map_err(|e| match self.far_outside(need) {
+                    Some(why) => why,
+                    None => e,
+                })?,
+        );
         ctx.blackboard.set(key, g.clone());
         Ok(g)
+    }
+
+    /// When a too-large grid is the doing of a point far outside the static geometry (more than
+    /// 100 m from it), the refusal says so instead of asking for a coarser grid.
+    fn far_outside(&self, need: [f64; 4]) -> Option<String> {
+        let mut walls: Option<[f64; 4]> = None;
+        for f in self.footprints.iter() {
+            walls = Some(walls.map_or(f.bounds, |w| union(w, f.bounds)));
+        }
+        let w = walls?;
+        let beyond = [w[0] - need[0], w[1] - need[1], need[2] - w[2], need[3] - w[3]];
+        let d = beyond.iter().cloned().fold(0.0, f64::max);
+        (d > 100.0).then(|| {
+            format!(
+                "a goal or the start lies {d:.0} m outside the static geometry (which spans [{:.1}, {:.1}] .. [{:.1}, {:.1}] m), \
+                 so the planner grid would have to cover it all; move the goal inside the world, or use `route_mode: exact` \
+                 to drive straight at it",
+                w[0], w[1], w[2], w[3]
+            )
+        })
     }
 
     /// Plan the leg from `from` to goal `k` into `st.leg` (straight in `exact` mode).
@@ -61,20 +82,8 @@ impl Navigator {
         let pts = match self.cfg.route_mode {
             RouteMode::Exact => vec![from, goal.xy],
             RouteMode::Plan => {
-                let need = union(
-                    [from[0], from[1], from[0], from[1]],
-                    [goal.xy[0], goal.xy[1], goal.xy[0], goal.xy[1]],
-                );
-                let base = self
-                    .grid_covering(ctx, need)
-                    .map_err(|msg| Failure { code: codes::UNKNOWN, msg })?;
-                let rebuild = self.base_grid.as_ref().is_none_or(|b| !Rc::ptr_eq(b, &base));
-                if rebuild || self.grid.is_none() {
-                    self.base_grid = Some(base);
-                    self.rebuild_blockages();
-                }
-                astar::plan(self.grid.as_ref().unwrap(), from, goal.xy)
-                    .map_err(|e| Failure::plan(&e))?
+                let grid = self.planning_grid(ctx, from, &[goal.xy])?;
+                astar::plan(grid, from, goal.xy).map_err(|e| Failure::plan(&e))?
             }
         };
         self.st.leg = Polyline::new(pts);
@@ -83,6 +92,27 @@ impl Navigator {
         self.st.progress_xy = from;
         self.st.progress_t = ctx.sim_time();
         Ok(())
+    }
+
+    /// The mover's own grid (the shared one plus its blockages), covering `from` and `to`.
+    pub(super) fn planning_grid(
+        &mut self,
+        ctx: &mut SimContext,
+        from: [f64; 2],
+        to: &[[f64; 2]],
+    ) -> Result<&Grid, Failure> {
+        let mut need = [from[0], from[1], from[0], from[1]];
+        for p in to {
+            need = union(need, [p[0], p[1], p[0], p[1]]);
+        }
+        let base =
+            self.grid_covering(ctx, need).map_err(|msg| Failure { code: codes::UNKNOWN, msg })?;
+        let rebuild = self.base_grid.as_ref().is_none_or(|b| !Rc::ptr_eq(b, &base));
+        if rebuild || self.grid.is_none() {
+            self.base_grid = Some(base);
+            self.rebuild_blockages();
+        }
+        Ok(self.grid.as_ref().expect("just built"))
     }
 
     /// The mover's own grid: the shared one plus the blockages it remembers.
