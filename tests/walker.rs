@@ -520,3 +520,14 @@ fn a_walker_makes_no_contact_with_the_floor_or_the_walls_it_passes() {
         assert_eq!(e.ctx.data().ffi().ncon, 0, "contacts at t = {}", e.ctx.sim_time());
     }
 }
+
+#[test]
+fn a_dwell_of_the_wrong_shape_is_told_what_the_key_takes() {
+    let r = refusal(&world(
+        "  - walker: {waypoints: [[1.0, 2.0], [3.0, 2.0]], dwell: [1, 2, 3]}\n    name: wk\n",
+    ));
+    assert_has(&r, &["components.wk.dwell: takes a number (seconds, or a coordinate in m) or a random range [lo, hi] in seconds; got a list of 3 items"]);
+    let r =
+        refusal(&world("  - walker: {waypoints: [[1.0, 2.0], [3.0, 2.0, long]]}\n    name: wk\n"));
+    assert_has(&r, &["waypoints[1][2]: takes a number", "got long"]);
+}

@@ -63,13 +63,41 @@ fn d_speed() -> f64 {
 }
 
 /// A number, or a `[lo, hi]` pair (a waypoint's items, a dwell).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, JsonSchema)]
 #[serde(untagged)]
 pub enum NumOrRange {
     /// One number.
     Num(f64),
     /// `[lo, hi]`.
     Range([f64; 2]),
+}
+
+/// By hand, so a wrong shape is told what the key takes (serde's untagged enums only say that
+/// nothing matched).
+impl<'de> Deserialize<'de> for NumOrRange {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const TAKES: &str =
+            "takes a number (seconds, or a coordinate in m) or a random range [lo, hi] in seconds";
+        let v = serde_norway::Value::deserialize(d)?;
+        let num = |v: &serde_norway::Value| v.as_f64();
+        match &v {
+            serde_norway::Value::Number(_) => Ok(NumOrRange::Num(num(&v).unwrap_or(f64::NAN))),
+            serde_norway::Value::Sequence(s) => match s.as_slice() {
+                [a, b] if num(a).is_some() && num(b).is_some() => {
+                    Ok(NumOrRange::Range([num(a).unwrap(), num(b).unwrap()]))
+                }
+                _ => Err(serde::de::Error::custom(format!(
+                    "{TAKES}; got a list of {} item{} (a range is exactly two numbers)",
+                    s.len(),
+                    if s.len() == 1 { "" } else { "s" }
+                ))),
+            },
+            other => Err(serde::de::Error::custom(format!(
+                "{TAKES}; got {}",
+                serde_norway::to_string(other).unwrap_or_default().trim()
+            ))),
+        }
+    }
 }
 
 /// The `orca:` block: how an avoiding walker gives way.
