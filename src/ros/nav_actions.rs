@@ -163,6 +163,7 @@ mod tests {
         m.header.frame_id = "map".into();
         m.pose.position.x = 1.5;
         m.pose.orientation.z = 1.0;
+        m.pose.orientation.w = 0.0; // geometry_msgs/Quaternion defaults w to 1
         let p = nav_pose(&m);
         assert_eq!(p.position, [1.5, 0.0, 0.0]);
         assert_eq!(p.orientation, [0.0, 0.0, 1.0, 0.0]);
