@@ -103,6 +103,40 @@ fn nearest_free(grid: &Grid, i: usize, j: usize, max_cells: usize) -> Option<(us
     None
 }
 
+/// The moves A* and the flood fill make from `cell`: to the 8 neighbours that are inside the
+/// grid and free, never cutting a blocked corner; each with its step length in cells.
+fn moves(grid: &Grid, cell: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+    let w = grid.width;
+    let (ci, cj) = ((cell % w) as i64, (cell / w) as i64);
+    NEIGHBOURS.iter().filter_map(move |&(di, dj)| {
+        let (ni, nj) = (ci + di, cj + dj);
+        if ni < 0 || nj < 0 || ni >= grid.width as i64 || nj >= grid.height as i64 {
+            return None;
+        }
+        let (ni, nj) = (ni as usize, nj as usize);
+        if grid.is_blocked(ni, nj) {
+            return None;
+        }
+        let diagonal = di != 0 && dj != 0;
+        if diagonal && (grid.is_blocked(ci as usize, nj) || grid.is_blocked(ni, cj as usize)) {
+            return None; // no corner cutting
+        }
+        Some((nj * w + ni, if diagonal { std::f64::consts::SQRT_2 } else { 1.0 }))
+    })
+}
+
+/// The cell a search from `start` begins in: its own, or — when it is blocked or outside the
+/// grid — the nearest free cell within [`MAX_START_ESCAPE_M`].
+fn start_cell(grid: &Grid, start: [f64; 2]) -> Result<(usize, usize), PlanError> {
+    let (si, sj) = grid.clamp_cell(start);
+    if grid.is_blocked(si, sj) || grid.cell_of(start).is_none() {
+        let cells = (MAX_START_ESCAPE_M / grid.resolution).ceil() as usize;
+        nearest_free(grid, si, sj, cells).ok_or(PlanError::StartBlocked(start))
+    } else {
+        Ok((si, sj))
+    }
+}
+
 /// Plan from `start` to `goal` (world x, y): the smoothed route's points, `start` first and `goal`
 /// last.
 pub fn plan(grid: &Grid, start: [f64; 2], goal: [f64; 2]) -> Result<Vec<[f64; 2]>, PlanError> {
@@ -112,16 +146,11 @@ pub fn plan(grid: &Grid, start: [f64; 2], goal: [f64; 2]) -> Result<Vec<[f64; 2]
     if grid.is_blocked(gi, gj) {
         return Err(PlanError::GoalBlocked(goal));
     }
-    let (si, sj) = grid.clamp_cell(start);
     let mut prefix = vec![start];
-    let (si, sj) = if grid.is_blocked(si, sj) || grid.cell_of(start).is_none() {
-        let cells = (MAX_START_ESCAPE_M / grid.resolution).ceil() as usize;
-        let c = nearest_free(grid, si, sj, cells).ok_or(PlanError::StartBlocked(start))?;
-        prefix.push(grid.center(c.0, c.1));
-        c
-    } else {
-        (si, sj)
-    };
+    let (si, sj) = start_cell(grid, start)?;
+    if (si, sj) != grid.clamp_cell(start) || grid.cell_of(start).is_none() {
+        prefix.push(grid.center(si, sj));
+    }
     let w = grid.width;
     let idx = |i: usize, j: usize| j * w + i;
     let h = |i: usize, j: usize| {
@@ -147,30 +176,13 @@ pub fn plan(grid: &Grid, start: [f64; 2], goal: [f64; 2]) -> Result<Vec<[f64; 2]
             break;
         }
         closed[cell] = true;
-        let (ci, cj) = ((cell % w) as i64, (cell / w) as i64);
-        for (di, dj) in NEIGHBOURS {
-            let (ni, nj) = (ci + di, cj + dj);
-            if ni < 0 || nj < 0 || ni >= grid.width as i64 || nj >= grid.height as i64 {
-                continue;
-            }
-            let (ni, nj) = (ni as usize, nj as usize);
-            if grid.is_blocked(ni, nj) {
-                continue;
-            }
-            if di != 0
-                && dj != 0
-                && (grid.is_blocked(ci as usize, nj) || grid.is_blocked(ni, cj as usize))
-            {
-                continue; // no corner cutting
-            }
-            let step = if di != 0 && dj != 0 { std::f64::consts::SQRT_2 } else { 1.0 };
-            let k = idx(ni, nj);
+        for (k, step) in moves(grid, cell) {
             let cand = g[cell] + step * grid.resolution;
             if cand < g[k] {
                 g[k] = cand;
                 came[k] = cell;
                 order += 1;
-                heap.push(Open { f: cand + h(ni, nj), order, cell: k });
+                heap.push(Open { f: cand + h(k % w, k / w), order, cell: k });
             }
         }
     }
@@ -211,37 +223,17 @@ pub fn check_reachable(
             _ => {}
         }
     }
-    let (si, sj) = grid.clamp_cell(start);
-    let (si, sj) = if grid.is_blocked(si, sj) || grid.cell_of(start).is_none() {
-        let cells = (MAX_START_ESCAPE_M / grid.resolution).ceil() as usize;
-        nearest_free(grid, si, sj, cells).ok_or((0, PlanError::StartBlocked(start)))?
-    } else {
-        (si, sj)
-    };
+    let (si, sj) = start_cell(grid, start).map_err(|e| (0, e))?;
     let w = grid.width;
     let mut seen = vec![false; grid.width * grid.height];
     let mut stack = vec![sj * w + si];
     seen[sj * w + si] = true;
     while let Some(c) = stack.pop() {
-        let (ci, cj) = ((c % w) as i64, (c / w) as i64);
-        for (di, dj) in NEIGHBOURS {
-            let (ni, nj) = (ci + di, cj + dj);
-            if ni < 0 || nj < 0 || ni >= grid.width as i64 || nj >= grid.height as i64 {
-                continue;
+        for (k, _) in moves(grid, c) {
+            if !seen[k] {
+                seen[k] = true;
+                stack.push(k);
             }
-            let (ni, nj) = (ni as usize, nj as usize);
-            let k = nj * w + ni;
-            if seen[k] || grid.is_blocked(ni, nj) {
-                continue;
-            }
-            if di != 0
-                && dj != 0
-                && (grid.is_blocked(ci as usize, nj) || grid.is_blocked(ni, cj as usize))
-            {
-                continue;
-            }
-            seen[k] = true;
-            stack.push(k);
         }
     }
     let mut from = start;
