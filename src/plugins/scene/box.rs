@@ -73,6 +73,23 @@ impl ValidateConfig for BoxConfig {
     }
 }
 
+/// The primitive a box config describes, registered as entity `entity`.
+fn spec_of(entity: String, c: BoxConfig) -> PrimitiveSpec {
+    PrimitiveSpec {
+        body: body_name_for(&c.prefix, &entity),
+        entity,
+        prefix: c.prefix,
+        shape: PrimitiveShape::Box(c.size),
+        pose: c.pose,
+        color: c.color,
+        collide: c.collide,
+        friction: c.friction,
+        motion: c.motion,
+        mass: c.mass,
+        present: c.present,
+    }
+}
+
 /// The `box` plugin.
 pub struct BoxProp {
     spec: PrimitiveSpec,
@@ -81,21 +98,7 @@ pub struct BoxProp {
 impl BoxProp {
     /// Construct from config.
     pub fn new(cfg: BoxConfig, args: &PluginArgs) -> Self {
-        BoxProp {
-            spec: PrimitiveSpec {
-                entity: args.address.clone(),
-                body: body_name_for(&cfg.prefix, &args.address),
-                prefix: cfg.prefix,
-                shape: PrimitiveShape::Box(cfg.size),
-                pose: cfg.pose,
-                color: cfg.color,
-                collide: cfg.collide,
-                friction: cfg.friction,
-                motion: cfg.motion,
-                mass: cfg.mass,
-                present: cfg.present,
-            },
-        }
+        BoxProp { spec: spec_of(args.address.clone(), cfg) }
     }
 }
 
@@ -123,22 +126,7 @@ fn create_population(
     args: &PluginArgs,
 ) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
     let list = parse_instances::<BoxConfig>(value, &args.address)?;
-    let props = list
-        .into_iter()
-        .map(|(name, c)| PrimitiveSpec {
-            body: body_name_for(&c.prefix, &name),
-            entity: name,
-            prefix: c.prefix,
-            shape: PrimitiveShape::Box(c.size),
-            pose: c.pose,
-            color: c.color,
-            collide: c.collide,
-            friction: c.friction,
-            motion: c.motion,
-            mass: c.mass,
-            present: c.present,
-        })
-        .collect();
+    let props = list.into_iter().map(|(name, c)| spec_of(name, c)).collect();
     Ok(Box::new(Population::from_specs(props)))
 }
 
