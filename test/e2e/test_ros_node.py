@@ -84,13 +84,18 @@ def test_cmd_vel_drives_odom_one_metre_and_tf_agrees(roqsim, ros):
     assert abs(last.twist.twist.linear.x) < 0.01, "stopped after the zero command"
     assert (last.header.frame_id, last.child_frame_id) == ("odom", "base_link")
 
-    # /tf odom -> base_link at the same stamp carries the same pose
-    same = [
-        t
-        for m in tf
-        for t in m.transforms
-        if (t.header.frame_id, t.child_frame_id) == ("odom", "base_link") and ns(t.header.stamp) == ns(last.header.stamp)
-    ]
+    # /tf odom -> base_link at the same stamp carries the same pose (the two topics arrive on
+    # separate subscriptions, so the /tf message of that stamp may still be in flight: wait for it)
+    def same_stamp():
+        return [
+            t
+            for m in tf
+            for t in m.transforms
+            if (t.header.frame_id, t.child_frame_id) == ("odom", "base_link") and ns(t.header.stamp) == ns(last.header.stamp)
+        ]
+
+    ros.spin_until(lambda: same_stamp() or any(ns(t.header.stamp) > ns(last.header.stamp) + 10**9 for m in tf for t in m.transforms), 10, "/tf at the odom stamp")
+    same = same_stamp()
     assert same, f"no /tf odom->base_link stamped {ns(last.header.stamp)} ns ({len(tf)} /tf messages)"
     tr = same[-1].transform
     p = last.pose.pose
