@@ -124,19 +124,29 @@ class Suite:
     def prefix(self, name):
         return str(self.work / name)
 
+    def traces(self):
+        """The same-physics record: one untimed engine run per world (deterministic: every run
+        of the same world and seed steps the same physics), replayed by rows 1 and 2."""
+        self.trace = {}
+        for name, path in WORLDS:
+            out, _ = run_proc([self.a.bench_rows, "trace", path, str(self.a.steps), self.prefix(name)])
+            self.trace[name] = last_json(out)
+        log("same-physics traces recorded")
+
     def rows_123(self):
         steps = self.a.steps
+        self.traces()
         for r in range(self.a.runs):
             for name, path in WORLDS:
                 out, rss = run_proc([self.a.bench_rows, "bare", self.prefix(name), str(steps)])
                 j = last_json(out)
-                self.add((1, name), steps / j["wall_s"], rss)
+                self.add((1, name), steps / j["wall_s"], rss, same=j["same_physics"], why=j.get("divergence"), digest=j["final_digest"])
                 out, rss = run_proc([PY, str(BENCH / "py_bare.py"), self.prefix(name), str(steps)])
                 j = last_json(out)
-                self.add((2, name), steps / j["wall_s"], rss)
+                self.add((2, name), steps / j["wall_s"], rss, same=j["same_physics"], why=j.get("divergence"))
                 out, rss = run_proc([self.a.bench_rows, "engine", path, str(steps)])
                 j = last_json(out)
-                self.add((3, name), j["steps"] / j["wall_s"], rss)
+                self.add((3, name), j["steps"] / j["wall_s"], rss, digest=j["final_digest"])
             log(f"rows 1-3: round {r + 1}/{self.a.runs} done")
 
     def ros_cmd(self, sub, *args):
@@ -264,17 +274,38 @@ class Suite:
         r45 = None
         if (4, "turtlebot_floorplan") in self.rows and (5, "turtlebot_floorplan") in self.rows:
             r45 = median(self.rows[(4, "turtlebot_floorplan")]["rates"]) / median(self.rows[(5, "turtlebot_floorplan")]["rates"])
+        refused = {}
         for name, _ in WORLDS:
             base = self.rows.get((1, name))
             b = median(base["rates"]) if base else None
+            # The same-physics check: the bare rows replay the engine run's inputs; a ratio is
+            # printed only when every bare run ended bitwise where the engine runs ended.
+            if base:
+                digests = set(base.get("digest", [])) | set(self.rows.get((3, name), {}).get("digest", []))
+                whys = [w for row in (1,) for w, ok in zip(self.rows.get((row, name), {}).get("why", []), self.rows.get((row, name), {}).get("same", [])) if not ok]
+                if whys or len(digests) > 1 or not all(base.get("same", [False])):
+                    refused[name] = whys[0] if whys else f"final states differ between runs (digests {sorted(digests)})"
+                    b = None
             for row in (1, 2, 3, 4, 5):
                 r = self.rows.get((row, name))
                 if r is None:
                     continue
                 rate = median(r["rates"])
                 ratio = f"{rate / b:.3f}" if b else "—"
+                if row == 2 and not all(r.get("same", [True])):
+                    ratio = "— (not the same physics: " + next(w for w, ok in zip(r["why"], r["same"]) if not ok) + ")"
                 x45 = f"{r45:.1f}" if (row in (4, 5) and name == "turtlebot_floorplan" and r45) else ""
                 L.append(f"| {row} | {label[row]} | {name} | {rate:,.0f} | {rate * dt[name]:,.1f}× | {ratio} | {x45} | {mib(median(r['rss'])):.1f} |")
+        L.append("")
+        for name, _ in WORLDS:
+            t = getattr(self, "trace", {}).get(name)
+            if name in refused:
+                L.append(f"- **{name}: no ratio** — the bare loop did not step the engine's physics: {refused[name]}")
+            elif t:
+                L.append(
+                    f"- {name}: same physics — rows 1 and 2 replayed the engine run's {t['user_changes']:,} input changes "
+                    f"(mjSTATE_USER, {t['user_len']} numbers) and {t['physics_overwritten']:,} overwritten physics states; every run's final state is bitwise the engine's (digest {t['final_digest']})"
+                )
         if not self.ros_ok:
             L.append("")
             L.append(f"Rows 4 and 5 not measured: {self.ros_reason}")

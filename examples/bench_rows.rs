@@ -6,8 +6,14 @@
 //! bench_rows prepare WORLD.yaml OUT_PREFIX      row 6: load + compile once (timed), then save the
 //!                                               compiled model to OUT_PREFIX.mjb (mj_saveModel)
 //!                                               and its post-reset state to OUT_PREFIX.state
-//! bench_rows bare OUT_PREFIX STEPS              row 1: load the .mjb, set the saved state, time a
-//!                                               bare `mj_step` loop of STEPS steps
+//! bench_rows bare OUT_PREFIX STEPS              row 1: load the .mjb and OUT_PREFIX.trace, set the
+//!                                               trace's initial state, time a bare `mj_step` loop of
+//!                                               STEPS steps replaying the recorded inputs before
+//!                                               each step, then check the final state bitwise
+//! bench_rows trace WORLD.yaml STEPS OUT_PREFIX  the same-physics record: run the engine as row 3
+//!                                               does (untimed) recording every input the plugins
+//!                                               wrote before each mj_step (OUT_PREFIX.trace), and
+//!                                               a dense copy for Python (OUT_PREFIX.user/.phys)
 //! bench_rows engine WORLD.yaml STEPS [--ros]    rows 3 and 4: the engine through the CLI's own loop
 //!                                               (`roqsim::runner::run`, asap), transport off, or
 //!                                               with the ROS 2 bridge (`--ros`, needs the `ros`
@@ -27,9 +33,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mujoco_rs::mujoco_c::{mj_getState, mj_setState, mj_stateSize, mjtState};
+use mujoco_rs::mujoco_c::{mj_getState, mj_stateSize, mjtState};
 use mujoco_rs::prelude::*;
 use roqsim::context::Direction;
+use roqsim::engine::input_trace::{state_digest, InputTrace};
 use roqsim::engine::pacing::Pacer;
 use roqsim::runner::{self, Limits};
 use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
@@ -38,7 +45,7 @@ use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
 const SIG: i32 = mjtState::mjSTATE_INTEGRATION as i32;
 
 fn usage() -> ! {
-    eprintln!("usage: bench_rows prepare WORLD.yaml OUT_PREFIX | bare OUT_PREFIX STEPS | engine WORLD.yaml STEPS [--ros] | pacing WORLD.yaml SIM_SECONDS");
+    eprintln!("usage: bench_rows prepare WORLD.yaml OUT_PREFIX | bare OUT_PREFIX STEPS | trace WORLD.yaml STEPS OUT_PREFIX | engine WORLD.yaml STEPS [--ros] | pacing WORLD.yaml SIM_SECONDS");
     std::process::exit(2)
 }
 
@@ -52,6 +59,11 @@ fn main() {
     match arg(&args, 1) {
         "prepare" => prepare(Path::new(arg(&args, 2)), arg(&args, 3)),
         "bare" => bare(arg(&args, 2), arg(&args, 3).parse().unwrap_or_else(|_| usage())),
+        "trace" => trace(
+            Path::new(arg(&args, 2)),
+            arg(&args, 3).parse().unwrap_or_else(|_| usage()),
+            arg(&args, 4),
+        ),
         "engine" => engine_run(
             Path::new(arg(&args, 2)),
             arg(&args, 3).parse().unwrap_or_else(|_| usage()),
@@ -125,35 +137,93 @@ fn get_state(d: &roqsim::context::Data) -> Vec<f64> {
     }
 }
 
-/// Row 1: bare `mj_step` on the saved model from the saved state.
+/// Row 1: bare `mj_step` on the saved model, replaying the engine run's recorded inputs before
+/// every step (`bench_rows trace`), then the bitwise same-physics check against that run's final
+/// state. Prints `same_physics` and, when false, where the replay diverged.
 fn bare(prefix: &str, steps: u64) {
     let model = Arc::new(
         MjModel::from_mjb(format!("{prefix}.mjb")).unwrap_or_else(|e| panic!("{prefix}.mjb: {e}")),
     );
-    let bytes =
-        std::fs::read(format!("{prefix}.state")).unwrap_or_else(|e| panic!("{prefix}.state: {e}"));
-    let state: Vec<f64> =
-        bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
-    let mut d = MjData::new(model.clone());
-    // SAFETY: `state` came from mj_getState with the same signature on the same model.
-    unsafe {
-        assert_eq!(
-            mj_stateSize(model.ffi(), SIG) as usize,
-            state.len(),
-            "state file does not match the model"
+    let trace = read_trace(prefix);
+    if trace.len() as u64 != steps {
+        eprintln!(
+            "bench_rows bare: {prefix}.trace holds {} steps, asked for {steps}: record it with the same STEPS",
+            trace.len()
         );
-        mj_setState(model.ffi(), d.ffi_mut(), state.as_ptr(), SIG);
+        std::process::exit(2);
     }
+    let mut d = MjData::new(model.clone());
+    let m = model.ffi();
+    // SAFETY: model and data are live and belong together; only this thread touches them.
+    let mut user = trace.set_initial(m, unsafe { d.ffi_mut() });
     d.forward();
     let t = Instant::now();
-    for _ in 0..steps {
+    for k in 0..steps as usize {
+        // SAFETY: as above.
+        trace.replay_step(k, m, unsafe { d.ffi_mut() }, &mut user);
         d.step();
     }
     let wall = t.elapsed().as_secs_f64();
+    let verdict = match trace.check_final(m, d.ffi()) {
+        Ok(()) => "\"same_physics\": true".to_string(),
+        Err(fin) => {
+            // Find the first step and field that differ (untimed, on a fresh MjData).
+            let mut d2 = MjData::new(model.clone());
+            // SAFETY: as above.
+            let at = trace.locate(m, unsafe { d2.ffi_mut() }).unwrap_or(fin);
+            format!("\"same_physics\": false, \"divergence\": \"{at}\"")
+        }
+    };
     println!(
-        "{{\"steps\": {steps}, \"wall_s\": {wall}, \"sim_s\": {}, \"time\": {}}}",
-        steps as f64 * model.ffi().opt.timestep,
-        d.time()
+        "{{\"steps\": {steps}, \"wall_s\": {wall}, \"sim_s\": {}, \"time\": {}, \"final_digest\": \"{:016x}\", {verdict}}}",
+        steps as f64 * m.opt.timestep,
+        d.time(),
+        state_digest(m, d.ffi()),
+    );
+}
+
+fn read_trace(prefix: &str) -> InputTrace {
+    let f = std::fs::File::open(format!("{prefix}.trace"))
+        .unwrap_or_else(|e| panic!("{prefix}.trace: {e} (run `bench_rows trace` first)"));
+    InputTrace::read_from(&mut std::io::BufReader::new(f))
+        .unwrap_or_else(|e| panic!("{prefix}.trace: {e}"))
+}
+
+/// The same-physics record: the engine through the CLI's loop, untimed, recording every input the
+/// plugins wrote before each `mj_step`. Writes OUT_PREFIX.trace, and for Python (row 2) the dense
+/// OUT_PREFIX.user (STEPS rows of the `mjSTATE_USER` vector), OUT_PREFIX.phys (step index + the
+/// physics state, for every step whose physics a plugin overwrote) and OUT_PREFIX.last (the final
+/// `mjSTATE_INTEGRATION` state).
+fn trace(world: &Path, steps: u64, out: &str) {
+    let (mut engine, _) = load_engine(world);
+    engine.record_inputs();
+    let limits = Limits { steps: Some(steps), seconds: None };
+    let s = runner::run(&mut engine, limits, None, false, &|| false)
+        .unwrap_or_else(|e| panic!("run: {e}"));
+    let t = engine.take_input_trace().expect("recording");
+    let errs = engine.shutdown();
+    assert!(errs.is_empty(), "shutdown: {errs:?}");
+    let mut f = std::io::BufWriter::new(
+        std::fs::File::create(format!("{out}.trace"))
+            .unwrap_or_else(|e| panic!("{out}.trace: {e}")),
+    );
+    t.write_to(&mut f).unwrap_or_else(|e| panic!("{out}.trace: {e}"));
+    let le = |v: &[f64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let write = |ext: &str, bytes: Vec<u8>| {
+        std::fs::write(format!("{out}.{ext}"), bytes)
+            .unwrap_or_else(|e| panic!("{out}.{ext}: {e}"))
+    };
+    let (user, phys) = t.dense();
+    write("user", le(&user));
+    write("phys", le(&phys));
+    write("last", le(&t.last));
+    let overwritten = t.steps.iter().filter(|s| s.physics.is_some()).count();
+    let changes: usize = t.steps.iter().map(|s| s.user_changes.len()).sum();
+    println!(
+        "{{\"steps\": {}, \"user_len\": {}, \"user_changes\": {changes}, \"physics_overwritten\": {overwritten}, \"final_digest\": \"{:016x}\"}}",
+        s.steps,
+        t.user_len(),
+        roqsim::engine::input_trace::digest_of(&t.last),
     );
 }
 
@@ -202,10 +272,14 @@ fn engine_run(world: &Path, steps: u64, ros: bool) {
     let limits = Limits { steps: Some(steps), seconds: None };
     let s = runner::run(&mut engine, limits, None, false, &|| false)
         .unwrap_or_else(|e| panic!("run: {e}"));
+    let digest = {
+        let d = engine.ctx.data();
+        state_digest(d.model().ffi(), d.ffi())
+    };
     let errs = engine.shutdown();
     assert!(errs.is_empty(), "shutdown: {errs:?}");
     println!(
-        "{{\"steps\": {}, \"wall_s\": {}, \"sim_s\": {}, \"reason\": \"{}\"}}",
+        "{{\"steps\": {}, \"wall_s\": {}, \"sim_s\": {}, \"reason\": \"{}\", \"final_digest\": \"{digest:016x}\"}}",
         s.steps, s.wall_s, s.sim_time, s.reason
     );
 }

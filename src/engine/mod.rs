@@ -9,6 +9,7 @@
 //! ```
 //! Only hooks a plugin declares are called, and (with profiling on) timed.
 
+pub mod input_trace;
 pub mod lockstep;
 pub mod pacing;
 pub mod presence;
@@ -95,6 +96,7 @@ pub struct Engine {
     resets: u64,
     shut_down: bool,
     observer: Option<Box<dyn Observer>>,
+    input_trace: Option<input_trace::InputTrace>,
     /// The `sim:` block the engine was built from.
     pub sim: SimBlock,
 }
@@ -250,6 +252,7 @@ impl Engine {
             resets: 0,
             shut_down: false,
             observer: None,
+            input_trace: None,
             sim,
         };
         engine.reset()?;
@@ -397,7 +400,13 @@ impl Engine {
         let t_expected = self.ctx.data().time() + self.ctx.dt;
         let d = self.ctx.data_mut();
         let bad_before = bad_warnings(d);
+        if let Some(t) = &mut self.input_trace {
+            t.before_step(d.model().ffi(), d.ffi());
+        }
         d.step();
+        if let Some(t) = &mut self.input_trace {
+            t.after_step(d.model().ffi(), d.ffi());
+        }
         self.ctx.tick += 1;
         self.check_finite(bad_before, t_expected)?;
         for &i in &self.post_idx {
@@ -420,6 +429,21 @@ impl Engine {
         }
         self.ctx.publish_snapshot();
         Ok(())
+    }
+
+    /// Start recording what the plugins write into mjData before every `mj_step`, from the
+    /// current state ([`input_trace`]; the benchmark's same-physics replay).
+    pub fn record_inputs(&mut self) {
+        let d = self.ctx.data();
+        self.input_trace = Some(input_trace::InputTrace::start(d.model().ffi(), d.ffi()));
+    }
+
+    /// Stop recording and hand over the trace (with the final state), if one was recording.
+    pub fn take_input_trace(&mut self) -> Option<input_trace::InputTrace> {
+        let mut t = self.input_trace.take()?;
+        let d = self.ctx.data();
+        t.finish(d.model().ffi(), d.ffi());
+        Some(t)
     }
 
     /// Step `n` times.
