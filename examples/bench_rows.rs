@@ -210,8 +210,7 @@ fn trace(world: &Path, steps: u64, out: &str) {
     t.write_to(&mut f).unwrap_or_else(|e| panic!("{out}.trace: {e}"));
     let le = |v: &[f64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
     let write = |ext: &str, bytes: Vec<u8>| {
-        std::fs::write(format!("{out}.{ext}"), bytes)
-            .unwrap_or_else(|e| panic!("{out}.{ext}: {e}"))
+        std::fs::write(format!("{out}.{ext}"), bytes).unwrap_or_else(|e| panic!("{out}.{ext}: {e}"))
     };
     let (user, phys) = t.dense();
     write("user", le(&user));

@@ -23,7 +23,8 @@ fn pushed_robot(steps: usize, teleport_at: Option<usize>) -> (Engine, InputTrace
         "components:\n  - spawn_robot: {model: turtlebot4, pose: {position: {x: 0.0, y: 0.0}}}\n    name: robot\n",
     );
     let m = e.ctx.data().model();
-    let free = (0..m.ffi().njnt as usize).find(|&j| m.jnt_type()[j] as i32 == 0).expect("free joint");
+    let free =
+        (0..m.ffi().njnt as usize).find(|&j| m.jnt_type()[j] as i32 == 0).expect("free joint");
     let (adr, body) = (m.jnt_qposadr()[free] as usize, m.jnt_bodyid()[free] as usize);
     e.record_inputs();
     for k in 0..steps {
@@ -65,7 +66,10 @@ fn replaying_the_recorded_inputs_steps_bitwise_the_same_physics() {
     let mut bytes = Vec::new();
     t.write_to(&mut bytes).unwrap();
     let t2 = InputTrace::read_from(&mut bytes.as_slice()).unwrap();
-    assert_eq!((&t2.initial, &t2.initial_user, &t2.last, &t2.steps), (&t.initial, &t.initial_user, &t.last, &t.steps));
+    assert_eq!(
+        (&t2.initial, &t2.initial_user, &t2.last, &t2.steps),
+        (&t.initial, &t.initial_user, &t.last, &t.steps)
+    );
 
     let model: MjModel = (*e.ctx.data().model_clone()).clone();
     let d = replay(&model, &t2);

@@ -12,8 +12,18 @@
 //!   a ray straight down from 0.02 m above a plane, 0.16 m from its origin, returns nothing with
 //!   cutoff 0.15). [`RayBatch::cast`] therefore intersects every eligible plane itself
 //!   (`mju_rayGeom`) and keeps the nearer hit.
+//! - Culled, bitwise-identical casting: `mj_multiRay` answers each ray with the nearest hit over
+//!   every eligible geom within `cutoff` plus its bounding radius, testing many geoms per ray
+//!   (two `atan2` per ray and eight corners per geom for its angular cull). [`RayBatch::cast`]
+//!   computes the same answer itself: the same eligibility rules (body, invisible rgba or
+//!   material, static, group) and the same cutoff rule, then per ray only the geoms whose
+//!   bounding sphere the ray passes through (a conservative test: a hit lies on the geom, inside
+//!   its sphere), each intersected by the very function `mj_multiRay` calls (`mju_rayGeom`,
+//!   `mj_rayMesh`, `mj_rayHfield`), nearest first-in-geom-order winning ties as there. A model
+//!   with SDF geoms (whose ray function MuJoCo does not export) uses `mj_multiRay` itself.
+//!   [`RayBatch::cast_reference`] is plain `mj_multiRay`, for the tests that hold the two equal.
 
-use mujoco_rs::mujoco_c::{mjNGROUP, mj_multiRay, mjtGeom, mju_rayGeom};
+use mujoco_rs::mujoco_c::{mjNGROUP, mj_multiRay, mj_rayHfield, mj_rayMesh, mjtGeom, mju_rayGeom};
 
 use crate::context::Data;
 
@@ -35,12 +45,129 @@ pub struct RayBatch {
     dirs: Vec<f64>,
     dist: Vec<f64>,
     geom: Vec<i32>,
+    /// Per-scan scratch: the candidate geoms (id, centre minus origin, squared radius, |w|²).
+    cand: Vec<Candidate>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Candidate {
+    id: usize,
+    kind: i32,
+    w: [f64; 3],
+    r2: f64,
+    w2: f64,
+    /// `mj_multiRay`'s culls, replicated: the body's bounding sphere (centre, squared radius)
+    /// and the geom's bounding angles (azimuth min, elevation min, azimuth max, elevation max);
+    /// `None` for a body without a bounding volume (no cull there either).
+    body_sphere: Option<([f64; 3], f64)>,
+    ba: [f64; 4],
+}
+
+const MJ_MINVAL: f64 = 1e-15;
+const MJ_MAXVAL: f64 = 1e10;
+const PI: f64 = std::f64::consts::PI;
+
+fn mj_min(a: f64, b: f64) -> f64 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+fn mj_max(a: f64, b: f64) -> f64 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// MuJoCo's ray-sphere test (smallest non-negative root of the quadratic, or -1), op for op.
+fn ray_sphere(pos: &[f64; 3], dist_sqr: f64, pnt: &[f64; 3], vec: &[f64; 3]) -> f64 {
+    let dif = [pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]];
+    let a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2];
+    let b = vec[0] * dif[0] + vec[1] * dif[1] + vec[2] * dif[2];
+    let c = dif[0] * dif[0] + dif[1] * dif[1] + dif[2] * dif[2] - dist_sqr;
+    let det = b * b - a * c;
+    if det < 0.0 || a < MJ_MINVAL {
+        return -1.0;
+    }
+    let det = det.sqrt();
+    let (x0, x1) = ((-b - det) / a, (-b + det) / a);
+    if x0 >= 0.0 {
+        x0
+    } else if x1 >= 0.0 {
+        x1
+    } else {
+        -1.0
+    }
+}
+
+/// MuJoCo's bounding angles of a geom seen from `pnt`, op for op.
+fn bounding_angles(aabb: &[f64; 6], xpos: &[f64; 3], xmat: &[f64; 9], pnt: &[f64; 3]) -> [f64; 4] {
+    const NONE: [f64; 4] = [-PI, 0.0, PI, PI];
+    // the point inside the geom's box: no angular cull
+    let d = [pnt[0] - xpos[0], pnt[1] - xpos[1], pnt[2] - xpos[2]];
+    let mut p = [
+        xmat[0] * d[0] + xmat[3] * d[1] + xmat[6] * d[2],
+        xmat[1] * d[0] + xmat[4] * d[1] + xmat[7] * d[2],
+        xmat[2] * d[0] + xmat[5] * d[1] + xmat[8] * d[2],
+    ];
+    for j in 0..3 {
+        p[j] -= aabb[j];
+    }
+    if (0..3).all(|j| p[j].abs() <= aabb[3 + j]) {
+        return NONE;
+    }
+    let mut ba = [MJ_MAXVAL, MJ_MAXVAL, -MJ_MAXVAL, -MJ_MAXVAL];
+    for v in 0..8 {
+        let vert = [
+            if v & 1 != 0 { aabb[0] + aabb[3] } else { aabb[0] - aabb[3] },
+            if v & 2 != 0 { aabb[1] + aabb[4] } else { aabb[1] - aabb[4] },
+            if v & 4 != 0 { aabb[2] + aabb[5] } else { aabb[2] - aabb[5] },
+        ];
+        let mut b = [
+            xmat[0] * vert[0] + xmat[1] * vert[1] + xmat[2] * vert[2],
+            xmat[3] * vert[0] + xmat[4] * vert[1] + xmat[5] * vert[2],
+            xmat[6] * vert[0] + xmat[7] * vert[1] + xmat[8] * vert[2],
+        ];
+        for j in 0..3 {
+            b[j] += xpos[j];
+        }
+        let r = [b[0] - pnt[0], b[1] - pnt[1], b[2] - pnt[2]];
+        let az = r[1].atan2(r[0]);
+        let el = (r[0] * r[0] + r[1] * r[1]).sqrt().atan2(r[2]);
+        ba[0] = mj_min(ba[0], az);
+        ba[1] = mj_min(ba[1], el);
+        ba[2] = mj_max(ba[2], az);
+        ba[3] = mj_max(ba[3], el);
+    }
+    let max_half = mj_max(aabb[3], mj_max(aabb[4], aabb[5]));
+    let e = [pnt[0] - xpos[0], pnt[1] - xpos[1], pnt[2] - xpos[2]];
+    let dist = (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt();
+    if dist > MJ_MINVAL {
+        let margin = max_half.atan2(dist);
+        ba[0] -= margin;
+        ba[1] -= margin;
+        ba[2] += margin;
+        ba[3] += margin;
+    }
+    if ba[2] - ba[0] > PI || ba[3] - ba[1] > PI {
+        return NONE;
+    }
+    ba
 }
 
 impl RayBatch {
     /// A batch for `n` rays.
     pub fn new(n: usize) -> Self {
-        RayBatch { dirs: vec![0.0; 3 * n], dist: vec![-1.0; n], geom: vec![-1; n] }
+        RayBatch {
+            dirs: vec![0.0; 3 * n],
+            dist: vec![-1.0; n],
+            geom: vec![-1; n],
+            cand: Vec::new(),
+        }
     }
 
     /// Number of rays.
@@ -86,9 +213,174 @@ impl RayBatch {
         include_static: bool,
         cutoff: f64,
     ) {
+        let mask = mask.unwrap_or(&VISIBLE_GROUPS);
+        let sdf = mjtGeom::mjGEOM_SDF as i32;
+        if data.model().geom_type().iter().any(|t| *t as i32 == sdf) {
+            self.multi_ray(data, origin, exclude_body, mask, include_static, cutoff);
+        } else {
+            self.cast_culled(data, origin, exclude_body, mask, include_static, cutoff);
+        }
+        self.cast_planes(data, origin, exclude_body, mask, include_static, cutoff);
+    }
+
+    /// [`RayBatch::cast`] through plain `mj_multiRay` (plus the same plane pass): the reference
+    /// the culled cast is held bitwise equal to.
+    pub fn cast_reference(
+        &mut self,
+        data: &mut Data,
+        origin: [f64; 3],
+        exclude_body: Option<usize>,
+        mask: Option<&[u8; mjNGROUP as usize]>,
+        include_static: bool,
+        cutoff: f64,
+    ) {
+        let mask = mask.unwrap_or(&VISIBLE_GROUPS);
+        self.multi_ray(data, origin, exclude_body, mask, include_static, cutoff);
+        self.cast_planes(data, origin, exclude_body, mask, include_static, cutoff);
+    }
+
+    /// `mj_multiRay`'s answer, computed with a per-ray bounding-sphere cull (module notes).
+    fn cast_culled(
+        &mut self,
+        data: &Data,
+        origin: [f64; 3],
+        exclude_body: Option<usize>,
+        mask: &[u8; mjNGROUP as usize],
+        include_static: bool,
+        cutoff: f64,
+    ) {
+        let m = data.model();
+        let (mesh, hfield, plane) = (
+            mjtGeom::mjGEOM_MESH as i32,
+            mjtGeom::mjGEOM_HFIELD as i32,
+            mjtGeom::mjGEOM_PLANE as i32,
+        );
+        let exclude = exclude_body.map(|b| b as i32).unwrap_or(-1);
+        let (xpos, xmat) = (data.geom_xpos(), data.geom_xmat());
+        let (rbound, bodyid, weld) = (m.geom_rbound(), m.geom_bodyid(), m.body_weldid());
+        let (matid, rgba, mat_rgba, group) =
+            (m.geom_matid(), m.geom_rgba(), m.mat_rgba(), m.geom_group());
+        self.cand.clear();
+        for g in 0..m.ffi().ngeom as usize {
+            // mj_multiRay's eligibility, rule for rule.
+            let b = bodyid[g];
+            if b == exclude
+                || (matid[g] < 0 && rgba[g][3] == 0.0)
+                || (matid[g] >= 0 && mat_rgba[matid[g] as usize][3] == 0.0)
+                || (!include_static && weld[b as usize] == 0)
+                || mask[group[g].clamp(0, mjNGROUP as i32 - 1) as usize] == 0
+            {
+                continue;
+            }
+            // Its cutoff rule (the centre farther than cutoff plus the bounding radius) and its
+            // bounding angles, both only for a body with a bounding volume, as there.
+            let c = xpos[g];
+            let w = [c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]];
+            let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+            let bvh = m.body_bvhadr()[b as usize];
+            let (mut body_sphere, mut ba) = (None, [0.0; 4]);
+            if bvh != -1 {
+                if w2.sqrt() > cutoff + rbound[g] {
+                    continue;
+                }
+                ba = bounding_angles(&m.geom_aabb()[g], &c, &xmat[g], &origin);
+                let bb = &m.bvh_aabb()[bvh as usize];
+                let xi = data.xipos()[b as usize];
+                let centre = [bb[0] + xi[0], bb[1] + xi[1], bb[2] + xi[2]];
+                body_sphere = Some((centre, bb[3] * bb[3] + bb[4] * bb[4] + bb[5] * bb[5]));
+            }
+            let kind = m.geom_type()[g] as i32;
+            // A plane is unbounded (radius 0): never culled per ray. Others: the sphere grown by
+            // a relative and an absolute margin, so rounding can only keep a geom, never drop it.
+            let r = rbound[g] * (1.0 + 1e-9) + 1e-9;
+            let r2 = if kind == plane { f64::INFINITY } else { r * r };
+            self.cand.push(Candidate { id: g, kind, w, r2, w2, body_sphere, ba });
+        }
+        let size = m.geom_size();
+        let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
+        for i in 0..self.dist.len() {
+            let v = [self.dirs[3 * i], self.dirs[3 * i + 1], self.dirs[3 * i + 2]];
+            let vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+            if vv < 1e-15 {
+                // mj_multiRay: a zero direction gets no hit (its geom id is left as it was).
+                self.dist[i] = -1.0;
+                continue;
+            }
+            let (mut dist, mut geom) = (-1.0, -1);
+            let mut angles: Option<(f64, f64)> = None;
+            for c in &self.cand {
+                if c.w2 > c.r2 {
+                    // The ray must come within r of the centre, ahead of the origin.
+                    let t = v[0] * c.w[0] + v[1] * c.w[1] + v[2] * c.w[2];
+                    if t < 0.0 || c.w2 - t * t / vv > c.r2 {
+                        continue;
+                    }
+                }
+                // mj_multiRay's own culls, which decide what it returns (they can drop a geom
+                // the ray does hit, so they are part of the answer, not only of its speed).
+                if let Some((centre, ssz)) = c.body_sphere {
+                    if ray_sphere(&centre, ssz, &origin, &v) < 0.0 {
+                        continue;
+                    }
+                    let (az, el) = *angles.get_or_insert_with(|| {
+                        (v[1].atan2(v[0]), (v[0] * v[0] + v[1] * v[1]).sqrt().atan2(v[2]))
+                    });
+                    if el < c.ba[1] || el > c.ba[3] {
+                        continue;
+                    }
+                    let centre_az = (c.ba[0] + c.ba[2]) * 0.5;
+                    let half = (c.ba[2] - c.ba[0]) * 0.5;
+                    let mut diff = az - centre_az;
+                    if diff > PI {
+                        diff -= 2.0 * PI;
+                    } else if diff < -PI {
+                        diff += 2.0 * PI;
+                    }
+                    if diff.abs() > half {
+                        continue;
+                    }
+                }
+                let g = c.id;
+                // SAFETY: plain arrays of the declared sizes; model and data are live and only
+                // read (the mesh and hfield functions read the model and the geom poses).
+                let d = unsafe {
+                    if c.kind == mesh {
+                        mj_rayMesh(mp, dp, g as i32, &origin, &v, std::ptr::null_mut())
+                    } else if c.kind == hfield {
+                        mj_rayHfield(mp, dp, g as i32, &origin, &v, std::ptr::null_mut())
+                    } else {
+                        mju_rayGeom(
+                            &xpos[g],
+                            &xmat[g],
+                            &size[g],
+                            &origin,
+                            &v,
+                            c.kind,
+                            std::ptr::null_mut(),
+                        )
+                    }
+                };
+                if d >= 0.0 && (d < dist || dist < 0.0) {
+                    dist = d;
+                    geom = g as i32;
+                }
+            }
+            self.dist[i] = dist;
+            self.geom[i] = geom;
+        }
+    }
+
+    fn multi_ray(
+        &mut self,
+        data: &mut Data,
+        origin: [f64; 3],
+        exclude_body: Option<usize>,
+        mask: &[u8; mjNGROUP as usize],
+        include_static: bool,
+        cutoff: f64,
+    ) {
         let n = self.dist.len();
         debug_assert!(self.dirs.len() == 3 * n && self.geom.len() == n);
-        let mask = mask.unwrap_or(&VISIBLE_GROUPS);
         // SAFETY: the private buffers hold exactly n rays (fixed by `new`); model and data are live and only this thread touches them.
         unsafe {
             let m = data.model().ffi() as *const _;
@@ -107,7 +399,6 @@ impl RayBatch {
                 cutoff,
             );
         }
-        self.cast_planes(data, origin, exclude_body, mask, include_static, cutoff);
     }
 
     /// Intersect every eligible plane geom directly (see the module notes), keeping the nearer hit.
