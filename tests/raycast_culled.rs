@@ -104,6 +104,14 @@ fn culled_cast_equals_mj_multi_ray_bitwise() {
         let (roll, pitch) =
             if tilted { ((rng.next() - 0.5) * 1.2, (rng.next() - 0.5) * 1.2) } else { (0.0, 0.0) };
         scan_dirs(&mut a, 360, roll, pitch, rng.next() * 6.0);
+        if trial % 6 == 5 {
+            // a 3D pattern (no scan plane): random unit directions
+            for i in 0..360 {
+                let (z, phi) = (rng.next() * 2.0 - 1.0, rng.next() * std::f64::consts::TAU);
+                let r = (1.0 - z * z).sqrt();
+                a.set_dir(i, [r * phi.cos(), r * phi.sin(), z]);
+            }
+        }
         b.dirs_mut().copy_from_slice(&{ a.dirs_mut().to_vec() });
         let cutoff = [0.3, 1.0, 3.0, 12.0, 40.0][trial % 5];
         let mask = if trial % 4 == 1 { Some(&all_groups) } else { None };

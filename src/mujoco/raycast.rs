@@ -61,6 +61,8 @@ struct Candidate {
     /// `None` for a body without a bounding volume (no cull there either).
     body_sphere: Option<([f64; 3], f64)>,
     ba: [f64; 4],
+    /// `ba` computed yet (lazily: only for a geom some ray comes near).
+    ba_done: bool,
 }
 
 const MJ_MINVAL: f64 = 1e-15;
@@ -81,6 +83,42 @@ fn mj_max(a: f64, b: f64) -> f64 {
     } else {
         b
     }
+}
+
+/// The unit normal of the plane every ray direction lies in (a 2D scan), or `None`. A direction
+/// off the plane by more than 1e-12 (relative) disqualifies it; the cull it enables keeps a
+/// margin far above that.
+fn scan_plane(dirs: &[f64]) -> Option<[f64; 3]> {
+    let n = dirs.len() / 3;
+    let d = |i: usize| [dirs[3 * i], dirs[3 * i + 1], dirs[3 * i + 2]];
+    if n < 3 {
+        return None;
+    }
+    let a = d(0);
+    let mut best = ([0.0; 3], 0.0);
+    for i in 1..n {
+        let b = d(i);
+        let c = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+        let l = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
+        if l > best.1 {
+            best = (c, l);
+        }
+        if l > 0.5 {
+            break;
+        }
+    }
+    if best.1 < 1e-6 {
+        return None;
+    }
+    let nrm = [best.0[0] / best.1, best.0[1] / best.1, best.0[2] / best.1];
+    for i in 0..n {
+        let v = d(i);
+        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if (nrm[0] * v[0] + nrm[1] * v[1] + nrm[2] * v[2]).abs() > 1e-12 * len.max(1.0) {
+            return None;
+        }
+    }
+    Some(nrm)
 }
 
 /// MuJoCo's ray-sphere test (smallest non-negative root of the quadratic, or -1), op for op.
@@ -260,6 +298,7 @@ impl RayBatch {
         let (rbound, bodyid, weld) = (m.geom_rbound(), m.geom_bodyid(), m.body_weldid());
         let (matid, rgba, mat_rgba, group) =
             (m.geom_matid(), m.geom_rgba(), m.mat_rgba(), m.geom_group());
+        let plane_n = scan_plane(&self.dirs);
         self.cand.clear();
         for g in 0..m.ffi().ngeom as usize {
             // mj_multiRay's eligibility, rule for rule.
@@ -278,12 +317,11 @@ impl RayBatch {
             let w = [c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]];
             let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
             let bvh = m.body_bvhadr()[b as usize];
-            let (mut body_sphere, mut ba) = (None, [0.0; 4]);
+            let (mut body_sphere, ba) = (None, [0.0; 4]);
             if bvh != -1 {
                 if w2.sqrt() > cutoff + rbound[g] {
                     continue;
                 }
-                ba = bounding_angles(&m.geom_aabb()[g], &c, &xmat[g], &origin);
                 let bb = &m.bvh_aabb()[bvh as usize];
                 let xi = data.xipos()[b as usize];
                 let centre = [bb[0] + xi[0], bb[1] + xi[1], bb[2] + xi[2]];
@@ -294,7 +332,15 @@ impl RayBatch {
             // a relative and an absolute margin, so rounding can only keep a geom, never drop it.
             let r = rbound[g] * (1.0 + 1e-9) + 1e-9;
             let r2 = if kind == plane { f64::INFINITY } else { r * r };
-            self.cand.push(Candidate { id: g, kind, w, r2, w2, body_sphere, ba });
+            // A 2D scan: a sphere that does not meet the scan plane meets none of its rays.
+            if let Some(n) = plane_n {
+                if kind != plane
+                    && (n[0] * w[0] + n[1] * w[1] + n[2] * w[2]).abs() > r * (1.0 + 1e-9) + 1e-9
+                {
+                    continue;
+                }
+            }
+            self.cand.push(Candidate { id: g, kind, w, r2, w2, body_sphere, ba, ba_done: false });
         }
         let size = m.geom_size();
         let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
@@ -308,7 +354,7 @@ impl RayBatch {
             }
             let (mut dist, mut geom) = (-1.0, -1);
             let mut angles: Option<(f64, f64)> = None;
-            for c in &self.cand {
+            for c in self.cand.iter_mut() {
                 if c.w2 > c.r2 {
                     // The ray must come within r of the centre, ahead of the origin.
                     let t = v[0] * c.w[0] + v[1] * c.w[1] + v[2] * c.w[2];
@@ -321,6 +367,11 @@ impl RayBatch {
                 if let Some((centre, ssz)) = c.body_sphere {
                     if ray_sphere(&centre, ssz, &origin, &v) < 0.0 {
                         continue;
+                    }
+                    if !c.ba_done {
+                        let g = c.id;
+                        c.ba = bounding_angles(&m.geom_aabb()[g], &xpos[g], &xmat[g], &origin);
+                        c.ba_done = true;
                     }
                     let (az, el) = *angles.get_or_insert_with(|| {
                         (v[1].atan2(v[0]), (v[0] * v[0] + v[1] * v[1]).sqrt().atan2(v[2]))
