@@ -162,7 +162,7 @@ struct SimArgs {
     /// monitor reports; docs/campaigns.md).
     #[arg(long, value_name = "FILE.json")]
     summary: Option<PathBuf>,
-    /// With --summary: also keep this endpoint's last value (`<namespace>/<name>`, repeatable).
+    /// With --summary: also keep this endpoint's last value, by topic (`/scan`, `/robot1/odom`; repeatable).
     #[arg(long = "summary-endpoint", value_name = "ADDRESS", requires = "summary")]
     summary_endpoints: Vec<String>,
 }

@@ -64,10 +64,16 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// A campaign document's refusals: `FILE: path: message`, one line each.
+fn document_errors(file: &Path, e: &crate::error::ConfigErrors) -> String {
+    let lines: Vec<String> = e.0.iter().map(|x| format!("{}: {x}", file.display())).collect();
+    lines.join("\nerror: ")
+}
+
 fn run(a: &RunArgs) -> ExitCode {
     let c = match load_campaign(&a.campaign) {
         Ok(c) => c,
-        Err(e) => return fail(format!("{}: {e}", a.campaign.display())),
+        Err(e) => return fail(document_errors(&a.campaign, &e)),
     };
     let trials = expand(&c);
     if let Err(m) = validate(&c, &trials) {

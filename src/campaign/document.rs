@@ -85,7 +85,7 @@ pub struct Collect {
     /// Every monitor's last report (contact, clearance, upright, energy) in the table.
     #[serde(default = "yes")]
     pub monitors: bool,
-    /// Endpoints (`<namespace>/<name>`) whose last value is kept in results.json; their scalar
+    /// Endpoints by topic (`/scan`, `/robot1/odom`) whose last value is kept in results.json; their scalar
     /// members go in the table.
     #[serde(default)]
     pub endpoints: Vec<String>,
@@ -278,7 +278,10 @@ pub fn parse_campaign(text: &str, dir: &Path) -> Result<Campaign, ConfigErrors> 
     }
     for (i, e) in raw.collect.endpoints.iter().enumerate() {
         if e.trim().is_empty() {
-            errors.push(format!("collect.endpoints[{i}]"), "is empty: name `<namespace>/<name>`");
+            errors.push(
+                format!("collect.endpoints[{i}]"),
+                "is empty: name the endpoint by its topic, e.g. `/scan`",
+            );
         }
     }
     let cells: u64 =

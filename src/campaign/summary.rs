@@ -11,8 +11,8 @@
 //!   by endpoint address;
 //! - `endpoints`: the last value of each endpoint named with `--summary-endpoint`.
 //!
-//! An endpoint's address is `<namespace>/<name>` (`robot/odom`), or `<name>` for an endpoint
-//! without a namespace: the relative topic a ROS 2 bridge would give it before any `topic` hint.
+//! An endpoint's address is its topic as a ROS 2 bridge without a namespace of its own publishes
+//! it (`/scan`, `/robot1/odom`); the first endpoint of a topic answers for it.
 //! Values are the neutral payloads as JSON (a non-finite number is `null`); an endpoint that never
 //! published has `null`. Wall time is not in it: the file is a function of world, seed and
 //! inputs, bitwise.
@@ -26,13 +26,10 @@ use crate::context::payload::Payload;
 use crate::context::SimContext;
 use crate::runner::Summary;
 
-/// The address a campaign and `--summary-endpoint` name an endpoint by.
+/// The address a campaign and `--summary-endpoint` name an endpoint by: the topic a ROS 2
+/// bridge without a namespace of its own would publish it on (`/scan`, `/robot1/odom`).
 pub fn endpoint_address(ep: &Endpoint) -> String {
-    if ep.namespace.is_empty() {
-        ep.name.clone()
-    } else {
-        format!("{}/{}", ep.namespace, ep.name)
-    }
+    crate::ros::names::resolve_topic("", &ep.namespace, &ep.name, ep.get_hint("ros2", "topic"))
 }
 
 /// Every outbound endpoint's address, in registration order, each once.
@@ -101,7 +98,7 @@ pub fn summary_json(ctx: &SimContext, run: Result<&Summary, String>, endpoints: 
         if let Some(p) = latest.filter(|p| is_monitor(p)) {
             monitors.insert(addr.clone(), payload_json(p));
         }
-        if let (Some(slot), Some(p)) = (chosen.get_mut(&addr), latest) {
+        if let (Some(slot @ Json::Null), Some(p)) = (chosen.get_mut(&addr), latest) {
             *slot = payload_json(p);
         }
     }
