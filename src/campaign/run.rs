@@ -192,7 +192,13 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
     } else if let Some(sig) = signal {
         ("crashed", format!("ended by signal {sig}"))
     } else if code != Some(0) {
-        ("failed", format!("exited with {code:?}; see stderr.txt"))
+        (
+            "failed",
+            format!(
+                "exited with code {}; see stderr.txt",
+                code.map_or("?".to_string(), |c| c.to_string())
+            ),
+        )
     } else if !has_results {
         ("failed", "exited 0 without writing results.json".to_string())
     } else {
