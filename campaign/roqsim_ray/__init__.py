@@ -114,6 +114,8 @@ def _status(res, timeout_s, attempts):
         status, note = "failed", f"exited with code {exit_code}; see stderr.txt"
     elif "results.json" not in res["files"]:
         status, note = "failed", "exited 0 without writing results.json"
+    elif json.loads(res["files"]["results.json"]).get("reason") == "interrupted":
+        status, note = "interrupted", "the run was interrupted (SIGINT/SIGTERM) before its limit"
     else:
         status, note = "ok", ""
     return {

@@ -76,7 +76,12 @@ fn run(a: &RunArgs) -> ExitCode {
         Err(e) => return fail(document_errors(&a.campaign, &e)),
     };
     let trials = expand(&c);
-    if let Err(m) = validate(&c, &trials) {
+    // Building every cell logs what each trial's own stderr.txt will say again: keep it quiet here.
+    let checked =
+        tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
+            validate(&c, &trials)
+        });
+    if let Err(m) = checked {
         return fail(format!("{}: {m}", a.campaign.display()));
     }
     if a.jobs == Some(0) {

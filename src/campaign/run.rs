@@ -6,7 +6,7 @@
 //! wall time, attempts), `results.json` (the run's `--summary`) and `record.mcap` when the
 //! campaign records. A trial is complete when its status is `ok` and its results.json exists;
 //! re-running a campaign skips complete trials, leaves `failed`/`timeout`/`crashed` ones marked
-//! (re-run with `--retry-failed`) and runs everything else.
+//! (re-run with `--retry-failed`) and runs everything else (never run, or `interrupted`).
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -24,7 +24,8 @@ use crate::campaign::expand::Trial;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrialStatus {
     /// `ok`, `failed` (non-zero exit or no results), `timeout` (killed at the wall timeout),
-    /// `crashed` (ended by a signal).
+    /// `crashed` (ended by a signal), `interrupted` (stopped by SIGINT/SIGTERM before its limit;
+    /// runs again on resume).
     pub status: String,
     /// The process's exit code (None when killed or ended by a signal).
     pub exit_code: Option<i32>,
@@ -201,12 +202,22 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
         )
     } else if !has_results {
         ("failed", "exited 0 without writing results.json".to_string())
+    } else if interrupted(td) {
+        ("interrupted", "the run was interrupted (SIGINT/SIGTERM) before its limit".to_string())
     } else {
         ("ok", String::new())
     };
     let st = TrialStatus { status: status.into(), exit_code: code, signal, wall_s, attempts, note };
     let _ = write_json(&td.join("status.json"), &st);
     st
+}
+
+/// The trial's results say a signal ended its loop (the campaign itself was being stopped).
+fn interrupted(td: &Path) -> bool {
+    std::fs::read_to_string(td.join("results.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .is_some_and(|v| v["reason"] == "interrupted")
 }
 
 /// Which trials to run now: not complete, and not marked failed unless `retry_failed`.
@@ -217,6 +228,7 @@ pub fn pending(dir: &Path, trials: &[Trial], retry_failed: bool) -> Vec<usize> {
             let td = trial_dir(dir, t.index);
             match read_status(&td) {
                 None => true,
+                Some(s) if s.status == "interrupted" => true,
                 Some(s) if s.is_ok() => !td.join("results.json").is_file(),
                 Some(_) => retry_failed,
             }
