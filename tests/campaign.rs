@@ -447,3 +447,24 @@ fn the_summary_carries_a_plugins_stop_reason() {
         r.stderr
     );
 }
+
+#[test]
+fn seed_by_repetition_gives_every_cell_the_same_seeds() {
+    let d = setup(
+        "world: open.yaml
+factors:
+  components.robot.rplidar.lidar.range_stddev: [0.01, 0.02]
+repetitions: 2
+seed: 50
+seed_by: repetition
+limits: {steps: 50}
+collect: {endpoints: [/scan]}
+",
+    );
+    let r = run_campaign(d.path(), "out", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rows = table(&d.path().join("out"));
+    let seeds: Vec<u64> = rows.iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [50, 51, 50, 51]);
+    assert_eq!(rows[2]["components.robot.rplidar.lidar.range_stddev"], 0.02);
+}
