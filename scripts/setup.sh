@@ -195,6 +195,19 @@ models_python_step() {
   stamp_set venv-models "$h"
 }
 
+# Ray, for campaigns on a cluster (campaign/roqsim_ray) and the local-cluster test.
+campaign_python_step() {
+  local h
+  h="$(hash_files "$ROOT/scripts/requirements-campaign.txt")"
+  if stamp_ok venv-campaign "$h"; then
+    log "venv: campaign packages (ray) current"
+    return
+  fi
+  log "venv: installing scripts/requirements-campaign.txt"
+  pip_install pip-campaign -r "$ROOT/scripts/requirements-campaign.txt"
+  stamp_set venv-campaign "$h"
+}
+
 # ---------------------------------------------------------------------------------------------
 # 4. ROS 2 Jazzy wheels + the fixes they need (each fix below says what it repairs).
 # ---------------------------------------------------------------------------------------------
@@ -396,6 +409,7 @@ venv_step
 mujoco_step
 base_python_step
 models_python_step
+campaign_python_step
 if [ "$WANT_ROS" = 1 ]; then
   ros_python_step
 fi

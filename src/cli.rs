@@ -53,6 +53,11 @@ enum Command {
         #[command(subcommand)]
         what: crate::introspect::cli::CatalogCmd,
     },
+    /// Sweep worlds, override values and seeds: one `roqsim sim` process per trial, one table.
+    Campaign {
+        #[command(subcommand)]
+        what: crate::campaign::cli::CampaignCmd,
+    },
     /// Export a spawned robot's description.
     Export {
         #[command(subcommand)]
@@ -153,6 +158,13 @@ struct SimArgs {
     manual_control: bool,
     #[command(flatten)]
     record: crate::record::cli::RecordArgs,
+    /// Write a JSON end-of-run summary here (stop reason, steps, sim time, seed, entity poses,
+    /// monitor reports; docs/campaigns.md).
+    #[arg(long, value_name = "FILE.json")]
+    summary: Option<PathBuf>,
+    /// With --summary: also keep this endpoint's last value, by topic (`/scan`, `/robot1/odom`; repeatable).
+    #[arg(long = "summary-endpoint", value_name = "ADDRESS", requires = "summary")]
+    summary_endpoints: Vec<String>,
 }
 
 fn assignments(w: &WorldArgs) -> Result<Vec<Assignment>, ConfigErrors> {
@@ -229,6 +241,7 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
         Command::State(a) => crate::record::cli::state(&a),
         Command::Scenes { what } => crate::introspect::cli::scenes(what),
         Command::Catalog { what } => crate::introspect::cli::catalog(what),
+        Command::Campaign { what } => crate::campaign::cli::campaign(what),
     }
 }
 
@@ -311,6 +324,15 @@ fn sim(a: SimArgs) -> ExitCode {
     }
     let result =
         runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
+    if let Some(path) = &a.summary {
+        let run = result.as_ref().map_err(|e| e.to_string());
+        let json = crate::campaign::summary::summary_json(&engine.ctx, run, &a.summary_endpoints);
+        if let Err(m) = crate::campaign::summary::write_summary(path, &json) {
+            eprintln!("error: {m}");
+            engine.shutdown();
+            return ExitCode::from(1);
+        }
+    }
     finish(&mut engine, result, a.profile)
 }
 
@@ -420,6 +442,10 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
         }
     }
     engine.ctx.run.manual_control = a.manual_control;
+    if let Err(m) = crate::campaign::summary::check_endpoints(&engine.ctx, &a.summary_endpoints) {
+        eprintln!("error: --summary-endpoint: {m}");
+        return Err(ExitCode::from(2));
+    }
     Ok((engine, Limits { steps: a.steps, seconds: a.seconds }, factor))
 }
 

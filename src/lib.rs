@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod camera;
+pub mod campaign;
 pub mod cli;
 pub mod context;
 pub mod engine;

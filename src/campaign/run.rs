@@ -1,0 +1,296 @@
+//! Running trials: each one a separate `roqsim sim` process of this same binary, N at a time,
+//! under a wall timeout, into its own folder.
+//!
+//! A trial's folder (`DIR/trials/NNNN/`) holds `trial.json` (its definition and the exact
+//! argument list), `override.yaml`, `stdout.txt`, `stderr.txt`, `status.json` (status, exit code,
+//! wall time, attempts), `results.json` (the run's `--summary`) and `record.mcap` when the
+//! campaign records. A trial is complete when its status is `ok` and its results.json exists;
+//! re-running a campaign skips complete trials, leaves `failed`/`timeout`/`crashed` ones marked
+//! (re-run with `--retry-failed`) and runs everything else (never run, or `interrupted`).
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::campaign::document::Campaign;
+use crate::campaign::expand::Trial;
+
+/// What `status.json` says about a trial.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialStatus {
+    /// `ok`, `failed` (non-zero exit or no results), `timeout` (killed at the wall timeout),
+    /// `crashed` (ended by a signal), `interrupted` (stopped by SIGINT/SIGTERM before its limit;
+    /// runs again on resume).
+    pub status: String,
+    /// The process's exit code (None when killed or ended by a signal).
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, if any.
+    pub signal: Option<i32>,
+    /// Wall time of the process (s).
+    pub wall_s: f64,
+    /// How many times the trial has been run.
+    pub attempts: u32,
+    /// What went wrong, for a person (empty when ok).
+    pub note: String,
+}
+
+impl TrialStatus {
+    /// The trial needs no re-run.
+    pub fn is_ok(&self) -> bool {
+        self.status == "ok"
+    }
+}
+
+/// A trial's folder.
+pub fn trial_dir(dir: &Path, index: usize) -> PathBuf {
+    dir.join("trials").join(format!("{index:04}"))
+}
+
+/// The trial's status, if it has run.
+pub fn read_status(td: &Path) -> Option<TrialStatus> {
+    let s = std::fs::read_to_string(td.join("status.json")).ok()?;
+    serde_json::from_str(&s).ok()
+}
+
+fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+    std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The `roqsim` arguments that run trial `t` of `c` into folder `td`.
+pub fn trial_args(c: &Campaign, t: &Trial, td: &Path) -> Vec<String> {
+    let p = |name: &str| td.join(name).display().to_string();
+    let mut a = vec![
+        "sim".to_string(),
+        t.world.path.display().to_string(),
+        "--override".into(),
+        p("override.yaml"),
+        "--seed".into(),
+        t.seed.to_string(),
+    ];
+    if let Some(s) = c.limits.seconds {
+        a.extend(["--seconds".into(), format!("{s}")]);
+    }
+    if let Some(n) = c.limits.steps {
+        a.extend(["--steps".into(), n.to_string()]);
+    }
+    a.extend(["--pacing".into(), "asap".into(), "--no-communication".into(), "-q".into()]);
+    a.extend(["--summary".into(), p("results.json")]);
+    for e in &c.collect.endpoints {
+        a.extend(["--summary-endpoint".into(), e.clone()]);
+    }
+    if c.record {
+        a.extend(["--record".into(), p("record.mcap")]);
+    }
+    a
+}
+
+/// What `trial.json` holds: enough to re-run the trial exactly without the campaign document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialFile {
+    /// Index in the campaign.
+    pub index: usize,
+    /// The world as the campaign wrote it.
+    pub world: String,
+    /// Factor levels by name.
+    pub levels: Vec<(String, serde_json::Value)>,
+    /// Repetition.
+    pub repetition: u64,
+    /// Seed.
+    pub seed: u64,
+    /// The `roqsim` arguments.
+    pub args: Vec<String>,
+    /// Wall timeout (s).
+    pub wall_timeout_s: f64,
+}
+
+/// Write a trial's folder: trial.json and override.yaml (kept if already there and unchanged).
+pub fn prepare_trial(c: &Campaign, t: &Trial, dir: &Path) -> Result<TrialFile, String> {
+    let td = trial_dir(dir, t.index);
+    std::fs::create_dir_all(&td).map_err(|e| format!("{}: {e}", td.display()))?;
+    let doc = t.override_document()?;
+    let yaml =
+        serde_norway::to_string(&serde_norway::Value::Mapping(doc)).map_err(|e| e.to_string())?;
+    std::fs::write(td.join("override.yaml"), yaml)
+        .map_err(|e| format!("{}: {e}", td.join("override.yaml").display()))?;
+    let f = TrialFile {
+        index: t.index,
+        world: t.world.written.clone(),
+        levels: t.levels.clone(),
+        repetition: t.repetition,
+        seed: t.seed,
+        args: trial_args(c, t, &td),
+        wall_timeout_s: c.limits.wall_timeout_s,
+    };
+    write_json(&td.join("trial.json"), &f)?;
+    Ok(f)
+}
+
+/// Read a trial's trial.json.
+pub fn read_trial_file(td: &Path) -> Result<TrialFile, String> {
+    let p = td.join("trial.json");
+    let s = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+    serde_json::from_str(&s).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Run one trial's process to its end or its timeout; writes stdout/stderr/status.json.
+pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
+    let attempts = read_status(td).map(|s| s.attempts).unwrap_or(0) + 1;
+    let fail = |note: String| TrialStatus {
+        status: "failed".into(),
+        exit_code: None,
+        signal: None,
+        wall_s: 0.0,
+        attempts,
+        note,
+    };
+    // A previous attempt's results must not stand in for this one's.
+    let _ = std::fs::remove_file(td.join("results.json"));
+    let files = std::fs::File::create(td.join("stdout.txt"))
+        .and_then(|o| Ok((o, std::fs::File::create(td.join("stderr.txt"))?)));
+    let (out, err) = match files {
+        Ok(x) => x,
+        Err(e) => return fail(format!("cannot create the trial's output files: {e}")),
+    };
+    let start = Instant::now();
+    let child = Command::new(exe)
+        .args(f.args.iter().map(OsString::from))
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return fail(format!("cannot start {}: {e}", exe.display())),
+    };
+    let deadline = Duration::from_secs_f64(f.wall_timeout_s);
+    let mut timed_out = false;
+    let exit = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if start.elapsed() >= deadline {
+            let _ = child.kill();
+            timed_out = true;
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let wall_s = start.elapsed().as_secs_f64();
+    use std::os::unix::process::ExitStatusExt;
+    let code = exit.and_then(|s| s.code());
+    let signal = exit.and_then(|s| s.signal());
+    let has_results = td.join("results.json").is_file();
+    let (status, note) = if timed_out {
+        ("timeout", format!("killed at the wall timeout of {} s", f.wall_timeout_s))
+    } else if let Some(sig) = signal {
+        ("crashed", format!("ended by signal {sig}"))
+    } else if code != Some(0) {
+        (
+            "failed",
+            format!(
+                "exited with code {}; see stderr.txt",
+                code.map_or("?".to_string(), |c| c.to_string())
+            ),
+        )
+    } else if !has_results {
+        ("failed", "exited 0 without writing results.json".to_string())
+    } else if interrupted(td) {
+        ("interrupted", "the run was interrupted (SIGINT/SIGTERM) before its limit".to_string())
+    } else {
+        ("ok", String::new())
+    };
+    let st = TrialStatus { status: status.into(), exit_code: code, signal, wall_s, attempts, note };
+    let _ = write_json(&td.join("status.json"), &st);
+    st
+}
+
+/// The trial's results say a signal ended its loop (the campaign itself was being stopped).
+fn interrupted(td: &Path) -> bool {
+    std::fs::read_to_string(td.join("results.json"))
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .is_some_and(|v| v["reason"] == "interrupted")
+}
+
+/// Which trials to run now: not complete, and not marked failed unless `retry_failed`.
+pub fn pending(dir: &Path, trials: &[Trial], retry_failed: bool) -> Vec<usize> {
+    trials
+        .iter()
+        .filter(|t| {
+            let td = trial_dir(dir, t.index);
+            match read_status(&td) {
+                None => true,
+                Some(s) if s.status == "interrupted" => true,
+                Some(s) if s.is_ok() => !td.join("results.json").is_file(),
+                Some(_) => retry_failed,
+            }
+        })
+        .map(|t| t.index)
+        .collect()
+}
+
+/// Counts of one run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Ran and finished ok.
+    pub ok: usize,
+    /// Ran and did not (failed, timeout, crashed).
+    pub failed: usize,
+}
+
+/// Run the trial folders `todo` (indices) `jobs` at a time; `done` is called on this thread after
+/// each trial ends.
+pub fn run_pool(
+    exe: &Path,
+    dir: &Path,
+    todo: &[usize],
+    jobs: usize,
+    done: &mut dyn FnMut(usize, &TrialStatus),
+) -> Tally {
+    let queue = Mutex::new(todo.iter().copied().collect::<VecDeque<usize>>());
+    let (tx, rx) = mpsc::channel::<(usize, TrialStatus)>();
+    let mut tally = Tally::default();
+    std::thread::scope(|s| {
+        for _ in 0..jobs.max(1).min(todo.len().max(1)) {
+            let tx = tx.clone();
+            let queue = &queue;
+            s.spawn(move || loop {
+                let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
+                let Some(i) = next else { break };
+                let td = trial_dir(dir, i);
+                let st = match read_trial_file(&td) {
+                    Ok(f) => run_trial(exe, &f, &td),
+                    Err(m) => TrialStatus {
+                        status: "failed".into(),
+                        exit_code: None,
+                        signal: None,
+                        wall_s: 0.0,
+                        attempts: 1,
+                        note: m,
+                    },
+                };
+                if tx.send((i, st)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        for (i, st) in rx {
+            if st.is_ok() {
+                tally.ok += 1;
+            } else {
+                tally.failed += 1;
+            }
+            done(i, &st);
+        }
+    });
+    tally
+}

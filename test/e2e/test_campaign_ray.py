@@ -1,0 +1,145 @@
+"""`roqsim campaign run --ray`: the same campaign on a local Ray cluster (started here with
+`ray start --head`, two worker slots) gives the local run's table, and a worker killed
+mid-trial is re-scheduled by Ray: every trial still completes once, the retried one says so.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray")
+
+WORLD = """sim: {timestep: 0.002, world: empty_room}
+components:
+  - spawn_robot: {model: turtlebot4, pose: {position: {x: 0.0, y: 0.0}}}
+    name: robot
+    components:
+      - contact_monitor: {}
+      - navigator: {speed: 0.3, goals: [GOAL], arrival_radius: 0.2}
+"""
+
+CAMPAIGN = """worlds: [open.yaml, turn.yaml]
+factors:
+  components.robot.rplidar.lidar.range_stddev: [0.0, 0.02]
+repetitions: 2
+seed: 40
+limits: {seconds: 40.0, wall_timeout_s: 120}
+collect:
+  poses: [robot]
+  endpoints: [/scan]
+"""
+
+
+def ray_bin():
+    return str(Path(sys.executable).parent / "ray")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    # Ray's socket paths must stay short: a temp dir directly under /tmp.
+    tmp = tempfile.mkdtemp(prefix="rq-ray-", dir="/tmp")
+    port = free_port()
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    start = subprocess.run(
+        [ray_bin(), "start", "--head", "--num-cpus=2", "--node-ip-address=127.0.0.1",
+         f"--port={port}", f"--temp-dir={tmp}", "--include-dashboard=false",
+         "--disable-usage-stats"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    try:
+        assert start.returncode == 0, start.stdout + start.stderr
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run([ray_bin(), "stop", "--force"], env=env, capture_output=True, timeout=120)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def folder(tmp_path):
+    (tmp_path / "open.yaml").write_text(WORLD.replace("GOAL", "[2.0, 1.0]"))
+    (tmp_path / "turn.yaml").write_text(WORLD.replace("GOAL", "[0.5, -2.0]"))
+    (tmp_path / "campaign.yaml").write_text(CAMPAIGN)
+    return tmp_path
+
+
+def rows(out):
+    return [json.loads(l) for l in (out / "results.jsonl").read_text().splitlines()]
+
+
+def ray_workers_running_a_trial():
+    """(worker pid, roqsim pid) for each `roqsim sim` whose parent is a Ray worker."""
+    found = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            cmd = (p / "cmdline").read_bytes().split(b"\0")
+            if len(cmd) < 2 or not cmd[0].endswith(b"roqsim") or cmd[1] != b"sim":
+                continue
+            ppid = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            parent = (Path("/proc") / str(ppid) / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent.startswith(b"ray::"):
+            found.append((ppid, int(p.name)))
+    return found
+
+
+def test_a_ray_campaign_matches_the_local_table_after_a_worker_dies(cluster, roqsim_bin, tmp_path):
+    d = folder(tmp_path)
+    local = subprocess.run(
+        [str(roqsim_bin), "campaign", "run", "campaign.yaml", "-o", "local", "--jobs", "2", "-q"],
+        cwd=d, capture_output=True, text=True, timeout=300,
+    )
+    assert local.returncode == 0, local.stdout + local.stderr
+    proc = subprocess.Popen(
+        [str(roqsim_bin), "campaign", "run", "campaign.yaml", "-o", "onray", "--ray", cluster, "-q"],
+        cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, ROQSIM_PYTHON=sys.executable),
+    )
+    # Kill the Ray worker process running the first trial seen, mid-trial.
+    killed = None
+    deadline = time.monotonic() + 120
+    while killed is None and time.monotonic() < deadline and proc.poll() is None:
+        running = ray_workers_running_a_trial()
+        if running:
+            worker, trial_pid = running[0]
+            time.sleep(0.3)
+            os.kill(worker, signal.SIGKILL)
+            killed = trial_pid
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=300)
+    assert killed is not None, "never saw a trial running on a Ray worker:\n" + err
+    assert proc.returncode == 0, out + err
+    assert "campaign: 8 trials: 8 ran (8 ok, 0 not), 0 skipped" in out, out + err
+    a, b = rows(d / "local"), rows(d / "onray")
+    assert len(a) == len(b) == 8
+    retried = [r["trial"] for r in b if r["attempts"] == 2]
+    assert len(retried) == 1, b
+    assert all(r["attempts"] in (1, 2) for r in b)
+    for ra, rb in zip(a, b):
+        for k in ("wall_s", "attempts"):
+            ra.pop(k)
+            rb.pop(k)
+        assert ra == rb
+        assert rb["status"] == "ok"
+        assert rb["reason"] == "seconds" and rb["steps"] == 20000
+    # Bitwise: each trial's results.json is the same file on Ray as locally.
+    for i in range(8):
+        fa = (d / "local" / "trials" / f"{i:04}" / "results.json").read_bytes()
+        fb = (d / "onray" / "trials" / f"{i:04}" / "results.json").read_bytes()
+        assert fa == fb, f"trial {i}"
