@@ -80,6 +80,45 @@ fn two_walkers_head_on_with_orca_never_come_closer_than_two_radii() {
     assert!(min < 0.01 && ya == 0.0 && yb == 0.0, "min {min}, |y| {ya} {yb}");
 }
 
+/// Two walkers crossing head-on, each re-deciding at `hz`: the velocity of `a` per step.
+fn head_on_at(hz: f64) -> (Engine, Vec<[f64; 2]>, f64) {
+    let w = |name: &str, from: i32| {
+        format!("  - walker: {{waypoints: [[{from}, 0], [{}, 0]], loop: false, avoidance: true, orca: {{update_hz: {hz}}}}}\n    name: {name}\n", -from)
+    };
+    let mut e = engine(&world(&(w("a", -4) + &w("b", 4))));
+    let (mut vel, mut min) = (Vec::new(), f64::INFINITY);
+    for _ in 0..5000 {
+        let before = xy(&e, "a");
+        e.step().unwrap();
+        let after = xy(&e, "a");
+        vel.push([(after[0] - before[0]) / e.dt(), (after[1] - before[1]) / e.dt()]);
+        min = min.min(dist(after, xy(&e, "b")));
+    }
+    (e, vel, min)
+}
+
+#[test]
+fn orca_runs_at_update_hz_and_the_walkers_move_every_step_in_between() {
+    // 10 Hz at 0.002 s: a new velocity every 50 steps (the first at step 0)
+    let (e, vel, min) = head_on_at(10.0);
+    let changes: Vec<usize> = (1..vel.len())
+        .filter(|&k| (vel[k][0] - vel[k - 1][0]).abs() + (vel[k][1] - vel[k - 1][1]).abs() > 1e-9)
+        .collect();
+    assert!(changes.len() >= 3, "it steered: {changes:?}");
+    // every change is on the gate, except the stop on arrival (the route's event)
+    let off_gate: Vec<&usize> = changes.iter().filter(|&&k| k % 50 != 0).collect();
+    assert!(off_gate.len() <= 1, "velocity changed off the 10 Hz gate at steps {off_gate:?}");
+    // in between it still moves every step (the mocap pose is integrated at the physics rate)
+    let moving = vel.iter().take(4000).filter(|v| v[0].hypot(v[1]) > 1.0).count();
+    assert!(moving > 3000, "moved on {moving} of the first 4000 steps");
+    assert!(min >= 0.52 - 1e-6, "closest approach {min} < 2 r at 10 Hz");
+    assert!(dist(xy(&e, "a"), [4.0, 0.0]) <= 0.25, "a at {:?}", xy(&e, "a"));
+    // at the physics rate the same crossing also keeps 2 r, with a different (finer) path
+    let (_, vel500, min500) = head_on_at(500.0);
+    assert!(min500 >= 0.52 - 1e-6, "closest approach {min500} at 500 Hz");
+    assert_ne!(vel, vel500, "the update rate is used");
+}
+
 #[test]
 fn the_crowd_is_one_controller_on_the_blackboard() {
     let e = engine(&head_on(true));
@@ -428,6 +467,14 @@ fn every_refusal_names_the_key_and_the_fix() {
         (
             "{avoidance: true, robot_body: ' '}",
             "robot_body: is empty: name the robot's body (`base_link`) or drop the key for every robot entity's base",
+        ),
+        (
+            "{avoidance: true, orca: {update_hz: 0}}",
+            "orca.update_hz: must be a rate of at least 0.001 Hz (above the physics rate it updates every step), got 0",
+        ),
+        (
+            "{orca: {update_hz: 50}}",
+            "orca.update_hz: `orca.update_hz` tunes how a walker gives way, and this one has `avoidance: false`",
         ),
         ("{outfit: B}", "unknown field `outfit`"),
         ("{orca: {inflation: 1}}", "unknown field `inflation`"),

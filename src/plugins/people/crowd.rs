@@ -63,6 +63,8 @@ pub struct AgentSpec {
     pub time_horizon: f64,
     /// Speed cap while giving way (m/s).
     pub max_speed: f64,
+    /// An avoiding walker re-decides its velocity every this many physics steps (≥ 1).
+    pub every: u64,
     /// The robots it yields to.
     pub robots: Vec<RobotRef>,
     /// Its patrol.
@@ -82,6 +84,8 @@ pub struct AgentState {
     pub dwelling: bool,
     /// Present (absent walkers stand still and are not seen).
     pub present: bool,
+    /// The route's target when the velocity was last decided (`None`: finished or standing).
+    pub target: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -100,6 +104,29 @@ struct State {
     robots: Vec<Tracked>,
     props: Vec<Tracked>,
     yaw: Vec<f64>,
+    /// Each walker's index in the entity registry, checked by name before use.
+    entity_index: Vec<usize>,
+    /// Physics steps since the reset (the update gates count on it).
+    step: u64,
+}
+
+impl State {
+    /// Whether walker `i` is present, through its cached registry index (looked up again when the
+    /// registry changed under it).
+    fn present(&mut self, i: usize, ctx: &SimContext) -> bool {
+        let name = &self.agents[i].0.entity;
+        let all = ctx.entities.all();
+        match all.get(self.entity_index[i]) {
+            Some(e) if e.name == *name => e.present,
+            _ => match all.iter().position(|e| e.name == *name) {
+                Some(k) => {
+                    self.entity_index[i] = k;
+                    all[k].present
+                }
+                None => true,
+            },
+        }
+    }
 }
 
 /// The shared crowd (blackboard [`CROWD_KEY`]); cloning shares it.
@@ -142,6 +169,7 @@ impl Crowd {
         let mut s = self.0.borrow_mut();
         s.agents.push((spec, AgentState::default()));
         s.yaw.push(0.0);
+        s.entity_index.push(usize::MAX);
     }
 
     /// How many walkers the crowd moves.
@@ -208,6 +236,7 @@ impl Crowd {
         }
         st.robots = robots;
         st.props = props;
+        st.step = 0;
         Ok(())
     }
 
@@ -217,28 +246,35 @@ impl Crowd {
         let s = &mut *guard;
         let dt = ctx.dt;
         let now = ctx.sim_time();
-        // 1. sense the walkers
-        {
-            let mocap = ctx.data().mocap_pos();
-            for (a, st) in s.agents.iter_mut() {
-                st.present = ctx.entities.get(&a.entity).is_none_or(|e| e.present);
-                let p = mocap[a.mocap];
-                st.pos = [p[0], p[1]];
-            }
-        }
-        // 2. preferred velocities
-        for (a, st) in s.agents.iter_mut() {
-            st.dwelling = a.route.dwelling();
+        let step = s.step;
+        s.step += 1;
+        // 1. sense the walkers; who re-decides this step: an avoiding walker on its update gate,
+        // or one whose situation changed since its last decision (it arrived, a dwell began or
+        // ended, it left or rejoined the world) — so a dwell starts where the route says, not up
+        // to one update period later
+        let mut decide: Vec<bool> = Vec::with_capacity(s.agents.len());
+        for i in 0..s.agents.len() {
+            let present = s.present(i, ctx);
+            let p = ctx.data().mocap_pos()[s.agents[i].0.mocap];
+            let (a, st) = &mut s.agents[i];
+            let was = (st.present, st.dwelling, st.target);
+            st.present = present;
+            st.pos = [p[0], p[1]];
+            // 2. preferred velocity (random dwells drawn from the run's generator)
             if !st.present {
                 st.preferred = [0.0, 0.0];
-                continue;
+            } else {
+                let entity = &a.entity;
+                st.preferred = a.route.preferred(st.pos, now, a.speed, |lo, hi| {
+                    let mut rng =
+                        ctx.rng_for(&format!("walker:{entity}")).map_err(|e| e.to_string())?;
+                    Ok(lo + (hi - lo) * rng.uniform())
+                })?;
             }
-            let key = format!("walker:{}", a.entity);
-            st.preferred = a.route.preferred(st.pos, now, a.speed, |lo, hi| {
-                let mut rng = ctx.rng_for(&key).map_err(|e| e.to_string())?;
-                Ok(lo + (hi - lo) * rng.uniform())
-            })?;
             st.dwelling = a.route.dwelling();
+            st.target = a.route.target();
+            let changed = was != (st.present, st.dwelling, st.target);
+            decide.push(!a.avoidance || changed || step.is_multiple_of(a.every));
         }
         // 3. robots and props: measured positions and velocities
         {
@@ -278,11 +314,17 @@ impl Crowd {
                 new_vel.push([0.0, 0.0]);
                 continue;
             }
+            if !decide[i] {
+                new_vel.push(st.vel);
+                continue;
+            }
             if !a.avoidance {
                 new_vel.push(st.preferred);
                 continue;
             }
             let me = agents[i].0;
+            // the velocity is held for one update period: overlaps resolve within it
+            let period = a.every as f64 * dt;
             let near = |o: &Agent| {
                 orca::norm([o.pos[0] - me.pos[0], o.pos[1] - me.pos[1]]) < a.neighbor_dist
             };
@@ -293,18 +335,32 @@ impl Crowd {
                 }
                 let share = if *avoids { 0.5 } else { 1.0 };
                 let fallback = if i < j { [1.0, 0.0] } else { [-1.0, 0.0] };
-                lines.push(orca::orca_line(&me, other, share, a.time_horizon, dt, fallback));
+                lines.push(orca::orca_line(&me, other, share, a.time_horizon, period, fallback));
             }
             for t in
                 s.robots.iter().filter(|t| t.present && a.robots.iter().any(|r| r.body == t.body))
             {
                 if near(&t.agent) {
-                    lines.push(orca::orca_line(&me, &t.agent, 1.0, a.time_horizon, dt, [1.0, 0.0]));
+                    lines.push(orca::orca_line(
+                        &me,
+                        &t.agent,
+                        1.0,
+                        a.time_horizon,
+                        period,
+                        [1.0, 0.0],
+                    ));
                 }
             }
             for t in s.props.iter().filter(|t| t.present) {
                 if near(&t.agent) {
-                    lines.push(orca::orca_line(&me, &t.agent, 1.0, a.time_horizon, dt, [1.0, 0.0]));
+                    lines.push(orca::orca_line(
+                        &me,
+                        &t.agent,
+                        1.0,
+                        a.time_horizon,
+                        period,
+                        [1.0, 0.0],
+                    ));
                 }
             }
             new_vel.push(orca::solve(&lines, st.preferred, a.max_speed));

@@ -57,6 +57,9 @@ pub const DEFAULT_TIME_HORIZON: f64 = 3.0;
 pub const DEFAULT_RADIUS: f64 = 0.26;
 /// Default `orca.max_speed` (m/s).
 pub const DEFAULT_MAX_SPEED: f64 = 1.6;
+/// Default `orca.update_hz` (Hz): the navigator's pipeline rate, and a period (50 ms) in which a
+/// walker covers 6 cm at its default pace.
+pub const DEFAULT_UPDATE_HZ: f64 = 20.0;
 
 fn d_speed() -> f64 {
     DEFAULT_SPEED
@@ -116,6 +119,10 @@ pub struct OrcaConfig {
     /// Fastest the walker may go while giving way (m/s); at least `speed`. Default 1.6.
     #[serde(default)]
     pub max_speed: Option<f64>,
+    /// How often the walker re-decides its velocity (Hz, on the physics grid); between updates
+    /// it walks on at the velocity last chosen. Default 20.
+    #[serde(default)]
+    pub update_hz: Option<f64>,
 }
 
 /// Config of `walker`.
@@ -281,6 +288,18 @@ impl ValidateConfig for WalkerConfig {
         );
         check_positive(&mut e, "orca.time_horizon", self.orca.time_horizon, MAX_DWELL_S, "s");
         check_positive(&mut e, "orca.max_speed", self.orca.max_speed, MAX_PERSON_SPEED, "m/s");
+        if let Some(hz) = self.orca.update_hz {
+            if !(hz.is_finite() && hz >= crate::engine::rates::MIN_RATE_HZ) {
+                e.push(ConfigError::new(
+                    "orca.update_hz",
+                    format!(
+                        "must be a rate of at least {} Hz (above the physics rate it updates every step), got {}",
+                        crate::engine::rates::MIN_RATE_HZ,
+                        num(hz)
+                    ),
+                ));
+            }
+        }
         if let Some(r) = self.orca.radius {
             if !(r > 0.0 && r < PERSON_HEIGHT / 2.0) {
                 e.push(ConfigError::new(
@@ -305,6 +324,7 @@ impl ValidateConfig for WalkerConfig {
                 ("orca.neighbor_dist", self.orca.neighbor_dist.is_some()),
                 ("orca.time_horizon", self.orca.time_horizon.is_some()),
                 ("orca.max_speed", self.orca.max_speed.is_some()),
+                ("orca.update_hz", self.orca.update_hz.is_some()),
             ] {
                 if set {
                     e.push(ConfigError::new(k, format!("`{k}` tunes how a walker gives way, and this one has `avoidance: false` (it walks its route and the others avoid it): set `avoidance: true` or drop the key")));
@@ -475,6 +495,11 @@ impl Plugin for Walker {
             neighbor_dist: self.cfg.orca.neighbor_dist.unwrap_or(DEFAULT_NEIGHBOR_DIST),
             time_horizon: self.cfg.orca.time_horizon.unwrap_or(DEFAULT_TIME_HORIZON),
             max_speed: self.cfg.orca.max_speed.unwrap_or(DEFAULT_MAX_SPEED).max(self.cfg.speed),
+            every: crate::engine::rates::snap_rate(
+                self.cfg.orca.update_hz.unwrap_or(DEFAULT_UPDATE_HZ),
+                1.0 / ctx.dt,
+            )
+            .every_steps,
             robots,
             route: self.route(),
         });
