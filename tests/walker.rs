@@ -578,3 +578,167 @@ fn a_dwell_of_the_wrong_shape_is_told_what_the_key_takes() {
         refusal(&world("  - walker: {waypoints: [[1.0, 2.0], [3.0, 2.0, long]]}\n    name: wk\n"));
     assert_has(&r, &["waypoints[1][2]: takes a number", "got long"]);
 }
+
+/// The two-room floorplan (room A x 0..5, room B x 5..10, y 0..4, a 0.9 m door in x = 5 centred
+/// at y = 2) with one goal-driven walker `w`.
+fn rooms(walker: &str) -> String {
+    format!(
+        "sim: {{timestep: 0.002}}
+components:
+  - floorplan:
+      lines:
+        - {{id: 0, x0_m: 0.0, y0_m: 0.0, x1_m: 10.0, y1_m: 0.0}}
+        - {{id: 1, x0_m: 10.0, y0_m: 0.0, x1_m: 10.0, y1_m: 4.0}}
+        - {{id: 2, x0_m: 10.0, y0_m: 4.0, x1_m: 0.0, y1_m: 4.0}}
+        - {{id: 3, x0_m: 0.0, y0_m: 4.0, x1_m: 0.0, y1_m: 0.0}}
+        - {{id: 4, x0_m: 5.0, y0_m: 0.0, x1_m: 5.0, y1_m: 4.0}}
+      doors: [{{line_id: 4, t: 0.5, width_m: 0.9}}]
+      height: 2.5
+      thickness: 0.12
+      opening_height: 2.0
+  - walker: {walker}
+    name: w
+"
+    )
+}
+
+type Goal = (
+    crossbeam_channel::Receiver<roqsim::context::payload::Payload>,
+    crossbeam_channel::Receiver<roqsim::context::payload::ActionOutcome>,
+);
+
+/// Post a goal of `poses` (world frame `frame`) on walker endpoint `name`.
+fn send_goal(e: &mut Engine, name: &str, frame: &str, poses: &[[f64; 2]]) -> Goal {
+    use roqsim::context::payload::{ActionCall, NavGoal, NavPose, Payload};
+    let (ftx, frx) = crossbeam_channel::unbounded();
+    let (otx, orx) = crossbeam_channel::unbounded();
+    let goal = NavGoal {
+        poses: poses
+            .iter()
+            .map(|p| NavPose {
+                frame_id: frame.into(),
+                position: [p[0], p[1], 0.0],
+                orientation: [0.0, 0.0, 0.0, 1.0],
+            })
+            .collect(),
+    };
+    let call = ActionCall {
+        goal: Box::new(Payload::NavGoal(goal)),
+        feedback: ftx,
+        outcome: otx,
+        cancel: Default::default(),
+    };
+    let ep = endpoint(e, name);
+    e.ctx.interface.deliver(ep, Payload::Goal(call));
+    (frx, orx)
+}
+
+#[test]
+fn a_walker_driven_to_a_goal_walks_through_the_door_and_arrives() {
+    use roqsim::context::payload::{GoalStatus, Payload};
+    let mut e = engine(&rooms("{pos: [1.0, 1.0]}"));
+    let (fb, out) = send_goal(&mut e, "navigate_to_pose", "map", &[[8.0, 1.0]]);
+    let mut through_wall = Vec::new();
+    let mut outcome = None;
+    let mut last = xy(&e, "w");
+    for _ in 0..(20.0 / e.dt()) as usize {
+        e.step().unwrap();
+        let p = xy(&e, "w");
+        if (last[0] - 5.0) * (p[0] - 5.0) <= 0.0 && last[0] != p[0] {
+            through_wall.push(p[1]);
+        }
+        last = p;
+        if let Ok(o) = out.try_recv() {
+            outcome = Some(o);
+            break;
+        }
+    }
+    let o = outcome.expect("the goal finished within 20 s");
+    assert_eq!(o.status, GoalStatus::Succeeded, "{o:?}");
+    let p = xy(&e, "w");
+    assert!(dist(p, [8.0, 1.0]) <= 0.25, "arrived at {p:?}");
+    // it crossed x = 5 once, inside the door (y 1.55..2.45) with its 0.26 m radius clear
+    assert_eq!(through_wall.len(), 1, "{through_wall:?}");
+    assert!((through_wall[0] - 2.0).abs() <= 0.45 - 0.26, "crossed at y = {}", through_wall[0]);
+    // feedback: the planned route's length counts down to the arrival radius
+    let f: Vec<_> = fb
+        .try_iter()
+        .filter_map(|p| match p {
+            Payload::NavFeedback(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    assert!(f.len() > 100, "{} feedback messages", f.len());
+    let d0 = f[0].distance_remaining;
+    // around the wall: longer than the straight 7 m
+    assert!(d0 > 7.2 && d0 < 8.5, "first distance_remaining {d0}");
+    assert!(f.windows(2).all(|w| w[1].distance_remaining <= w[0].distance_remaining + 1e-9));
+    let end = f.last().unwrap();
+    assert!(end.distance_remaining < 0.3, "{end:?}");
+    assert_eq!(f[0].number_of_poses_remaining, 1);
+    assert!((f[0].estimated_time_remaining - d0 / 1.2).abs() < 1e-9);
+    // and it stands there: the goal replaced the patrol
+    let q = xy(&e, "w");
+    for _ in 0..500 {
+        e.step().unwrap();
+    }
+    assert_eq!(xy(&e, "w"), q);
+}
+
+#[test]
+fn a_walker_goal_through_poses_visits_each_and_bad_goals_are_refused_with_nav2_codes() {
+    use roqsim::context::payload::GoalStatus;
+    let mut e = engine(&rooms("{waypoints: [[1, 1], [1, 3]], avoidance: true}"));
+    let (_f, out) =
+        send_goal(&mut e, "navigate_through_poses", "", &[[3.0, 1.0], [3.0, 3.0], [7.0, 3.0]]);
+    let mut visited = [f64::INFINITY; 3];
+    let mut outcome = None;
+    for _ in 0..(20.0 / e.dt()) as usize {
+        e.step().unwrap();
+        let p = xy(&e, "w");
+        for (k, g) in [[3.0, 1.0], [3.0, 3.0], [7.0, 3.0]].iter().enumerate() {
+            visited[k] = visited[k].min(dist(p, *g));
+        }
+        if let Ok(o) = out.try_recv() {
+            outcome = Some(o);
+            break;
+        }
+    }
+    assert_eq!(outcome.expect("finished").status, GoalStatus::Succeeded);
+    assert!(visited.iter().all(|&d| d <= 0.25), "closest to each pose {visited:?}");
+    let refused = |e: &mut Engine, frame: &str, p: [f64; 2]| {
+        let (_f, out) = send_goal(e, "navigate_to_pose", frame, &[p]);
+        e.step().unwrap();
+        out.try_recv().expect("answered on the step")
+    };
+    let o = refused(&mut e, "odom", [2.0, 2.0]);
+    assert_eq!((o.status, o.error_code), (GoalStatus::Aborted, 202), "{o:?}");
+    assert_has(&o.error_string, &["pose 0 is in frame `odom`", "`map`, `world`, or empty"]);
+    let o = refused(&mut e, "map", [5.0, 1.0]);
+    assert_eq!(o.error_code, 206, "a goal in the wall: GOAL_OCCUPIED {o:?}");
+    assert_has(&o.error_string, &["pose 0: "]);
+    let o = refused(&mut e, "map", [50.0, 1.0]);
+    assert_eq!(o.status, GoalStatus::Aborted, "{o:?}");
+}
+
+#[test]
+fn a_patrol_only_walker_declares_no_goal_endpoint_and_planner_keys_need_one() {
+    let e = engine(&rooms("{waypoints: [[1, 1], [1, 3]], goal_endpoint: false}"));
+    assert!(!e.ctx.interface.all().iter().any(|ep| ep.name.starts_with("navigate")));
+    let e = engine(&rooms("{pos: [1, 1]}"));
+    let ep = &e.ctx.interface.all()[endpoint(&e, "navigate_to_pose")];
+    assert_eq!(ep.get_hint("ros2", "topic"), Some("w/navigate_to_pose"));
+    assert_eq!(ep.get_hint("ros2", "action"), Some("nav2_msgs/action/NavigateToPose"));
+    assert_has(
+        &refused("{pos: [1, 1], goal_endpoint: false, planner: {inflation_radius: 0.4}}"),
+        &["planner.inflation_radius: `planner.inflation_radius` plans the path to a goal, and this walker has `goal_endpoint: false` (it takes no goals): set `goal_endpoint: true` or drop the key"],
+    );
+    assert_has(
+        &refused("{pos: [1, 1], planner: {waypoint_radius: 0}}"),
+        &["planner.waypoint_radius: must be in (0, 1000] m, got 0"],
+    );
+    assert_has(
+        &refused("{pos: [1, 1], planner: {inflation_radius: 0.2}}"),
+        &["planner.inflation_radius: 0.2 m is less than the person's radius (orca.radius 0.26 m): a planned path would run the walker into walls; give at least 0.26"],
+    );
+}

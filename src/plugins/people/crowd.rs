@@ -182,6 +182,18 @@ impl Crowd {
         self.len() == 0
     }
 
+    /// Give walker `entity` a new route (a goal's planned path, or its patrol back), walked from
+    /// where it stands at the next step.
+    pub fn set_route(&self, entity: &str, route: Route) {
+        let mut s = self.0.borrow_mut();
+        if let Some((a, st)) = s.agents.iter_mut().find(|(a, _)| a.entity == entity) {
+            a.route = route;
+            a.route.reset();
+            // no real target: the next step sees a change and re-decides this walker's velocity
+            st.target = Some(usize::MAX);
+        }
+    }
+
     /// The state of walker `entity` after the last step.
     pub fn state(&self, entity: &str) -> Option<AgentState> {
         self.0.borrow().agents.iter().find(|(a, _)| a.entity == entity).map(|(_, s)| *s)

@@ -32,10 +32,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::crowd::{self, AgentSpec, Crowd, RobotRef};
+use super::goal::{GoalPlanner, WalkerGoals};
 use super::route::{Dwell, Route};
+use crate::context::payload::GoalStatus;
 use crate::context::{Entity, EntityKind, Pose, SimContext};
 use crate::error::{num, ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::plugins::shared::nav_goal::codes;
+use crate::plugins::shared::nav_grid::GridSpec;
 use crate::spawn::body_name_for;
 use crate::world::bounds::{MAX_DWELL_S, MAX_NAV_DISTANCE_M, MAX_PERSON_SPEED, MAX_POSITION_M};
 
@@ -57,6 +61,20 @@ pub const DEFAULT_TIME_HORIZON: f64 = 3.0;
 pub const DEFAULT_RADIUS: f64 = 0.26;
 /// Default `orca.max_speed` (m/s).
 pub const DEFAULT_MAX_SPEED: f64 = 1.6;
+/// A planned path's corner counts as passed no farther than this (m) even when the planner's
+/// margin leaves less.
+pub const MIN_CORNER_RADIUS: f64 = 0.01;
+/// Rate of a goal's feedback (Hz).
+pub const FEEDBACK_HZ: f64 = 20.0;
+/// Default `planner.inflation_radius` (m): a person's radius and a little room.
+pub const DEFAULT_INFLATION: f64 = 0.3;
+/// Default `planner.waypoint_radius` (m).
+pub const DEFAULT_WAYPOINT_RADIUS: f64 = 0.3;
+/// A geom is a wall for a walker when it reaches from this height (m) — above the floor, as the
+/// navigator's default band starts — up to the person's height.
+pub const PLANNER_FLOOR: f64 = 0.05;
+/// Planner grid cell (m), the navigator's default.
+pub const PLANNER_RESOLUTION: f64 = 0.05;
 /// Default `orca.update_hz` (Hz): the navigator's pipeline rate, and a period (50 ms) in which a
 /// walker covers 6 cm at its default pace.
 pub const DEFAULT_UPDATE_HZ: f64 = 20.0;
@@ -125,6 +143,18 @@ pub struct OrcaConfig {
     pub update_hz: Option<f64>,
 }
 
+/// The `planner:` block of a goal-driven walker.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WalkerPlannerConfig {
+    /// Walls are grown by this radius before A* (m). Default 0.3.
+    #[serde(default)]
+    pub inflation_radius: Option<f64>,
+    /// A planned path's corners count as passed within this distance (m). Default 0.3.
+    #[serde(default)]
+    pub waypoint_radius: Option<f64>,
+}
+
 /// Config of `walker`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -164,6 +194,14 @@ pub struct WalkerConfig {
     /// ORCA tuning and the person's radius.
     #[serde(default)]
     pub orca: OrcaConfig,
+    /// true: declare the goal endpoints (nav2 NavigateToPose / NavigateThroughPoses at
+    /// `<body>/navigate_to_pose`, `<body>/navigate_through_poses`); a goal replaces the patrol.
+    /// false: patrol only. Default true.
+    #[serde(default = "crate::plugin::yes")]
+    pub goal_endpoint: bool,
+    /// How a goal is planned (A* on the shared planner grid). Needs `goal_endpoint`.
+    #[serde(default)]
+    pub planner: WalkerPlannerConfig,
     /// false: compiled in, but absent until SpawnEntity brings it in. Default true.
     #[serde(default = "crate::plugin::yes")]
     pub present: bool,
@@ -317,6 +355,44 @@ impl ValidateConfig for WalkerConfig {
                 e.push(ConfigError::new("robot_body", "is empty: name the robot's body (`base_link`) or drop the key for every robot entity's base"));
             }
         }
+        check_positive(
+            &mut e,
+            "planner.inflation_radius",
+            self.planner.inflation_radius,
+            MAX_NAV_DISTANCE_M,
+            "m",
+        );
+        check_positive(
+            &mut e,
+            "planner.waypoint_radius",
+            self.planner.waypoint_radius,
+            MAX_NAV_DISTANCE_M,
+            "m",
+        );
+        let radius = self.orca.radius.unwrap_or(DEFAULT_RADIUS);
+        if let Some(i) = self.planner.inflation_radius {
+            if self.goal_endpoint && i > 0.0 && i < radius {
+                e.push(ConfigError::new(
+                    "planner.inflation_radius",
+                    format!(
+                        "{} m is less than the person's radius (orca.radius {} m): a planned path would run the walker into walls; give at least {}",
+                        num(i),
+                        num(radius),
+                        num(radius)
+                    ),
+                ));
+            }
+        }
+        if !self.goal_endpoint {
+            for (k, set) in [
+                ("planner.inflation_radius", self.planner.inflation_radius.is_some()),
+                ("planner.waypoint_radius", self.planner.waypoint_radius.is_some()),
+            ] {
+                if set {
+                    e.push(ConfigError::new(k, format!("`{k}` plans the path to a goal, and this walker has `goal_endpoint: false` (it takes no goals): set `goal_endpoint: true` or drop the key")));
+                }
+            }
+        }
         if !self.avoidance {
             for (k, set) in [
                 ("robot_body", self.robot_body.is_some()),
@@ -342,6 +418,8 @@ pub struct Walker {
     body: String,
     owner: bool,
     crowd: Option<Crowd>,
+    goals: Option<WalkerGoals>,
+    mocap: usize,
 }
 
 impl Walker {
@@ -353,6 +431,8 @@ impl Walker {
             cfg,
             owner: false,
             crowd: None,
+            goals: None,
+            mocap: 0,
         }
     }
 
@@ -429,7 +509,7 @@ impl Walker {
 
 impl Plugin for Walker {
     fn hooks(&self) -> Hooks {
-        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::PRE_STEP
+        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::PRE_STEP | Hooks::SHUTDOWN
     }
 
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
@@ -504,10 +584,46 @@ impl Plugin for Walker {
             route: self.route(),
         });
         self.crowd = Some(crowd);
+        self.mocap = mocap as usize;
+        if self.cfg.goal_endpoint {
+            let p = &self.cfg.planner;
+            let radius = self.cfg.orca.radius.unwrap_or(DEFAULT_RADIUS);
+            let planner = GoalPlanner {
+                grid: GridSpec {
+                    band: [PLANNER_FLOOR, PERSON_HEIGHT],
+                    resolution: PLANNER_RESOLUTION,
+                    inflation: p.inflation_radius.unwrap_or(DEFAULT_INFLATION),
+                },
+                // a corner cut within ρ strays at most ρ off the planned path, which keeps
+                // `inflation − radius` from the walls: cut no deeper than that margin
+                waypoint_radius: p
+                    .waypoint_radius
+                    .unwrap_or(DEFAULT_WAYPOINT_RADIUS)
+                    .min(p.inflation_radius.unwrap_or(DEFAULT_INFLATION) - radius)
+                    .max(MIN_CORNER_RADIUS),
+                arrival_radius: self.cfg.arrival_radius.unwrap_or(DEFAULT_ARRIVAL_RADIUS),
+                speed: self.cfg.speed,
+            };
+            let every = crate::engine::rates::snap_rate(FEEDBACK_HZ, 1.0 / ctx.dt).every_steps;
+            self.goals = Some(WalkerGoals::declare(
+                ctx,
+                &self.address,
+                self.cfg.namespace.trim_matches('/'),
+                &self.body,
+                planner,
+                every,
+            ));
+        }
         Ok(())
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        if let (Some(g), Some(c)) = (&mut self.goals, &self.crowd) {
+            if g.busy() {
+                g.finish(GoalStatus::Aborted, codes::NONE, "the simulation was reset");
+            }
+            c.set_route(&self.address, self.route());
+        }
         match (&self.crowd, self.owner) {
             (Some(c), true) => c.reset(ctx),
             _ => Ok(()),
@@ -515,10 +631,25 @@ impl Plugin for Walker {
     }
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
-        match (&self.crowd, self.owner) {
-            (Some(c), true) => c.tick(ctx),
-            _ => Ok(()),
+        let Some(c) = self.crowd.clone() else { return Ok(()) };
+        if let Some(g) = &mut self.goals {
+            let p = ctx.data().mocap_pos()[self.mocap];
+            g.intake(ctx, &c, [p[0], p[1]]);
         }
+        if self.owner {
+            c.tick(ctx)?;
+        }
+        if let Some(g) = &mut self.goals {
+            g.report(ctx, &c);
+        }
+        Ok(())
+    }
+
+    fn shutdown(&mut self, _ctx: &mut SimContext) -> HookResult {
+        if let Some(g) = &mut self.goals {
+            g.finish(GoalStatus::Aborted, codes::NONE, "the simulator is shutting down");
+        }
+        Ok(())
     }
 }
 
