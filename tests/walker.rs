@@ -447,7 +447,7 @@ fn every_refusal_names_the_key_and_the_fix() {
             "loop: `loop` shapes a patrol route and this walker has no `waypoints`: give the route or drop the key",
         ),
         (
-            "{arrival_radius: 0.5}",
+            "{arrival_radius: 0.5, goal_endpoint: false}",
             "arrival_radius: `arrival_radius` shapes a patrol route and this walker has no `waypoints`: give the route or drop the key",
         ),
         (

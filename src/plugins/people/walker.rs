@@ -20,7 +20,13 @@
 //! `avoidance: true` runs ORCA against the other walkers (half the avoidance each with another
 //! avoiding walker, all of it against one that does not avoid), the robot (`robot_body`, a disc of
 //! `robot_radius` moving at its measured velocity, which does not react) and every driven (mocap)
-//! prop; one without walks its route and is avoided by the others.
+//! prop; one without walks its route and is avoided by the others. An avoiding walker re-decides
+//! its velocity at `orca.update_hz` and whenever its route or presence changes, and moves every
+//! physics step in between.
+//!
+//! Goals (`goal_endpoint`, default true): nav2 NavigateToPose / NavigateThroughPoses endpoints at
+//! `<body>/navigate_to_pose` and `<body>/navigate_through_poses`; a goal is planned by A* on the
+//! shared planner grid and replaces the patrol (`super::goal`).
 //!
 //! The walker registers an entity of kind person (simulation_interfaces CATEGORY_HUMAN) named by
 //! the entry's address, its body `<address with dots as _>`: SetEntityState moves it (it walks on
@@ -305,7 +311,7 @@ impl ValidateConfig for WalkerConfig {
             for (k, set) in [
                 ("loop", self.loop_route.is_some()),
                 ("dwell", self.dwell.is_some()),
-                ("arrival_radius", self.arrival_radius.is_some()),
+                ("arrival_radius", self.arrival_radius.is_some() && !self.goal_endpoint),
             ] {
                 if set {
                     e.push(ConfigError::new(k, format!("`{k}` shapes a patrol route and this walker has no `waypoints`: give the route or drop the key")));
