@@ -1,0 +1,123 @@
+//! `rail:` — a linear axis under the arm: a carriage body on a slide joint with a position servo
+//! (declared before the arm's joints and actuators, so `[rail, arm joints...]` is model order),
+//! a visual beam spanning the travel, and the arm attached to the carriage.
+
+use mujoco_rs::mujoco_c::{mjtBias, mjtGain, mjtLimited, mjtTrn};
+use mujoco_rs::prelude::*;
+
+use super::{RailConfig, SpawnArmConfig};
+use crate::math::compose;
+use crate::spawn::model::LoadedModel;
+use crate::spawn::Pose;
+
+/// Add the rail of `cfg` under `parent_body` (None: the world) and attach the arm `m` to its
+/// carriage; returns the entity body (the carriage) and its world pose at `rail.home`.
+pub(super) fn mount(
+    spec: &mut MjSpec,
+    parent_body: Option<&str>,
+    parent_pose: &Pose,
+    mount_q: [f64; 4],
+    cfg: &SpawnArmConfig,
+    r: &RailConfig,
+    m: &mut LoadedModel,
+) -> Result<(String, Pose), String> {
+    let prefix = cfg.prefix.as_str();
+    let n = r.axis.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let axis = [r.axis[0] / n, r.axis[1] / n, r.axis[2] / n];
+    let carriage = format!("{prefix}rail_carriage");
+    let joint = format!("{prefix}{}", r.joint);
+    let parent: &mut mujoco_rs::wrappers::mj_editing::MjsBody = match parent_body {
+        None => spec.world_body_mut(),
+        Some(p) => spec.body_mut(p).expect("checked"),
+    };
+    // The beam spanning the travel: visual only, on the mount's parent.
+    let mid = (r.range[0] + r.range[1]) * 0.5;
+    let half = (r.range[1] - r.range[0]) * 0.5 + 0.1;
+    let axis_w = rot_axis(&mount_q, axis);
+    let beam_c =
+        [cfg.pos[0] + axis_w[0] * mid, cfg.pos[1] + axis_w[1] * mid, cfg.pos[2] + axis_w[2] * mid];
+    let beam_q = quat_between([1.0, 0.0, 0.0], axis_w);
+    let bg = parent
+        .add_geom()
+        .with_name(&format!("{prefix}rail_beam"))
+        .with_type(MjtGeomBase::mjGEOM_BOX)
+        .with_size([half, 0.04, 0.02])
+        .with_pos(beam_c)
+        .with_quat(beam_q)
+        .with_rgba([0.5, 0.5, 0.55, 1.0]);
+    bg.set_contype(0);
+    bg.set_conaffinity(0);
+    bg.set_mass(0.0);
+    let body = parent.add_body().with_name(&carriage).with_pos(cfg.pos).with_quat(mount_q);
+    body.set_gravcomp(1.0);
+    let j = body
+        .add_joint()
+        .with_name(&joint)
+        .with_type(MjtJoint::mjJNT_SLIDE)
+        .with_axis(axis)
+        .with_range(r.range);
+    j.set_limited(mjtLimited::mjLIMITED_TRUE);
+    j.damping_mut()[0] = r.damping;
+    let g = body
+        .add_geom()
+        .with_name(&format!("{prefix}rail_carriage"))
+        .with_type(MjtGeomBase::mjGEOM_BOX)
+        .with_size([0.12, 0.12, 0.02])
+        .with_pos([0.0, 0.0, -0.02])
+        .with_rgba([0.35, 0.35, 0.4, 1.0]);
+    g.set_contype(0);
+    g.set_conaffinity(0);
+    g.set_mass(r.mass);
+    let a = spec
+        .add_actuator()
+        .with_name(&format!("{prefix}rail_servo"))
+        .with_trntype(mjtTrn::mjTRN_JOINT);
+    a.set_target(&joint);
+    a.set_gaintype(mjtGain::mjGAIN_FIXED);
+    a.set_biastype(mjtBias::mjBIAS_AFFINE);
+    a.gainprm_mut()[0] = r.kp;
+    {
+        let bp = a.biasprm_mut();
+        bp[1] = -r.kp;
+        bp[2] = 0.0;
+    }
+    *a.ctrlrange_mut() = r.range;
+    a.set_ctrllimited(mjtLimited::mjLIMITED_TRUE);
+    crate::spawn::mjcf::attach(
+        spec,
+        Some(&carriage),
+        &mut m.spec,
+        [0.0; 3],
+        [1.0, 0.0, 0.0, 0.0],
+        prefix,
+    )
+    .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
+    let world_pose = compose(
+        parent_pose,
+        &Pose {
+            pos: [
+                cfg.pos[0] + axis_w[0] * r.home,
+                cfg.pos[1] + axis_w[1] * r.home,
+                cfg.pos[2] + axis_w[2] * r.home,
+            ],
+            quat: mount_q,
+        },
+    );
+    Ok((carriage, compose(&world_pose, &m.root_pose)))
+}
+
+fn rot_axis(q: &[f64; 4], a: [f64; 3]) -> [f64; 3] {
+    crate::math::quat_rotate(q, &a)
+}
+
+/// Shortest-arc rotation taking unit vector `a` to unit vector `b` ([w, x, y, z]).
+fn quat_between(a: [f64; 3], b: [f64; 3]) -> [f64; 4] {
+    let c = crate::math::cross(&a, &b);
+    let d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    if d < -1.0 + 1e-12 {
+        return [0.0, 0.0, 0.0, 1.0]; // 180° about z (a is x here)
+    }
+    let q = [1.0 + d, c[0], c[1], c[2]];
+    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+    [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+}
