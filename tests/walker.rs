@@ -431,6 +431,10 @@ fn every_refusal_names_the_key_and_the_fix() {
             "waypoints: a route needs 2 or more points; for a walker that stands still give `pos: [x, y]` instead",
         ),
         (
+            "{waypoints: [[0, 0], [0.1, 0], [0, 0.2, 3]]}",
+            "waypoints: every point lies within arrival_radius (0.25 m) of waypoints[0], so the walker would never leave its start: spread the route, or give `pos: [x, y]` for a walker that stands",
+        ),
+        (
             "{waypoints: [[0, 0], [1]]}",
             "waypoints[1]: a waypoint is [x, y] or [x, y, dwell] (dwell: seconds, or [lo, hi])",
         ),

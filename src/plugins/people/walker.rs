@@ -307,6 +307,24 @@ impl ValidateConfig for WalkerConfig {
                 )),
             }
         }
+        let xy = |w: &Vec<NumOrRange>| match w.as_slice() {
+            [NumOrRange::Num(x), NumOrRange::Num(y), ..] => Some([*x, *y]),
+            _ => None,
+        };
+        let pts: Vec<[f64; 2]> = self.waypoints.iter().filter_map(xy).collect();
+        let reach = self.arrival_radius.unwrap_or(DEFAULT_ARRIVAL_RADIUS);
+        if pts.len() >= 2
+            && pts.len() == self.waypoints.len()
+            && pts.iter().all(|p| (p[0] - pts[0][0]).hypot(p[1] - pts[0][1]) <= reach)
+        {
+            e.push(ConfigError::new(
+                "waypoints",
+                format!(
+                    "every point lies within arrival_radius ({} m) of waypoints[0], so the walker would never leave its start: spread the route, or give `pos: [x, y]` for a walker that stands",
+                    num(reach)
+                ),
+            ));
+        }
         if self.waypoints.is_empty() {
             for (k, set) in [
                 ("loop", self.loop_route.is_some()),
