@@ -9,13 +9,16 @@
 //! 3. measures the robots' velocities (finite difference of the body position between steps) and
 //!    the driven (mocap) props' — every mocap body of the model that is not a walker, with the
 //!    horizontal radius of its geoms;
-//! 4. gives every present avoiding walker the ORCA velocity (`crate::nav::orca`) against the other
-//!    present walkers (½ share with an avoiding one, 1 with one that does not avoid), its robots
+//! 4. gives every present avoiding walker that is due — on its `orca.update_hz` gate, or its
+//!    route target, dwell or presence changed since its last decision — the ORCA velocity
+//!    (`crate::nav::orca`, for a velocity held one update period) against the other present
+//!    walkers (½ share with an avoiding one, 1 with one that does not avoid), its robots
 //!    and the props (1: they do not react); a walker without avoidance takes its preferred
-//!    velocity. All velocities are decided from the same state before any body moves, in
-//!    registration order, so the result does not depend on the order of the plugins;
-//! 5. moves each present walker by its velocity × dt and faces it the way it walks. An absent
-//!    walker stands still and is invisible to the others.
+//!    velocity every step, and one not due keeps the velocity it last chose. All are decided
+//!    from the same state before any body moves, in registration order, so the result does not
+//!    depend on the order of the plugins;
+//! 5. moves each present walker by its velocity × dt and, when its velocity changed, faces it the
+//!    way it walks. An absent walker stands still and is invisible to the others.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -104,6 +107,8 @@ struct State {
     robots: Vec<Tracked>,
     props: Vec<Tracked>,
     yaw: Vec<f64>,
+    /// Each walker's orientation as last written (w, x, y, z).
+    quat: Vec<[f64; 4]>,
     /// Each walker's index in the entity registry, checked by name before use.
     entity_index: Vec<usize>,
     /// Physics steps since the reset (the update gates count on it).
@@ -169,6 +174,7 @@ impl Crowd {
         let mut s = self.0.borrow_mut();
         s.agents.push((spec, AgentState::default()));
         s.yaw.push(0.0);
+        s.quat.push([1.0, 0.0, 0.0, 0.0]);
         s.entity_index.push(usize::MAX);
     }
 
@@ -311,14 +317,19 @@ impl Crowd {
                 t.agent = Agent { pos: p, vel: v, radius: t.radius };
             }
         }
-        // 4. new velocities, all from the same state
-        let agents: Vec<(Agent, bool, bool)> = s
-            .agents
-            .iter()
-            .map(|(a, st)| {
-                (Agent { pos: st.pos, vel: st.vel, radius: a.radius }, a.avoidance, st.present)
-            })
-            .collect();
+        // 4. new velocities, all from the same state (the snapshot only when ORCA runs)
+        let orca_due =
+            s.agents.iter().zip(&decide).any(|((a, st), d)| *d && a.avoidance && st.present);
+        let agents: Vec<(Agent, bool, bool)> = if orca_due {
+            s.agents
+                .iter()
+                .map(|(a, st)| {
+                    (Agent { pos: st.pos, vel: st.vel, radius: a.radius }, a.avoidance, st.present)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut new_vel: Vec<V2> = Vec::with_capacity(agents.len());
         let mut lines: Vec<Line> = Vec::new();
         for (i, (a, st)) in s.agents.iter().enumerate() {
@@ -379,20 +390,31 @@ impl Crowd {
         }
         // 5. move
         let d = ctx.data_mut();
-        for (((a, st), v), yaw) in s.agents.iter_mut().zip(new_vel).zip(s.yaw.iter_mut()) {
+        for ((((a, st), v), yaw), quat) in
+            s.agents.iter_mut().zip(new_vel).zip(s.yaw.iter_mut()).zip(s.quat.iter_mut())
+        {
             if !st.present {
                 st.vel = [0.0, 0.0];
                 continue;
             }
+            // re-faced when the velocity changes (and on the first step after a reset)
+            let turned = v != st.vel || step == 0;
             st.vel = v;
             st.pos = [st.pos[0] + v[0] * dt, st.pos[1] + v[1] * dt];
-            if orca::norm(v) > 1e-3 {
-                *yaw = v[1].atan2(v[0]);
-            }
             let p = &mut d.mocap_pos_mut()[a.mocap];
             p[0] = st.pos[0];
             p[1] = st.pos[1];
-            d.mocap_quat_mut()[a.mocap] = [(*yaw / 2.0).cos(), 0.0, 0.0, (*yaw / 2.0).sin()];
+            if turned {
+                if orca::norm(v) > 1e-3 {
+                    *yaw = v[1].atan2(v[0]);
+                }
+                *quat = [(*yaw / 2.0).cos(), 0.0, 0.0, (*yaw / 2.0).sin()];
+            }
+            // upright and facing its travel, whatever a teleport wrote
+            let q = &mut d.mocap_quat_mut()[a.mocap];
+            if *q != *quat {
+                *q = *quat;
+            }
         }
         Ok(())
     }
