@@ -292,7 +292,7 @@ impl Crowd {
             st.dwelling = a.route.dwelling();
             st.target = a.route.target();
             let changed = was != (st.present, st.dwelling, st.target);
-            decide.push(!a.avoidance || changed || step.is_multiple_of(a.every));
+            decide.push(!a.avoidance || changed || step % a.every == 0);
         }
         // 3. robots and props: measured positions and velocities
         {

@@ -205,7 +205,7 @@ impl WalkerGoals {
             }
             return;
         };
-        if !ctx.tick.is_multiple_of(self.every) {
+        if ctx.tick % self.every != 0 {
             return;
         }
         let mut remaining = (a.path[target][0] - st.pos[0]).hypot(a.path[target][1] - st.pos[1]);

@@ -53,9 +53,12 @@ impl Failure {
 /// Frames a goal may be stated in: the simulator's world frame by its names.
 const WORLD_FRAMES: [&str; 3] = ["", "map", "world"];
 
+/// A goal position (m, world frame) and its yaw when the orientation names one (rad).
+pub type WorldGoal = ([f64; 2], Option<f64>);
+
 /// The world-frame goals of a request (position, yaw when the orientation names one), or why
 /// it is refused.
-pub fn world_goals(goal: &NavGoal) -> Result<Vec<([f64; 2], Option<f64>)>, Failure> {
+pub fn world_goals(goal: &NavGoal) -> Result<Vec<WorldGoal>, Failure> {
     let unknown = |msg: String| Failure { code: codes::UNKNOWN, msg };
     if goal.poses.is_empty() {
         return Err(unknown("the goal holds no pose".into()));
