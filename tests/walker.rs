@@ -80,6 +80,45 @@ fn two_walkers_head_on_with_orca_never_come_closer_than_two_radii() {
     assert!(min < 0.01 && ya == 0.0 && yb == 0.0, "min {min}, |y| {ya} {yb}");
 }
 
+/// Two walkers crossing head-on, each re-deciding at `hz`: the velocity of `a` per step.
+fn head_on_at(hz: f64) -> (Engine, Vec<[f64; 2]>, f64) {
+    let w = |name: &str, from: i32| {
+        format!("  - walker: {{waypoints: [[{from}, 0], [{}, 0]], loop: false, avoidance: true, orca: {{update_hz: {hz}}}}}\n    name: {name}\n", -from)
+    };
+    let mut e = engine(&world(&(w("a", -4) + &w("b", 4))));
+    let (mut vel, mut min) = (Vec::new(), f64::INFINITY);
+    for _ in 0..5000 {
+        let before = xy(&e, "a");
+        e.step().unwrap();
+        let after = xy(&e, "a");
+        vel.push([(after[0] - before[0]) / e.dt(), (after[1] - before[1]) / e.dt()]);
+        min = min.min(dist(after, xy(&e, "b")));
+    }
+    (e, vel, min)
+}
+
+#[test]
+fn orca_runs_at_update_hz_and_the_walkers_move_every_step_in_between() {
+    // 10 Hz at 0.002 s: a new velocity every 50 steps (the first at step 0)
+    let (e, vel, min) = head_on_at(10.0);
+    let changes: Vec<usize> = (1..vel.len())
+        .filter(|&k| (vel[k][0] - vel[k - 1][0]).abs() + (vel[k][1] - vel[k - 1][1]).abs() > 1e-9)
+        .collect();
+    assert!(changes.len() >= 3, "it steered: {changes:?}");
+    // every change is on the gate, except the stop on arrival (the route's event)
+    let off_gate: Vec<&usize> = changes.iter().filter(|&&k| k % 50 != 0).collect();
+    assert!(off_gate.len() <= 1, "velocity changed off the 10 Hz gate at steps {off_gate:?}");
+    // in between it still moves every step (the mocap pose is integrated at the physics rate)
+    let moving = vel.iter().take(4000).filter(|v| v[0].hypot(v[1]) > 1.0).count();
+    assert!(moving > 3000, "moved on {moving} of the first 4000 steps");
+    assert!(min >= 0.52 - 1e-6, "closest approach {min} < 2 r at 10 Hz");
+    assert!(dist(xy(&e, "a"), [4.0, 0.0]) <= 0.25, "a at {:?}", xy(&e, "a"));
+    // at the physics rate the same crossing also keeps 2 r, with a different (finer) path
+    let (_, vel500, min500) = head_on_at(500.0);
+    assert!(min500 >= 0.52 - 1e-6, "closest approach {min500} at 500 Hz");
+    assert_ne!(vel, vel500, "the update rate is used");
+}
+
 #[test]
 fn the_crowd_is_one_controller_on_the_blackboard() {
     let e = engine(&head_on(true));
@@ -392,6 +431,10 @@ fn every_refusal_names_the_key_and_the_fix() {
             "waypoints: a route needs 2 or more points; for a walker that stands still give `pos: [x, y]` instead",
         ),
         (
+            "{waypoints: [[0, 0], [0.1, 0], [0, 0.2, 3]]}",
+            "waypoints: every point lies within arrival_radius (0.25 m) of waypoints[0], so the walker would never leave its start: spread the route, or give `pos: [x, y]` for a walker that stands",
+        ),
+        (
             "{waypoints: [[0, 0], [1]]}",
             "waypoints[1]: a waypoint is [x, y] or [x, y, dwell] (dwell: seconds, or [lo, hi])",
         ),
@@ -408,7 +451,7 @@ fn every_refusal_names_the_key_and_the_fix() {
             "loop: `loop` shapes a patrol route and this walker has no `waypoints`: give the route or drop the key",
         ),
         (
-            "{arrival_radius: 0.5}",
+            "{arrival_radius: 0.5, goal_endpoint: false}",
             "arrival_radius: `arrival_radius` shapes a patrol route and this walker has no `waypoints`: give the route or drop the key",
         ),
         (
@@ -428,6 +471,14 @@ fn every_refusal_names_the_key_and_the_fix() {
         (
             "{avoidance: true, robot_body: ' '}",
             "robot_body: is empty: name the robot's body (`base_link`) or drop the key for every robot entity's base",
+        ),
+        (
+            "{avoidance: true, orca: {update_hz: 0}}",
+            "orca.update_hz: must be a rate of at least 0.001 Hz (above the physics rate it updates every step), got 0",
+        ),
+        (
+            "{orca: {update_hz: 50}}",
+            "orca.update_hz: `orca.update_hz` tunes how a walker gives way, and this one has `avoidance: false`",
         ),
         ("{outfit: B}", "unknown field `outfit`"),
         ("{orca: {inflation: 1}}", "unknown field `inflation`"),
@@ -530,4 +581,168 @@ fn a_dwell_of_the_wrong_shape_is_told_what_the_key_takes() {
     let r =
         refusal(&world("  - walker: {waypoints: [[1.0, 2.0], [3.0, 2.0, long]]}\n    name: wk\n"));
     assert_has(&r, &["waypoints[1][2]: takes a number", "got long"]);
+}
+
+/// The two-room floorplan (room A x 0..5, room B x 5..10, y 0..4, a 0.9 m door in x = 5 centred
+/// at y = 2) with one goal-driven walker `w`.
+fn rooms(walker: &str) -> String {
+    format!(
+        "sim: {{timestep: 0.002}}
+components:
+  - floorplan:
+      lines:
+        - {{id: 0, x0_m: 0.0, y0_m: 0.0, x1_m: 10.0, y1_m: 0.0}}
+        - {{id: 1, x0_m: 10.0, y0_m: 0.0, x1_m: 10.0, y1_m: 4.0}}
+        - {{id: 2, x0_m: 10.0, y0_m: 4.0, x1_m: 0.0, y1_m: 4.0}}
+        - {{id: 3, x0_m: 0.0, y0_m: 4.0, x1_m: 0.0, y1_m: 0.0}}
+        - {{id: 4, x0_m: 5.0, y0_m: 0.0, x1_m: 5.0, y1_m: 4.0}}
+      doors: [{{line_id: 4, t: 0.5, width_m: 0.9}}]
+      height: 2.5
+      thickness: 0.12
+      opening_height: 2.0
+  - walker: {walker}
+    name: w
+"
+    )
+}
+
+type Goal = (
+    crossbeam_channel::Receiver<roqsim::context::payload::Payload>,
+    crossbeam_channel::Receiver<roqsim::context::payload::ActionOutcome>,
+);
+
+/// Post a goal of `poses` (world frame `frame`) on walker endpoint `name`.
+fn send_goal(e: &mut Engine, name: &str, frame: &str, poses: &[[f64; 2]]) -> Goal {
+    use roqsim::context::payload::{ActionCall, NavGoal, NavPose, Payload};
+    let (ftx, frx) = crossbeam_channel::unbounded();
+    let (otx, orx) = crossbeam_channel::unbounded();
+    let goal = NavGoal {
+        poses: poses
+            .iter()
+            .map(|p| NavPose {
+                frame_id: frame.into(),
+                position: [p[0], p[1], 0.0],
+                orientation: [0.0, 0.0, 0.0, 1.0],
+            })
+            .collect(),
+    };
+    let call = ActionCall {
+        goal: Box::new(Payload::NavGoal(goal)),
+        feedback: ftx,
+        outcome: otx,
+        cancel: Default::default(),
+    };
+    let ep = endpoint(e, name);
+    e.ctx.interface.deliver(ep, Payload::Goal(call));
+    (frx, orx)
+}
+
+#[test]
+fn a_walker_driven_to_a_goal_walks_through_the_door_and_arrives() {
+    use roqsim::context::payload::{GoalStatus, Payload};
+    let mut e = engine(&rooms("{pos: [1.0, 1.0]}"));
+    let (fb, out) = send_goal(&mut e, "navigate_to_pose", "map", &[[8.0, 1.0]]);
+    let mut through_wall = Vec::new();
+    let mut outcome = None;
+    let mut last = xy(&e, "w");
+    for _ in 0..(20.0 / e.dt()) as usize {
+        e.step().unwrap();
+        let p = xy(&e, "w");
+        if (last[0] - 5.0) * (p[0] - 5.0) <= 0.0 && last[0] != p[0] {
+            through_wall.push(p[1]);
+        }
+        last = p;
+        if let Ok(o) = out.try_recv() {
+            outcome = Some(o);
+            break;
+        }
+    }
+    let o = outcome.expect("the goal finished within 20 s");
+    assert_eq!(o.status, GoalStatus::Succeeded, "{o:?}");
+    let p = xy(&e, "w");
+    assert!(dist(p, [8.0, 1.0]) <= 0.25, "arrived at {p:?}");
+    // it crossed x = 5 once, inside the door (y 1.55..2.45) with its 0.26 m radius clear
+    assert_eq!(through_wall.len(), 1, "{through_wall:?}");
+    assert!((through_wall[0] - 2.0).abs() <= 0.45 - 0.26, "crossed at y = {}", through_wall[0]);
+    // feedback: the planned route's length counts down to the arrival radius
+    let f: Vec<_> = fb
+        .try_iter()
+        .filter_map(|p| match p {
+            Payload::NavFeedback(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    assert!(f.len() > 100, "{} feedback messages", f.len());
+    let d0 = f[0].distance_remaining;
+    // around the wall: longer than the straight 7 m
+    assert!(d0 > 7.2 && d0 < 8.5, "first distance_remaining {d0}");
+    assert!(f.windows(2).all(|w| w[1].distance_remaining <= w[0].distance_remaining + 1e-9));
+    let end = f.last().unwrap();
+    assert!(end.distance_remaining < 0.3, "{end:?}");
+    assert_eq!(f[0].number_of_poses_remaining, 1);
+    assert!((f[0].estimated_time_remaining - d0 / 1.2).abs() < 1e-9);
+    // and it stands there: the goal replaced the patrol
+    let q = xy(&e, "w");
+    for _ in 0..500 {
+        e.step().unwrap();
+    }
+    assert_eq!(xy(&e, "w"), q);
+}
+
+#[test]
+fn a_walker_goal_through_poses_visits_each_and_bad_goals_are_refused_with_nav2_codes() {
+    use roqsim::context::payload::GoalStatus;
+    let mut e = engine(&rooms("{waypoints: [[1, 1], [1, 3]], avoidance: true}"));
+    let (_f, out) =
+        send_goal(&mut e, "navigate_through_poses", "", &[[3.0, 1.0], [3.0, 3.0], [7.0, 3.0]]);
+    let mut visited = [f64::INFINITY; 3];
+    let mut outcome = None;
+    for _ in 0..(20.0 / e.dt()) as usize {
+        e.step().unwrap();
+        let p = xy(&e, "w");
+        for (k, g) in [[3.0, 1.0], [3.0, 3.0], [7.0, 3.0]].iter().enumerate() {
+            visited[k] = visited[k].min(dist(p, *g));
+        }
+        if let Ok(o) = out.try_recv() {
+            outcome = Some(o);
+            break;
+        }
+    }
+    assert_eq!(outcome.expect("finished").status, GoalStatus::Succeeded);
+    assert!(visited.iter().all(|&d| d <= 0.25), "closest to each pose {visited:?}");
+    let refused = |e: &mut Engine, frame: &str, p: [f64; 2]| {
+        let (_f, out) = send_goal(e, "navigate_to_pose", frame, &[p]);
+        e.step().unwrap();
+        out.try_recv().expect("answered on the step")
+    };
+    let o = refused(&mut e, "odom", [2.0, 2.0]);
+    assert_eq!((o.status, o.error_code), (GoalStatus::Aborted, 202), "{o:?}");
+    assert_has(&o.error_string, &["pose 0 is in frame `odom`", "`map`, `world`, or empty"]);
+    let o = refused(&mut e, "map", [5.0, 1.0]);
+    assert_eq!(o.error_code, 206, "a goal in the wall: GOAL_OCCUPIED {o:?}");
+    assert_has(&o.error_string, &["pose 0: "]);
+    let o = refused(&mut e, "map", [50.0, 1.0]);
+    assert_eq!(o.status, GoalStatus::Aborted, "{o:?}");
+}
+
+#[test]
+fn a_patrol_only_walker_declares_no_goal_endpoint_and_planner_keys_need_one() {
+    let e = engine(&rooms("{waypoints: [[1, 1], [1, 3]], goal_endpoint: false}"));
+    assert!(!e.ctx.interface.all().iter().any(|ep| ep.name.starts_with("navigate")));
+    let e = engine(&rooms("{pos: [1, 1]}"));
+    let ep = &e.ctx.interface.all()[endpoint(&e, "navigate_to_pose")];
+    assert_eq!(ep.get_hint("ros2", "topic"), Some("w/navigate_to_pose"));
+    assert_eq!(ep.get_hint("ros2", "action"), Some("nav2_msgs/action/NavigateToPose"));
+    assert_has(
+        &refused("{pos: [1, 1], goal_endpoint: false, planner: {inflation_radius: 0.4}}"),
+        &["planner.inflation_radius: `planner.inflation_radius` plans the path to a goal, and this walker has `goal_endpoint: false` (it takes no goals): set `goal_endpoint: true` or drop the key"],
+    );
+    assert_has(
+        &refused("{pos: [1, 1], planner: {waypoint_radius: 0}}"),
+        &["planner.waypoint_radius: must be in (0, 1000] m, got 0"],
+    );
+    assert_has(
+        &refused("{pos: [1, 1], planner: {inflation_radius: 0.2}}"),
+        &["planner.inflation_radius: 0.2 m is less than the person's radius (orca.radius 0.26 m): a planned path would run the walker into walls; give at least 0.26"],
+    );
 }

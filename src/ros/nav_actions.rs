@@ -4,7 +4,8 @@
 //! * `nav2_msgs/action/NavigateThroughPoses` → `Payload::NavGoal` (the poses, in order).
 //!
 //! A goal's life (accept, deliver, feedback, cancel, outcome) is the one every action server here
-//! shares (`crate::ros::actions`). The goal's `behavior_tree` is not read: the navigator has no
+//! shares (`crate::ros::actions`). A walker's goal endpoints carry the same hints and are served
+//! here too. The goal's `behavior_tree` is not read: the movers have no
 //! behaviour tree, and a goal naming one runs the navigator's own pipeline — said once per server
 //! in the log. Result `error_code` is the producer's code (Nav2's for the failing stage, see
 //! docs/navigation.md), `error_msg` its reason.
@@ -102,7 +103,7 @@ pub fn ntp_result(o: &ActionOutcome) -> Ntp::Result {
 fn note_behavior_tree(name: &str, bt: &str, said: &std::sync::atomic::AtomicBool) {
     if !bt.is_empty() && !said.swap(true, std::sync::atomic::Ordering::Relaxed) {
         tracing::info!(
-            "{name}: goal names behavior_tree `{bt}`; the navigator has no behaviour tree and runs its own pipeline (said once)"
+            "{name}: goal names behavior_tree `{bt}`; roqsim's movers (navigator, walker) have no behaviour tree and run their own pipeline (said once)"
         );
     }
 }

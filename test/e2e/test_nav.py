@@ -81,3 +81,31 @@ def test_a_goal_in_a_wall_aborts_with_goal_occupied_and_through_poses_succeeds(r
     assert remaining[0] == 2 and min(remaining) <= 1, remaining
     p = fb[-1].current_pose.pose.position
     assert math.hypot(p.x - 2.0, p.y - 2.5) < 0.3, (p.x, p.y)
+
+
+def test_navigate_to_pose_drives_a_walker_through_the_door_with_feedback(roqsim, ros):
+    """A walker's goal endpoint is the navigator's action: /visitor/navigate_to_pose."""
+    from nav2_msgs.action import NavigateToPose
+    from rclpy.action import ActionClient
+
+    sim = roqsim(
+        "sim", "test/e2e/worlds/walker_goal.yaml", "--ros", "--pacing", "4", "--seconds", "600", "-q",
+        wait_ready="/clock",
+    )
+    client = ActionClient(ros.node, NavigateToPose, "/visitor/navigate_to_pose")
+    status, result, fb = run(ros, client, NavigateToPose.Goal(pose=pose(8.0, 2.5)), timeout=60.0)
+    assert (status, result.error_code) == (SUCCEEDED, 0), (status, result.error_code, result.error_msg)
+    assert len(fb) > 20, f"{len(fb)} feedback messages"
+    first, last = fb[0], fb[-1]
+    # from (1, 2.5) down through the door at (5, 2) to (8, 2.5): the route remaining is longer
+    # than the straight line from where the walker is (the first feedback may already be underway)
+    q = first.current_pose.pose.position
+    assert first.distance_remaining > math.hypot(8.0 - q.x, 2.5 - q.y) + 0.01, first
+    assert last.distance_remaining < 0.3, last
+    p = last.current_pose.pose.position
+    assert math.hypot(p.x - 8.0, p.y - 2.5) < 0.3, (p.x, p.y)
+    t = [f.navigation_time.sec + f.navigation_time.nanosec * 1e-9 for f in fb]
+    # at 1.2 m/s the planned ~7.1 m take about 6 s of sim time
+    assert t == sorted(t) and 5.0 < t[-1] < 8.0, f"navigation_time {t[0]:.2f} .. {t[-1]:.2f} s"
+    print(f"walker arrived at ({p.x:.3f}, {p.y:.3f}) after {t[-1]:.2f} s sim, {len(fb)} feedback")
+    assert sim.running()

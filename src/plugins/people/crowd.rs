@@ -9,13 +9,16 @@
 //! 3. measures the robots' velocities (finite difference of the body position between steps) and
 //!    the driven (mocap) props' — every mocap body of the model that is not a walker, with the
 //!    horizontal radius of its geoms;
-//! 4. gives every present avoiding walker the ORCA velocity (`crate::nav::orca`) against the other
-//!    present walkers (½ share with an avoiding one, 1 with one that does not avoid), its robots
+//! 4. gives every present avoiding walker that is due — on its `orca.update_hz` gate, or its
+//!    route target, dwell or presence changed since its last decision — the ORCA velocity
+//!    (`crate::nav::orca`, for a velocity held one update period) against the other present
+//!    walkers (½ share with an avoiding one, 1 with one that does not avoid), its robots
 //!    and the props (1: they do not react); a walker without avoidance takes its preferred
-//!    velocity. All velocities are decided from the same state before any body moves, in
-//!    registration order, so the result does not depend on the order of the plugins;
-//! 5. moves each present walker by its velocity × dt and faces it the way it walks. An absent
-//!    walker stands still and is invisible to the others.
+//!    velocity every step, and one not due keeps the velocity it last chose. All are decided
+//!    from the same state before any body moves, in registration order, so the result does not
+//!    depend on the order of the plugins;
+//! 5. moves each present walker by its velocity × dt and, when its velocity changed, faces it the
+//!    way it walks. An absent walker stands still and is invisible to the others.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -63,6 +66,8 @@ pub struct AgentSpec {
     pub time_horizon: f64,
     /// Speed cap while giving way (m/s).
     pub max_speed: f64,
+    /// An avoiding walker re-decides its velocity every this many physics steps (≥ 1).
+    pub every: u64,
     /// The robots it yields to.
     pub robots: Vec<RobotRef>,
     /// Its patrol.
@@ -82,6 +87,8 @@ pub struct AgentState {
     pub dwelling: bool,
     /// Present (absent walkers stand still and are not seen).
     pub present: bool,
+    /// The route's target when the velocity was last decided (`None`: finished or standing).
+    pub target: Option<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -100,6 +107,31 @@ struct State {
     robots: Vec<Tracked>,
     props: Vec<Tracked>,
     yaw: Vec<f64>,
+    /// Each walker's orientation as last written (w, x, y, z).
+    quat: Vec<[f64; 4]>,
+    /// Each walker's index in the entity registry, checked by name before use.
+    entity_index: Vec<usize>,
+    /// Physics steps since the reset (the update gates count on it).
+    step: u64,
+}
+
+impl State {
+    /// Whether walker `i` is present, through its cached registry index (looked up again when the
+    /// registry changed under it).
+    fn present(&mut self, i: usize, ctx: &SimContext) -> bool {
+        let name = &self.agents[i].0.entity;
+        let all = ctx.entities.all();
+        match all.get(self.entity_index[i]) {
+            Some(e) if e.name == *name => e.present,
+            _ => match all.iter().position(|e| e.name == *name) {
+                Some(k) => {
+                    self.entity_index[i] = k;
+                    all[k].present
+                }
+                None => true,
+            },
+        }
+    }
 }
 
 /// The shared crowd (blackboard [`CROWD_KEY`]); cloning shares it.
@@ -142,6 +174,8 @@ impl Crowd {
         let mut s = self.0.borrow_mut();
         s.agents.push((spec, AgentState::default()));
         s.yaw.push(0.0);
+        s.quat.push([1.0, 0.0, 0.0, 0.0]);
+        s.entity_index.push(usize::MAX);
     }
 
     /// How many walkers the crowd moves.
@@ -152,6 +186,18 @@ impl Crowd {
     /// True when no walker joined.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Give walker `entity` a new route (a goal's planned path, or its patrol back), walked from
+    /// where it stands at the next step.
+    pub fn set_route(&self, entity: &str, route: Route) {
+        let mut s = self.0.borrow_mut();
+        if let Some((a, st)) = s.agents.iter_mut().find(|(a, _)| a.entity == entity) {
+            a.route = route;
+            a.route.reset();
+            // no real target: the next step sees a change and re-decides this walker's velocity
+            st.target = Some(usize::MAX);
+        }
     }
 
     /// The state of walker `entity` after the last step.
@@ -208,6 +254,7 @@ impl Crowd {
         }
         st.robots = robots;
         st.props = props;
+        st.step = 0;
         Ok(())
     }
 
@@ -217,28 +264,35 @@ impl Crowd {
         let s = &mut *guard;
         let dt = ctx.dt;
         let now = ctx.sim_time();
-        // 1. sense the walkers
-        {
-            let mocap = ctx.data().mocap_pos();
-            for (a, st) in s.agents.iter_mut() {
-                st.present = ctx.entities.get(&a.entity).is_none_or(|e| e.present);
-                let p = mocap[a.mocap];
-                st.pos = [p[0], p[1]];
-            }
-        }
-        // 2. preferred velocities
-        for (a, st) in s.agents.iter_mut() {
-            st.dwelling = a.route.dwelling();
+        let step = s.step;
+        s.step += 1;
+        // 1. sense the walkers; who re-decides this step: an avoiding walker on its update gate,
+        // or one whose situation changed since its last decision (it arrived, a dwell began or
+        // ended, it left or rejoined the world) — so a dwell starts where the route says, not up
+        // to one update period later
+        let mut decide: Vec<bool> = Vec::with_capacity(s.agents.len());
+        for i in 0..s.agents.len() {
+            let present = s.present(i, ctx);
+            let p = ctx.data().mocap_pos()[s.agents[i].0.mocap];
+            let (a, st) = &mut s.agents[i];
+            let was = (st.present, st.dwelling, st.target);
+            st.present = present;
+            st.pos = [p[0], p[1]];
+            // 2. preferred velocity (random dwells drawn from the run's generator)
             if !st.present {
                 st.preferred = [0.0, 0.0];
-                continue;
+            } else {
+                let entity = &a.entity;
+                st.preferred = a.route.preferred(st.pos, now, a.speed, |lo, hi| {
+                    let mut rng =
+                        ctx.rng_for(&format!("walker:{entity}")).map_err(|e| e.to_string())?;
+                    Ok(lo + (hi - lo) * rng.uniform())
+                })?;
             }
-            let key = format!("walker:{}", a.entity);
-            st.preferred = a.route.preferred(st.pos, now, a.speed, |lo, hi| {
-                let mut rng = ctx.rng_for(&key).map_err(|e| e.to_string())?;
-                Ok(lo + (hi - lo) * rng.uniform())
-            })?;
             st.dwelling = a.route.dwelling();
+            st.target = a.route.target();
+            let changed = was != (st.present, st.dwelling, st.target);
+            decide.push(!a.avoidance || changed || step % a.every == 0);
         }
         // 3. robots and props: measured positions and velocities
         {
@@ -263,14 +317,19 @@ impl Crowd {
                 t.agent = Agent { pos: p, vel: v, radius: t.radius };
             }
         }
-        // 4. new velocities, all from the same state
-        let agents: Vec<(Agent, bool, bool)> = s
-            .agents
-            .iter()
-            .map(|(a, st)| {
-                (Agent { pos: st.pos, vel: st.vel, radius: a.radius }, a.avoidance, st.present)
-            })
-            .collect();
+        // 4. new velocities, all from the same state (the snapshot only when ORCA runs)
+        let orca_due =
+            s.agents.iter().zip(&decide).any(|((a, st), d)| *d && a.avoidance && st.present);
+        let agents: Vec<(Agent, bool, bool)> = if orca_due {
+            s.agents
+                .iter()
+                .map(|(a, st)| {
+                    (Agent { pos: st.pos, vel: st.vel, radius: a.radius }, a.avoidance, st.present)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut new_vel: Vec<V2> = Vec::with_capacity(agents.len());
         let mut lines: Vec<Line> = Vec::new();
         for (i, (a, st)) in s.agents.iter().enumerate() {
@@ -278,11 +337,17 @@ impl Crowd {
                 new_vel.push([0.0, 0.0]);
                 continue;
             }
+            if !decide[i] {
+                new_vel.push(st.vel);
+                continue;
+            }
             if !a.avoidance {
                 new_vel.push(st.preferred);
                 continue;
             }
             let me = agents[i].0;
+            // the velocity is held for one update period: overlaps resolve within it
+            let period = a.every as f64 * dt;
             let near = |o: &Agent| {
                 orca::norm([o.pos[0] - me.pos[0], o.pos[1] - me.pos[1]]) < a.neighbor_dist
             };
@@ -293,38 +358,63 @@ impl Crowd {
                 }
                 let share = if *avoids { 0.5 } else { 1.0 };
                 let fallback = if i < j { [1.0, 0.0] } else { [-1.0, 0.0] };
-                lines.push(orca::orca_line(&me, other, share, a.time_horizon, dt, fallback));
+                lines.push(orca::orca_line(&me, other, share, a.time_horizon, period, fallback));
             }
             for t in
                 s.robots.iter().filter(|t| t.present && a.robots.iter().any(|r| r.body == t.body))
             {
                 if near(&t.agent) {
-                    lines.push(orca::orca_line(&me, &t.agent, 1.0, a.time_horizon, dt, [1.0, 0.0]));
+                    lines.push(orca::orca_line(
+                        &me,
+                        &t.agent,
+                        1.0,
+                        a.time_horizon,
+                        period,
+                        [1.0, 0.0],
+                    ));
                 }
             }
             for t in s.props.iter().filter(|t| t.present) {
                 if near(&t.agent) {
-                    lines.push(orca::orca_line(&me, &t.agent, 1.0, a.time_horizon, dt, [1.0, 0.0]));
+                    lines.push(orca::orca_line(
+                        &me,
+                        &t.agent,
+                        1.0,
+                        a.time_horizon,
+                        period,
+                        [1.0, 0.0],
+                    ));
                 }
             }
             new_vel.push(orca::solve(&lines, st.preferred, a.max_speed));
         }
         // 5. move
         let d = ctx.data_mut();
-        for (((a, st), v), yaw) in s.agents.iter_mut().zip(new_vel).zip(s.yaw.iter_mut()) {
+        for ((((a, st), v), yaw), quat) in
+            s.agents.iter_mut().zip(new_vel).zip(s.yaw.iter_mut()).zip(s.quat.iter_mut())
+        {
             if !st.present {
                 st.vel = [0.0, 0.0];
                 continue;
             }
+            // re-faced when the velocity changes (and on the first step after a reset)
+            let turned = v != st.vel || step == 0;
             st.vel = v;
             st.pos = [st.pos[0] + v[0] * dt, st.pos[1] + v[1] * dt];
-            if orca::norm(v) > 1e-3 {
-                *yaw = v[1].atan2(v[0]);
-            }
             let p = &mut d.mocap_pos_mut()[a.mocap];
             p[0] = st.pos[0];
             p[1] = st.pos[1];
-            d.mocap_quat_mut()[a.mocap] = [(*yaw / 2.0).cos(), 0.0, 0.0, (*yaw / 2.0).sin()];
+            if turned {
+                if orca::norm(v) > 1e-3 {
+                    *yaw = v[1].atan2(v[0]);
+                }
+                *quat = [(*yaw / 2.0).cos(), 0.0, 0.0, (*yaw / 2.0).sin()];
+            }
+            // upright and facing its travel, whatever a teleport wrote
+            let q = &mut d.mocap_quat_mut()[a.mocap];
+            if *q != *quat {
+                *q = *quat;
+            }
         }
         Ok(())
     }

@@ -18,7 +18,8 @@ pub struct Route {
     points: Vec<V2>,
     dwell: Vec<Dwell>,
     looped: bool,
-    arrival_radius: f64,
+    /// Each point counts as reached within its own radius (m).
+    arrival: Vec<f64>,
     target: usize,
     dwell_until: Option<f64>,
     done: bool,
@@ -28,15 +29,15 @@ impl Route {
     /// A route over `points` (the walker starts at the first; empty = it stands), with one dwell
     /// per point.
     pub fn new(points: Vec<V2>, dwell: Vec<Dwell>, looped: bool, arrival_radius: f64) -> Self {
-        let mut r = Route {
-            points,
-            dwell,
-            looped,
-            arrival_radius,
-            target: 0,
-            dwell_until: None,
-            done: false,
-        };
+        let arrival = vec![arrival_radius; points.len()];
+        Route::with_radii(points, dwell, looped, arrival)
+    }
+
+    /// A route whose points are each reached within their own radius (`arrival[k]`, m): a
+    /// planned path's corners within the waypoint radius, its goals within the arrival radius.
+    pub fn with_radii(points: Vec<V2>, dwell: Vec<Dwell>, looped: bool, arrival: Vec<f64>) -> Self {
+        let mut r =
+            Route { points, dwell, looped, arrival, target: 0, dwell_until: None, done: false };
         r.reset();
         r
     }
@@ -52,6 +53,11 @@ impl Route {
     /// for a walker that stands).
     pub fn target(&self) -> Option<usize> {
         (!self.done).then_some(self.target)
+    }
+
+    /// The route's points.
+    pub fn points(&self) -> &[V2] {
+        &self.points
     }
 
     /// True while standing out a dwell.
@@ -98,7 +104,7 @@ impl Route {
             let goal = self.points[self.target];
             let to = [goal[0] - pos[0], goal[1] - pos[1]];
             let d = norm(to);
-            if d > self.arrival_radius {
+            if d > self.arrival[self.target] {
                 return Ok([to[0] / d * speed, to[1] / d * speed]);
             }
             let secs = match self.dwell[self.target] {

@@ -20,7 +20,13 @@
 //! `avoidance: true` runs ORCA against the other walkers (half the avoidance each with another
 //! avoiding walker, all of it against one that does not avoid), the robot (`robot_body`, a disc of
 //! `robot_radius` moving at its measured velocity, which does not react) and every driven (mocap)
-//! prop; one without walks its route and is avoided by the others.
+//! prop; one without walks its route and is avoided by the others. An avoiding walker re-decides
+//! its velocity at `orca.update_hz` and whenever its route or presence changes, and moves every
+//! physics step in between.
+//!
+//! Goals (`goal_endpoint`, default true): nav2 NavigateToPose / NavigateThroughPoses endpoints at
+//! `<body>/navigate_to_pose` and `<body>/navigate_through_poses`; a goal is planned by A* on the
+//! shared planner grid and replaces the patrol (`super::goal`).
 //!
 //! The walker registers an entity of kind person (simulation_interfaces CATEGORY_HUMAN) named by
 //! the entry's address, its body `<address with dots as _>`: SetEntityState moves it (it walks on
@@ -32,10 +38,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::crowd::{self, AgentSpec, Crowd, RobotRef};
+use super::goal::{GoalPlanner, WalkerGoals};
 use super::route::{Dwell, Route};
+use crate::context::payload::GoalStatus;
 use crate::context::{Entity, EntityKind, Pose, SimContext};
 use crate::error::{num, ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::plugins::shared::nav_goal::codes;
+use crate::plugins::shared::nav_grid::GridSpec;
 use crate::spawn::body_name_for;
 use crate::world::bounds::{MAX_DWELL_S, MAX_NAV_DISTANCE_M, MAX_PERSON_SPEED, MAX_POSITION_M};
 
@@ -57,6 +67,23 @@ pub const DEFAULT_TIME_HORIZON: f64 = 3.0;
 pub const DEFAULT_RADIUS: f64 = 0.26;
 /// Default `orca.max_speed` (m/s).
 pub const DEFAULT_MAX_SPEED: f64 = 1.6;
+/// A planned path's corner counts as passed no farther than this (m) even when the planner's
+/// margin leaves less.
+pub const MIN_CORNER_RADIUS: f64 = 0.01;
+/// Rate of a goal's feedback (Hz).
+pub const FEEDBACK_HZ: f64 = 20.0;
+/// Default `planner.inflation_radius` (m): a person's radius and a little room.
+pub const DEFAULT_INFLATION: f64 = 0.3;
+/// Default `planner.waypoint_radius` (m).
+pub const DEFAULT_WAYPOINT_RADIUS: f64 = 0.3;
+/// A geom is a wall for a walker when it reaches from this height (m) — above the floor, as the
+/// navigator's default band starts — up to the person's height.
+pub const PLANNER_FLOOR: f64 = 0.05;
+/// Planner grid cell (m), the navigator's default.
+pub const PLANNER_RESOLUTION: f64 = 0.05;
+/// Default `orca.update_hz` (Hz): the navigator's pipeline rate, and a period (50 ms) in which a
+/// walker covers 6 cm at its default pace.
+pub const DEFAULT_UPDATE_HZ: f64 = 20.0;
 
 fn d_speed() -> f64 {
     DEFAULT_SPEED
@@ -116,6 +143,22 @@ pub struct OrcaConfig {
     /// Fastest the walker may go while giving way (m/s); at least `speed`. Default 1.6.
     #[serde(default)]
     pub max_speed: Option<f64>,
+    /// How often the walker re-decides its velocity (Hz, on the physics grid); between updates
+    /// it walks on at the velocity last chosen. Default 20.
+    #[serde(default)]
+    pub update_hz: Option<f64>,
+}
+
+/// The `planner:` block of a goal-driven walker.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WalkerPlannerConfig {
+    /// Walls are grown by this radius before A* (m). Default 0.3.
+    #[serde(default)]
+    pub inflation_radius: Option<f64>,
+    /// A planned path's corners count as passed within this distance (m). Default 0.3.
+    #[serde(default)]
+    pub waypoint_radius: Option<f64>,
 }
 
 /// Config of `walker`.
@@ -157,6 +200,14 @@ pub struct WalkerConfig {
     /// ORCA tuning and the person's radius.
     #[serde(default)]
     pub orca: OrcaConfig,
+    /// true: declare the goal endpoints (nav2 NavigateToPose / NavigateThroughPoses at
+    /// `<body>/navigate_to_pose`, `<body>/navigate_through_poses`); a goal replaces the patrol.
+    /// false: patrol only. Default true.
+    #[serde(default = "crate::plugin::yes")]
+    pub goal_endpoint: bool,
+    /// How a goal is planned (A* on the shared planner grid). Needs `goal_endpoint`.
+    #[serde(default)]
+    pub planner: WalkerPlannerConfig,
     /// false: compiled in, but absent until SpawnEntity brings it in. Default true.
     #[serde(default = "crate::plugin::yes")]
     pub present: bool,
@@ -256,11 +307,29 @@ impl ValidateConfig for WalkerConfig {
                 )),
             }
         }
+        let xy = |w: &Vec<NumOrRange>| match w.as_slice() {
+            [NumOrRange::Num(x), NumOrRange::Num(y), ..] => Some([*x, *y]),
+            _ => None,
+        };
+        let pts: Vec<[f64; 2]> = self.waypoints.iter().filter_map(xy).collect();
+        let reach = self.arrival_radius.unwrap_or(DEFAULT_ARRIVAL_RADIUS);
+        if pts.len() >= 2
+            && pts.len() == self.waypoints.len()
+            && pts.iter().all(|p| (p[0] - pts[0][0]).hypot(p[1] - pts[0][1]) <= reach)
+        {
+            e.push(ConfigError::new(
+                "waypoints",
+                format!(
+                    "every point lies within arrival_radius ({} m) of waypoints[0], so the walker would never leave its start: spread the route, or give `pos: [x, y]` for a walker that stands",
+                    num(reach)
+                ),
+            ));
+        }
         if self.waypoints.is_empty() {
             for (k, set) in [
                 ("loop", self.loop_route.is_some()),
                 ("dwell", self.dwell.is_some()),
-                ("arrival_radius", self.arrival_radius.is_some()),
+                ("arrival_radius", self.arrival_radius.is_some() && !self.goal_endpoint),
             ] {
                 if set {
                     e.push(ConfigError::new(k, format!("`{k}` shapes a patrol route and this walker has no `waypoints`: give the route or drop the key")));
@@ -281,6 +350,18 @@ impl ValidateConfig for WalkerConfig {
         );
         check_positive(&mut e, "orca.time_horizon", self.orca.time_horizon, MAX_DWELL_S, "s");
         check_positive(&mut e, "orca.max_speed", self.orca.max_speed, MAX_PERSON_SPEED, "m/s");
+        if let Some(hz) = self.orca.update_hz {
+            if !(hz.is_finite() && hz >= crate::engine::rates::MIN_RATE_HZ) {
+                e.push(ConfigError::new(
+                    "orca.update_hz",
+                    format!(
+                        "must be a rate of at least {} Hz (above the physics rate it updates every step), got {}",
+                        crate::engine::rates::MIN_RATE_HZ,
+                        num(hz)
+                    ),
+                ));
+            }
+        }
         if let Some(r) = self.orca.radius {
             if !(r > 0.0 && r < PERSON_HEIGHT / 2.0) {
                 e.push(ConfigError::new(
@@ -298,6 +379,44 @@ impl ValidateConfig for WalkerConfig {
                 e.push(ConfigError::new("robot_body", "is empty: name the robot's body (`base_link`) or drop the key for every robot entity's base"));
             }
         }
+        check_positive(
+            &mut e,
+            "planner.inflation_radius",
+            self.planner.inflation_radius,
+            MAX_NAV_DISTANCE_M,
+            "m",
+        );
+        check_positive(
+            &mut e,
+            "planner.waypoint_radius",
+            self.planner.waypoint_radius,
+            MAX_NAV_DISTANCE_M,
+            "m",
+        );
+        let radius = self.orca.radius.unwrap_or(DEFAULT_RADIUS);
+        if let Some(i) = self.planner.inflation_radius {
+            if self.goal_endpoint && i > 0.0 && i < radius {
+                e.push(ConfigError::new(
+                    "planner.inflation_radius",
+                    format!(
+                        "{} m is less than the person's radius (orca.radius {} m): a planned path would run the walker into walls; give at least {}",
+                        num(i),
+                        num(radius),
+                        num(radius)
+                    ),
+                ));
+            }
+        }
+        if !self.goal_endpoint {
+            for (k, set) in [
+                ("planner.inflation_radius", self.planner.inflation_radius.is_some()),
+                ("planner.waypoint_radius", self.planner.waypoint_radius.is_some()),
+            ] {
+                if set {
+                    e.push(ConfigError::new(k, format!("`{k}` plans the path to a goal, and this walker has `goal_endpoint: false` (it takes no goals): set `goal_endpoint: true` or drop the key")));
+                }
+            }
+        }
         if !self.avoidance {
             for (k, set) in [
                 ("robot_body", self.robot_body.is_some()),
@@ -305,6 +424,7 @@ impl ValidateConfig for WalkerConfig {
                 ("orca.neighbor_dist", self.orca.neighbor_dist.is_some()),
                 ("orca.time_horizon", self.orca.time_horizon.is_some()),
                 ("orca.max_speed", self.orca.max_speed.is_some()),
+                ("orca.update_hz", self.orca.update_hz.is_some()),
             ] {
                 if set {
                     e.push(ConfigError::new(k, format!("`{k}` tunes how a walker gives way, and this one has `avoidance: false` (it walks its route and the others avoid it): set `avoidance: true` or drop the key")));
@@ -322,6 +442,8 @@ pub struct Walker {
     body: String,
     owner: bool,
     crowd: Option<Crowd>,
+    goals: Option<WalkerGoals>,
+    mocap: usize,
 }
 
 impl Walker {
@@ -333,6 +455,8 @@ impl Walker {
             cfg,
             owner: false,
             crowd: None,
+            goals: None,
+            mocap: 0,
         }
     }
 
@@ -409,7 +533,7 @@ impl Walker {
 
 impl Plugin for Walker {
     fn hooks(&self) -> Hooks {
-        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::PRE_STEP
+        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::PRE_STEP | Hooks::SHUTDOWN
     }
 
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
@@ -475,14 +599,55 @@ impl Plugin for Walker {
             neighbor_dist: self.cfg.orca.neighbor_dist.unwrap_or(DEFAULT_NEIGHBOR_DIST),
             time_horizon: self.cfg.orca.time_horizon.unwrap_or(DEFAULT_TIME_HORIZON),
             max_speed: self.cfg.orca.max_speed.unwrap_or(DEFAULT_MAX_SPEED).max(self.cfg.speed),
+            every: crate::engine::rates::snap_rate(
+                self.cfg.orca.update_hz.unwrap_or(DEFAULT_UPDATE_HZ),
+                1.0 / ctx.dt,
+            )
+            .every_steps,
             robots,
             route: self.route(),
         });
         self.crowd = Some(crowd);
+        self.mocap = mocap as usize;
+        if self.cfg.goal_endpoint {
+            let p = &self.cfg.planner;
+            let radius = self.cfg.orca.radius.unwrap_or(DEFAULT_RADIUS);
+            let planner = GoalPlanner {
+                grid: GridSpec {
+                    band: [PLANNER_FLOOR, PERSON_HEIGHT],
+                    resolution: PLANNER_RESOLUTION,
+                    inflation: p.inflation_radius.unwrap_or(DEFAULT_INFLATION),
+                },
+                // a corner cut within ρ strays at most ρ off the planned path, which keeps
+                // `inflation − radius` from the walls: cut no deeper than that margin
+                waypoint_radius: p
+                    .waypoint_radius
+                    .unwrap_or(DEFAULT_WAYPOINT_RADIUS)
+                    .min(p.inflation_radius.unwrap_or(DEFAULT_INFLATION) - radius)
+                    .max(MIN_CORNER_RADIUS),
+                arrival_radius: self.cfg.arrival_radius.unwrap_or(DEFAULT_ARRIVAL_RADIUS),
+                speed: self.cfg.speed,
+            };
+            let every = crate::engine::rates::snap_rate(FEEDBACK_HZ, 1.0 / ctx.dt).every_steps;
+            self.goals = Some(WalkerGoals::declare(
+                ctx,
+                &self.address,
+                self.cfg.namespace.trim_matches('/'),
+                &self.body,
+                planner,
+                every,
+            ));
+        }
         Ok(())
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
+        if let (Some(g), Some(c)) = (&mut self.goals, &self.crowd) {
+            if g.busy() {
+                g.finish(GoalStatus::Aborted, codes::NONE, "the simulation was reset");
+            }
+            c.set_route(&self.address, self.route());
+        }
         match (&self.crowd, self.owner) {
             (Some(c), true) => c.reset(ctx),
             _ => Ok(()),
@@ -490,10 +655,25 @@ impl Plugin for Walker {
     }
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
-        match (&self.crowd, self.owner) {
-            (Some(c), true) => c.tick(ctx),
-            _ => Ok(()),
+        let Some(c) = self.crowd.clone() else { return Ok(()) };
+        if let Some(g) = &mut self.goals {
+            let p = ctx.data().mocap_pos()[self.mocap];
+            g.intake(ctx, &c, [p[0], p[1]]);
         }
+        if self.owner {
+            c.tick(ctx)?;
+        }
+        if let Some(g) = &mut self.goals {
+            g.report(ctx, &c);
+        }
+        Ok(())
+    }
+
+    fn shutdown(&mut self, _ctx: &mut SimContext) -> HookResult {
+        if let Some(g) = &mut self.goals {
+            g.finish(GoalStatus::Aborted, codes::NONE, "the simulator is shutting down");
+        }
+        Ok(())
     }
 }
 

@@ -1,12 +1,15 @@
 //! Helpers every entity-owned plugin shares (no plugin lives here), one concept per file:
 //! [`owner`] (the owning entity, endpoint scope, presence, the base-controller claim),
 //! [`resolve`] (the entity's actuators, joints, bodies and sites by model name), [`joints`]
-//! (joint_states), [`latest`] (a shared latest value), and for the ray sensors [`scan`] (the per-ray
+//! (joint_states), [`latest`] (a shared latest value), [`nav_goal`] (nav2 goals: result codes,
+//! failures, world-frame goals), [`nav_grid`] (the planner grid movers share), and for the ray sensors [`scan`] (the per-ray
 //! keys, their checks and the resolved values) and [`ray_mount`] (the static mount transform).
 //! The first three are re-exported here.
 
 pub mod joints;
 pub mod latest;
+pub mod nav_goal;
+pub mod nav_grid;
 pub mod owner;
 pub mod ray_mount;
 pub mod resolve;

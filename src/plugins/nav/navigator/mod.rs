@@ -64,7 +64,7 @@ use config::{DwellPoint, Kinematics, Output, RouteMode, Tracker};
 use goals::Active;
 pub use handle::{nav_key, NavHandle, NavPhase, NavState};
 
-pub use goals::{codes, Failure};
+pub use crate::plugins::shared::nav_goal::{codes, Failure};
 
 /// Progress (m) that resets the stuck timer.
 const PROGRESS_M: f64 = 0.05;

@@ -3,57 +3,26 @@
 //! remembers, A* legs, and the forward probe that finds what the grid does not hold.
 
 use super::*;
+use crate::plugins::shared::nav_grid::{shared_grid, GridSpec};
 
 impl Navigator {
-    /// The planner grid covering `need` `[x0, y0, x1, y1]`: the shared one when it covers, else a
-    /// new raster over the union, shared from then on.
+    /// The planner grid covering `need` `[x0, y0, x1, y1]` (shared by the movers that agree on
+    /// the band, resolution and inflation).
     pub(super) fn grid_covering(
         &mut self,
         ctx: &mut SimContext,
         need: [f64; 4],
     ) -> Result<Rc<Grid>, String> {
         let c = &self.cfg;
-        let key = format!(
-            "nav_grid:{}:{}:{}:{}",
-            c.obstacle_height[0], c.obstacle_height[1], c.resolution, c.planner.inflation_radius
-        );
-        let covers = |g: &Grid| {
-            let x1 = g.origin[0] + g.width as f64 * g.resolution;
-            let y1 = g.origin[1] + g.height as f64 * g.resolution;
-            g.origin[0] <= need[0] && g.origin[1] <= need[1] && x1 >= need[2] && y1 >= need[3]
+        let spec = GridSpec {
+            band: c.obstacle_height,
+            resolution: c.resolution,
+            inflation: c.planner.inflation_radius,
         };
-        let shared = ctx.blackboard.get::<Rc<Grid>>(&key).ok().cloned();
-        if let Some(g) = &shared {
-            if covers(g) {
-                return Ok(g.clone());
-            }
-        }
-        let mut area = need;
-        for f in self.footprints.iter() {
-            area = union(area, f.bounds);
-        }
-        if let Some(g) = &shared {
-            area = union(
-                area,
-                [
-                    g.origin[0],
-                    g.origin[1],
-                    g.origin[0] + g.width as f64 * g.resolution,
-                    g.origin[1] + g.height as f64 * g.resolution,
-                ],
-            );
-        }
-        let m = c.planner.inflation_radius + 1.0;
-        let area = [area[0] - m, area[1] - m, area[2] + m, area[3] + m];
-        let g = Rc::new(
-            Grid::rasterize(&self.footprints, c.planner.inflation_radius, area, c.resolution)
-                .map_err(|e| match self.far_outside(need) {
-                    Some(why) => why,
-                    None => e,
-                })?,
-        );
-        ctx.blackboard.set(key, g.clone());
-        Ok(g)
+        shared_grid(ctx, &self.footprints, spec, need).map_err(|e| match self.far_outside(need) {
+            Some(why) => why,
+            None => e,
+        })
     }
 
     /// When a too-large grid is the doing of a point far outside the static geometry (more than
