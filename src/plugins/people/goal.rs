@@ -13,13 +13,13 @@ use std::sync::atomic::Ordering;
 use super::crowd::Crowd;
 use super::route::{Dwell, Route};
 use crate::context::payload::{
-    ActionCall, ActionOutcome, GoalStatus, NavFeedback, NavGoal, NavPose, Payload,
+    ActionCall, ActionOutcome, GoalStatus, NavFeedback, NavPose, Payload,
 };
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::math::yaw_quat_xyzw;
 use crate::nav::astar;
 use crate::nav::grid::{bounds_of, static_footprints, Footprint};
-use crate::plugins::shared::nav_goal::{codes, world_goals, Failure};
+use crate::plugins::shared::nav_goal::{codes, refuse, take_goals, Failure};
 use crate::plugins::shared::nav_grid::{shared_grid, GridSpec};
 
 /// How a goal-driven walker plans.
@@ -149,47 +149,24 @@ impl WalkerGoals {
                 crowd.set_route(&self.entity, stand());
             }
         }
-        for ep in [self.ep_to_pose, self.ep_through] {
-            for p in ctx.interface.drain(ep) {
-                let Payload::Goal(call) = p else {
-                    tracing::warn!(
-                        "walker `{}`: ignored a {} payload on a goal endpoint",
-                        self.entity,
-                        p.kind()
-                    );
-                    continue;
-                };
-                let refuse = |call: &ActionCall, f: Failure| {
-                    let _ = call.outcome.send(ActionOutcome {
-                        status: GoalStatus::Aborted,
-                        error_code: f.code as i32,
-                        error_string: f.msg,
-                        result: None,
-                    });
-                };
-                let goals = match call.goal.as_ref() {
-                    Payload::NavGoal(g) => goals_xy(g),
-                    other => Err(Failure {
-                        code: codes::UNKNOWN,
-                        msg: format!("expected a navigation goal, got {}", other.kind()),
-                    }),
-                };
-                match goals.and_then(|g| self.plan(ctx, pos, &g)) {
-                    Ok((path, goal_at)) => {
-                        self.finish(GoalStatus::Aborted, codes::NONE, "preempted by a newer goal");
-                        let mut radii = vec![self.planner.waypoint_radius; path.len()];
-                        for &k in &goal_at {
-                            radii[k] = self.planner.arrival_radius;
-                        }
-                        let dwell = vec![Dwell::Fixed(0.0); path.len()];
-                        crowd.set_route(
-                            &self.entity,
-                            Route::with_radii(path.clone(), dwell, false, radii),
-                        );
-                        self.active = Some(Active { call, t0: ctx.sim_time(), path, goal_at });
+        let who = format!("walker `{}`", self.entity);
+        for (call, goals) in take_goals(ctx, [self.ep_to_pose, self.ep_through], &who) {
+            let goals = goals.map(|g| g.into_iter().map(|(xy, _)| xy).collect::<Vec<_>>());
+            match goals.and_then(|g| self.plan(ctx, pos, &g)) {
+                Ok((path, goal_at)) => {
+                    self.finish(GoalStatus::Aborted, codes::NONE, "preempted by a newer goal");
+                    let mut radii = vec![self.planner.waypoint_radius; path.len()];
+                    for &k in &goal_at {
+                        radii[k] = self.planner.arrival_radius;
                     }
-                    Err(f) => refuse(&call, f),
+                    let dwell = vec![Dwell::Fixed(0.0); path.len()];
+                    crowd.set_route(
+                        &self.entity,
+                        Route::with_radii(path.clone(), dwell, false, radii),
+                    );
+                    self.active = Some(Active { call, t0: ctx.sim_time(), path, goal_at });
                 }
+                Err(f) => refuse(&call, f),
             }
         }
     }
@@ -238,10 +215,4 @@ impl WalkerGoals {
 /// A route that stands where the walker is.
 pub fn stand() -> Route {
     Route::new(Vec::new(), Vec::new(), false, 0.0)
-}
-
-/// The goal positions of a request (a walker faces the way it walks; a pose's yaw is not turned
-/// to).
-fn goals_xy(g: &NavGoal) -> Result<Vec<[f64; 2]>, Failure> {
-    Ok(world_goals(g)?.into_iter().map(|(xy, _)| xy).collect())
 }

@@ -2,7 +2,8 @@
 //! answer with, a failure's code and reason, and the world-frame goals of a request (the frame
 //! checked, the position bounded, the yaw read off the orientation).
 
-use crate::context::payload::NavGoal;
+use crate::context::payload::{ActionCall, ActionOutcome, GoalStatus, NavGoal, Payload};
+use crate::context::{EndpointId, SimContext};
 use crate::math::yaw_of;
 
 /// The result codes a mover answers with: the ones Nav2's bt_navigator reports (Jazzy) for the
@@ -96,4 +97,42 @@ pub fn world_goals(goal: &NavGoal) -> Result<Vec<WorldGoal>, Failure> {
         out.push(([p.position[0], p.position[1]], yaw));
     }
     Ok(out)
+}
+
+/// Answer `call` as aborted with `f`'s code and reason.
+pub fn refuse(call: &ActionCall, f: Failure) {
+    let _ = call.outcome.send(ActionOutcome {
+        status: GoalStatus::Aborted,
+        error_code: f.code as i32,
+        error_string: f.msg,
+        result: None,
+    });
+}
+
+/// Drain the goal endpoints `eps` of mover `who`: each goal call with its world-frame goals, or
+/// the failure it is to be refused with (not a navigation goal, or [`world_goals`]' refusal).
+/// Payloads that are no goal call are logged and dropped.
+pub fn take_goals(
+    ctx: &mut SimContext,
+    eps: [EndpointId; 2],
+    who: &str,
+) -> Vec<(ActionCall, Result<Vec<WorldGoal>, Failure>)> {
+    let mut out = Vec::new();
+    for ep in eps {
+        for p in ctx.interface.drain(ep) {
+            let Payload::Goal(call) = p else {
+                tracing::warn!("{who}: ignored a {} payload on a goal endpoint", p.kind());
+                continue;
+            };
+            let goals = match call.goal.as_ref() {
+                Payload::NavGoal(g) => world_goals(g),
+                other => Err(Failure {
+                    code: codes::UNKNOWN,
+                    msg: format!("expected a navigation goal, got {}", other.kind()),
+                }),
+            };
+            out.push((call, goals));
+        }
+    }
+    out
 }

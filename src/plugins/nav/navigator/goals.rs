@@ -5,7 +5,7 @@
 use std::sync::atomic::Ordering;
 
 use super::*;
-use crate::plugins::shared::nav_goal::world_goals;
+use crate::plugins::shared::nav_goal::{refuse, take_goals};
 
 pub(super) struct Active {
     call: ActionCall,
@@ -40,51 +40,26 @@ impl Navigator {
                 self.halt();
             }
         }
-        for ep in [self.ep_to_pose, self.ep_through] {
-            for p in ctx.interface.drain(ep) {
-                let Payload::Goal(call) = p else {
-                    tracing::warn!(
-                        "[{}] ignored a {} payload on a goal endpoint",
-                        self.address,
-                        p.kind()
-                    );
-                    continue;
-                };
-                let refuse = |call: &ActionCall, f: Failure| {
-                    let _ = call.outcome.send(ActionOutcome {
-                        status: GoalStatus::Aborted,
-                        error_code: f.code as i32,
-                        error_string: f.msg,
-                        result: None,
-                    });
-                };
-                let Payload::NavGoal(goal) = call.goal.as_ref() else {
-                    refuse(
-                        &call,
-                        Failure {
-                            code: codes::UNKNOWN,
-                            msg: format!("expected a navigation goal, got {}", call.goal.kind()),
-                        },
-                    );
-                    continue;
-                };
-                match goals_from_request(goal) {
-                    Ok(goals) => {
-                        self.finish(GoalStatus::Aborted, codes::NONE, "preempted by a newer goal");
-                        let total = goals.len();
-                        self.action = Some(Active { call, t0: ctx.sim_time(), total });
-                        self.begin_route(ctx, goals);
-                        self.st.started = true;
-                        // a goal from a caller sets off at once, planned now: the first feedback
-                        // states the planned route, and an unplannable goal aborts on this step
-                        let p = self.pose(ctx);
-                        match self.plan_leg(ctx, [p[0], p[1]]) {
-                            Ok(()) => self.st.phase = NavPhase::Moving,
-                            Err(f) => self.fail(ctx, f),
-                        }
+        let who = format!("[{}]", self.address);
+        for (call, goals) in take_goals(ctx, [self.ep_to_pose, self.ep_through], &who) {
+            let goals =
+                goals.map(|g| g.into_iter().map(|(xy, yaw)| Goal { xy, yaw }).collect::<Vec<_>>());
+            match goals {
+                Ok(goals) => {
+                    self.finish(GoalStatus::Aborted, codes::NONE, "preempted by a newer goal");
+                    let total = goals.len();
+                    self.action = Some(Active { call, t0: ctx.sim_time(), total });
+                    self.begin_route(ctx, goals);
+                    self.st.started = true;
+                    // a goal from a caller sets off at once, planned now: the first feedback
+                    // states the planned route, and an unplannable goal aborts on this step
+                    let p = self.pose(ctx);
+                    match self.plan_leg(ctx, [p[0], p[1]]) {
+                        Ok(()) => self.st.phase = NavPhase::Moving,
+                        Err(f) => self.fail(ctx, f),
                     }
-                    Err(msg) => refuse(&call, msg),
                 }
+                Err(msg) => refuse(&call, msg),
             }
         }
         for (ep, run) in [(self.ep_start, true), (self.ep_stop, false)] {
@@ -182,9 +157,4 @@ impl Navigator {
             ctx.interface.publish(self.ep_stuck, tick, Payload::Bool(self.st.stuck));
         }
     }
-}
-
-/// The world-frame goals of a request, or why it is refused.
-fn goals_from_request(goal: &NavGoal) -> Result<Vec<Goal>, Failure> {
-    Ok(world_goals(goal)?.into_iter().map(|(xy, yaw)| Goal { xy, yaw }).collect())
 }

@@ -45,7 +45,7 @@ mod planning;
 use std::rc::Rc;
 
 use crate::context::payload::{
-    ActionCall, ActionOutcome, GoalStatus, NavFeedback, NavGoal, NavPose, PoseTwist,
+    ActionCall, ActionOutcome, GoalStatus, NavFeedback, NavPose, PoseTwist,
 };
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::HookResult;
