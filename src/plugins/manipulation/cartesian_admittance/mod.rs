@@ -259,9 +259,9 @@ impl Core {
             admittance_step(&mut self.v, &f, &cfg.mass, &cfg.damping, self.dt_c);
             tw = self.v;
         }
-        for i in 0..6 {
-            if cfg.axes[i] == 0 {
-                tw[i] = 0.0;
+        for (x, on) in tw.iter_mut().zip(&cfg.axes) {
+            if *on == 0 {
+                *x = 0.0;
             }
         }
         clamp_twist(&mut tw, cfg.max_linear_vel, cfg.max_angular_vel);
