@@ -282,11 +282,47 @@ fn campaign_document_refusals_name_the_key_and_the_fix() {
             "error: campaign.yaml: factors.variant.files[0]: --override ",
         ),
     ];
+    let many: String = (0..64).map(|i| format!("  components.robot.k{i}: [1, 2]\n")).collect();
+    let many = format!("world: open.yaml\nfactors:\n{many}limits: {{seconds: 1}}\n");
+    let some: String = (0..17).map(|i| format!("  components.robot.k{i}: [1, 2]\n")).collect();
+    let some = format!("world: open.yaml\nfactors:\n{some}limits: {{seconds: 1}}\n");
+    let reserved = "is a column of the results table: rename the factor (reserved: trial, world, repetition, seed, status, exit_code, attempts, wall_s, reason, stop_reason, error, steps, sim_time, and names starting with `pose.`, `monitor.`, `endpoint.`)";
+    let more = [
+        (
+            "world: open.yaml\nlimits: {seconds: 1, wall_timeout_s: 1e300}\n".to_string(),
+            "error: campaign.yaml: limits.wall_timeout_s: must be a number of seconds in (0, 86400] (at most a day), got 1e300".to_string(),
+        ),
+        (
+            many,
+            "error: campaign.yaml: factors: expand to more than 18446744073709551615 cells (64 factors), more than 100000 trials: split the campaign".into(),
+        ),
+        (
+            some,
+            "error: campaign.yaml: factors: expand to 131072 cells, more than 100000 trials: split the campaign".into(),
+        ),
+        (
+            "world: open.yaml\nfactors: {sim.timestep: [0.001, 0.002]}\nrepetitions: 60000\nlimits: {seconds: 1}\n".into(),
+            "error: campaign.yaml: repetitions: 60000 repetitions of 2 cells expand to 120000 trials, more than 100000: lower `repetitions` or split the campaign".into(),
+        ),
+        (
+            "world: open.yaml\nfactors: {seed: {files: [a.yaml]}}\nlimits: {seconds: 1}\n".into(),
+            format!("error: campaign.yaml: factors.seed: {reserved}"),
+        ),
+        (
+            "world: open.yaml\nfactors: {pose.robot.x: {files: [a.yaml]}}\nlimits: {seconds: 1}\n".into(),
+            format!("error: campaign.yaml: factors.pose.robot.x: {reserved}"),
+        ),
+        (
+            "world: open.yaml\nfactors: {sim.seed: [1, 2]}\nlimits: {seconds: 1}\n".into(),
+            "error: campaign.yaml: factors.sim.seed: a trial's seed comes from `seed:` and `seed_by:` (its `--seed` wins over `sim.seed`): set `seed:` / `seed_by:` instead".into(),
+        ),
+    ];
+    let cases = cases.iter().map(|(a, b)| (a.to_string(), b.to_string())).chain(more);
     for (doc, want) in cases {
-        let d = setup(doc);
+        let d = setup(&doc);
         let r = run_campaign(d.path(), "out", &[]);
         assert_eq!(r.code, 2, "{doc}: {}", r.stderr);
-        assert!(r.stderr.contains(want), "{doc}\nwanted: {want}\ngot: {}", r.stderr);
+        assert!(r.stderr.contains(&want), "{doc}\nwanted: {want}\ngot: {}", r.stderr);
         assert!(!d.path().join("out").exists(), "{doc}: wrote before refusing");
     }
 }
@@ -391,7 +427,13 @@ collect: {poses: [robot], endpoints: [/scan]}
     assert!(r.stderr.contains("error: -o out: the folder holds another campaign (its campaign.yaml differs from campaign.yaml): choose a new folder, or delete this one to start over"), "{}", r.stderr);
     let r = roqsim(&["campaign", "trial", "out", "9"], d.path());
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("error: trial 9 of out: "), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "error: trial 9 of out: out of range: the trials are 0 to 3 (the table's `trial` column)"
+        ),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -467,4 +509,172 @@ collect: {endpoints: [/scan]}
     let seeds: Vec<u64> = rows.iter().map(|r| r["seed"].as_u64().unwrap()).collect();
     assert_eq!(seeds, [50, 51, 50, 51]);
     assert_eq!(rows[2]["components.robot.rplidar.lidar.range_stddev"], 0.02);
+}
+
+#[test]
+fn a_seed_file_factor_a_file_as_output_and_jobs_0_are_refused() {
+    let d = setup("world: open.yaml\nfactors: {v: {files: [seeded.yaml]}}\nlimits: {seconds: 1}\n");
+    std::fs::write(d.path().join("seeded.yaml"), "sim: {seed: 3}\n").unwrap();
+    let r = run_campaign(d.path(), "out", &[]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("error: campaign.yaml: factors.v.files[0]: `seeded.yaml` sets sim.seed: a trial's seed comes from `seed:` and `seed_by:`"), "{}", r.stderr);
+    std::fs::write(d.path().join("afile"), "x").unwrap();
+    let r = run_campaign(d.path(), "afile", &[]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("error: -o afile: is a file, not a folder: name a new folder (or a campaign's folder to resume)"), "{}", r.stderr);
+    // --jobs 0 is refused before the (bad) document is even built.
+    let r = roqsim(&["campaign", "run", "campaign.yaml", "-o", "out", "--jobs", "0"], d.path());
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stderr.trim(), "error: --jobs must be at least 1");
+}
+
+/// Copy folder `from` to `to` (files and folders).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(snapshot(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_copied_folder_reruns_in_itself_and_a_failed_rerun_keeps_the_results() {
+    let d = setup(
+        "world: open.yaml
+repetitions: 2
+seed: 7
+limits: {steps: 50}
+collect: {poses: [robot]}
+",
+    );
+    let r = run_campaign(d.path(), "out", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = d.path().join("out");
+    let trial_json = std::fs::read_to_string(trial_dir(&out, 1).join("trial.json")).unwrap();
+    assert!(!trial_json.contains(out.to_str().unwrap()), "{trial_json}");
+    copy_dir(&out, &d.path().join("copy"));
+    let copy = d.path().join("copy");
+    let original = snapshot(&out);
+    let good = std::fs::read(trial_dir(&copy, 1).join("results.json")).unwrap();
+    // The world is relative to the document, not to the folder: the table is still rewritten.
+    let r = roqsim(&["campaign", "trial", "copy", "1"], d.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(snapshot(&out), original, "the re-run of the copy touched the original folder");
+    assert_eq!(std::fs::read(trial_dir(&copy, 1).join("results.json")).unwrap(), good);
+    let rows = table(&copy);
+    assert_eq!(rows[1]["attempts"], 2);
+    assert_eq!(rows[1]["steps"], 50);
+    assert_eq!(table(&out)[1]["attempts"], 1);
+    // A re-run that fails leaves the good results in place; the row shows the failure.
+    std::fs::write(trial_dir(&copy, 1).join("override.yaml"), "sim: {timestepp: 0.001}\n").unwrap();
+    let r = roqsim(&["campaign", "trial", "copy", "1"], d.path());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.starts_with("trial 1: failed in "), "{}", r.stdout);
+    assert_eq!(std::fs::read(trial_dir(&copy, 1).join("results.json")).unwrap(), good);
+    assert_eq!(table(&copy)[1]["status"], "failed");
+    assert_eq!(table(&copy)[1]["attempts"], 3);
+    // A world that is gone is refused before anything of the trial is touched.
+    std::fs::rename(d.path().join("open.yaml"), d.path().join("moved.yaml")).unwrap();
+    let before = snapshot(&copy);
+    let r = roqsim(&["campaign", "trial", "copy", "0"], d.path());
+    assert_eq!(r.code, 2);
+    let world = std::fs::canonicalize(d.path()).unwrap().join("open.yaml");
+    assert_eq!(
+        r.stderr.trim(),
+        format!("error: trial 0 of copy: its world {} no longer exists (trial.json names it so): restore the file, or run the campaign again from its document", world.display())
+    );
+    assert_eq!(snapshot(&copy), before);
+    std::fs::rename(d.path().join("moved.yaml"), d.path().join("open.yaml")).unwrap();
+    // A torn results.json is not a complete trial: resume runs it again.
+    std::fs::write(trial_dir(&out, 0).join("results.json"), "{\"reason\": \"st").unwrap();
+    let r = run_campaign(d.path(), "out", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("2 trials: 1 ran (1 ok, 0 not), 1 skipped as already run"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(results(&out, 0)["steps"], 50);
+    // The same document in another folder names other files: another campaign.
+    std::fs::create_dir(d.path().join("other")).unwrap();
+    std::fs::copy(d.path().join("campaign.yaml"), d.path().join("other/campaign.yaml")).unwrap();
+    std::fs::copy(d.path().join("open.yaml"), d.path().join("other/open.yaml")).unwrap();
+    let r = roqsim(&["campaign", "run", "other/campaign.yaml", "-o", "out", "-q"], d.path());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    assert!(
+        r.stderr.contains(&format!(
+            "error: -o out: the folder holds another campaign (the same campaign.yaml, but the world files were [\"{}\"] then and are [\"{}\"] now): choose a new folder",
+            root.join("open.yaml").display(),
+            root.join("other/open.yaml").display()
+        )),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn sigterm_to_the_campaign_ends_its_trials_and_marks_them_interrupted() {
+    let d =
+        setup("world: open.yaml\nrepetitions: 2\nlimits: {seconds: 100000, wall_timeout_s: 600}\n");
+    let child = Command::new(BIN)
+        .args(["campaign", "run", "campaign.yaml", "-o", "out", "--jobs", "2", "-q"])
+        .current_dir(d.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = d.path().join("out");
+    let t0 = std::time::Instant::now();
+    while !(0..2).all(|i| trial_dir(&out, i).join("stderr.txt").exists()) {
+        assert!(t0.elapsed().as_secs() < 120, "the trials never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let ok = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(ok.success());
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("campaign: stopped by a signal; running trials were ended and marked interrupted (they run again on resume)"), "{stderr}");
+    let rows = table(&out);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["status"], "interrupted", "trial {i}: {row}");
+        let st: Json = serde_json::from_str(
+            &std::fs::read_to_string(trial_dir(&out, i).join("status.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(st["note"], "the campaign was stopped (SIGINT/SIGTERM) while it ran");
+    }
+    // No trial process outlives the campaign (their command lines name the world in d).
+    let world = std::fs::canonicalize(d.path()).unwrap().join("open.yaml");
+    let world = world.to_str().unwrap();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
+            assert!(
+                !String::from_utf8_lossy(&cmd).contains(world),
+                "a trial still runs: {:?}",
+                e.path()
+            );
+        }
+    }
 }

@@ -64,13 +64,15 @@ def run_trial(exe, trial, override_text, trial_dir, counter=None):
     try:
         with open(os.path.join(scratch, "override.yaml"), "w") as f:
             f.write(override_text)
-        # The arguments name files in the trial's folder on the driver: point them here.
+        # The arguments name the trial's files relative to its folder (older trial.json files
+        # named them absolute, in the driver's folder): run here, pointing both here.
         args = [a.replace(trial_dir, scratch) for a in trial["args"]]
         start = time.monotonic()
         timed_out = False
         try:
             p = subprocess.run(
                 [exe] + args,
+                cwd=scratch,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=trial["wall_timeout_s"],

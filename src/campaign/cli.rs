@@ -70,7 +70,29 @@ fn document_errors(file: &Path, e: &crate::error::ConfigErrors) -> String {
     lines.join("\nerror: ")
 }
 
+/// `DIR/resolved.json`: what the document's names resolved to when the folder was made.
+const RESOLVED: &str = "resolved.json";
+
+/// The first difference between two `Campaign::resolved` records, for a person.
+fn resolved_difference(then: &serde_json::Value, now: &serde_json::Value) -> Option<String> {
+    for (key, what) in [("worlds", "the world files"), ("override_files", "the override files")] {
+        if then[key] != now[key] {
+            return Some(format!("{what} were {} then and are {} now", then[key], now[key]));
+        }
+    }
+    None
+}
+
 fn run(a: &RunArgs) -> ExitCode {
+    if a.jobs == Some(0) {
+        return fail("--jobs must be at least 1");
+    }
+    if a.output.exists() && !a.output.is_dir() {
+        return fail(format!(
+            "-o {}: is a file, not a folder: name a new folder (or a campaign's folder to resume)",
+            a.output.display()
+        ));
+    }
     let c = match load_campaign(&a.campaign) {
         Ok(c) => c,
         Err(e) => return fail(document_errors(&a.campaign, &e)),
@@ -83,9 +105,6 @@ fn run(a: &RunArgs) -> ExitCode {
         });
     if let Err(m) = checked {
         return fail(format!("{}: {m}", a.campaign.display()));
-    }
-    if a.jobs == Some(0) {
-        return fail("--jobs must be at least 1");
     }
     let text = std::fs::read_to_string(&a.campaign).unwrap_or_default();
     if let Err(e) = std::fs::create_dir_all(&a.output) {
@@ -109,6 +128,26 @@ fn run(a: &RunArgs) -> ExitCode {
             }
         }
     }
+    // The same text in another folder can name other files: those must match too.
+    let resolved = c.resolved();
+    let rp = dir.join(RESOLVED);
+    match std::fs::read_to_string(&rp).ok().and_then(|s| serde_json::from_str(&s).ok()) {
+        Some(then) => {
+            if let Some(d) = resolved_difference(&then, &resolved) {
+                return fail(format!(
+                    "-o {}: the folder holds another campaign (the same campaign.yaml, but {d}): \
+                     choose a new folder, or delete this one to start over",
+                    a.output.display()
+                ));
+            }
+        }
+        None => {
+            let text = serde_json::to_string_pretty(&resolved).unwrap_or_default() + "\n";
+            if let Err(e) = std::fs::write(&rp, text) {
+                return fail(format!("{}: {e}", rp.display()));
+            }
+        }
+    }
     for t in &trials {
         if let Err(m) = prepare_trial(&c, t, &dir) {
             return fail(format!("trial {}: {m}", t.index));
@@ -129,6 +168,11 @@ fn run(a: &RunArgs) -> ExitCode {
         let jobs = a
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+        // A stop (Ctrl-C, SIGTERM, SIGHUP) reaches the running trials: they are ended, marked
+        // `interrupted` and the table written, instead of left running without their timeout.
+        let _ = ctrlc::set_handler(|| {
+            crate::campaign::run::STOP.store(true, std::sync::atomic::Ordering::SeqCst)
+        });
         let bar = progress_bar(todo.len() as u64, a.quiet);
         let mut failed = 0usize;
         let t = run_pool(&exe, &dir, &todo, jobs, &mut |i, st| {
@@ -144,6 +188,14 @@ fn run(a: &RunArgs) -> ExitCode {
     };
     if let Err(m) = write_table(&c, &trials, &dir) {
         return fail(m);
+    }
+    if crate::campaign::run::STOP.load(std::sync::atomic::Ordering::SeqCst) {
+        eprintln!(
+            "campaign: stopped by a signal; running trials were ended and marked interrupted \
+             (they run again on resume); table {}",
+            dir.join("results.csv").display()
+        );
+        return ExitCode::from(130);
     }
     let (mut ok, mut marked) = (0, 0);
     for t in &trials {
@@ -187,32 +239,71 @@ fn progress_bar(n: u64, quiet: bool) -> indicatif::ProgressBar {
     bar
 }
 
+/// The trial folders of `dir` (`trials/NNNN`), counted.
+fn trial_count(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("trials"))
+        .map(|r| {
+            r.filter_map(Result::ok)
+                .filter(|e| e.file_name().to_str().is_some_and(|n| n.parse::<usize>().is_ok()))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// The campaign of folder `dir`, read as the run that made it read it: `DIR/campaign.yaml` with
+/// its relative paths resolved against the document's original folder (`resolved.json`).
+fn folder_campaign(dir: &Path) -> Result<crate::campaign::Campaign, String> {
+    let doc = dir.join("campaign.yaml");
+    let text = std::fs::read_to_string(&doc).map_err(|e| format!("{}: {e}", doc.display()))?;
+    let rp = dir.join(RESOLVED);
+    let then: serde_json::Value = std::fs::read_to_string(&rp)
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .ok_or_else(|| format!("{} is missing or unreadable", rp.display()))?;
+    let from = PathBuf::from(then["document_dir"].as_str().unwrap_or_default());
+    let c = crate::campaign::parse_campaign(&text, &from)
+        .map_err(|e| document_errors(&doc, &e).replace("\nerror: ", "; "))?;
+    if let Some(d) = resolved_difference(&then, &c.resolved()) {
+        return Err(format!("{}: {d}", doc.display()));
+    }
+    Ok(c)
+}
+
 fn trial(dir: &Path, index: usize) -> ExitCode {
     let td = trial_dir(dir, index);
-    let f = match read_trial_file(&td) {
+    let n = trial_count(dir);
+    if index >= n || !td.is_dir() {
+        return fail(if n == 0 {
+            format!("trial {index} of {}: the folder holds no trials (trials/ is empty or missing): name a campaign's output folder", dir.display())
+        } else {
+            format!(
+                "trial {index} of {}: out of range: the trials are 0 to {} (the table's `trial` column)",
+                dir.display(),
+                n - 1
+            )
+        });
+    }
+    let f = match read_trial_file(&td)
+        .and_then(|f| crate::campaign::run::check_runnable(&f, &td).map(|_| f))
+    {
         Ok(f) => f,
-        Err(m) => {
-            return fail(format!(
-                "trial {index} of {}: {m} (the trial indices are the table's `trial` column)",
-                dir.display()
-            ))
-        }
+        Err(m) => return fail(format!("trial {index} of {}: {m}", dir.display())),
     };
     let exe = match std::env::current_exe() {
         Ok(e) => e,
         Err(e) => return fail(format!("cannot find the roqsim executable: {e}")),
     };
     let st = run_trial(&exe, &f, &td);
-    // The table follows, when the campaign document is still beside it.
-    if let Ok(c) = load_campaign(&dir.join("campaign.yaml")) {
-        let _ = write_table(&c, &expand(&c), dir);
-    }
     println!(
         "trial {index}: {} in {:.3} s{}",
         st.status,
         st.wall_s,
         if st.note.is_empty() { String::new() } else { format!(" ({})", st.note) }
     );
+    // The table follows, read as the run that made the folder read it.
+    if let Err(m) = folder_campaign(dir).and_then(|c| write_table(&c, &expand(&c), dir)) {
+        return fail(format!("the table of {} was not rewritten: {m}", dir.display()));
+    }
     if st.is_ok() {
         ExitCode::SUCCESS
     } else {

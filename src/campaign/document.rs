@@ -174,10 +174,108 @@ pub struct Campaign {
     pub collect: Collect,
     /// Record every trial.
     pub record: bool,
+    /// The folder the document's relative paths resolved against (absolute when it exists).
+    pub dir: PathBuf,
+}
+
+impl Campaign {
+    /// What the document's names resolved to here: the document's folder, every world file and
+    /// every override file of a files factor (absolute). The same document in another folder can
+    /// mean other files; resume compares these.
+    pub fn resolved(&self) -> serde_json::Value {
+        let files: Vec<String> = self
+            .factors
+            .iter()
+            .filter_map(|f| match &f.levels {
+                Levels::Files(l) => Some(l),
+                Levels::Values(_) => None,
+            })
+            .flatten()
+            .map(|(w, _)| {
+                let p = self.dir.join(w);
+                std::fs::canonicalize(&p).unwrap_or(p).display().to_string()
+            })
+            .collect();
+        serde_json::json!({
+            "document_dir": self.dir.display().to_string(),
+            "worlds": self.worlds.iter().map(|w| w.path.display().to_string()).collect::<Vec<_>>(),
+            "override_files": files,
+        })
+    }
 }
 
 /// The most trials one campaign may expand to (a typo in a level list should not fill a disk).
 pub const MAX_TRIALS: u64 = 100_000;
+
+/// The longest wall timeout a trial may have (s): a day, as `sim.sync.timeout_s`
+/// ([docs/bounds.md](../../docs/bounds.md)); longer is a trial nobody waits for.
+pub const MAX_WALL_TIMEOUT_S: f64 = 86_400.0;
+
+/// The results table's own columns: a factor named like one would overwrite it.
+pub const RESERVED_COLUMNS: [&str; 13] = [
+    "trial",
+    "world",
+    "repetition",
+    "seed",
+    "status",
+    "exit_code",
+    "attempts",
+    "wall_s",
+    "reason",
+    "stop_reason",
+    "error",
+    "steps",
+    "sim_time",
+];
+
+/// The prefixes of the table's metric columns.
+pub const RESERVED_PREFIXES: [&str; 3] = ["pose.", "monitor.", "endpoint."];
+
+/// Refuse a campaign of more than [`MAX_TRIALS`] trials, with checked products (64 factors of
+/// two levels must not wrap to 0 trials).
+fn check_trial_count(
+    factors: &[Factor],
+    worlds: usize,
+    repetitions: u64,
+    errors: &mut ConfigErrors,
+) {
+    let cells = factors.iter().try_fold(worlds as u64, |a, f| a.checked_mul(f.len() as u64));
+    match cells {
+        Some(c) if c <= MAX_TRIALS => {
+            if let Some(t) = c.checked_mul(repetitions).filter(|&t| t > MAX_TRIALS) {
+                errors.push(
+                    "repetitions",
+                    format!(
+                        "{repetitions} repetitions of {c} cells expand to {t} trials, more than \
+                         {MAX_TRIALS}: lower `repetitions` or split the campaign"
+                    ),
+                );
+            } else if c.checked_mul(repetitions).is_none() {
+                errors.push(
+                    "repetitions",
+                    format!(
+                        "{repetitions} repetitions of {c} cells expand to more than {} trials, \
+                         more than {MAX_TRIALS}: lower `repetitions` or split the campaign",
+                        u64::MAX
+                    ),
+                );
+            }
+        }
+        Some(c) => errors.push(
+            "factors",
+            format!("expand to {c} cells, more than {MAX_TRIALS} trials: split the campaign"),
+        ),
+        None => errors.push(
+            "factors",
+            format!(
+                "expand to more than {} cells ({} factors), more than {MAX_TRIALS} trials: split \
+                 the campaign",
+                u64::MAX,
+                factors.len()
+            ),
+        ),
+    }
+}
 
 /// Read and check `path`.
 pub fn load_campaign(path: &Path) -> Result<Campaign, ConfigErrors> {
@@ -246,12 +344,6 @@ pub fn parse_campaign(text: &str, dir: &Path) -> Result<Campaign, ConfigErrors> 
             Err(e) => errors.0.push(e),
         }
     }
-    if factors.iter().any(|f| f.name == "world") && raw.worlds.is_some() {
-        errors.push(
-            "factors.world",
-            "clashes with the `world` column of `worlds:`: rename the factor",
-        );
-    }
     if raw.repetitions == 0 {
         errors.push("repetitions", "must be at least 1");
     }
@@ -270,10 +362,16 @@ pub fn parse_campaign(text: &str, dir: &Path) -> Result<Campaign, ConfigErrors> 
         (None, Some(0)) => errors.push("limits.steps", "must be at least 1"),
         _ => {}
     }
-    if !(l.wall_timeout_s.is_finite() && l.wall_timeout_s > 0.0) {
+    if !(l.wall_timeout_s.is_finite()
+        && l.wall_timeout_s > 0.0
+        && l.wall_timeout_s <= MAX_WALL_TIMEOUT_S)
+    {
         errors.push(
             "limits.wall_timeout_s",
-            format!("must be a finite number of seconds > 0, got {}", l.wall_timeout_s),
+            format!(
+                "must be a number of seconds in (0, {MAX_WALL_TIMEOUT_S}] (at most a day), got {:?}",
+                l.wall_timeout_s
+            ),
         );
     }
     for (i, e) in raw.collect.endpoints.iter().enumerate() {
@@ -284,15 +382,7 @@ pub fn parse_campaign(text: &str, dir: &Path) -> Result<Campaign, ConfigErrors> 
             );
         }
     }
-    let cells: u64 =
-        factors.iter().map(|f| f.len() as u64).product::<u64>() * worlds.len().max(1) as u64;
-    let total = cells.saturating_mul(raw.repetitions);
-    if total > MAX_TRIALS {
-        errors.push(
-            "factors",
-            format!("expand to {total} trials, more than {MAX_TRIALS}: split the campaign"),
-        );
-    }
+    check_trial_count(&factors, worlds.len().max(1), raw.repetitions, &mut errors);
     errors.into_result()?;
     Ok(Campaign {
         worlds,
@@ -308,6 +398,10 @@ pub fn parse_campaign(text: &str, dir: &Path) -> Result<Campaign, ConfigErrors> 
         },
         collect: raw.collect,
         record: raw.record,
+        dir: {
+            let d = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+            std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf())
+        },
     })
 }
 
@@ -319,8 +413,26 @@ fn resolve_in(w: &str, dir: &Path) -> Result<PathBuf, String> {
     Ok(std::fs::canonicalize(&p).unwrap_or(p))
 }
 
+/// The fix for a factor that would set the seed: trial seeds come from `seed:` / `seed_by:`.
+const SEED_FIX: &str = "a trial's seed comes from `seed:` and `seed_by:` (its `--seed` wins over \
+                        `sim.seed`): set `seed:` / `seed_by:` instead";
+
 fn parse_factor(name: &str, val: &Value, dir: &Path) -> Result<Factor, ConfigError> {
     let key = format!("factors.{name}");
+    if RESERVED_COLUMNS.contains(&name) || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p)) {
+        return Err(ConfigError::new(
+            key,
+            format!(
+                "is a column of the results table: rename the factor (reserved: {}, and names \
+                 starting with {})",
+                RESERVED_COLUMNS.join(", "),
+                RESERVED_PREFIXES.map(|p| format!("`{p}`")).join(", ")
+            ),
+        ));
+    }
+    if name == "sim.seed" {
+        return Err(ConfigError::new(key, SEED_FIX));
+    }
     match val {
         Value::Sequence(s) => {
             if !(name.starts_with("sim.") || name.starts_with("components.")) {
@@ -368,7 +480,10 @@ fn parse_factor(name: &str, val: &Value, dir: &Path) -> Result<Factor, ConfigErr
                     return Err(ConfigError::new(k, "is an override file's path"));
                 };
                 let p = dir.join(f);
-                let a = load_override_file(&p).map_err(|e| ConfigError::new(k, e.message))?;
+                let a = load_override_file(&p).map_err(|e| ConfigError::new(&k, e.message))?;
+                if a.iter().any(|x| x.path == ["sim", "seed"]) {
+                    return Err(ConfigError::new(k, format!("`{f}` sets sim.seed: {SEED_FIX}")));
+                }
                 levels.push((f.to_string(), a));
             }
             Ok(Factor { name: name.to_string(), levels: Levels::Files(levels) })

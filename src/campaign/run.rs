@@ -4,7 +4,11 @@
 //! A trial's folder (`DIR/trials/NNNN/`) holds `trial.json` (its definition and the exact
 //! argument list), `override.yaml`, `stdout.txt`, `stderr.txt`, `status.json` (status, exit code,
 //! wall time, attempts), `results.json` (the run's `--summary`) and `record.mcap` when the
-//! campaign records. A trial is complete when its status is `ok` and its results.json exists;
+//! campaign records. The process runs in the folder and names those files relative to it, so a
+//! moved or copied campaign folder is self-contained (only the world path is absolute). A run
+//! writes `results.new.json` (`record.new.mcap`) and renames it into place when it is ok: a failed
+//! re-run never replaces good results. A trial is complete when its status is `ok` and its
+//! results.json parses;
 //! re-running a campaign skips complete trials, leaves `failed`/`timeout`/`crashed` ones marked
 //! (re-run with `--retry-failed`) and runs everything else (never run, or `interrupted`).
 
@@ -12,6 +16,7 @@ use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -62,9 +67,15 @@ fn write_json<T: Serialize>(path: &Path, v: &T) -> Result<(), String> {
     std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The `roqsim` arguments that run trial `t` of `c` into folder `td`.
-pub fn trial_args(c: &Campaign, t: &Trial, td: &Path) -> Vec<String> {
-    let p = |name: &str| td.join(name).display().to_string();
+/// The flags whose value is a file of the trial's folder: trial.json names it relative to the
+/// folder, and the process runs in the folder, so a moved or copied campaign folder reads and
+/// writes its own files.
+const FOLDER_FLAGS: [&str; 3] = ["--override", "--summary", "--record"];
+
+/// The `roqsim` arguments that run trial `t` of `c` in its folder (the world absolute, the
+/// trial's own files relative to the folder).
+pub fn trial_args(c: &Campaign, t: &Trial) -> Vec<String> {
+    let p = |name: &str| name.to_string();
     let mut a = vec![
         "sim".to_string(),
         t.world.path.display().to_string(),
@@ -124,7 +135,7 @@ pub fn prepare_trial(c: &Campaign, t: &Trial, dir: &Path) -> Result<TrialFile, S
         levels: t.levels.clone(),
         repetition: t.repetition,
         seed: t.seed,
-        args: trial_args(c, t, &td),
+        args: trial_args(c, t),
         wall_timeout_s: c.limits.wall_timeout_s,
     };
     write_json(&td.join("trial.json"), &f)?;
@@ -138,7 +149,74 @@ pub fn read_trial_file(td: &Path) -> Result<TrialFile, String> {
     serde_json::from_str(&s).map_err(|e| format!("{}: {e}", p.display()))
 }
 
-/// Run one trial's process to its end or its timeout; writes stdout/stderr/status.json.
+/// Set by SIGINT/SIGTERM/SIGHUP to the campaign: running trials are stopped and marked
+/// `interrupted`, no new one starts.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The arguments to run in the trial's folder: a file flag's value becomes the file's name in
+/// the folder (an older trial.json named them absolute, in the folder it was written in), and
+/// the run's outputs go to `*.new` names, renamed when the run is done.
+fn local_args(args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        out.push(a.clone());
+        if FOLDER_FLAGS.contains(&a.as_str()) {
+            if let Some(v) = it.next() {
+                let name = Path::new(v)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| v.clone());
+                out.push(if a == "--override" { name } else { new_name(&name) });
+            }
+        }
+    }
+    out
+}
+
+/// Where a run writes output `name` before it is kept: `results.json` → `results.new.json`.
+fn new_name(name: &str) -> String {
+    match name.rsplit_once('.') {
+        Some((stem, ext)) => format!("{stem}.new.{ext}"),
+        None => format!("{name}.new"),
+    }
+}
+
+/// The file `results.json` holds a JSON object (a trial whose results are torn or corrupt is
+/// not complete).
+pub fn results_ok(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+        .is_some_and(|v| v.is_object())
+}
+
+/// Why trial.json cannot run here (checked before anything of the trial is touched).
+pub fn check_runnable(f: &TrialFile, td: &Path) -> Result<(), String> {
+    if let Some(world) = f.args.get(1) {
+        if !Path::new(world).is_file() {
+            return Err(format!(
+                "its world {world} no longer exists (trial.json names it so): restore the file, \
+                 or run the campaign again from its document"
+            ));
+        }
+    }
+    if !td.join("override.yaml").is_file() {
+        return Err(format!(
+            "{} is missing: run the campaign again from its document to rewrite it",
+            td.join("override.yaml").display()
+        ));
+    }
+    if Duration::try_from_secs_f64(f.wall_timeout_s).is_err() {
+        return Err(format!("trial.json: wall_timeout_s {} is not a duration", f.wall_timeout_s));
+    }
+    Ok(())
+}
+
+/// Run one trial's process, in its folder, to its end, its timeout or the campaign's stop;
+/// writes stdout/stderr/status.json, and results.json (record.mcap) only when the run is ok or
+/// there was none before: a failed re-run never replaces good results (its summary is kept as
+/// results.failed.json).
 pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
     let attempts = read_status(td).map(|s| s.attempts).unwrap_or(0) + 1;
     let fail = |note: String| TrialStatus {
@@ -149,8 +227,15 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
         attempts,
         note,
     };
-    // A previous attempt's results must not stand in for this one's.
-    let _ = std::fs::remove_file(td.join("results.json"));
+    if let Err(m) = check_runnable(f, td) {
+        let st = fail(m);
+        let _ = write_json(&td.join("status.json"), &st);
+        return st;
+    }
+    let new_results = td.join(new_name("results.json"));
+    let new_record = td.join(new_name("record.mcap"));
+    let _ = std::fs::remove_file(&new_results);
+    let _ = std::fs::remove_file(&new_record);
     let files = std::fs::File::create(td.join("stdout.txt"))
         .and_then(|o| Ok((o, std::fs::File::create(td.join("stderr.txt"))?)));
     let (out, err) = match files {
@@ -159,7 +244,8 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
     };
     let start = Instant::now();
     let child = Command::new(exe)
-        .args(f.args.iter().map(OsString::from))
+        .args(local_args(&f.args).iter().map(OsString::from))
+        .current_dir(td)
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
@@ -168,13 +254,32 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
         Ok(c) => c,
         Err(e) => return fail(format!("cannot start {}: {e}", exe.display())),
     };
-    let deadline = Duration::from_secs_f64(f.wall_timeout_s);
+    let deadline = Duration::try_from_secs_f64(f.wall_timeout_s).unwrap_or(Duration::ZERO);
     let mut timed_out = false;
+    let mut stopped = false;
     let exit = loop {
         match child.try_wait() {
             Ok(Some(s)) => break Some(s),
             Ok(None) => {}
             Err(_) => break None,
+        }
+        if STOP.load(Ordering::SeqCst) {
+            // The campaign is being stopped: pass the stop on, give the trial a moment to end
+            // its loop, then kill it; it never outlives the campaign.
+            stopped = true;
+            if let Ok(pid) = i32::try_from(child.id()) {
+                // SAFETY: kill(2) on our own child's pid, which is not yet reaped.
+                unsafe { libc::kill(pid, libc::SIGTERM) };
+            }
+            let grace = Instant::now();
+            while grace.elapsed() < Duration::from_secs(2) {
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = child.kill();
+            break child.wait().ok();
         }
         if start.elapsed() >= deadline {
             let _ = child.kill();
@@ -187,8 +292,10 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
     use std::os::unix::process::ExitStatusExt;
     let code = exit.and_then(|s| s.code());
     let signal = exit.and_then(|s| s.signal());
-    let has_results = td.join("results.json").is_file();
-    let (status, note) = if timed_out {
+    let has_results = results_ok(&new_results);
+    let (status, note) = if stopped {
+        ("interrupted", "the campaign was stopped (SIGINT/SIGTERM) while it ran".to_string())
+    } else if timed_out {
         ("timeout", format!("killed at the wall timeout of {} s", f.wall_timeout_s))
     } else if let Some(sig) = signal {
         ("crashed", format!("ended by signal {sig}"))
@@ -202,19 +309,38 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
         )
     } else if !has_results {
         ("failed", "exited 0 without writing results.json".to_string())
-    } else if interrupted(td) {
+    } else if interrupted(&new_results) {
         ("interrupted", "the run was interrupted (SIGINT/SIGTERM) before its limit".to_string())
     } else {
         ("ok", String::new())
     };
     let st = TrialStatus { status: status.into(), exit_code: code, signal, wall_s, attempts, note };
+    keep_outputs(td, st.is_ok());
     let _ = write_json(&td.join("status.json"), &st);
     st
 }
 
+/// Move a run's `*.new` outputs into place: over the previous ones when the run is ok (or there
+/// were none), else aside (`results.failed.json`, `record.failed.mcap`).
+fn keep_outputs(td: &Path, ok: bool) {
+    for (kept, failed) in
+        [("results.json", "results.failed.json"), ("record.mcap", "record.failed.mcap")]
+    {
+        let new = td.join(new_name(kept));
+        let kept = td.join(kept);
+        // An earlier failure's summary never stands in for this run's.
+        let _ = std::fs::remove_file(td.join(failed));
+        if !new.exists() {
+            continue;
+        }
+        let to = if ok || !kept.exists() { kept } else { td.join(failed) };
+        let _ = std::fs::rename(&new, &to);
+    }
+}
+
 /// The trial's results say a signal ended its loop (the campaign itself was being stopped).
-fn interrupted(td: &Path) -> bool {
-    std::fs::read_to_string(td.join("results.json"))
+fn interrupted(results: &Path) -> bool {
+    std::fs::read_to_string(results)
         .ok()
         .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
         .is_some_and(|v| v["reason"] == "interrupted")
@@ -229,7 +355,7 @@ pub fn pending(dir: &Path, trials: &[Trial], retry_failed: bool) -> Vec<usize> {
             match read_status(&td) {
                 None => true,
                 Some(s) if s.status == "interrupted" => true,
-                Some(s) if s.is_ok() => !td.join("results.json").is_file(),
+                Some(s) if s.is_ok() => !results_ok(&td.join("results.json")),
                 Some(_) => retry_failed,
             }
         })
@@ -263,6 +389,9 @@ pub fn run_pool(
             let tx = tx.clone();
             let queue = &queue;
             s.spawn(move || loop {
+                if STOP.load(Ordering::SeqCst) {
+                    break;
+                }
                 let next = queue.lock().map(|mut q| q.pop_front()).unwrap_or(None);
                 let Some(i) = next else { break };
                 let td = trial_dir(dir, i);

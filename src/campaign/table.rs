@@ -124,7 +124,14 @@ pub fn rows(c: &Campaign, trials: &[Trial], dir: &Path) -> Vec<Vec<(String, Json
         .map(|t| {
             let td = trial_dir(dir, t.index);
             let status = read_status(&td);
-            let results = std::fs::read_to_string(td.join("results.json"))
+            // A failed re-run keeps the earlier good results.json; its own summary is the row's.
+            let failed = td.join("results.failed.json");
+            let file = if status.as_ref().is_some_and(|s| !s.is_ok()) && failed.is_file() {
+                failed
+            } else {
+                td.join("results.json")
+            };
+            let results = std::fs::read_to_string(file)
                 .ok()
                 .and_then(|s| serde_json::from_str::<Json>(&s).ok());
             row(c, t, status.as_ref(), results.as_ref())
