@@ -163,7 +163,7 @@ impl ValidateConfig for ContactPairOverrideConfig {
         }
         for (k, v) in [("margin", self.margin), ("gap", self.gap)] {
             if let Some(x) = v {
-                if !(x >= 0.0 && x <= MAX_SIZE_M) {
+                if !(0.0..=MAX_SIZE_M).contains(&x) {
                     e.push(ConfigError::new(k, format!("must be in [0, 10000] m, got {}", num(x))));
                 }
             }

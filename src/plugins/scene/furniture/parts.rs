@@ -254,7 +254,7 @@ pub fn check_len(key: &str, v: f64) -> Option<ConfigError> {
 
 /// A length in [0, 1e4] m.
 pub fn check_len0(key: &str, v: f64) -> Option<ConfigError> {
-    (!(v >= 0.0 && v <= MAX_SIZE_M))
+    (!(0.0..=MAX_SIZE_M).contains(&v))
         .then(|| ConfigError::new(key, format!("must be in [0, 10000] m, got {}", num(v))))
 }
 
