@@ -34,7 +34,7 @@ fn run(yaml: &str, seconds: f64, device: &str) -> (f64, Option<(f64, u64)>) {
     }
     let scan = rows
         .into_iter()
-        .find(|r| r.plugin.ends_with(device) && r.hook == "post_step")
+        .find(|r| r.plugin.contains(device) && r.hook == "post_step")
         .map(|r| (r.avg_us, r.calls));
     (seconds / wall, scan)
 }
