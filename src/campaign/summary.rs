@@ -68,6 +68,7 @@ fn is_monitor(p: &Payload) -> bool {
             | Payload::ContactLocation(_)
             | Payload::EnergyReport(_)
             | Payload::UprightReport(_)
+            | Payload::LimitReport(_)
     )
 }
 
