@@ -64,6 +64,8 @@ fn is_monitor(p: &Payload) -> bool {
         p,
         Payload::ContactReport(_)
             | Payload::ClearanceReport(_)
+            | Payload::ContactImpulseReport(_)
+            | Payload::ContactLocation(_)
             | Payload::EnergyReport(_)
             | Payload::UprightReport(_)
             | Payload::LimitReport(_)

@@ -433,6 +433,52 @@ pub struct ContactReport {
     pub geom_b: String,
 }
 
+/// What `contact_impulse` reports: how hard the watched entity was hit, integrated over the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactImpulseReport {
+    /// Sim time (s) of the report.
+    pub stamp: f64,
+    /// Integral of the summed normal force of the qualifying contacts since the reset (N·s).
+    pub impulse_ns: f64,
+    /// The largest single-step summed normal force since the reset (N).
+    pub peak_normal_n: f64,
+    /// Time a qualifying contact existed since the reset (s).
+    pub contact_time_s: f64,
+    /// This step's summed normal force (N).
+    pub normal_n: f64,
+    /// This step's qualifying contacts.
+    pub count: u32,
+    /// Sim time (s) of the peak step; -1.0 if nothing was touched.
+    pub peak_time: f64,
+    /// The watched entity's geom in the peak step's strongest contact ("" if none).
+    pub peak_geom_a: String,
+    /// The other geom of that contact ("" if none).
+    pub peak_geom_b: String,
+}
+
+/// What `contact_location` reports: where the watched entity is being touched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactLocation {
+    /// Sim time (s) of the computation.
+    pub time: f64,
+    /// Frame of `x`/`y`/`z`: the watched body's (its model name) or `world`.
+    pub frame_id: String,
+    /// A qualifying contact exists.
+    pub in_contact: bool,
+    /// `none`, `point` (one sensing area) or `line` (two or more).
+    pub kind: String,
+    /// Centre of the touched region (m, in `frame_id`).
+    pub x: f64,
+    /// Centre y (m).
+    pub y: f64,
+    /// Centre z (m).
+    pub z: f64,
+    /// Distance between the region's two furthest sensing areas (m); 0.0 for a point.
+    pub extent: f64,
+    /// Sensing areas (contacts merged within `merge_radius`).
+    pub count: u32,
+}
+
 /// What `clearance_monitor` reports: how close the watched entity came to anything it could collide
 /// with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -757,6 +803,10 @@ pub enum Payload {
     ContactReport(ContactReport),
     /// A clearance monitor's report.
     ClearanceReport(ClearanceReport),
+    /// A contact impulse integrator's report.
+    ContactImpulseReport(ContactImpulseReport),
+    /// A contact location (geometry_msgs/PointStamped of the centre on the wire).
+    ContactLocation(ContactLocation),
     /// An energy monitor's report (sensor_msgs/BatteryState on the wire).
     EnergyReport(EnergyReport),
     /// An upright monitor's report.
@@ -811,6 +861,8 @@ impl Payload {
             Payload::TransitionEvents(_) => "TransitionEvents",
             Payload::ContactReport(_) => "ContactReport",
             Payload::ClearanceReport(_) => "ClearanceReport",
+            Payload::ContactImpulseReport(_) => "ContactImpulseReport",
+            Payload::ContactLocation(_) => "ContactLocation",
             Payload::EnergyReport(_) => "EnergyReport",
             Payload::UprightReport(_) => "UprightReport",
             Payload::LimitReport(_) => "LimitReport",
@@ -825,7 +877,8 @@ impl Payload {
 
     /// A primitive member of a monitor report, by name (what a `("ros2", "field", <member>)` hint
     /// publishes): `in_contact`/`first_time`/`count`/`geom_a`/`geom_b` of a ContactReport,
-    /// `current`/`minimum`/`at_time`/`geom`/`saturated` of a ClearanceReport,
+    /// `current`/`minimum`/`at_time`/`geom`/`saturated` of a ClearanceReport, every member of a
+    /// ContactImpulseReport and of a ContactLocation,
     /// `energy_j`/`driving_j`/`driven_j`/`torque_integral_nms`/`power_w`/`state_of_charge`/`depleted`
     /// of an EnergyReport, `upright`/`settled`/`tilt_deg`/`rise_m`/`fallen_time`/`reason` of an
     /// UprightReport, `tripped`/`reason`/`at_time`/`force`/`torque` of a LimitReport, and
@@ -851,6 +904,30 @@ impl Payload {
                 "at_time" => f(r.at_time),
                 "geom" => s(&r.geom),
                 "saturated" => b(r.saturated),
+                _ => None,
+            },
+            Payload::ContactImpulseReport(r) => match name {
+                "stamp" => f(r.stamp),
+                "impulse_ns" => f(r.impulse_ns),
+                "peak_normal_n" => f(r.peak_normal_n),
+                "contact_time_s" => f(r.contact_time_s),
+                "normal_n" => f(r.normal_n),
+                "count" => f(r.count as f64),
+                "peak_time" => f(r.peak_time),
+                "peak_geom_a" => s(&r.peak_geom_a),
+                "peak_geom_b" => s(&r.peak_geom_b),
+                _ => None,
+            },
+            Payload::ContactLocation(r) => match name {
+                "time" => f(r.time),
+                "frame_id" => s(&r.frame_id),
+                "in_contact" => b(r.in_contact),
+                "kind" => s(&r.kind),
+                "x" => f(r.x),
+                "y" => f(r.y),
+                "z" => f(r.z),
+                "extent" => f(r.extent),
+                "count" => f(r.count as f64),
                 _ => None,
             },
             Payload::EnergyReport(r) => match name {

@@ -1,4 +1,5 @@
-//! Observation plugins: `contact_monitor` (did it touch), `bumper` (which zone is pressed),
+//! Observation plugins: `contact_monitor` (did it touch), `contact_impulse` (how hard, integrated),
+//! `contact_location` (where), `bumper` (which zone is pressed),
 //! `clearance_monitor` (how close did it come), `energy_monitor` (what did it cost) and
 //! `upright_monitor` (did it stay in the plane). Each watches the entity it is nested under
 //! (`requires_owner`), publishes a structured report on an out endpoint (plus the primitive member
@@ -13,6 +14,8 @@
 
 pub mod bumper;
 pub mod clearance_monitor;
+pub mod contact_impulse;
+pub mod contact_location;
 pub mod contact_monitor;
 pub mod energy_monitor;
 pub mod upright_monitor;
@@ -21,6 +24,8 @@ pub mod upright_monitor;
 pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
     vec![
         contact_monitor::descriptor(),
+        contact_impulse::descriptor(),
+        contact_location::descriptor(),
         bumper::descriptor(),
         clearance_monitor::descriptor(),
         energy_monitor::descriptor(),

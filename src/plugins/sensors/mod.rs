@@ -13,6 +13,7 @@ pub mod range_sensor;
 pub mod realsense_d415;
 pub mod realsense_d435;
 pub mod realsense_d455;
+pub mod seyond_robin_w1g;
 pub mod spawn_sensor;
 
 /// This family's plugins, in catalogue order.
@@ -21,6 +22,7 @@ pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
         spawn_sensor::descriptor(),
         lidar::descriptor(),
         livox_mid360::descriptor(),
+        seyond_robin_w1g::descriptor(),
         range_sensor::descriptor(),
         gnss::descriptor(),
         imu::descriptor(),

@@ -3,9 +3,11 @@
 //! [`resolve`] (the entity's actuators, joints, bodies and sites by model name), [`joints`]
 //! (joint_states), [`latest`] (a shared latest value), [`nav_goal`] (nav2 goals: result codes,
 //! failures, world-frame goals), [`nav_grid`] (the planner grid movers share), and for the ray sensors [`scan`] (the per-ray
-//! keys, their checks and the resolved values) and [`ray_mount`] (the static mount transform).
+//! keys, their checks and the resolved values), [`ray_mount`] (the static mount transform) and
+//! [`cloud`] (the 3D lidars' pattern and scanner).
 //! The first three are re-exported here.
 
+pub mod cloud;
 pub mod joints;
 pub mod latest;
 pub mod nav_goal;

@@ -222,6 +222,16 @@ pub fn fill_pose(m: &mut geo::PoseStamped, p: &Payload, fr: &Frames) -> Result<(
     Ok(())
 }
 
+/// Fill a PointStamped from a ContactLocation (its centre, in its frame).
+pub fn fill_point(m: &mut geo::PointStamped, p: &Payload, fr: &Frames) -> Result<(), String> {
+    let Payload::ContactLocation(c) = p else {
+        return Err(wrong(p, "geometry_msgs/msg/PointStamped"));
+    };
+    header(&mut m.header, c.time, fr, &c.frame_id);
+    p3(&mut m.point, &[c.x, c.y, c.z]);
+    Ok(())
+}
+
 /// One TransformStamped from a payload transform.
 pub fn transform_stamped(t: &pl::Transform, at: f64, fr: &Frames) -> geo::TransformStamped {
     let mut m = geo::TransformStamped::default();

@@ -142,6 +142,7 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
         "geometry_msgs/msg/PoseStamped" => vec!["PoseTwist", "Odometry"],
         "tf2_msgs/msg/TFMessage" => vec!["Transforms", "Odometry", "PoseTwist"],
         "geometry_msgs/msg/WrenchStamped" => vec!["Wrench"],
+        "geometry_msgs/msg/PointStamped" => vec!["ContactLocation"],
         "sensor_msgs/msg/BatteryState" => vec!["EnergyReport"],
         "sensor_msgs/msg/Image" => vec!["Image"],
         "sensor_msgs/msg/CompressedImage" => vec!["CompressedImage"],

@@ -95,6 +95,7 @@ pub const OUT_TYPES: &[&str] = &[
     "geometry_msgs/msg/TwistStamped",
     "geometry_msgs/msg/PoseStamped",
     "geometry_msgs/msg/WrenchStamped",
+    "geometry_msgs/msg/PointStamped",
     "sensor_msgs/msg/BatteryState",
     "sensor_msgs/msg/Image",
     "sensor_msgs/msg/CompressedImage",
@@ -156,6 +157,9 @@ pub fn make_outbound(
         }
         "geometry_msgs/msg/WrenchStamped" => {
             typed::<geo::WrenchStamped>(node, topic, q, |m, p, fr, _| fill_wrench(m, p, fr))
+        }
+        "geometry_msgs/msg/PointStamped" => {
+            typed::<geo::PointStamped>(node, topic, q, |m, p, fr, _| fill_point(m, p, fr))
         }
         "sensor_msgs/msg/BatteryState" => {
             typed::<sensor::BatteryState>(node, topic, q, |m, p, fr, _| {
