@@ -310,7 +310,10 @@ impl DescriptionPublisher {
             );
             return Self::default();
         }
-        let urdf = match export_urdf(ctx.model(), &ent) {
+        // A robot spawned from a URDF publishes that URDF (its names are the ones kept).
+        let own =
+            ctx.blackboard.get::<String>(&crate::spawn::urdf::source_key(&ent.name)).ok().cloned();
+        let urdf = match own.map(Ok).unwrap_or_else(|| export_urdf(ctx.model(), &ent)) {
             Ok(u) => u,
             Err(e) => {
                 crate::spawn::import::note(
