@@ -230,6 +230,7 @@ def main():
     al, ar = sim.act
     g, acc, qu = sim.gyro, sim.accel, sim.quat
     t_start = time.perf_counter()
+    cpu_start = time.process_time()  # this process's user + sys CPU, every thread (rclpy's too)
     for tick in range(1, steps + 1):
         sim.pre_step()
         step(m, d)
@@ -267,7 +268,8 @@ def main():
             scan.ranges = sim.scan(None)
             p_scan.publish(scan)
     wall = time.perf_counter() - t_start
-    print(json.dumps({"steps": steps, "wall_s": wall, "sim_s": steps * dt}))
+    cpu = time.process_time() - cpu_start
+    print(json.dumps({"steps": steps, "wall_s": wall, "sim_s": steps * dt, "cpu_s": cpu}))
     sys.stdout.flush()
     time.sleep(0.3)  # the last messages in flight (roqsim's bridge lingers 0.3 s too)
     done.set()

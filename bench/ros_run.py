@@ -9,11 +9,15 @@ runs — and nothing else on the machine — share a DDS domain.
         been stable for 1.5 s, write [{topic, type, reliability, durability}] to OUT.json and stop
         CMD (SIGINT). /rosout and /parameter_events are left out.
 
-    ros_run.py measure TOPICS.json -- CMD...
-        Create one rclpy subscriber per topic of TOPICS.json (the publisher's reliability and
-        durability, depth 10), spin them in a thread, start CMD, wait for it, stop the
-        subscribers. Prints one JSON object: CMD's exit code, its stdout, its peak RSS (KiB, from
-        wait4's rusage) and the messages received per topic.
+    ros_run.py measure TOPICS.json [--native BIN] -- CMD...
+        Create one subscriber per topic of TOPICS.json (the publisher's reliability and
+        durability, depth 10), start CMD, wait for it, stop the subscribers. The subscribers are
+        one rclpy node spun in a thread of this process, or with --native one
+        `bench_subscriber` process (examples/bench_subscriber.rs: r2r, serialized takes) — a
+        native consumer like Nav2 or MoveIt, which leaves the simulator the CPU a Python peer
+        takes. Prints one JSON object: CMD's exit code, its stdout, its peak RSS (KiB, from
+        wait4's rusage), its CPU seconds (user + sys, the whole process) and the messages
+        received per topic.
 
 Nothing here asserts a timing.
 """
@@ -54,6 +58,7 @@ def wait_rusage(p):
         t.start()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
+    p.cpu_s = ru.ru_utime + ru.ru_stime
     for t in ts:
         t.join()
     return p.returncode, "".join(out), "".join(err), ru.ru_maxrss
@@ -175,19 +180,53 @@ class Peer(threading.Thread):
         self.join(15)
 
 
-def measure(topics_path, cmd):
+class NativePeer:
+    """The `bench_subscriber` process: started, waited for its `ready`, stopped with SIGINT."""
+
+    def __init__(self, binary, topics_path):
+        self.p = start([binary, topics_path])
+        self.error = None
+        line = self.p.stdout.readline()
+        if line.strip() != "ready":
+            self.p.kill()
+            o, e = self.p.communicate()
+            self.error = f"bench_subscriber did not start (exit {self.p.returncode}): {(line + o)[-500:]} {e[-1500:]}"
+
+    def stop(self):
+        self.p.send_signal(signal.SIGINT)
+        try:
+            o, e = self.p.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            o, e = self.p.communicate()
+        j = json.loads(o.strip().splitlines()[-1])
+        if j["unsubscribed"]:
+            print(f"measure: bench_subscriber could not subscribe to: {j['unsubscribed']}", file=sys.stderr)
+        return j["received"]
+
+
+def measure(topics_path, cmd, native=None):
     with open(topics_path) as f:
         topics = json.load(f)["publishes"]
-    peer = Peer(topics)
-    peer.start()
-    peer.ready.wait(30)
+    if native:
+        peer = NativePeer(native, topics_path)
+    else:
+        peer = Peer(topics)
+        peer.start()
+        peer.ready.wait(30)
     if peer.error:
         sys.exit(f"measure: the subscriber node failed: {peer.error}")
     time.sleep(0.5)  # the subscriptions exist before the simulator starts
-    rc, out, err, rss = wait_rusage(start(cmd))
+    p = start(cmd)
+    rc, out, err, rss = wait_rusage(p)
+    cpu = p.cpu_s
     time.sleep(0.3)  # the last messages in flight
-    peer.stop()
-    print(json.dumps({"rc": rc, "stdout": out, "stderr": err[-2000:], "maxrss_kb": rss, "received": peer.count}))
+    if native:
+        count = peer.stop()
+    else:
+        peer.stop()
+        count = peer.count
+    print(json.dumps({"rc": rc, "stdout": out, "stderr": err[-2000:], "maxrss_kb": rss, "cpu_s": cpu, "received": count}))
 
 
 def main():
@@ -199,6 +238,8 @@ def main():
         discover(head[1], head[2], cmd)
     elif head[:1] == ["measure"] and len(head) == 2:
         measure(head[1], cmd)
+    elif head[:1] == ["measure"] and len(head) == 4 and head[2] == "--native":
+        measure(head[1], cmd, native=head[3])
     else:
         sys.exit(__doc__)
 

@@ -95,6 +95,11 @@ def median(xs):
 # ------------------------------------------------------------------------------------------ rows
 
 
+ROW_4 = 4  # `--ros` with the native subscriber process
+ROW_4B = 4.5  # `--ros` with the rclpy subscriber; shown as "4b"
+ROW_4C = 4.7  # `--ros`, native subscribers on the Python node's topics only; shown as "4c"
+
+
 class Suite:
     def __init__(self, a):
         self.a = a
@@ -146,7 +151,7 @@ class Suite:
                 self.add((2, name), steps / j["wall_s"], rss, same=j["same_physics"], why=j.get("divergence"))
                 out, rss = run_proc([self.a.bench_rows, "engine", path, str(steps)])
                 j = last_json(out)
-                self.add((3, name), j["steps"] / j["wall_s"], rss, digest=j["final_digest"])
+                self.add((3, name), j["steps"] / j["wall_s"], rss, digest=j["final_digest"], cpu=j["cpu_s"] / j["sim_s"])
             log(f"rows 1-3: round {r + 1}/{self.a.runs} done")
 
     def ros_cmd(self, sub, *args):
@@ -175,22 +180,46 @@ class Suite:
         self.topics["py_sim"] = json.loads(fpy.read_text())
         log("rows 4-5: topics discovered: " + ", ".join(f"{k} {len(v['publishes'])}" for k, v in self.topics.items()))
 
+        # Row 4: a native (r2r) subscriber process per run; row 4b: the rclpy peer in-process
+        # of ros_run.py. Row 5 is measured with the native subscriber too.
+        peers = [(ROW_4, ["--native", self.a.bench_subscriber])] if self.a.bench_subscriber else []
+        peers.append((ROW_4B, []))
+        # Row 4c: roqsim doing row 5's job — subscribers on the Python node's topics only (plus
+        # roqsim's latched ones, published once), so the TurtleBot's lazy range sensors, which the
+        # Python node does not have, cast and publish nothing.
+        same_job = None
+        if "turtlebot_floorplan" in self.topics:
+            rq = self.topics["turtlebot_floorplan"]["publishes"]
+            py = {t["topic"] for t in self.topics["py_sim"]["publishes"]}
+            sel = [t for t in rq if t["topic"] in py or t["durability"] == "transient_local"]
+            self.same_job_topics = sorted(t["topic"] for t in sel)
+            same_job = self.work / "topics-same-job.json"
+            same_job.write_text(json.dumps({"node": "roqsim", "publishes": sel}))
         for r in range(self.a.runs):
             for name, path in WORLDS:
                 if name not in topics:
                     continue
-                out, _ = run_proc(self.ros_cmd("measure", str(topics[name]), "--", self.a.bench_rows_ros, "engine", path, str(steps), "--ros"))
-                j = last_json(out)
-                if j["rc"] != 0:
-                    sys.exit(f"bench: bench_rows engine --ros failed ({j['rc']}):\n{j['stdout']}\n{j['stderr']}")
-                s = last_json(j["stdout"])
-                self.add((4, name), s["steps"] / s["wall_s"], j["maxrss_kb"], received=j["received"])
-            out, _ = run_proc(self.ros_cmd("measure", str(fpy), "--", PY, str(BENCH / "py_sim_node.py"), self.prefix("turtlebot_floorplan"), str(steps)))
+                for row, peer in peers:
+                    out, _ = run_proc(self.ros_cmd("measure", str(topics[name]), *peer, "--", self.a.bench_rows_ros, "engine", path, str(steps), "--ros"))
+                    j = last_json(out)
+                    if j["rc"] != 0:
+                        sys.exit(f"bench: bench_rows engine --ros failed ({j['rc']}):\n{j['stdout']}\n{j['stderr']}")
+                    s = last_json(j["stdout"])
+                    self.add((row, name), s["steps"] / s["wall_s"], j["maxrss_kb"], received=j["received"], cpu=s["cpu_s"] / s["sim_s"])
+            out, _ = run_proc(self.ros_cmd("measure", str(fpy), *peers[0][1], "--", PY, str(BENCH / "py_sim_node.py"), self.prefix("turtlebot_floorplan"), str(steps)))
             j = last_json(out)
             if j["rc"] != 0:
                 sys.exit(f"bench: py_sim_node failed ({j['rc']}):\n{j['stdout']}\n{j['stderr']}")
             s = last_json(j["stdout"])
-            self.add((5, "turtlebot_floorplan"), s["steps"] / s["wall_s"], j["maxrss_kb"], received=j["received"])
+            self.add((5, "turtlebot_floorplan"), s["steps"] / s["wall_s"], j["maxrss_kb"], received=j["received"], cpu=s["cpu_s"] / s["sim_s"])
+            if self.a.bench_subscriber and same_job:
+                name, path = WORLDS[0]
+                out, _ = run_proc(self.ros_cmd("measure", str(same_job), "--native", self.a.bench_subscriber, "--", self.a.bench_rows_ros, "engine", path, str(steps), "--ros", "--lazy-unsubscribed"))
+                j = last_json(out)
+                if j["rc"] != 0:
+                    sys.exit(f"bench: bench_rows engine --ros (row 4c) failed ({j['rc']}):\n{j['stdout']}\n{j['stderr']}")
+                s = last_json(j["stdout"])
+                self.add((ROW_4C, name), s["steps"] / s["wall_s"], j["maxrss_kb"], received=j["received"], cpu=s["cpu_s"] / s["sim_s"])
             log(f"rows 4-5: round {r + 1}/{self.a.runs} done")
 
     def row_7(self):
@@ -246,6 +275,28 @@ class Suite:
 
     # ------------------------------------------------------------------------------------ report
 
+    def cpu_goals(self):
+        """The transport goals, from the simulator-CPU column: row 4 against row 3 (what `--ros`
+        costs the simulator with native consumers) and row 5 against row 4 (a Python node)."""
+        cpu = lambda row, name: median(self.rows[(row, name)]["cpu"]) if self.rows.get((row, name), {}).get("cpu") else None  # noqa: E731
+        L = []
+        for name, _ in WORLDS:
+            c3, c4, c4b = cpu(3, name), cpu(ROW_4, name), cpu(ROW_4B, name)
+            if c3 and c4:
+                line = f"- {name}: `--ros` with native subscribers costs the simulator {c4 / c3:.2f}× the CPU per simulated second of no transport (goal on turtlebot_floorplan: ≤ 1.25×)"
+                if c4b:
+                    line += f"; with rclpy subscribers {c4b / c3:.2f}×"
+                L.append(line)
+        c4c, c5 = cpu(ROW_4C, "turtlebot_floorplan"), cpu(5, "turtlebot_floorplan")
+        if c4c and c5:
+            L.append(f"- turtlebot_floorplan: the Python + rclpy node spends {c5 / c4c:.1f}× the CPU per simulated second of roqsim `--ros` doing the same job (row 4c: the same topics, both with native subscribers; goal: ≥ 10×)")
+        if getattr(self, "same_job_topics", None):
+            L.append(f"- row 4c subscribes to: {', '.join(self.same_job_topics)}")
+        if L:
+            L.insert(0, "Simulator CPU: user + sys of the simulator process over the timed loop (every thread: bridge, DDS), from `CLOCK_PROCESS_CPUTIME_ID` in bench_rows and `time.process_time()` in py_sim_node.py, divided by the sim time the loop covered. Subscribers run in other processes (row 4b: in ros_run.py's) and are not counted.")
+            L.insert(1, "")
+        return L
+
     def report(self):
         a = self.a
         dt = {n: self.load[n][0]["timestep"] for n, _ in WORLDS}
@@ -262,18 +313,21 @@ class Suite:
         L.append("")
         L.append("## Step rate (rows 1-5)")
         L.append("")
-        L.append("| row | configuration | world | steps/s | real-time factor | × row 1 | row 4 ÷ row 5 | peak RSS (MiB) |")
-        L.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+        L.append("| row | configuration | world | steps/s | real-time factor | × row 1 | row 4c ÷ row 5 | simulator CPU s per sim s | peak RSS (MiB) |")
+        L.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         label = {
             1: "bare `mj_step` loop, Rust",
             2: "`mujoco.mj_step` loop, Python",
             3: "roqsim engine, no transport, asap",
-            4: "roqsim `--ros`, rclpy subscriber per topic",
-            5: "Python + rclpy simulator node (bench/py_sim_node.py)",
+            ROW_4: "roqsim `--ros`, native (r2r) subscriber per topic, another process",
+            ROW_4B: "roqsim `--ros`, rclpy subscriber per topic",
+            ROW_4C: "roqsim `--ros`, native subscribers on row 5's topics only (lazy sensors idle)",
+            5: "Python + rclpy simulator node (bench/py_sim_node.py), native subscribers",
         }
+        shown = {ROW_4B: "4b", ROW_4C: "4c"}
         r45 = None
-        if (4, "turtlebot_floorplan") in self.rows and (5, "turtlebot_floorplan") in self.rows:
-            r45 = median(self.rows[(4, "turtlebot_floorplan")]["rates"]) / median(self.rows[(5, "turtlebot_floorplan")]["rates"])
+        if (ROW_4C, "turtlebot_floorplan") in self.rows and (5, "turtlebot_floorplan") in self.rows:
+            r45 = median(self.rows[(ROW_4C, "turtlebot_floorplan")]["rates"]) / median(self.rows[(5, "turtlebot_floorplan")]["rates"])
         refused = {}
         for name, _ in WORLDS:
             base = self.rows.get((1, name))
@@ -286,7 +340,7 @@ class Suite:
                 if whys or len(digests) > 1 or not all(base.get("same", [False])):
                     refused[name] = whys[0] if whys else f"final states differ between runs (digests {sorted(digests)})"
                     b = None
-            for row in (1, 2, 3, 4, 5):
+            for row in (1, 2, 3, ROW_4, ROW_4B, ROW_4C, 5):
                 r = self.rows.get((row, name))
                 if r is None:
                     continue
@@ -294,8 +348,11 @@ class Suite:
                 ratio = f"{rate / b:.3f}" if b else "—"
                 if row == 2 and not all(r.get("same", [True])):
                     ratio = "— (not the same physics: " + next(w for w, ok in zip(r["why"], r["same"]) if not ok) + ")"
-                x45 = f"{r45:.1f}" if (row in (4, 5) and name == "turtlebot_floorplan" and r45) else ""
-                L.append(f"| {row} | {label[row]} | {name} | {rate:,.0f} | {rate * dt[name]:,.1f}× | {ratio} | {x45} | {mib(median(r['rss'])):.1f} |")
+                x45 = f"{r45:.1f}" if (row in (ROW_4C, 5) and name == "turtlebot_floorplan" and r45) else ""
+                cpu = f"{median(r['cpu']):.3f}" if r.get("cpu") else ""
+                L.append(f"| {shown.get(row, row)} | {label[row]} | {name} | {rate:,.0f} | {rate * dt[name]:,.1f}× | {ratio} | {x45} | {cpu} | {mib(median(r['rss'])):.1f} |")
+        L.append("")
+        L.extend(self.cpu_goals())
         L.append("")
         for name, _ in WORLDS:
             t = getattr(self, "trace", {}).get(name)
@@ -347,15 +404,15 @@ class Suite:
             L.append(
                 f"- rows 4/5 run {a.ros_steps} steps ({a.ros_steps * dt['turtlebot_floorplan']:g} s of sim time): /clock is published {a.ros_steps} times "
                 f"(every step), a 100 Hz topic {a.ros_steps * 100 / hz:,.0f}, 50 Hz {a.ros_steps * 50 / hz:,.0f}, 10 Hz {a.ros_steps * 10 / hz:,.0f}. "
-                "Received counts below that are messages the Python subscribers could not take in time (KEEP_LAST, depth 10)."
+                "Received counts below that are messages the subscribers could not take in time (KEEP_LAST, depth 10)."
             )
             for k, v in self.topics.items():
-                L.append(f"- {k} publishes {len(v['publishes'])} topics, each given one rclpy subscriber: {group_topics([t['topic'] for t in v['publishes']])}")
-            for key in sorted(k for k in self.rows if k[0] in (4, 5)):
+                L.append(f"- {k} publishes {len(v['publishes'])} topics, each given one subscriber (native in rows 4 and 5, rclpy in 4b): {group_topics([t['topic'] for t in v['publishes']])}")
+            for key in sorted(k for k in self.rows if k[0] in (ROW_4, ROW_4B, ROW_4C, 5)):
                 rec = self.rows[key].get("received")
                 if rec:
                     counts = {t: median([r[t] for r in rec]) for t in rec[0]}
-                    L.append(f"- row {key[0]} {key[1]}: messages received per run (median; stamped after the run began): {group_counts(counts)}")
+                    L.append(f"- row {shown.get(key[0], key[0])} {key[1]}: messages received per run (median; stamped after the run began): {group_counts(counts)}")
         L.append(f"- load average after the run: {self.loadavg_end}")
         L.extend(f"- {n}" for n in self.notes)
         L.append("")
@@ -400,6 +457,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bench-rows", required=True, help="the bench_rows example, release, ROS-free build")
     ap.add_argument("--bench-rows-ros", help="the bench_rows example, release, `--features ros` build (row 4)")
+    ap.add_argument("--bench-subscriber", help="the bench_subscriber example, release, `--features ros` build (row 4's native subscriber; without it row 4 is skipped and only 4b runs)")
     ap.add_argument("--roqsim", help="the roqsim binary, release, `--features ros` build (topic discovery for row 4)")
     ap.add_argument("--runs", type=int, default=3, help="runs per figure; the median is reported (default 3, minimum 3)")
     ap.add_argument("--steps", type=int, default=20000, help="steps per run of rows 1-3 (default 20000 = 40 s of sim time)")

@@ -37,11 +37,12 @@ cp target/release/examples/camera_bench "$BIN/camera_bench"
 
 ARGS=(--bench-rows "$BIN/bench_rows" --camera-bench "$BIN/camera_bench")
 if [ "${ROQSIM_HAVE_ROS:-0}" = 1 ]; then
-  echo "bench: cargo build --release --features ros --bin roqsim --example bench_rows" >&2
-  cargo build --release --features ros --bin roqsim --example bench_rows >&2
+  echo "bench: cargo build --release --features ros --bin roqsim --example bench_rows --example bench_subscriber" >&2
+  cargo build --release --features ros --bin roqsim --example bench_rows --example bench_subscriber >&2
   cp target/release/roqsim "$BIN/roqsim"
   cp target/release/examples/bench_rows "$BIN/bench_rows_ros"
-  ARGS+=(--roqsim "$BIN/roqsim" --bench-rows-ros "$BIN/bench_rows_ros")
+  cp target/release/examples/bench_subscriber "$BIN/bench_subscriber"
+  ARGS+=(--roqsim "$BIN/roqsim" --bench-rows-ros "$BIN/bench_rows_ros" --bench-subscriber "$BIN/bench_subscriber")
 else
   echo "bench: no ROS 2 environment (scripts/setup.sh --ros, then . scripts/env.sh): rows 4 and 5 are skipped" >&2
   ARGS+=(--no-ros)

@@ -18,7 +18,12 @@
 //!                                               (`roqsim::runner::run`, asap), transport off, or
 //!                                               with the ROS 2 bridge (`--ros`, needs the `ros`
 //!                                               feature); with `--ros` the loop starts only once
-//!                                               every published endpoint has a matched subscriber
+//!                                               every published endpoint has a matched subscriber;
+//!                                               (`--lazy-unsubscribed`: lazy ones may stay
+//!                                               unsubscribed, and then produce nothing);
+//!                                               `--set KEY=VALUE` as the CLI's (e.g.
+//!                                               `components.ros2_bridge.clock_rate_hz=100`); prints
+//!                                               the loop's wall time and the process's CPU time
 //! bench_rows pacing WORLD.yaml SIM_SECONDS      row 7: run the engine at --pacing realtime with the
 //!                                               runner's Pacer, recording wall time per step
 //! ```
@@ -45,7 +50,7 @@ use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
 const SIG: i32 = mjtState::mjSTATE_INTEGRATION as i32;
 
 fn usage() -> ! {
-    eprintln!("usage: bench_rows prepare WORLD.yaml OUT_PREFIX | bare OUT_PREFIX STEPS | trace WORLD.yaml STEPS OUT_PREFIX | engine WORLD.yaml STEPS [--ros] | pacing WORLD.yaml SIM_SECONDS");
+    eprintln!("usage: bench_rows prepare WORLD.yaml OUT_PREFIX | bare OUT_PREFIX STEPS | trace WORLD.yaml STEPS OUT_PREFIX | engine WORLD.yaml STEPS [--ros [--lazy-unsubscribed]] [--set KEY=VALUE]... | pacing WORLD.yaml SIM_SECONDS");
     std::process::exit(2)
 }
 
@@ -64,11 +69,32 @@ fn main() {
             arg(&args, 3).parse().unwrap_or_else(|_| usage()),
             arg(&args, 4),
         ),
-        "engine" => engine_run(
-            Path::new(arg(&args, 2)),
-            arg(&args, 3).parse().unwrap_or_else(|_| usage()),
-            args.get(4).map(String::as_str) == Some("--ros"),
-        ),
+        "engine" => {
+            // [--ros] [--set KEY=VALUE]...: the CLI's flags of the same names
+            let mut opts = LoadOptions::default();
+            let mut lazy_idle = false;
+            let mut rest = args.iter().skip(4);
+            while let Some(a) = rest.next() {
+                match a.as_str() {
+                    "--ros" => opts.ros = true,
+                    "--lazy-unsubscribed" => lazy_idle = true,
+                    "--set" => {
+                        let kv = rest.next().unwrap_or_else(|| usage());
+                        opts.assignments.push(
+                            roqsim::world::overrides::parse_set(kv)
+                                .unwrap_or_else(|e| panic!("--set {kv}: {e}")),
+                        );
+                    }
+                    _ => usage(),
+                }
+            }
+            engine_run(
+                Path::new(arg(&args, 2)),
+                arg(&args, 3).parse().unwrap_or_else(|_| usage()),
+                opts,
+                lazy_idle,
+            )
+        }
         "pacing" => {
             pacing(Path::new(arg(&args, 2)), arg(&args, 3).parse().unwrap_or_else(|_| usage()))
         }
@@ -231,8 +257,9 @@ fn trace(world: &Path, steps: u64, out: &str) {
 /// alive, no step: what a pause does) until the bridge reports a matched subscriber on every
 /// endpoint it publishes, then 1 s more for /clock and /tf_static, so the timed loop is the loop
 /// with its subscribers attached, not DDS discovery. Prints the runner's summary as JSON.
-fn engine_run(world: &Path, steps: u64, ros: bool) {
-    let (mut engine, _) = load_engine_with(world, LoadOptions { ros, ..Default::default() });
+fn engine_run(world: &Path, steps: u64, opts: LoadOptions, lazy_idle: bool) {
+    let ros = opts.ros;
+    let (mut engine, _) = load_engine_with(world, opts);
     if ros {
         let t0 = Instant::now();
         let matched = |e: &Engine| {
@@ -241,7 +268,7 @@ fn engine_run(world: &Path, steps: u64, ros: bool) {
                 .interface
                 .all()
                 .iter()
-                .filter(|ep| ep.direction == Direction::Out)
+                .filter(|ep| ep.direction == Direction::Out && !(lazy_idle && ep.lazy))
                 .map(|ep| ep.has_subscribers)
                 .collect();
             outs.iter().any(Option::is_some) && outs.iter().all(|h| *h != Some(false))
@@ -253,7 +280,7 @@ fn engine_run(world: &Path, steps: u64, ros: bool) {
                     .interface
                     .all()
                     .iter()
-                    .filter(|ep| ep.has_subscribers == Some(false))
+                    .filter(|ep| ep.has_subscribers == Some(false) && !(lazy_idle && ep.lazy))
                     .map(|ep| ep.name.as_str())
                     .collect();
                 panic!("no subscriber matched within 30 s on: {}", missing.join(", "));
@@ -269,8 +296,10 @@ fn engine_run(world: &Path, steps: u64, ros: bool) {
         eprintln!("subscribers matched after {:.2} s", t0.elapsed().as_secs_f64());
     }
     let limits = Limits { steps: Some(steps), seconds: None };
+    let cpu0 = process_cpu_s();
     let s = runner::run(&mut engine, limits, None, false, &|| false)
         .unwrap_or_else(|e| panic!("run: {e}"));
+    let cpu = process_cpu_s() - cpu0;
     let digest = {
         let d = engine.ctx.data();
         state_digest(d.model().ffi(), d.ffi())
@@ -278,9 +307,19 @@ fn engine_run(world: &Path, steps: u64, ros: bool) {
     let errs = engine.shutdown();
     assert!(errs.is_empty(), "shutdown: {errs:?}");
     println!(
-        "{{\"steps\": {}, \"wall_s\": {}, \"sim_s\": {}, \"reason\": \"{}\", \"final_digest\": \"{digest:016x}\"}}",
+        "{{\"steps\": {}, \"wall_s\": {}, \"sim_s\": {}, \"cpu_s\": {cpu}, \"reason\": \"{}\", \"final_digest\": \"{digest:016x}\"}}",
         s.steps, s.wall_s, s.sim_time, s.reason
     );
+}
+
+/// This process's CPU time so far, user + sys over every thread (the bridge's and DDS's too), in
+/// seconds: `CLOCK_PROCESS_CPUTIME_ID`.
+fn process_cpu_s() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel knows.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// Row 7: realtime pacing, instrumented. The loop is the runner's (`roqsim::runner::run` without
