@@ -714,3 +714,59 @@ fn export_moveit_names_the_served_actions_and_the_declared_controllers() {
         "{l}"
     );
 }
+
+#[test]
+fn roqsim_export_srdf_and_moveit_write_their_files() {
+    let root = setup();
+    let world = root.join("arm_world.yaml");
+    std::fs::write(&world, ARM_WORLD).unwrap();
+    let bin = env!("CARGO_BIN_EXE_roqsim");
+    let o = Command::new(bin)
+        .args(["export", "srdf"])
+        .arg(&world)
+        .args(["--robot", "arm", "--samples", "300"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("from 300 random configurations (seed 0)"), "{text}");
+    assert!(text.contains("<chain base_link=\"base_link\" tip_link=\"link3\"/>"), "{text}");
+    let dir = root.join("cli_moveit");
+    let o = Command::new(bin)
+        .args(["export", "moveit"])
+        .arg(&world)
+        .args(["--robot", "arm", "--samples", "300", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [
+        "arm.urdf",
+        "arm.srdf",
+        "joint_limits.yaml",
+        "kinematics.yaml",
+        "moveit_controllers.yaml",
+        "ros2_controllers.yaml",
+        "move_group.launch.py",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} missing");
+    }
+    // A robot without an arm_controller has nothing for MoveIt to execute against.
+    let w2 = root.join("bare_world.yaml");
+    std::fs::write(&w2, "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: arm/arm.urdf}\n    name: arm\n").unwrap();
+    let o = Command::new(bin)
+        .args(["export", "moveit"])
+        .arg(&w2)
+        .args(["--robot", "arm", "-o"])
+        .arg(root.join("x"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    // The log says the URDF has no actuators, and how to create them.
+    assert!(err.contains("spawn_arm `arm`: model `arm/arm.urdf` is a URDF and declares no actuators; to drive its joints state `actuators: {add: [<joints>], control: position | velocity | effort, ...}`"), "{err}");
+    assert_eq!(
+        err.trim().lines().last().unwrap(),
+        "error: export moveit `arm`: robot `arm` serves no FollowJointTrajectory action: give it an `arm_controller` (MoveIt executes trajectories through one)"
+    );
+}
