@@ -633,7 +633,9 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
     };
     let (text, output, what_name) = match what {
         ExportCmd::Urdf { output, .. } => {
-            (crate::export::urdf::export_urdf(e.ctx.model(), &ent), output, "urdf")
+            let u = crate::export::urdf::export_urdf(e.ctx.model(), &ent)
+                .map(|u| crate::export::urdf::with_static_frames(&e.ctx, &ent, &u));
+            (u, output, "urdf")
         }
         ExportCmd::Srdf { output, samples, .. } => (
             crate::export::srdf::export_srdf(&mut e.ctx, &ent, samples, 0).map(|s| s.text),

@@ -770,3 +770,30 @@ fn roqsim_export_srdf_and_moveit_write_their_files() {
         "error: export moveit `arm`: robot `arm` serves no FollowJointTrajectory action: give it an `arm_controller` (MoveIt executes trajectories through one)"
     );
 }
+
+#[test]
+fn the_urdf_export_carries_the_static_frames_sensor_plugins_publish() {
+    let mut e = engine(
+        &repo().join("worlds"),
+        "components:\n  - spawn_robot: {model: turtlebot4}\n    name: robot\n",
+    );
+    let ent = e.ctx.entities.get("robot").unwrap().clone();
+    let plain = roqsim::export::urdf::export_urdf(e.ctx.model(), &ent).unwrap();
+    let full = roqsim::export::urdf::with_static_frames(&e.ctx, &ent, &plain);
+    let (links, joints) = roqsim::spawn::urdf::tree(&full).unwrap();
+    let (plain_links, _) = roqsim::spawn::urdf::tree(&plain).unwrap();
+    assert!(!plain_links.contains(&"imu_link".to_string()));
+    for f in ["imu_link", "rplidar_link"] {
+        assert!(links.contains(&f.to_string()), "{f} missing:\n{full}");
+        let j = joints.iter().find(|j| j.child == f).unwrap();
+        assert_eq!(j.kind, "fixed");
+        assert!(links.contains(&j.parent), "{f} hangs from {}", j.parent);
+    }
+    // robot_description gains them at the first step (the frames are published at reset).
+    let rd = e.ctx.interface.all().iter().position(|ep| ep.name == "robot_description").unwrap();
+    e.step().unwrap();
+    match e.ctx.interface.get(rd).latest() {
+        Some((Payload::String(s), _)) => assert_eq!(s, &full),
+        other => panic!("{other:?}"),
+    }
+}
