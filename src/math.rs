@@ -102,9 +102,76 @@ pub fn yaw_quat_xyzw(yaw: f64) -> [f64; 4] {
     [0.0, 0.0, s, c]
 }
 
+/// Quaternion [w, x, y, z] of a row-major rotation matrix (MuJoCo's `xmat`), by Shepperd's method
+/// (the largest diagonal term picks the stable branch).
+pub fn quat_from_mat(r: &[f64; 9]) -> [f64; 4] {
+    let (m00, m01, m02, m10, m11, m12, m20, m21, m22) =
+        (r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]);
+    let tr = m00 + m11 + m22;
+    let q = if tr > 0.0 {
+        let s = (tr + 1.0).sqrt() * 2.0;
+        [0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s]
+    } else if m00 > m11 && m00 > m22 {
+        let s = (1.0 + m00 - m11 - m22).sqrt() * 2.0;
+        [(m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s]
+    } else if m11 > m22 {
+        let s = (1.0 + m11 - m00 - m22).sqrt() * 2.0;
+        [(m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s]
+    } else {
+        let s = (1.0 + m22 - m00 - m11).sqrt() * 2.0;
+        [(m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s]
+    };
+    let q = quat_normalize(&q);
+    if q[0] < 0.0 {
+        [-q[0], -q[1], -q[2], -q[3]]
+    } else {
+        q
+    }
+}
+
+/// The rotation vector (axis × angle, rad; angle in [0, π]) that turns `from` into `to`, both
+/// [w, x, y, z], expressed in the frame they are both given in: `to = exp(v) ⊗ from`.
+pub fn rotation_error(to: &[f64; 4], from: &[f64; 4]) -> [f64; 3] {
+    let mut e = quat_mul(to, &quat_conj(from));
+    if e[0] < 0.0 {
+        e = [-e[0], -e[1], -e[2], -e[3]];
+    }
+    let s = (e[1] * e[1] + e[2] * e[2] + e[3] * e[3]).sqrt();
+    if s < 1e-12 {
+        return [2.0 * e[1], 2.0 * e[2], 2.0 * e[3]];
+    }
+    let k = 2.0 * s.atan2(e[0]) / s;
+    [k * e[1], k * e[2], k * e[3]]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quat_from_mat_inverts_the_rotation_and_the_error_is_the_axis_angle() {
+        for (r, p, y) in [(0.3, -0.2, 1.1), (3.0, 0.1, -2.9), (0.0, 3.1, 0.0), (-1.5, 0.4, 0.2)] {
+            let q = quat_from_rpy(r, p, y);
+            // Row-major matrix of q: column j is q applied to unit axis j.
+            let cols =
+                [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(|a| quat_rotate(&q, &a));
+            let m = [
+                cols[0][0], cols[1][0], cols[2][0], cols[0][1], cols[1][1], cols[2][1], cols[0][2],
+                cols[1][2], cols[2][2],
+            ];
+            let back = quat_from_mat(&m);
+            let sign = if q[0] < 0.0 { -1.0 } else { 1.0 };
+            for i in 0..4 {
+                assert!((back[i] - sign * q[i]).abs() < 1e-12, "{back:?} vs {q:?}");
+            }
+        }
+        // 0.5 rad about z, then the error from identity is [0, 0, 0.5].
+        let to = quat_from_rpy(0.0, 0.0, 0.5);
+        let e = rotation_error(&to, &[1.0, 0.0, 0.0, 0.0]);
+        assert!((e[2] - 0.5).abs() < 1e-12 && e[0].abs() < 1e-12 && e[1].abs() < 1e-12, "{e:?}");
+        let e = rotation_error(&to, &to);
+        assert!(e.iter().all(|x| x.abs() < 1e-12));
+    }
 
     #[test]
     fn rpy_yaw_roundtrip() {

@@ -66,6 +66,7 @@ fn is_monitor(p: &Payload) -> bool {
             | Payload::ClearanceReport(_)
             | Payload::EnergyReport(_)
             | Payload::UprightReport(_)
+            | Payload::LimitReport(_)
     )
 }
 

@@ -510,6 +510,24 @@ pub struct UprightReport {
     pub reason: String,
 }
 
+/// What `force_limit` reports: did a measured wrench exceed what the task allows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LimitReport {
+    /// Sim time (s) of the report.
+    pub stamp: f64,
+    /// True once the force or torque magnitude exceeded its limit (latched with `latch`).
+    pub tripped: bool,
+    /// Why (`reports_as` and the exceeded quantity: `protective_stop: force 41.3 N > 40 N`); ""
+    /// while not tripped.
+    pub reason: String,
+    /// Sim time (s) of the first trip; -1.0 if none.
+    pub at_time: f64,
+    /// Force magnitude (N) that caused the trip (0 before one).
+    pub force: f64,
+    /// Torque magnitude (N·m) at the trip (0 before one).
+    pub torque: f64,
+}
+
 /// A controller lifecycle transition (lifecycle_msgs/msg/TransitionEvent shape: the transition
 /// and the primary states before and after it), stamped with sim time.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -743,6 +761,8 @@ pub enum Payload {
     EnergyReport(EnergyReport),
     /// An upright monitor's report.
     UprightReport(UprightReport),
+    /// A force limit's report.
+    LimitReport(LimitReport),
     /// Lifecycle transitions of one controller since its last publication, in order (one
     /// lifecycle_msgs/msg/TransitionEvent each on the wire).
     TransitionEvents(Vec<TransitionEvent>),
@@ -793,6 +813,7 @@ impl Payload {
             Payload::ClearanceReport(_) => "ClearanceReport",
             Payload::EnergyReport(_) => "EnergyReport",
             Payload::UprightReport(_) => "UprightReport",
+            Payload::LimitReport(_) => "LimitReport",
             Payload::Image(_) => "Image",
             Payload::CompressedImage(_) => "CompressedImage",
             Payload::CameraInfo(_) => "CameraInfo",
@@ -807,7 +828,8 @@ impl Payload {
     /// `current`/`minimum`/`at_time`/`geom`/`saturated` of a ClearanceReport,
     /// `energy_j`/`driving_j`/`driven_j`/`torque_integral_nms`/`power_w`/`state_of_charge`/`depleted`
     /// of an EnergyReport, `upright`/`settled`/`tilt_deg`/`rise_m`/`fallen_time`/`reason` of an
-    /// UprightReport, and `success`/`message` of an Ack. `None` for anything else.
+    /// UprightReport, `tripped`/`reason`/`at_time`/`force`/`torque` of a LimitReport, and
+    /// `success`/`message` of an Ack. `None` for anything else.
     pub fn member(&self, name: &str) -> Option<Payload> {
         let f = |x: f64| Some(Payload::Float64(x));
         let b = |x: bool| Some(Payload::Bool(x));
@@ -850,6 +872,15 @@ impl Payload {
                 "rise_m" => f(r.rise_m),
                 "fallen_time" => f(r.fallen_time),
                 "reason" => s(&r.reason),
+                _ => None,
+            },
+            Payload::LimitReport(r) => match name {
+                "stamp" => f(r.stamp),
+                "tripped" => b(r.tripped),
+                "reason" => s(&r.reason),
+                "at_time" => f(r.at_time),
+                "force" => f(r.force),
+                "torque" => f(r.torque),
                 _ => None,
             },
             Payload::Ack { success, message } => match name {

@@ -3,10 +3,15 @@
 //! the physics thread (`Rc<RefCell<..>>`), so cloning a handle shares it; no plugin imports
 //! another plugin to reach one.
 //!
+//! - [`arm_command`]: an arm's command port, where a second command source (a Cartesian
+//!   controller) hands joint targets to the arm's one actuator writer (`arm_command:<entity>`);
 //! - [`robot`]: `RobotHandle`, a base controller's drive/odometry handle (`robot:<entity>`);
 //! - [`controllers`]: the controller registry of one robot (ros2_control semantics);
+//! - [`wrench`]: a force/torque sensor's `WrenchReader` (`ft:<label>`);
 //! - [`sensor_fault`]: a sensor's `fault:` block, its switch and the SetBool override endpoint.
 
+pub mod arm_command;
 pub mod controllers;
 pub mod robot;
 pub mod sensor_fault;
+pub mod wrench;

@@ -4,8 +4,11 @@
 //! - [`raycast`]: every ray sensor casts through `RayBatch::cast` (`mj_multiRay`);
 //! - [`model_write`]: every run-time write into the compiled model goes through a `ModelWriter`;
 //! - [`frames`]: frames of the compiled model (a body or a site), resolved by name, and the
-//!   transforms between them.
+//!   transforms between them;
+//! - [`jacobian`]: a site's Jacobian over the dofs a controller commands (`mj_jacSite`) and the
+//!   damped-least-squares step through it.
 
 pub mod frames;
+pub mod jacobian;
 pub mod model_write;
 pub mod raycast;

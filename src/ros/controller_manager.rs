@@ -142,12 +142,11 @@ pub fn managers(ctx: &SimContext, cfg: &BridgeConfig) -> Result<Vec<Manager>, St
     Ok(out)
 }
 
-/// The manager nodes and the tasks serving them (the ROS thread spins the nodes).
+/// The manager nodes, each with the tasks serving it (its services, parameter services and
+/// activity); the bridge spins each node with its own tasks on a thread of its own.
 pub struct Served {
-    /// One node per manager.
-    pub nodes: Vec<r2r::Node>,
-    /// Their services and parameter services.
-    pub tasks: Vec<Task>,
+    /// One entry per manager: its node and its tasks.
+    pub managers: Vec<(r2r::Node, Vec<Task>)>,
 }
 
 /// A loaded controller's name and state (ControllerManagerActivity content).
@@ -200,7 +199,7 @@ pub fn serve_all(
     commands: &CommandSender,
     use_sim_time: bool,
 ) -> Result<Served, String> {
-    let mut out = Served { nodes: Vec::new(), tasks: Vec::new() };
+    let mut out = Served { managers: Vec::new() };
     for m in managers(ctx, cfg)? {
         let reg = Registry::get(ctx, &m.entity).expect("a manager has a registry");
         let ns = m.namespace();
@@ -235,7 +234,7 @@ pub fn serve_all(
                 );
             }
         }
-        out.tasks.extend(params::serve(&mut node, &fq, table.clone())?);
+        let mut served = params::serve(&mut node, &fq, table.clone())?;
         let publisher = node
             .create_publisher::<ControllerManagerActivity>(
                 &format!("{fq}/activity"),
@@ -324,13 +323,13 @@ pub fn serve_all(
             "set_hardware_component_state",
             Arc::new(|r, q, _, n| set_hardware_state(r, &q.name, &q.target_state, n)),
         )?);
-        out.tasks.extend(tasks);
+        served.extend(tasks);
         tracing::info!(
             "controller_manager for robot `{}`: node {fq} ({} services, parameters, activity)",
             m.entity,
             SERVICES.len()
         );
-        out.nodes.push(node);
+        out.managers.push((node, served));
     }
     Ok(out)
 }

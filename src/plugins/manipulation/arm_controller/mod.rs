@@ -48,6 +48,12 @@
 //! an object chatters (the bundled parallel_gripper: ±0.25 mm at up to 45 mm/s), and a stall is a
 //! gripper that stopped getting anywhere.
 //!
+//! **Other command sources.** A Cartesian controller does not write ctrl: it attaches to the
+//! arm's [`CommandPort`] (blackboard `arm_command:<entity>`, [`crate::handles::arm_command`]) and
+//! this plugin pulls its joint targets every step while that source's controller is active (the
+//! registry keeps it and the trajectory controller from being active together); when it is
+//! deactivated the joints hold the measured position.
+//!
 //! **joint_states** reports the controller's joints (names with `joint_prefix`) and the gripper
 //! joint; efforts are `qfrc_actuator + qfrc_gravcomp` — what the joint physically carries when
 //! gravity compensation supplies the holding term outside the actuator.
@@ -67,6 +73,7 @@ use crate::context::payload::{
 };
 use crate::context::{Endpoint, EndpointId, Entity, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::handles::arm_command::{port_key, CommandPort, PortJoint, Pull};
 use crate::handles::controllers::{ControllerSpec, Registry, State};
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
@@ -210,6 +217,7 @@ pub struct ArmController {
     reader: GripperReader,
     rest: Vec<(usize, usize, f64)>,
     monitor_dt: f64,
+    port: CommandPort,
 }
 
 impl ArmController {
@@ -239,6 +247,7 @@ impl ArmController {
             reader: GripperReader::default(),
             rest: Vec::new(),
             monitor_dt: 0.05,
+            port: CommandPort::default(),
         }
     }
 
@@ -495,6 +504,13 @@ impl Plugin for ArmController {
             h.names = self.joint_names();
         }
         ctx.blackboard.set(arm_key(&entity.name), self.handle.clone());
+        let port_joints = self
+            .joints
+            .iter()
+            .map(|j| PortJoint { name: j.name.clone(), qpos: j.qpos, dof: j.dof, range: j.range })
+            .collect();
+        self.port = CommandPort::new(&entity.name, &self.address, port_joints);
+        ctx.blackboard.set(port_key(&entity.name), self.port.clone());
         if self.gripper.is_some() {
             ctx.blackboard.set(gripper_key(&entity.name), self.reader.clone());
             ctx.blackboard.set(gripper_effort_key(&entity.name), self.reader.clone());
@@ -515,6 +531,7 @@ impl Plugin for ArmController {
             }
         }
         self.vel = None;
+        self.port.reset();
         for (n, _, _) in &self.controllers {
             self.registry.restore(n, now);
         }
@@ -690,6 +707,14 @@ impl Plugin for ArmController {
             }
         } else if let Some(t) = &self.cfg.test_target {
             self.targets = t.clone();
+        }
+        // Another command source drives the joints while its controller is active.
+        if self.port.has_sources() {
+            match self.port.pull(ctx, &self.registry)? {
+                Pull::Targets(t) => self.targets = t,
+                Pull::Released => self.hold_measured(ctx),
+                Pull::Idle => {}
+            }
         }
         self.take_gripper_goals(ctx);
         if !ctx.run.manual_control {
