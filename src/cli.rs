@@ -78,6 +78,36 @@ enum ExportCmd {
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// The robot's SRDF: a planning group per arm controller, grippers as end effectors, home and
+    /// keyframes as group states, the collision matrix sampled as MoveIt's setup assistant does.
+    Srdf {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// The entity to export (its entry's `name:`).
+        #[arg(long)]
+        robot: String,
+        /// Write here instead of standard output.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Random configurations sampled for the collision matrix.
+        #[arg(long, default_value_t = crate::export::srdf::DEFAULT_SAMPLES)]
+        samples: usize,
+    },
+    /// A MoveIt 2 configuration folder (URDF, SRDF, joint limits, kinematics, controllers, a
+    /// move_group launch file) naming the actions roqsim serves.
+    Moveit {
+        #[command(flatten)]
+        world: WorldArgs,
+        /// The entity to export (its entry's `name:`).
+        #[arg(long)]
+        robot: String,
+        /// The folder to write (created when missing).
+        #[arg(short = 'o', long = "output", value_name = "DIR")]
+        output: PathBuf,
+        /// Random configurations sampled for the SRDF's collision matrix.
+        #[arg(long, default_value_t = crate::export::srdf::DEFAULT_SAMPLES)]
+        samples: usize,
+    },
 }
 
 #[derive(Subcommand)]
@@ -578,38 +608,76 @@ pub fn strip_ros_args(
 }
 
 fn export_cmd(what: ExportCmd) -> ExitCode {
-    let ExportCmd::Urdf { world, robot, output } = what;
+    let (world, robot) = match &what {
+        ExportCmd::Urdf { world, robot, .. }
+        | ExportCmd::Srdf { world, robot, .. }
+        | ExportCmd::Moveit { world, robot, .. } => (world.clone(), robot.clone()),
+    };
     let w = match load(&world, LoadOptions::default()) {
         Ok(x) => x,
         Err(e) => return fail_config(&e),
     };
-    let e = match Engine::new(w, EngineOptions { profile: false, seed: Some(0) }) {
+    let mut e = match Engine::new(w, EngineOptions { profile: false, seed: Some(0) }) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let Some(ent) = e.ctx.entities.get(&robot) else {
+    let Some(ent) = e.ctx.entities.get(&robot).cloned() else {
         eprintln!(
             "error: --robot: no entity `{robot}` in this world; entities: [{}]",
             e.ctx.entities.names().join(", ")
         );
         return ExitCode::from(2);
     };
-    let urdf = match crate::export::urdf::export_urdf(e.ctx.model(), ent) {
+    let (text, output, what_name) = match what {
+        ExportCmd::Urdf { output, .. } => {
+            let u = crate::export::urdf::export_urdf(e.ctx.model(), &ent)
+                .map(|u| crate::export::urdf::with_static_frames(&e.ctx, &ent, &u));
+            (u, output, "urdf")
+        }
+        ExportCmd::Srdf { output, samples, .. } => (
+            crate::export::srdf::export_srdf(&mut e.ctx, &ent, samples, 0).map(|s| s.text),
+            output,
+            "srdf",
+        ),
+        ExportCmd::Moveit { output, samples, .. } => {
+            let files = match crate::export::moveit::export_moveit(&mut e.ctx, &ent, samples, 0) {
+                Ok(f) => f,
+                Err(m) => {
+                    eprintln!("error: export moveit `{robot}`: {m}");
+                    return ExitCode::from(2);
+                }
+            };
+            if let Err(err) = std::fs::create_dir_all(&output) {
+                eprintln!("error: -o {}: {err}", output.display());
+                return ExitCode::from(2);
+            }
+            for (name, text) in files {
+                let p = output.join(&name);
+                if let Err(err) = std::fs::write(&p, text) {
+                    eprintln!("error: -o {}: {err}", p.display());
+                    return ExitCode::from(2);
+                }
+                println!("{}", p.display());
+            }
+            return ExitCode::SUCCESS;
+        }
+    };
+    let text = match text {
         Ok(u) => u,
         Err(m) => {
-            eprintln!("error: export urdf `{robot}`: {m}");
+            eprintln!("error: export {what_name} `{robot}`: {m}");
             return ExitCode::from(2);
         }
     };
     match output {
         None => {
-            print!("{urdf}");
+            print!("{text}");
             ExitCode::SUCCESS
         }
-        Some(p) => match std::fs::write(&p, urdf) {
+        Some(p) => match std::fs::write(&p, text) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
                 eprintln!("error: -o {}: {err}", p.display());

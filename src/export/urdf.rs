@@ -271,6 +271,53 @@ pub fn export_urdf(model: &MjModel, entity: &Entity) -> Result<String, String> {
     Ok(out)
 }
 
+/// `urdf` with the static frames the world's plugins publish in entity `ent`'s namespace appended
+/// as fixed links: a mounted device's frames (`rplidar_link`), a frame a sensor plugin names itself
+/// (the IMU's `imu_link`), camera optical frames. A frame joins under the link (or earlier frame) it
+/// hangs from; one already a link, or hanging from nothing in the description, is left out. Read
+/// after a reset (static frames are published then).
+pub fn with_static_frames(ctx: &crate::context::SimContext, ent: &Entity, urdf: &str) -> String {
+    let Ok((mut links, _)) = crate::spawn::urdf::tree(urdf) else { return urdf.to_string() };
+    let mut frames: Vec<crate::context::payload::Transform> = Vec::new();
+    for (id, ep) in ctx.interface.all().iter().enumerate() {
+        if ep.get_hint("ros2", "tf") != Some("static") || ep.namespace != ent.namespace {
+            continue;
+        }
+        if let Some((crate::context::payload::Payload::Transforms(v), _)) =
+            ctx.interface.get(id).latest()
+        {
+            frames.extend(v.iter().cloned());
+        }
+    }
+    let mut extra = String::new();
+    loop {
+        let before = links.len();
+        for t in &frames {
+            if links.contains(&t.child) || !links.contains(&t.parent) {
+                continue;
+            }
+            let [x, y, z, w] = t.rotation;
+            let _ = writeln!(extra, "  <link name=\"{}\"/>", xml_escape(&t.child));
+            let _ = writeln!(
+                extra,
+                "  <joint name=\"{}_joint\" type=\"fixed\"><parent link=\"{}\"/><child link=\"{}\"/>{}</joint>",
+                xml_escape(&t.child),
+                xml_escape(&t.parent),
+                xml_escape(&t.child),
+                origin(t.translation, &[w, x, y, z])
+            );
+            links.push(t.child.clone());
+        }
+        if links.len() == before {
+            break;
+        }
+    }
+    match urdf.rfind("</robot>") {
+        Some(i) if !extra.is_empty() => format!("{}{extra}{}", &urdf[..i], &urdf[i..]),
+        _ => urdf.to_string(),
+    }
+}
+
 /// The `robot_description` endpoint of one entity: its URDF ([`export_urdf`]) as a
 /// `std_msgs/msg/String`, reliable and transient local (a late subscriber such as RViz's
 /// RobotModel or move_group gets it), on `<namespace>/robot_description` as robot_state_publisher
@@ -282,6 +329,8 @@ pub fn export_urdf(model: &MjModel, entity: &Entity) -> Result<String, String> {
 pub struct DescriptionPublisher {
     endpoint: Option<crate::context::EndpointId>,
     urdf: String,
+    /// The entity, when its description is the export (gains the static frames at the first step).
+    exported: Option<String>,
 }
 
 impl DescriptionPublisher {
@@ -310,7 +359,11 @@ impl DescriptionPublisher {
             );
             return Self::default();
         }
-        let urdf = match export_urdf(ctx.model(), &ent) {
+        // A robot spawned from a URDF publishes that URDF (its names are the ones kept).
+        let own =
+            ctx.blackboard.get::<String>(&crate::spawn::urdf::source_key(&ent.name)).ok().cloned();
+        let exported = own.is_none().then(|| ent.name.clone());
+        let urdf = match own.map(Ok).unwrap_or_else(|| export_urdf(ctx.model(), &ent)) {
             Ok(u) => u,
             Err(e) => {
                 crate::spawn::import::note(
@@ -327,11 +380,19 @@ impl DescriptionPublisher {
             .hint("ros2", "type", "std_msgs/msg/String")
             .hint("ros2", "qos", "transient_local");
         let id = ctx.interface.add(ep);
-        DescriptionPublisher { endpoint: Some(id), urdf }
+        DescriptionPublisher { endpoint: Some(id), urdf, exported }
     }
 
-    /// Publish the description at the current tick.
-    pub fn publish(&self, ctx: &mut crate::context::SimContext) {
+    /// Publish the description at the current tick. At the first step an exported description
+    /// gains the static frames the world's plugins published at reset ([`with_static_frames`]).
+    pub fn publish(&mut self, ctx: &mut crate::context::SimContext) {
+        if ctx.tick == 1 {
+            if let Some(name) = self.exported.take() {
+                if let Some(ent) = ctx.entities.get(&name).cloned() {
+                    self.urdf = with_static_frames(ctx, &ent, &self.urdf);
+                }
+            }
+        }
         if let Some(id) = self.endpoint {
             let tick = ctx.tick;
             ctx.interface.publish(

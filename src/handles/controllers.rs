@@ -388,6 +388,12 @@ impl Registry {
         self.0.borrow().declared.iter().map(|c| c.name.clone()).collect()
     }
 
+    /// Every declared controller's spec, declaration order (what an exporter of the robot's
+    /// configuration mirrors).
+    pub fn declared_specs(&self) -> Vec<ControllerSpec> {
+        self.0.borrow().declared.clone()
+    }
+
     /// Lifecycle state of a loaded controller (`None` = not loaded).
     pub fn state(&self, name: &str) -> Option<State> {
         self.0.borrow().state(name)

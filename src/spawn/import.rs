@@ -421,6 +421,12 @@ impl StatedOptions {
     }
 }
 
+/// Blackboard key of a spawned model's keyframes: `(attach prefix, KeyframeMap)`, for readers
+/// after compile (the SRDF export's group states).
+pub fn keyframes_key(entity: &str) -> String {
+    format!("keyframes:{entity}")
+}
+
 /// Blackboard key of a spawned model's home vector (`Vec<(joint name unprefixed, angle)>`: the
 /// `home:` a spawn states, else the model's keyframe), for in-process consumers (a custom plugin,
 /// a test) that need the pose the robot or arm is reset to.

@@ -11,6 +11,8 @@
 //! - [`placeholders`]: `{frame_id}`-style placeholders in manifest component configs;
 //! - [`import`]: third-party model files as plain MuJoCo compiles them (top-level bodies,
 //!   keyframes, asset names, `<option>` differences; see docs/models.md);
+//! - [`urdf`]: URDF in (`.urdf`, `package://`, `.urdf.xacro` models compiled by MuJoCo's URDF
+//!   reader with the URDF's link and joint names kept, mesh paths resolved; see docs/models.md);
 //! - [`actuators`]: the `actuators:` block (stating a model's control law and gains) and gravity
 //!   compensation;
 //! - [`primitive`]: the builder of one-body primitive props (box, cylinder; static, driven or
@@ -35,6 +37,7 @@ pub mod population;
 pub mod pose;
 pub mod primitive;
 pub mod props;
+pub mod urdf;
 
 pub use frames::*;
 pub use model::*;

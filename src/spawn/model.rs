@@ -25,6 +25,8 @@ pub struct LoadedModel {
     pub roots: Vec<String>,
     /// The pose the file gives `root` (in the file's world frame).
     pub root_pose: Pose,
+    /// The URDF it was compiled from (a `.urdf`, `package://` or `.xacro` model), else `None`.
+    pub urdf: Option<crate::spawn::urdf::UrdfSource>,
 }
 
 /// Resolve `reference` (short name, `<package>:<model>`, or a path relative to `base_dir`), load
@@ -47,7 +49,13 @@ pub fn load_model_as_written(reference: &str, base_dir: &Path) -> Result<LoadedM
     // Borrowed providers come after the model's own declared meshdir (which `apply_assets`
     // searches first) and before the model file's folder.
     asset.asset_dirs.splice(0..0, manifest.borrowed_dirs.iter().cloned());
-    let mut spec = crate::spawn::mjcf::child_spec_from_file(&asset.path)?;
+    let (mut spec, urdf) = if crate::spawn::urdf::is_urdf(&asset.path) {
+        // Mesh paths are made absolute in the text itself (crate::spawn::urdf).
+        let src = crate::spawn::urdf::prepare(&asset.path)?;
+        (crate::spawn::urdf::spec_of(&src)?, Some(src))
+    } else {
+        (crate::spawn::mjcf::child_spec_from_file(&asset.path)?, None)
+    };
     apply_assets(&mut spec, &asset)?;
     let root = spec.world_body().body_iter(false).next().map(|b| b.name().to_string()).ok_or_else(
         || {
@@ -63,7 +71,7 @@ pub fn load_model_as_written(reference: &str, base_dir: &Path) -> Result<LoadedM
     let roots = crate::spawn::import::top_level_bodies(&spec);
     let rb = spec.body(&root).expect("root body exists");
     let root_pose = Pose { pos: *rb.pos(), quat: crate::spawn::import::resolved_quat(&spec, rb) };
-    Ok(LoadedModel { asset, manifest, spec, root, roots, root_pose })
+    Ok(LoadedModel { asset, manifest, spec, root, roots, root_pose, urdf })
 }
 
 /// Move every top-level body of `spec` by `offset` (`offset ∘ pose as written`): what attaching

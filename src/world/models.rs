@@ -5,7 +5,9 @@
 //! - `<package>:<model>` (`my_robots:rover`): `share/<package>/models` of a ROS package found on
 //!   `AMENT_PREFIX_PATH` (`roqsim:` means this package's own roots);
 //! - a file path (absolute, or relative to the world file's directory), recognised by a `/` or
-//!   an `.xml` suffix.
+//!   an `.xml`, `.urdf` or `.xacro` suffix;
+//! - a `package://<pkg>/<path>` URI (a URDF from a description package), resolved through
+//!   `AMENT_PREFIX_PATH` and `ROS_PACKAGE_PATH` ([`resolve_package_uri`]).
 //!
 //! A provider ships a model either one folder per model (`models/<name>/<name>.xml`) or flat
 //! (`models/<name>.xml`). The manifest `<name>.manifest.yaml` sits beside the MJCF.
@@ -28,9 +30,13 @@ pub struct ModelAsset {
 }
 
 impl ModelAsset {
-    /// `<dir>/<stem>.manifest.yaml`.
+    /// `<dir>/<stem>.manifest.yaml` (the stem of `rover.urdf.xacro` is `rover`).
     pub fn manifest_path(&self) -> PathBuf {
-        let stem = self.path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+        let name = self.path.file_name().and_then(|s| s.to_str()).unwrap_or("model");
+        let stem = [".urdf.xacro", ".xacro", ".urdf", ".xml", ".mjcf"]
+            .iter()
+            .find_map(|ext| name.strip_suffix(ext))
+            .unwrap_or_else(|| self.path.file_stem().and_then(|s| s.to_str()).unwrap_or("model"));
         self.path.with_file_name(format!("{stem}.manifest.yaml"))
     }
 }
@@ -60,6 +66,55 @@ fn ament_prefixes() -> Vec<PathBuf> {
     std::env::var("AMENT_PREFIX_PATH")
         .map(|p| p.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect())
         .unwrap_or_default()
+}
+
+/// Where a ROS package's files are: `<prefix>/share/<pkg>` for every `AMENT_PREFIX_PATH` prefix
+/// (ROS 2, how `ament_index` finds an installed package), then `<dir>/<pkg>` (or `<dir>` itself
+/// when it is the package's folder) for every `ROS_PACKAGE_PATH` entry (a source tree, as ROS 1
+/// tools and RViz resolve `package://`). Only folders that exist, in that order.
+pub fn package_dirs(pkg: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> =
+        ament_prefixes().into_iter().map(|p| p.join("share").join(pkg)).collect();
+    if let Ok(p) = std::env::var("ROS_PACKAGE_PATH") {
+        for d in p.split(':').filter(|s| !s.is_empty()).map(PathBuf::from) {
+            if d.file_name().and_then(|n| n.to_str()) == Some(pkg) {
+                out.push(d.clone());
+            }
+            out.push(d.join(pkg));
+        }
+    }
+    out.retain(|d| d.is_dir());
+    out.dedup();
+    out
+}
+
+/// Resolve a `package://<pkg>/<path>` URI to a file (see [`package_dirs`]). Refused, naming the
+/// variables searched: a package found in none of them; a package whose folders lack the file.
+pub fn resolve_package_uri(uri: &str) -> Result<PathBuf, String> {
+    let rest = uri.strip_prefix("package://").unwrap_or(uri);
+    let Some((pkg, rel)) = rest.split_once('/').filter(|(p, r)| !p.is_empty() && !r.is_empty())
+    else {
+        return Err(format!("`{uri}` is not a package URI; write `package://<package>/<path>`"));
+    };
+    let dirs = package_dirs(pkg);
+    if dirs.is_empty() {
+        let show = |var: &str| match std::env::var(var) {
+            Ok(v) if !v.is_empty() => format!("{var}={v}"),
+            _ => format!("{var} (unset)"),
+        };
+        return Err(format!(
+            "`{uri}`: package `{pkg}` not found: searched {} (as <prefix>/share/{pkg}) and {} (as <dir>/{pkg}); source the workspace that installs it (`source install/setup.bash`) or add the folder holding it to ROS_PACKAGE_PATH",
+            show("AMENT_PREFIX_PATH"),
+            show("ROS_PACKAGE_PATH")
+        ));
+    }
+    let tried: Vec<PathBuf> = dirs.iter().map(|d| d.join(rel)).collect();
+    tried.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
+        format!(
+            "`{uri}`: package `{pkg}` has no file `{rel}`; searched {}",
+            tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 fn find_in(root: &Path, name: &str) -> Option<PathBuf> {
@@ -92,9 +147,14 @@ pub fn known_models() -> Vec<String> {
 
 /// Resolve a model reference. Errors name what was tried and what exists.
 pub fn resolve_model(reference: &str, base_dir: &Path) -> Result<ModelAsset, String> {
-    let looks_like_path =
-        reference.contains('/') || reference.ends_with(".xml") || reference.ends_with(".mjcf");
-    let path = if looks_like_path {
+    let looks_like_path = reference.contains('/')
+        || reference.ends_with(".xml")
+        || reference.ends_with(".mjcf")
+        || reference.ends_with(".urdf")
+        || reference.ends_with(".xacro");
+    let path = if reference.starts_with("package://") {
+        resolve_package_uri(reference)?
+    } else if looks_like_path {
         let p = if Path::new(reference).is_absolute() {
             PathBuf::from(reference)
         } else {

@@ -157,6 +157,16 @@ impl Plugin for SpawnRobot {
         let mut m =
             load_model_as_written(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
         self.options = Some(StatedOptions::of(&m.spec, &cfg.model));
+        if let Some(src) = &m.urdf {
+            // A URDF's root link has no joint to the world (its floating base is implicit): it
+            // rides the free joint a mobile base needs, unless the file joins it to a `world` link.
+            let joined = src.joints.iter().any(|j| j.child == m.root);
+            if cfg.base_joint.is_none() && !joined && m.spec.joint(DEFAULT_BASE_JOINT).is_none() {
+                let body = m.spec.body_mut(&m.root).expect("root body exists");
+                body.add_free_joint().with_name(DEFAULT_BASE_JOINT);
+            }
+            b.ctx.blackboard.set(crate::spawn::urdf::source_key(&self.address), src.text.clone());
+        }
         let prefix = cfg.prefix.as_str();
         let root_name = format!("{prefix}{}", m.root);
         if spec.body(&root_name).is_some() {
@@ -215,12 +225,24 @@ impl Plugin for SpawnRobot {
         // impedance joint holds up, not the load path to the ground), with or without a block.
         let rows = match &cfg.actuators {
             Some(v) => {
-                let block = crate::spawn::actuators::parse(v, "actuators").map_err(|es| {
+                let mut block = crate::spawn::actuators::parse(v, "actuators").map_err(|es| {
                     es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
                 })?;
+                if let Some(src) = &m.urdf {
+                    block = crate::spawn::urdf::with_limits(&block, src);
+                }
                 crate::spawn::actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?
             }
-            None => crate::spawn::actuators::describe(&m.spec),
+            None => {
+                if m.urdf.is_some() && m.spec.actuator_iter().next().is_none() {
+                    tracing::info!(
+                        "spawn_robot `{}`: model `{}` is a URDF and declares no actuators; to drive its joints state `actuators: {{add: [<joints>], control: position | velocity | effort, ...}}`",
+                        self.address,
+                        cfg.model
+                    );
+                }
+                crate::spawn::actuators::describe(&m.spec)
+            }
         };
         let gravcomp_bodies = crate::spawn::actuators::apply_gravcomp(
             &mut m.spec,
@@ -241,6 +263,10 @@ impl Plugin for SpawnRobot {
         )?;
         prefix_colliding_assets(spec, &mut m.spec, prefix, &self.address)?;
         self.keys = KeyframeMap::rename(&mut m.spec, &self.address)?;
+        b.ctx.blackboard.set(
+            crate::spawn::import::keyframes_key(&self.address),
+            (prefix.to_string(), self.keys.clone()),
+        );
         crate::spawn::mjcf::attach(spec, None, &mut m.spec, frame.pos, frame.quat, prefix)
             .map_err(|e| {
                 format!("model `{}`: {e}; give this robot a distinct `prefix`", cfg.model)

@@ -173,11 +173,22 @@ impl Plugin for SpawnArm {
         self.frames = sites.frames();
 
         // 1. actuator rewrite (before the graft).
-        let block = match &cfg.actuators {
+        let mut block = match &cfg.actuators {
             Some(v) => actuators::parse(v, "actuators")
                 .map_err(|es| es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?,
             None => Default::default(),
         };
+        if let Some(src) = &m.urdf {
+            block = crate::spawn::urdf::with_limits(&block, src);
+            if cfg.actuators.is_none() && m.spec.actuator_iter().next().is_none() {
+                tracing::info!(
+                    "spawn_arm `{}`: model `{}` is a URDF and declares no actuators; to drive its joints state `actuators: {{add: [<joints>], control: position | velocity | effort, ...}}`",
+                    self.address,
+                    cfg.model
+                );
+            }
+            b.ctx.blackboard.set(crate::spawn::urdf::source_key(&self.address), src.text.clone());
+        }
         let mut rows = actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?;
 
         // 2. end effector.
@@ -213,6 +224,10 @@ impl Plugin for SpawnArm {
         )?;
         prefix_colliding_assets(spec, &mut m.spec, prefix, &self.address)?;
         self.keys = KeyframeMap::rename(&mut m.spec, &self.address)?;
+        b.ctx.blackboard.set(
+            crate::spawn::import::keyframes_key(&self.address),
+            (prefix.to_string(), self.keys.clone()),
+        );
         let mount_q = quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]);
         let mut entity_body = format!("{prefix}{base_body}");
         let mut world_pose =
