@@ -148,19 +148,28 @@ def _previous_attempts(td):
 
 
 def _write(td, res, status):
-    with open(os.path.join(td, "stdout.txt"), "wb") as f:
-        f.write(res["stdout"])
-    with open(os.path.join(td, "stderr.txt"), "wb") as f:
-        f.write(res["stderr"])
+    """Write a finished task's files into its trial folder, by a local run's rules: an output
+    replaces the previous one only when the run is ok (or there was none); a failed run's output
+    is kept aside as `results.failed.json` (`record.failed.mcap`), so a failed re-run never
+    replaces good results. Each file is written whole, then renamed into place."""
+
+    def put(path, data, mode="wb"):
+        tmp = path + ".tmp"
+        with open(tmp, mode) as f:
+            f.write(data)
+        os.replace(tmp, path)
+
+    put(os.path.join(td, "stdout.txt"), res["stdout"])
+    put(os.path.join(td, "stderr.txt"), res["stderr"])
+    ok = status["status"] == "ok"
     for name in _OUTPUTS:
-        path = os.path.join(td, name)
+        stem, ext = name.rsplit(".", 1)
+        kept, failed = os.path.join(td, name), os.path.join(td, f"{stem}.failed.{ext}")
+        if os.path.exists(failed):  # an earlier failure's output never stands in for this run's
+            os.remove(failed)
         if name in res["files"]:
-            with open(path, "wb") as f:
-                f.write(res["files"][name])
-        elif os.path.exists(path):
-            os.remove(path)
-    with open(os.path.join(td, "status.json"), "w") as f:
-        f.write(json.dumps(status, indent=2) + "\n")
+            put(kept if ok or not os.path.exists(kept) else failed, res["files"][name])
+    put(os.path.join(td, "status.json"), json.dumps(status, indent=2) + "\n", "w")
 
 
 def run_campaign(address, exe, root, indices, quiet=False, max_retries=3, num_cpus=1):

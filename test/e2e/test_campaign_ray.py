@@ -143,3 +143,33 @@ def test_a_ray_campaign_matches_the_local_table_after_a_worker_dies(cluster, roq
         fa = (d / "local" / "trials" / f"{i:04}" / "results.json").read_bytes()
         fb = (d / "onray" / "trials" / f"{i:04}" / "results.json").read_bytes()
         assert fa == fb, f"trial {i}"
+
+
+def test_a_failed_ray_rerun_keeps_the_good_results(tmp_path):
+    """The Ray driver writes a finished task's files by the local run's rules: a failed re-run's
+    summary goes aside (results.failed.json) and the good results.json stays byte for byte; a
+    later ok run replaces it and clears the aside copy."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "campaign"))
+    from roqsim_ray import _status, _write
+
+    td = tmp_path / "0003"
+    td.mkdir()
+    good = b'{"reason": "steps", "steps": 50}\n'
+    (td / "results.json").write_bytes(good)
+    failed_run = {"code": 2, "timed_out": False, "wall_s": 0.1, "stdout": b"", "stderr": b"boom\n",
+                  "files": {"results.json": b'{"reason": "error"}\n'}}
+    st = _status(failed_run, 10.0, 1)
+    assert st["status"] == "failed" and st["note"] == "exited with code 2; see stderr.txt"
+    _write(str(td), failed_run, st)
+    assert (td / "results.json").read_bytes() == good
+    assert (td / "results.failed.json").read_bytes() == b'{"reason": "error"}\n'
+    assert json.loads((td / "status.json").read_text())["status"] == "failed"
+    assert (td / "stderr.txt").read_bytes() == b"boom\n"
+
+    ok_run = dict(failed_run, code=0, stderr=b"", files={"results.json": b'{"reason": "steps", "steps": 60}\n'})
+    st = _status(ok_run, 10.0, 2)
+    assert st["status"] == "ok"
+    _write(str(td), ok_run, st)
+    assert (td / "results.json").read_bytes() == b'{"reason": "steps", "steps": 60}\n'
+    assert not (td / "results.failed.json").exists()
+    assert sorted(p.name for p in td.iterdir()) == ["results.json", "status.json", "stderr.txt", "stdout.txt"]
