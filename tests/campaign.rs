@@ -678,3 +678,42 @@ fn sigterm_to_the_campaign_ends_its_trials_and_marks_them_interrupted() {
         }
     }
 }
+
+#[test]
+fn a_trial_folder_written_for_another_trial_is_never_relabelled() {
+    // Edit the folder's own campaign.yaml (which the "another campaign" check compares against)
+    // and run it: trial 0 was run at timestep 0.002, so its results must not be kept as 0.004's.
+    let d =
+        setup("world: open.yaml\nfactors:\n  sim.timestep: [0.002, 0.001]\nlimits: {steps: 20}\n");
+    assert_eq!(run_campaign(d.path(), "out", &[]).code, 0);
+    let out = d.path().join("out");
+    // (the world by its absolute path: the same file from DIR and from the original folder)
+    let w = d.path().join("open.yaml");
+    std::fs::write(
+        out.join("campaign.yaml"),
+        format!(
+            "world: {}\nfactors:\n  sim.timestep: [0.004, 0.001]\nlimits: {{steps: 20}}\n",
+            w.display()
+        ),
+    )
+    .unwrap();
+    let before = snapshot(&out);
+    let r = roqsim(&["campaign", "run", "out/campaign.yaml", "-o", "out", "-q"], d.path());
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains(
+            "error: -o out: trial 0 was run as another trial (its factor levels were \
+             [[\"sim.timestep\",0.002]] and are [[\"sim.timestep\",0.004]] now): its results are \
+             not this campaign's; choose a new folder, or delete this one to start over"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(snapshot(&out), before, "the refusal rewrote the folder");
+    // `campaign trial` re-runs trial 1 (its definition is unchanged) but will not rewrite the
+    // table under the edited document's labels.
+    let r = roqsim(&["campaign", "trial", "out", "1"], d.path());
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("error: the table of out was not rewritten: trial 0 was run as another trial (its factor levels were"), "{}", r.stderr);
+    assert_eq!(table(&out)[0]["sim.timestep"], 0.002);
+}

@@ -9,7 +9,8 @@ use clap::{Args, Subcommand};
 use crate::campaign::document::load_campaign;
 use crate::campaign::expand::expand;
 use crate::campaign::run::{
-    pending, prepare_trial, read_status, read_trial_file, run_pool, run_trial, trial_dir,
+    check_definitions, pending, prepare_trial, read_status, read_trial_file, run_pool, run_trial,
+    trial_dir,
 };
 use crate::campaign::table::write_table;
 use crate::campaign::validate::validate;
@@ -147,6 +148,11 @@ fn run(a: &RunArgs) -> ExitCode {
                 return fail(format!("{}: {e}", rp.display()));
             }
         }
+    }
+    // A trial folder written for another trial (DIR/campaign.yaml edited, a folder reused)
+    // holds results that are not this campaign's: refused before any folder is rewritten.
+    if let Err(m) = check_definitions(&c, &trials, &dir) {
+        return fail(format!("-o {}: {m}", a.output.display()));
     }
     for t in &trials {
         if let Err(m) = prepare_trial(&c, t, &dir) {
@@ -301,7 +307,11 @@ fn trial(dir: &Path, index: usize) -> ExitCode {
         if st.note.is_empty() { String::new() } else { format!(" ({})", st.note) }
     );
     // The table follows, read as the run that made the folder read it.
-    if let Err(m) = folder_campaign(dir).and_then(|c| write_table(&c, &expand(&c), dir)) {
+    if let Err(m) = folder_campaign(dir).and_then(|c| {
+        let trials = expand(&c);
+        check_definitions(&c, &trials, dir)?;
+        write_table(&c, &trials, dir)
+    }) {
         return fail(format!("the table of {} was not rewritten: {m}", dir.display()));
     }
     if st.is_ok() {

@@ -120,6 +120,68 @@ pub struct TrialFile {
     pub wall_timeout_s: f64,
 }
 
+/// The trial.json this campaign writes for trial `t`.
+fn trial_file(c: &Campaign, t: &Trial) -> TrialFile {
+    TrialFile {
+        index: t.index,
+        world: t.world.written.clone(),
+        levels: t.levels.clone(),
+        repetition: t.repetition,
+        seed: t.seed,
+        args: trial_args(c, t),
+        wall_timeout_s: c.limits.wall_timeout_s,
+    }
+}
+
+/// How the trial folder of `t` was written for another trial: its trial.json differs from the
+/// one this campaign writes (DIR/campaign.yaml edited, or the folder reused), so its results
+/// are not `t`'s and must not be kept under `t`'s labels. `None` when the folder has no readable
+/// trial.json (it is written and run) or the same one.
+pub fn redefined(c: &Campaign, t: &Trial, dir: &Path) -> Option<String> {
+    let old = read_trial_file(&trial_dir(dir, t.index)).ok()?;
+    let new = trial_file(c, t);
+    if old == new {
+        return None;
+    }
+    Some(if old.levels != new.levels {
+        format!(
+            "its factor levels were {} and are {} now",
+            compact(&old.levels),
+            compact(&new.levels)
+        )
+    } else if old.world != new.world {
+        format!("its world was {} and is {} now", old.world, new.world)
+    } else if (old.repetition, old.seed) != (new.repetition, new.seed) {
+        format!(
+            "it was repetition {} with seed {} and is repetition {} with seed {} now",
+            old.repetition, old.seed, new.repetition, new.seed
+        )
+    } else if old.args != new.args {
+        format!("its arguments were {} and are {} now", compact(&old.args), compact(&new.args))
+    } else {
+        format!("its wall timeout was {} s and is {} s now", old.wall_timeout_s, new.wall_timeout_s)
+    })
+}
+
+/// `v` as one line of JSON.
+fn compact<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// The first trial of `trials` whose folder was written for another trial, as a refusal.
+pub fn check_definitions(c: &Campaign, trials: &[Trial], dir: &Path) -> Result<(), String> {
+    for t in trials {
+        if let Some(d) = redefined(c, t, dir) {
+            return Err(format!(
+                "trial {} was run as another trial ({d}): its results are not this \
+                 campaign's; choose a new folder, or delete this one to start over",
+                t.index
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Write a trial's folder: trial.json and override.yaml (kept if already there and unchanged).
 pub fn prepare_trial(c: &Campaign, t: &Trial, dir: &Path) -> Result<TrialFile, String> {
     let td = trial_dir(dir, t.index);
@@ -129,15 +191,7 @@ pub fn prepare_trial(c: &Campaign, t: &Trial, dir: &Path) -> Result<TrialFile, S
         serde_norway::to_string(&serde_norway::Value::Mapping(doc)).map_err(|e| e.to_string())?;
     std::fs::write(td.join("override.yaml"), yaml)
         .map_err(|e| format!("{}: {e}", td.join("override.yaml").display()))?;
-    let f = TrialFile {
-        index: t.index,
-        world: t.world.written.clone(),
-        levels: t.levels.clone(),
-        repetition: t.repetition,
-        seed: t.seed,
-        args: trial_args(c, t),
-        wall_timeout_s: c.limits.wall_timeout_s,
-    };
+    let f = trial_file(c, t);
     write_json(&td.join("trial.json"), &f)?;
     Ok(f)
 }
