@@ -101,9 +101,12 @@ def test_navigate_to_pose_drives_a_walker_through_the_door_with_feedback(roqsim,
     # than the straight line from where the walker is (the first feedback may already be underway)
     q = first.current_pose.pose.position
     assert first.distance_remaining > math.hypot(8.0 - q.x, 2.5 - q.y) + 0.01, first
-    assert last.distance_remaining < 0.3, last
+    # the last feedback comes at most one feedback period before arrival: within the walker's
+    # arrival_radius (0.25 m default) plus what it walks in 1/20 s at its 1.2 m/s default
+    reach = 0.25 + 1.2 / 20.0 + 1e-3
+    assert last.distance_remaining < reach, last
     p = last.current_pose.pose.position
-    assert math.hypot(p.x - 8.0, p.y - 2.5) < 0.3, (p.x, p.y)
+    assert math.hypot(p.x - 8.0, p.y - 2.5) < reach, (p.x, p.y)
     t = [f.navigation_time.sec + f.navigation_time.nanosec * 1e-9 for f in fb]
     # at 1.2 m/s the planned ~7.1 m take about 6 s of sim time
     assert t == sorted(t) and 5.0 < t[-1] < 8.0, f"navigation_time {t[0]:.2f} .. {t[-1]:.2f} s"
