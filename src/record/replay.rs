@@ -154,7 +154,7 @@ pub fn rebuild(rec: &Recording) -> Result<(Engine, Vec<String>), String> {
         serde_json::from_str(get("input_hashes")?).map_err(|e| format!("input_hashes: {e}"))?;
     let world_path = get("world_path")?.clone();
     for (file, h) in &recorded {
-        let now = provenance::hash_file(Path::new(file)).unwrap_or_else(|e| e);
+        let now = provenance::hash_input(file);
         if &now != h {
             let is_world = Path::new(file) == Path::new(&world_path)
                 || Path::new(&world_path).canonicalize().ok().as_deref() == Some(Path::new(file));
