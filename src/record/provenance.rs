@@ -236,6 +236,7 @@ pub fn before_build(inputs: &RunInputs, world: &LoadedWorld) -> BTreeMap<String,
     put("mujoco_version", mujoco_version());
     put("world_ref", inputs.world_ref.clone());
     put("world_path", inputs.world_path.display().to_string());
+    put("world_input", input_key(&inputs.world_path, &package_shares()));
     put("world_yaml", inputs.world_yaml.clone());
     put("base_dir", world.base_dir.display().to_string());
     put("overrides", assignments_yaml(&inputs.assignments));
