@@ -507,11 +507,14 @@ fn finish(
     let shutdown_errors = engine.shutdown();
     match result {
         Ok(summary) => {
-            println!("{summary}");
+            // The run is done either way; a reader that left early changes only the exit code.
+            let written = stdout::emit(&summary.to_string());
             if profile {
                 eprint!("{}", engine.format_timing());
             }
-            if shutdown_errors.is_empty() {
+            if let Err(code) = written {
+                code
+            } else if shutdown_errors.is_empty() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
@@ -662,7 +665,9 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
                     eprintln!("error: -o {}: {err}", p.display());
                     return ExitCode::from(2);
                 }
-                println!("{}", p.display());
+                if let Err(c) = stdout::emit(&p.display().to_string()) {
+                    return c;
+                }
             }
             return ExitCode::SUCCESS;
         }
