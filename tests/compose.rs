@@ -544,6 +544,13 @@ fn refusal_a_props_broken_manifest_at_load() {
         "components:\n  - spawn_robot: {model: m/prop.xml, default_plugins: false}\n    name: r\n",
     );
     refused(load(&r), "components.r.model", &unknown);
+    let a = write(
+        dir.path(),
+        "a.yaml",
+        "components:\n  - spawn_arm: {model: ur5e, prefix: ur_, default_plugins: false, \
+         end_effector: {model: m/prop.xml, prefix: g_}}\n    name: arm\n",
+    );
+    refused(load(&a), "components.arm.model", &format!("end_effector.model: {unknown}"));
     // Inherited, it names the parent too.
     let c = write(dir.path(), "c.yaml", "extends: w.yaml\n");
     let parent = w.canonicalize().unwrap().display().to_string();
