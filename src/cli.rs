@@ -17,6 +17,7 @@ use crate::{load_world, Engine, EngineOptions, LoadOptions};
 
 mod cli_render;
 mod cli_view;
+pub mod stdout;
 
 /// Plugin-driven MuJoCo simulator for mobile robots, arms, mobile manipulators and conveyors.
 #[derive(Parser)]
@@ -278,10 +279,11 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
 fn plugins_cmd(what: PluginsCmd) -> ExitCode {
     match what {
         PluginsCmd::List => {
-            for d in crate::plugins::registry() {
-                println!("{:<24} {}", d.name, d.summary);
-            }
-            ExitCode::SUCCESS
+            let rows: Vec<String> = crate::plugins::registry()
+                .iter()
+                .map(|d| format!("{:<24} {}", d.name, d.summary))
+                .collect();
+            stdout::emit_then(&rows.join("\n"), ExitCode::SUCCESS)
         }
         PluginsCmd::Describe { name } => match crate::plugins::lookup(&name) {
             Some(d) => {
@@ -326,11 +328,11 @@ fn check(w: WorldArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
             let m = e.ctx.model().ffi();
-            println!(
+            let line = format!(
                 "ok: {} components; compiled model: {} bodies, {} joints, {} actuators, {} geoms; timestep {} s",
                 n, m.nbody, m.njnt, m.nu, m.ngeom, e.dt()
             );
-            ExitCode::SUCCESS
+            stdout::emit_then(&line, ExitCode::SUCCESS)
         }
         Err(e) => {
             eprintln!("error: {e}");
@@ -505,11 +507,14 @@ fn finish(
     let shutdown_errors = engine.shutdown();
     match result {
         Ok(summary) => {
-            println!("{summary}");
+            // The run is done either way; a reader that left early changes only the exit code.
+            let written = stdout::emit(&summary.to_string());
             if profile {
                 eprint!("{}", engine.format_timing());
             }
-            if shutdown_errors.is_empty() {
+            if let Err(code) = written {
+                code
+            } else if shutdown_errors.is_empty() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
@@ -660,7 +665,9 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
                     eprintln!("error: -o {}: {err}", p.display());
                     return ExitCode::from(2);
                 }
-                println!("{}", p.display());
+                if let Err(c) = stdout::emit(&p.display().to_string()) {
+                    return c;
+                }
             }
             return ExitCode::SUCCESS;
         }

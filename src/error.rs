@@ -29,19 +29,32 @@ impl ConfigError {
 pub fn tidy(message: &str) -> String {
     use std::sync::OnceLock;
     static LONG_NUM: OnceLock<regex::Regex> = OnceLock::new();
-    static LONG_QUOTE: OnceLock<regex::Regex> = OnceLock::new();
     let long_num = LONG_NUM.get_or_init(|| {
         regex::Regex::new(r"-?(\d{21,}(\.\d*)?|0\.0{8,}\d+)").expect("valid pattern")
     });
-    let long_quote =
-        LONG_QUOTE.get_or_init(|| regex::Regex::new(r"`[^`]{201,}`").expect("valid pattern"));
     let m = long_num.replace_all(message, |c: &regex::Captures| match c[0].parse::<f64>() {
         Ok(v) => num(v),
         Err(_) => c[0].to_string(),
     });
-    long_quote
-        .replace_all(&m, |c: &regex::Captures| format!("`{}`", clip(&c[0][1..c[0].len() - 1])))
-        .into_owned()
+    // Backquotes pair up from the left: the odd pieces between them are quoted values. (Text
+    // *between* two quoted values is prose and never clipped, however long.)
+    let pieces: Vec<&str> = m.split('`').collect();
+    if pieces.len() < 3 {
+        return m.into_owned();
+    }
+    let last_quoted = if pieces.len() % 2 == 1 { pieces.len() - 2 } else { pieces.len() - 3 };
+    let mut out = String::with_capacity(m.len());
+    for (i, p) in pieces.iter().enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i % 2 == 1 && i <= last_quoted && p.chars().nth(200).is_some() {
+            out.push_str(&clip(p));
+        } else {
+            out.push_str(p);
+        }
+    }
+    out
 }
 
 impl fmt::Display for ConfigError {
@@ -179,6 +192,9 @@ mod tests {
         assert_eq!(tidy("at most 18446744073709551615"), "at most 18446744073709551615");
         let q = format!("unknown world `{}`", "x".repeat(300));
         assert_eq!(tidy(&q), format!("unknown world `{}… (300 bytes in all)`", "x".repeat(80)));
+        // Prose between two quoted values is never clipped, however long.
+        let prose = format!("in `p.yaml`: {} its `- `", "y ".repeat(150));
+        assert_eq!(tidy(&prose), prose);
         let e = ConfigError::new("a", m);
         assert_eq!(e.message, "must be > 0, got 1e308 and 1e-300");
     }

@@ -209,7 +209,21 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
                 .map_err(|e| e.replacen("parent world", "world", 1));
         }
     }
-    let arg = arg.strip_prefix("roqsim:").unwrap_or(arg);
+    let written = arg;
+    let arg = match arg.strip_prefix("roqsim:") {
+        Some("") => {
+            return Err(format!(
+                "world `{written}` names no world: write `roqsim:<world>` (bundled: {})",
+                bundled_worlds().join(", ")
+            ))
+        }
+        Some(rest) => {
+            crate::world::compose::inside_package("roqsim", rest)
+                .map_err(|e| format!("world {e}"))?;
+            rest
+        }
+        None => arg,
+    };
     for root in world_roots() {
         for cand in [root.join(arg), root.join(format!("{arg}.yaml"))] {
             if cand.is_file() {
@@ -219,17 +233,17 @@ pub fn resolve_world(arg: &str) -> Result<PathBuf, String> {
     }
     if p.exists() && !p.is_dir() {
         return Err(format!(
-            "world `{arg}` is not a regular file (a device, pipe or socket): name a world YAML file"
+            "world `{written}` is not a regular file (a device, pipe or socket): name a world YAML file"
         ));
     }
     if p.is_dir() {
         return Err(format!(
-            "world `{arg}` is a directory: name a world YAML file in it, or a bundled world ({})",
+            "world `{written}` is a directory: name a world YAML file in it, or a bundled world ({})",
             bundled_worlds().join(", ")
         ));
     }
     Err(format!(
-        "world `{arg}` not found: not a file, and no bundled world of that name (bundled: {})",
+        "world `{written}` not found: not a file, and no bundled world of that name (bundled: {})",
         bundled_worlds().join(", ")
     ))
 }

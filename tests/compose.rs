@@ -419,3 +419,225 @@ fn manifest_components_have_origin_manifest() {
         ]
     );
 }
+
+// ------------------------------------------------------------- chains, attribution, refusals
+
+/// A chain of `n` files eK.yaml, each extending e(K-1).yaml; e0.yaml holds `bottom`.
+fn chain(dir: &Path, n: usize, bottom: &str) -> PathBuf {
+    write(dir, "e0.yaml", bottom);
+    for k in 1..=n {
+        write(dir, &format!("e{k}.yaml"), &format!("extends: e{}.yaml\n", k - 1));
+    }
+    dir.join(format!("e{n}.yaml"))
+}
+
+/// A 7000-level chain (which overflowed the stack) is refused at the bound, naming the chain's
+/// first files and the bound; the test thread's 2 MiB stack is enough, so nothing recurses.
+#[test]
+fn refusal_extends_chain_deeper_than_the_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = chain(dir.path(), 7000, "sim: {timestep: 0.002}\n");
+    refused(
+        load(&top),
+        "extends",
+        "the extends chain is deeper than 64 parent worlds (e7000.yaml -> e6999.yaml -> e6998.yaml -> e6997.yaml -> …); \
+         a chain may hold at most 64 (the bound is in docs/bounds.md): fold some of its worlds into one",
+    );
+    assert_eq!(roqsim::world::bounds::MAX_EXTENDS_DEPTH, 64);
+    // 64 parents load; an error at the bottom carries one prefix naming its own file.
+    let dir = tempfile::tempdir().unwrap();
+    let top = chain(dir.path(), 64, "sim: {timestep: 0.002, bogus: 1}\n");
+    let e = load(&top).unwrap_err();
+    let bottom = dir.path().join("e0.yaml").canonicalize().unwrap();
+    assert_eq!(e.0.len(), 1, "{e}");
+    assert_eq!(e.0[0].path, "sim.bogus");
+    let want =
+        format!("in parent world `{}`: unknown field `bogus`, expected one of ", bottom.display());
+    assert!(e.0[0].message.starts_with(&want), "{e}");
+    assert_eq!(e.0[0].message.matches("in parent world").count(), 1);
+    let dir = tempfile::tempdir().unwrap();
+    let top = chain(dir.path(), 64, "sim: {timestep: 0.004}\n");
+    assert_eq!(load(&top).unwrap().timestep, 0.004);
+}
+
+/// Every problem in an inherited part — a `sim:` key, a component's config, an unknown plugin —
+/// names the file it sits in, at any depth; the child's own and a `--set`'s are not attributed.
+#[test]
+fn errors_in_inherited_parts_name_their_parent_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = write(
+        dir.path(),
+        "gp.yaml",
+        "sim: {timestep: -1, bogus_key: 2}\ncomponents:\n  - box: {size: [0.1, 0.1, 0.1], bogus: 1}\n    name: b1\n\
+         \x20 - nosuchplug: {}\n",
+    );
+    write(dir.path(), "p.yaml", "extends: gp.yaml\n");
+    let c = write(dir.path(), "c.yaml", "extends: p.yaml\n");
+    let gp = gp.canonicalize().unwrap().display().to_string();
+    refused(
+        load(&c),
+        "sim.timestep",
+        &format!("in parent world `{gp}`: must be a positive number of seconds, got -1"),
+    );
+    refused_containing(
+        load(&c),
+        "sim.bogus_key",
+        &format!("in parent world `{gp}`: unknown field `bogus_key`"),
+    );
+    refused_containing(
+        load(&c),
+        "components.b1.bogus",
+        &format!("in parent world `{gp}`: unknown field `bogus`"),
+    );
+    refused(
+        load(&c),
+        "components.nosuchplug",
+        &format!("in parent world `{gp}`: unknown plugin `nosuchplug`; `roqsim plugins list` shows the registered ones"),
+    );
+    // The child's own value is the child's.
+    let c2 = write(dir.path(), "c2.yaml", "extends: p.yaml\nsim: {timestep: -2}\n");
+    refused(load(&c2), "sim.timestep", "must be a positive number of seconds, got -2");
+    // A --set value is the assignment's.
+    let opts = LoadOptions {
+        assignments: vec![roqsim::world::overrides::parse_set("components.b1.bogus=2").unwrap()],
+        ..Default::default()
+    };
+    let e = load_world(&c, &opts).unwrap_err();
+    let set: Vec<_> = e.0.iter().filter(|x| x.path == "components.b1.bogus").collect();
+    assert!(set.len() == 1 && set[0].message.starts_with("unknown field `bogus`"), "{e}");
+}
+
+/// A prop's manifest is read at load, like a robot's: an `assets:` provider that is not installed
+/// and an unknown key are refused before anything is built, also with `default_plugins: false`.
+#[test]
+fn refusal_a_props_broken_manifest_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "m/prop.xml",
+        "<mujoco model=\"prop\"><worldbody><body name=\"prop_base\"><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body></worldbody></mujoco>",
+    );
+    let man = write(dir.path(), "m/prop.manifest.yaml", "license: MIT\nassets: nosuchprovider\n");
+    let man = man.canonicalize().unwrap().display().to_string();
+    let w = write(
+        dir.path(),
+        "w.yaml",
+        "components:\n  - spawn_model: {model: m/prop.xml}\n    name: prop\n",
+    );
+    refused(
+        load(&w),
+        "components.prop.model",
+        &format!(
+            "{man}: assets: `assets:` borrows from `nosuchprovider`, which is no installed model provider: use `roqsim` \
+             or a package with share/nosuchprovider/models on AMENT_PREFIX_PATH"
+        ),
+    );
+    write(dir.path(), "m/prop.manifest.yaml", "license: MIT\ncolour: blue\n");
+    let unknown = format!(
+        "{man}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, frames, \
+         components, assets, home and nothing else (a key that is not acted on would be silently ignored)"
+    );
+    refused(load(&w), "components.prop.model", &unknown);
+    let r = write(
+        dir.path(),
+        "r.yaml",
+        "components:\n  - spawn_robot: {model: m/prop.xml, default_plugins: false}\n    name: r\n",
+    );
+    refused(load(&r), "components.r.model", &unknown);
+    let a = write(
+        dir.path(),
+        "a.yaml",
+        "components:\n  - spawn_arm: {model: ur5e, prefix: ur_, default_plugins: false, \
+         end_effector: {model: m/prop.xml, prefix: g_}}\n    name: arm\n",
+    );
+    refused(load(&a), "components.arm.model", &format!("end_effector.model: {unknown}"));
+    // Inherited, it names the parent too.
+    let c = write(dir.path(), "c.yaml", "extends: w.yaml\n");
+    let parent = w.canonicalize().unwrap().display().to_string();
+    refused(load(&c), "components.prop.model", &format!("in parent world `{parent}`: {unknown}"));
+}
+
+#[test]
+fn refusal_package_ref_reaching_outside_the_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(dir.path(), "c.yaml", "extends: roqsim:/tmp/x\n");
+    refused(
+        load(&c),
+        "extends",
+        "parent world `roqsim:/tmp/x` reaches outside package `roqsim`'s worlds folder: after `roqsim:` write a path \
+         inside it (no leading `/`, no `..`); a file elsewhere is named by its own path, without `roqsim:`",
+    );
+    let c = write(dir.path(), "d.yaml", "extends: roqsim:../worlds/demo\n");
+    refused_containing(
+        load(&c),
+        "extends",
+        "parent world `roqsim:../worlds/demo` reaches outside package `roqsim`'s worlds folder",
+    );
+    let c = write(dir.path(), "e.yaml", "sim: {world: \"roqsim:../../etc/x.xml\"}\n");
+    refused_containing(
+        load(&c),
+        "sim.world",
+        "`roqsim:../../etc/x.xml` reaches outside package `roqsim`'s worlds folder",
+    );
+    let e = roqsim::runner::resolve_world("roqsim:/tmp/x").unwrap_err();
+    assert!(
+        e.starts_with("world `roqsim:/tmp/x` reaches outside package `roqsim`'s worlds folder"),
+        "{e}"
+    );
+    let e = roqsim::runner::resolve_world("roqsim:").unwrap_err();
+    assert!(
+        e.starts_with("world `roqsim:` names no world: write `roqsim:<world>` (bundled: demo, "),
+        "{e}"
+    );
+}
+
+#[test]
+fn refusal_empty_extends_and_disable_entries_and_a_parents_syntax_error_keeps_its_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = write(dir.path(), "c.yaml", "extends: \"\"\n");
+    refused(
+        load(&c),
+        "extends",
+        "is empty: name one parent world, a path relative to this file or `<package>:<world>` (or remove `extends:`)",
+    );
+    let c = write(dir.path(), "d.yaml", "extends: roqsim:ur_pick\ndisable: [\"\"]\n");
+    refused(
+        load(&c),
+        "disable[0]",
+        "is empty: name an inherited component by its label (its `name:`, else its plugin)",
+    );
+    let p = write(dir.path(), "p.yaml", "sim:\n  timestep: [1, 2\ncomponents: []\n");
+    let c = write(dir.path(), "e.yaml", "extends: p.yaml\n");
+    refused(
+        load(&c),
+        "",
+        &format!(
+            "in parent world `{}`: YAML syntax error at line 3, column 11: did not find expected ',' or ']' at line 3 \
+             column 11, while parsing a flow sequence at line 2 column 13; check the indentation of line 3: the keys \
+             of one mapping line up, and a list item's keys line up after its `- `",
+            p.canonicalize().unwrap().display()
+        ),
+    );
+}
+
+#[test]
+fn refusal_disable_longer_than_components_may_be_and_duplicates_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = vec!["x"; 2001].join(", ");
+    let c = write(dir.path(), "c.yaml", &format!("extends: roqsim:ur_pick\ndisable: [{list}]\n"));
+    refused(
+        load(&c),
+        "disable",
+        "lists 2001 entries; a world may disable at most 2000 (as many as it may hold)",
+    );
+    // 2000 copies of one inherited label: the first drops it, every other is named as listed twice.
+    let list = vec!["pick_box"; 2000].join(", ");
+    let c = write(dir.path(), "d.yaml", &format!("extends: roqsim:ur_pick\ndisable: [{list}]\n"));
+    let e = load(&c).unwrap_err();
+    assert_eq!(e.0.len(), 1999);
+    assert_eq!(e.0[1998].path, "disable[1999]");
+    assert_eq!(
+        e.0[1998].message,
+        "`pick_box` matches no component inherited from `ur_pick.yaml` (it is listed twice); inherited: table, ur, pick_box"
+    );
+}

@@ -57,7 +57,7 @@ fn package_parents_and_borrowed_assets() {
     let w = load_world(&child, &LoadOptions::default()).unwrap();
     assert_eq!(w.sim.world.as_deref(), Some("acme_worlds:depot/depot.xml"));
     let scene = share.join("acme_worlds/worlds/depot/depot.xml").canonicalize().unwrap();
-    assert_eq!(w.world, WorldDef::Mjcf(scene));
+    assert_eq!(w.world, WorldDef::Mjcf(scene.clone()));
     assert_eq!(w.timestep, 0.001);
     assert_eq!(w.components.iter().map(|c| c.args.address.as_str()).collect::<Vec<_>>(), ["a"]);
     // The positional world argument takes the same ref.
@@ -108,4 +108,24 @@ fn package_parents_and_borrowed_assets() {
         err.0.iter().any(|e| e.path == "components.w1.model" && e.message == want),
         "want {want}\ngot {err}"
     );
+
+    // A recording keys a packaged input by `package://`, so a replay finds it after the package
+    // moved prefixes (and reads an older recording's absolute keys as before).
+    use roqsim::record::provenance::{hash_file, hash_input, input_hashes, RunInputs};
+    let w = load_world(&child, &LoadOptions::default()).unwrap();
+    let inputs = RunInputs { world_path: child.clone(), ..Default::default() };
+    let hashes = input_hashes(&inputs, &w);
+    let child_key = child.canonicalize().unwrap().display().to_string();
+    let keys: Vec<&str> = hashes.keys().map(String::as_str).collect();
+    assert_eq!(keys, [child_key.as_str(), "package://acme_worlds/worlds/depot/depot.xml"]);
+    let depot_hash = hash_file(&scene).unwrap();
+    assert_eq!(hashes["package://acme_worlds/worlds/depot/depot.xml"], depot_hash);
+    let moved = tempfile::tempdir().unwrap();
+    std::fs::rename(&share, moved.path().join("share")).unwrap();
+    std::env::set_var("AMENT_PREFIX_PATH", format!("{}:{old}", moved.path().display()));
+    for (k, h) in &hashes {
+        assert_eq!(&hash_input(k), h, "{k}");
+    }
+    std::env::set_var("AMENT_PREFIX_PATH", &old);
+    assert!(hash_input("package://acme_worlds/worlds/depot/depot.xml").starts_with("unreadable: "));
 }

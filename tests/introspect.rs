@@ -429,6 +429,16 @@ fn catalog_models_worlds_plugins() {
         demo["headline"],
         "The framework demo: the built-in empty room and five dummy plugins, each dropping a box."
     );
+    // Headlines are the first full sentence of the leading comment, joined across lines.
+    let mm =
+        j["worlds"].as_array().unwrap().iter().find(|w| w["name"] == "mobile_manipulator").unwrap();
+    assert_eq!(
+        mm["headline"],
+        "A mobile manipulator: a UR5e-class arm with a parallel gripper mounted on a Husky A200-class skid-steer base (issue 6)."
+    );
+    for m in models {
+        assert_eq!(m["errors"], json!([]), "{m}");
+    }
     let j = roqsim(&["catalog", "plugins"]).json();
     let dd = j["plugins"]
         .as_array()
@@ -451,5 +461,145 @@ fn help_lists_every_verb_on_one_line() {
             .filter(|l| l.trim_start().starts_with(&format!("{verb} ")))
             .collect();
         assert_eq!(lines.len(), 1, "verb `{verb}` in:\n{}", out.stdout);
+    }
+}
+
+fn roqsim_with(args: &[&str], env: &[(&str, &str)], stdout: std::process::Stdio) -> Out {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_roqsim"));
+    c.args(args).env_remove("AMENT_PREFIX_PATH").env("ROQSIM_LOG", "error").stdout(stdout);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+const PROP_XML: &str =
+    "<!-- A test prop. -->\n<mujoco model=\"prop\"><worldbody><body name=\"prop_base\">\
+                        <geom type=\"box\" size=\"0.1 0.1 0.1\"/></body></worldbody></mujoco>";
+
+/// A prop whose manifest borrows from a provider that is not installed: `--require-complete`
+/// fails naming the part (its borrowed meshes would be left out), once.
+#[test]
+fn inputs_require_complete_names_a_props_broken_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "m/prop.xml", PROP_XML);
+    let man = write(dir.path(), "m/prop.manifest.yaml", "license: MIT\nassets: nosuchprovider\n");
+    let w = write(
+        dir.path(),
+        "w.yaml",
+        "components:\n  - spawn_model: {model: m/prop.xml}\n    name: prop\n",
+    );
+    let out = roqsim(&["scenes", "inputs", w.to_str().unwrap(), "--require-complete"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    let want = format!(
+        "  - the world does not load: components.prop.model: {}: assets: `assets:` borrows from `nosuchprovider`, which \
+         is no installed model provider: use `roqsim` or a package with share/nosuchprovider/models on AMENT_PREFIX_PATH\n",
+        canon(&man)
+    );
+    assert!(out.stderr.ends_with(&want), "{}", out.stderr);
+    assert_eq!(out.stderr.matches("  - ").count(), 1, "{}", out.stderr);
+    // A failing extends is listed once, not again under "the world does not load".
+    let c = write(dir.path(), "c.yaml", "extends: nope.yaml\n");
+    let out = roqsim(&["scenes", "inputs", c.to_str().unwrap(), "--require-complete"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: the inputs of `{}` are incomplete; gave up on:\n  - extends: parent world `nope.yaml` not found: `{}` \
+             is not a file (a path resolves against this world's folder; a bundled world is `roqsim:<name>`)\n",
+            c.display(),
+            dir.path().join("nope.yaml").display()
+        )
+    );
+}
+
+/// A model whose manifest does not load is reported with its error, its licence still read.
+#[test]
+fn catalog_models_reports_a_broken_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "prop/prop.xml", PROP_XML);
+    let man = write(dir.path(), "prop/prop.manifest.yaml", "license: MIT\ncolour: blue\n");
+    let root = dir.path().to_str().unwrap();
+    let out = roqsim_with(
+        &["catalog", "models"],
+        &[("ROQSIM_MODEL_PATH", root)],
+        std::process::Stdio::piped(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let j = out.json();
+    let prop =
+        j["models"].as_array().unwrap().iter().find(|m| m["ref"] == "roqsim:prop").unwrap().clone();
+    let err = format!(
+        "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, frames, components, \
+         assets, home and nothing else (a key that is not acted on would be silently ignored)",
+        canon(&man)
+    );
+    assert_eq!(prop["license"], "MIT");
+    assert_eq!(prop["errors"], json!([err]));
+    assert!(
+        out.stderr.contains(&format!("warning: model `roqsim:prop`: {err}\n")),
+        "{}",
+        out.stderr
+    );
+}
+
+/// JSON answers never panic on a stdout that cannot take them: a closed pipe ends quietly with
+/// 141, a full device is an error with exit 1.
+#[test]
+fn json_answers_on_a_closed_or_full_stdout() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = roqsim_with(&["catalog", "plugins"], &[], full.into());
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "error: cannot write the answer to stdout: No space left on device (os error 28)\n"
+    );
+    for args in [
+        &["catalog", "plugins"][..],
+        &["scenes", "inputs", "roqsim:warehouse"],
+        &["plugins", "list"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader); // closed before the process starts: its first write meets a broken pipe
+        let out = roqsim_with(args, &[], writer.into());
+        assert_eq!(out.code, 141, "{args:?}: {}", out.stderr);
+        assert_eq!(out.stderr, "", "{args:?}");
+    }
+}
+
+#[test]
+fn refusals_name_what_was_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = roqsim(&["catalog", "model", dir.path().to_str().unwrap()]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: model `{}` is a directory: name the model's MJCF or URDF file in it\n",
+            dir.path().display()
+        )
+    );
+    let out = roqsim(&["scenes", "inputs", "roqsim:"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.starts_with(
+            "error: world `roqsim:` names no world: write `roqsim:<world>` (bundled: demo, "
+        ),
+        "{}",
+        out.stderr
+    );
+    for (glob, want) in [
+        ("[", "error: --overridable `[` is not a glob pattern (invalid range pattern at character 1); `*` matches any run, `?` one character, `[abc]` one of a set (close every `[`)\n"),
+        ("[a-", "error: --overridable `[a-` is not a glob pattern (invalid range pattern at character 1); `*` matches any run, `?` one character, `[abc]` one of a set (close every `[`)\n"),
+        ("", "error: --overridable: the pattern is empty; give a glob over geom, body and actuator names (`gripper_*`, or `*` for every one)\n"),
+    ] {
+        let out = roqsim(&["scenes", "describe", "roqsim:demo", "--overridable", glob]);
+        assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (2, "", want));
     }
 }

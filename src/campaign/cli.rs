@@ -211,7 +211,7 @@ fn run(a: &RunArgs) -> ExitCode {
             None => {}
         }
     }
-    println!(
+    let line = format!(
         "campaign: {} trials: {} ran ({} ok, {} not), {} skipped as already run; {} ok, {} marked failed; table {}",
         trials.len(),
         tally.ok + tally.failed,
@@ -222,6 +222,9 @@ fn run(a: &RunArgs) -> ExitCode {
         marked,
         dir.join("results.csv").display()
     );
+    if let Err(c) = crate::cli::stdout::emit(&line) {
+        return c;
+    }
     if ok == trials.len() {
         ExitCode::SUCCESS
     } else {
@@ -300,12 +303,15 @@ fn trial(dir: &Path, index: usize) -> ExitCode {
         Err(e) => return fail(format!("cannot find the roqsim executable: {e}")),
     };
     let st = run_trial(&exe, &f, &td);
-    println!(
+    let line = format!(
         "trial {index}: {} in {:.3} s{}",
         st.status,
         st.wall_s,
         if st.note.is_empty() { String::new() } else { format!(" ({})", st.note) }
     );
+    if let Err(c) = crate::cli::stdout::emit(&line) {
+        return c;
+    }
     // The table follows, read as the run that made the folder read it.
     if let Err(m) = folder_campaign(dir).and_then(|c| {
         let trials = expand(&c);

@@ -54,10 +54,11 @@ fn refuse(msg: impl std::fmt::Display) -> ExitCode {
 
 pub fn render(a: RenderArgs) -> ExitCode {
     if a.overlays.iter().any(|o| o == "list") {
-        for d in overlays::registry() {
-            println!("{:<12} {} (built in)", d.name, d.summary);
-        }
-        return ExitCode::SUCCESS;
+        let rows: Vec<String> = overlays::registry()
+            .iter()
+            .map(|d| format!("{:<12} {} (built in)", d.name, d.summary))
+            .collect();
+        return crate::cli::stdout::emit_then(&rows.join("\n"), ExitCode::SUCCESS);
     }
     // Every flag is checked before anything is built.
     let (w, h) = match shot::parse_size(&a.size) {
@@ -172,8 +173,7 @@ pub fn render(a: RenderArgs) -> ExitCode {
             }
         }
     };
-    println!("{line}");
-    ExitCode::SUCCESS
+    crate::cli::stdout::emit_then(&line.to_string(), ExitCode::SUCCESS)
 }
 
 fn still(

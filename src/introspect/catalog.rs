@@ -8,7 +8,8 @@
 //!   drives — the names an `actuators: each:` block keys on — bodies, sites, sensors, the vendor
 //!   frames and the components its manifest brings;
 //! - `worlds`: the bundled worlds and every package's `share/<package>/worlds`, with the
-//!   `<package>:<world>` ref `extends:` takes and each world's headline (its first comment line);
+//!   `<package>:<world>` ref `extends:` takes and each world's headline (the first sentence of its
+//!   leading comment block);
 //! - `plugins`: every plugin this binary registers, with its summary and where it comes from.
 
 use std::path::{Path, PathBuf};
@@ -30,16 +31,46 @@ pub fn mjcf_headline(path: &Path) -> Option<String> {
     }
     let body = &text[start + 4..];
     let body = &body[..body.find("-->")?];
-    let flat = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    let end = flat.find(". ").map(|i| i + 1).unwrap_or(flat.len());
-    Some(flat[..end].trim().to_string()).filter(|s| !s.is_empty())
+    first_sentence(body)
 }
 
-/// The first comment line of a world YAML (`# ...`), without the `#`.
+/// Words a period follows without ending a sentence.
+const ABBREVIATIONS: [&str; 12] =
+    ["approx", "e.g", "i.e", "etc", "vs", "cf", "fig", "no", "ca", "incl", "resp", "dia"];
+
+/// The first sentence of prose wrapped over lines: the lines joined, cut after the first `.`, `!`
+/// or `?` that ends a word, is followed by a space and a capital (or the end), and does not close
+/// an abbreviation (`approx.`, `e.g.`); a `.` inside a word (`v1.5`, `README.md`) never ends one.
+pub fn first_sentence(text: &str) -> Option<String> {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let words: Vec<&str> = flat.split(' ').collect();
+    let mut out: Vec<&str> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        out.push(w);
+        let ends = w.ends_with(['.', '!', '?']);
+        let next_starts =
+            words.get(i + 1).map(|n| n.starts_with(|c: char| c.is_uppercase() || c == '('));
+        let stem = w.trim_end_matches(['.', '!', '?']).trim_start_matches('(').to_lowercase();
+        if ends && next_starts != Some(false) && !ABBREVIATIONS.contains(&stem.as_str()) {
+            break;
+        }
+    }
+    Some(out.join(" ")).filter(|s| !s.is_empty())
+}
+
+/// The headline of a world YAML: the first sentence of its leading comment block (the `#` lines
+/// before the first blank comment line or key), joined across wrapped lines.
 pub fn yaml_headline(path: &Path) -> Option<String> {
     let text = std::fs::read_to_string(path).ok()?;
-    let line = text.lines().next()?.trim();
-    line.strip_prefix('#').map(|l| l.trim().to_string()).filter(|s| !s.is_empty())
+    let mut block = Vec::new();
+    for line in text.lines() {
+        let Some(c) = line.trim().strip_prefix('#') else { break };
+        if c.trim().is_empty() {
+            break;
+        }
+        block.push(c.trim());
+    }
+    first_sentence(&block.join(" "))
 }
 
 /// Model providers: (provider name, its model roots).
@@ -92,21 +123,35 @@ pub fn models() -> Json {
                 if !seen.insert((provider.clone(), name.clone())) {
                     continue; // shadowed by an earlier root of the same provider
                 }
-                let manifest = resolve_model(&path.display().to_string(), Path::new("."))
-                    .ok()
-                    .and_then(|a| load_manifest(&a).ok());
+                // A manifest that does not load is reported, with the licence it states still read.
+                let (license, errors) =
+                    match resolve_model(&path.display().to_string(), Path::new(".")) {
+                        Ok(a) => match load_manifest(&a) {
+                            Ok(m) => (m.license, Vec::new()),
+                            Err(e) => (stated_license(&a.manifest_path()), vec![e]),
+                        },
+                        Err(e) => (None, vec![e]),
+                    };
                 rows.push(json!({
                     "name": name,
                     "ref": format!("{provider}:{name}"),
                     "provider": provider,
                     "path": path.display().to_string(),
                     "headline": mjcf_headline(&path),
-                    "license": manifest.as_ref().and_then(|m| m.license.clone()),
+                    "license": license,
+                    "errors": errors,
                 }));
             }
         }
     }
     json!({"models": rows})
+}
+
+/// The `license:` a manifest file states, read on its own (for a manifest refused as a whole).
+fn stated_license(manifest: &Path) -> Option<String> {
+    let text = crate::world::yaml::read_document(manifest, "model manifest").ok()?;
+    let v = crate::world::yaml::parse_yaml(&text).ok()?;
+    v.get("license")?.as_str().map(str::to_string)
 }
 
 /// `catalog model NAME`: compile it alone and list what a world can key on.
@@ -233,5 +278,21 @@ mod tests {
         assert_eq!(mjcf_headline(&p).as_deref(), Some("A small rover for MuJoCo."));
         std::fs::write(&p, "<mujoco><!-- inside --></mujoco>").unwrap();
         assert_eq!(mjcf_headline(&p), None);
+    }
+
+    #[test]
+    fn first_sentence_joins_lines_and_skips_abbreviations() {
+        assert_eq!(
+            first_sentence(
+                "A UR5e arm on a Husky A200-class\nskid-steer base (issue 6). Neither model"
+            )
+            .as_deref(),
+            Some("A UR5e arm on a Husky A200-class skid-steer base (issue 6).")
+        );
+        assert_eq!(
+            first_sentence("A box approx. 3 m wide, per v1.5 of README.md. Next.").as_deref(),
+            Some("A box approx. 3 m wide, per v1.5 of README.md.")
+        );
+        assert_eq!(first_sentence("No full stop at all").as_deref(), Some("No full stop at all"));
     }
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Subcommand;
 
+use crate::cli::stdout::emit_json;
 use crate::error::ConfigErrors;
 use crate::introspect::{catalog, describe, inputs};
 use crate::world::overrides::{load_override_file, parse_set};
@@ -56,10 +57,6 @@ pub enum CatalogCmd {
     Plugins,
 }
 
-fn print_json(v: &serde_json::Value) {
-    println!("{}", serde_json::to_string(v).unwrap_or_else(|_| "null".into()));
-}
-
 fn resolve(world: &str) -> Result<PathBuf, ExitCode> {
     crate::runner::resolve_world(world).map_err(|e| {
         eprintln!("error: {e}");
@@ -83,14 +80,22 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
                 }
                 return ExitCode::from(1);
             }
-            print_json(&inputs::to_json(&i));
-            ExitCode::SUCCESS
+            match emit_json(&inputs::to_json(&i)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(c) => c,
+            }
         }
         ScenesCmd::Describe { world, entities, overridable, overrides, set } => {
             let path = match resolve(&world) {
                 Ok(p) => p,
                 Err(c) => return c,
             };
+            if let Some(g) = &overridable {
+                if let Err(e) = describe::check_glob(g) {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
             let mut assignments = Vec::new();
             let mut errors = ConfigErrors::default();
             for f in &overrides {
@@ -119,7 +124,9 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
                     for n in &d.notes {
                         eprintln!("{n}");
                     }
-                    print_json(&d.json);
+                    if let Err(c) = emit_json(&d.json) {
+                        return c;
+                    }
                     if d.complete {
                         ExitCode::SUCCESS
                     } else {
@@ -142,7 +149,19 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
 /// Run a `catalog` verb.
 pub fn catalog(cmd: CatalogCmd) -> ExitCode {
     let v = match cmd {
-        CatalogCmd::Models => catalog::models(),
+        CatalogCmd::Models => {
+            let v = catalog::models();
+            for m in v["models"].as_array().into_iter().flatten() {
+                for e in m["errors"].as_array().into_iter().flatten() {
+                    eprintln!(
+                        "warning: model `{}`: {}",
+                        m["ref"].as_str().unwrap_or(""),
+                        e.as_str().unwrap_or("")
+                    );
+                }
+            }
+            v
+        }
         CatalogCmd::Model { name } => match catalog::model(&name) {
             Ok(v) => v,
             Err(e) => {
@@ -153,6 +172,8 @@ pub fn catalog(cmd: CatalogCmd) -> ExitCode {
         CatalogCmd::Worlds => catalog::worlds(),
         CatalogCmd::Plugins => catalog::plugins(),
     };
-    print_json(&v);
-    ExitCode::SUCCESS
+    match emit_json(&v) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(c) => c,
+    }
 }

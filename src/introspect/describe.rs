@@ -85,6 +85,26 @@ fn plugin_rows(list: &[Component], parent: Option<&str>, enabled: bool, rows: &m
     }
 }
 
+/// Refuse an `--overridable` pattern that is empty or not a glob (an unclosed `[`), which would
+/// otherwise match nothing without a word.
+pub fn check_glob(pattern: &str) -> Result<(), String> {
+    if pattern.is_empty() {
+        return Err(
+            "--overridable: the pattern is empty; give a glob over geom, body and actuator names \
+                    (`gripper_*`, or `*` for every one)"
+                .to_string(),
+        );
+    }
+    glob::Pattern::new(pattern).map(|_| ()).map_err(|e| {
+        format!(
+            "--overridable `{pattern}` is not a glob pattern ({} at character {}); `*` matches any run, `?` one \
+             character, `[abc]` one of a set (close every `[`)",
+            e.msg,
+            e.pos + 1
+        )
+    })
+}
+
 /// `*` and `?` glob match (whole name); a pattern that is not a glob matches only itself.
 pub fn glob_match(pattern: &str, name: &str) -> bool {
     glob::Pattern::new(pattern).map(|p| p.matches(name)).unwrap_or(pattern == name)

@@ -180,9 +180,16 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
 
 /// A model reference's files: MJCF (and what it names), manifest, and what the manifest's
 /// components name in turn are walked by the caller.
-fn model_files(reference: &str, dir: &Path, files: &mut Files) {
+fn model_files(reference: &str, dir: &Path, files: &mut Files, walk: &mut Walk) {
     let Ok(asset) = resolve_model(reference, dir) else { return };
-    let manifest = load_manifest(&asset).ok();
+    let manifest = match load_manifest(&asset) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            // Its borrowed asset folders are unknown, so the files they hold are left out.
+            walk.gave_up(format!("{}: model `{reference}`: {e}", walk.at));
+            None
+        }
+    };
     let mut extra = manifest.as_ref().map(|m| m.borrowed_dirs.clone()).unwrap_or_default();
     extra.extend(asset.asset_dirs.iter().cloned());
     let mut v = Vec::new();
@@ -195,19 +202,19 @@ fn model_files(reference: &str, dir: &Path, files: &mut Files) {
 
 /// Every file a config value names: `model:` keys resolve as models, any other string that is
 /// an existing file relative to `dir` is an input.
-fn config_files(v: &Value, key: Option<&str>, dir: &Path, files: &mut Files) {
+fn config_files(v: &Value, key: Option<&str>, dir: &Path, files: &mut Files, walk: &mut Walk) {
     match v {
         Value::Mapping(m) => {
             for (k, val) in m {
-                config_files(val, k.as_str(), dir, files);
+                config_files(val, k.as_str(), dir, files, walk);
             }
         }
         Value::Sequence(s) => {
             for val in s {
-                config_files(val, key, dir, files);
+                config_files(val, key, dir, files, walk);
             }
         }
-        Value::String(s) if key == Some("model") => model_files(s, dir, files),
+        Value::String(s) if key == Some("model") => model_files(s, dir, files, walk),
         Value::String(s) if !s.is_empty() && !s.contains('\n') && s.len() < 4096 => {
             let p = if Path::new(s).is_absolute() { PathBuf::from(s) } else { dir.join(s) };
             if p.is_file() {
@@ -215,6 +222,20 @@ fn config_files(v: &Value, key: Option<&str>, dir: &Path, files: &mut Files) {
             }
         }
         _ => {}
+    }
+}
+
+/// Where a component walk is and what it gave up on (each part once).
+struct Walk<'a> {
+    at: String,
+    gave_up: &'a mut Vec<String>,
+}
+
+impl Walk<'_> {
+    fn gave_up(&mut self, part: String) {
+        if !self.gave_up.contains(&part) {
+            self.gave_up.push(part);
+        }
     }
 }
 
@@ -236,9 +257,14 @@ pub fn world_inputs(path: &Path, opts: &LoadOptions) -> Inputs {
     let world = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let mut out = Inputs { world: world.clone(), ..Default::default() };
     let mut files = Files::default();
+    let n = out.gave_up.len();
     let Some((doc, chain)) = yaml_chain(&world, &mut out.gave_up) else {
         return out;
     };
+    let chain_problems: Vec<String> = out.gave_up[n..]
+        .iter()
+        .map(|g| g.strip_prefix("extends: ").unwrap_or(g).to_string())
+        .collect();
     for p in &chain {
         files.add(p);
     }
@@ -251,8 +277,15 @@ pub fn world_inputs(path: &Path, opts: &LoadOptions) -> Inputs {
     let loaded: Option<LoadedWorld> = match load_world(&world, &load_opts) {
         Ok(w) => Some(w),
         Err(e) => {
-            let msgs: Vec<String> = e.0.iter().map(|e| e.to_string()).collect();
-            out.gave_up.push(format!("the world does not load: {}", msgs.join("; ")));
+            // The chain's problems were listed above, once.
+            let msgs: Vec<String> =
+                e.0.iter()
+                    .filter(|e| !chain_problems.contains(&e.message))
+                    .map(|e| e.to_string())
+                    .collect();
+            if !msgs.is_empty() {
+                out.gave_up.push(format!("the world does not load: {}", msgs.join("; ")));
+            }
             None
         }
     };
@@ -283,7 +316,11 @@ pub fn world_inputs(path: &Path, opts: &LoadOptions) -> Inputs {
                 c.plugin
             ));
         }
-        config_files(&Value::Mapping(c.config.clone()), None, &dir, &mut files);
+        // A world that loads has had its models read already; a failing one has said why.
+        let mut sink = Vec::new();
+        let gave_up = if loaded.is_some() { &mut out.gave_up } else { &mut sink };
+        let mut w = Walk { at: format!("components.{addr}"), gave_up };
+        config_files(&Value::Mapping(c.config.clone()), None, &dir, &mut files, &mut w);
     }
     let shares = package_shares();
     out.packaged = !files.list.is_empty()

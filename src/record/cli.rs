@@ -74,7 +74,9 @@ pub fn replay(a: &ReplayArgs) -> ExitCode {
             for n in &report.notes {
                 eprintln!("note: {n}");
             }
-            println!("{report}");
+            if let Err(c) = crate::cli::stdout::emit(&report.to_string()) {
+                return c;
+            }
             if report.divergence.is_some() {
                 ExitCode::from(1)
             } else {
@@ -98,10 +100,7 @@ pub fn state(a: &StateArgs) -> ExitCode {
         }
     };
     match crate::record::replay::state_at(&rec, a.at) {
-        Ok(s) => {
-            println!("{}", s.to_json());
-            ExitCode::SUCCESS
-        }
+        Ok(s) => crate::cli::stdout::emit_then(&s.to_json().to_string(), ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("error: {}: {e}", a.file.display());
             ExitCode::from(2)

@@ -129,12 +129,59 @@ pub fn input_hashes(inputs: &RunInputs, world: &LoadedWorld) -> BTreeMap<String,
         }
     }
     let mut out = BTreeMap::new();
+    let shares = package_shares();
     for f in files {
-        let key = f.canonicalize().unwrap_or(f.clone()).display().to_string();
+        let key = input_key(&f, &shares);
         let h = hash_file(&f).unwrap_or_else(|e| format!("unreadable: {e}"));
         out.insert(key, h);
     }
     out
+}
+
+/// Every `<prefix>/share` of `AMENT_PREFIX_PATH`, resolved.
+fn package_shares() -> Vec<PathBuf> {
+    std::env::var("AMENT_PREFIX_PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| Path::new(s).join("share").canonicalize().ok())
+        .collect()
+}
+
+/// The key an input's hash is stored under: `package://<pkg>/<path>` for a file an installed
+/// package ships (so a replay finds it wherever the package is installed then), else its
+/// absolute path.
+pub fn input_key(f: &Path, shares: &[PathBuf]) -> String {
+    let abs = f.canonicalize().unwrap_or_else(|_| f.to_path_buf());
+    for s in shares {
+        if let Ok(rel) = abs.strip_prefix(s) {
+            let mut parts = rel.components();
+            if let (Some(pkg), rest) = (parts.next(), parts.as_path()) {
+                if !rest.as_os_str().is_empty() {
+                    return format!(
+                        "package://{}/{}",
+                        pkg.as_os_str().to_string_lossy(),
+                        rest.display()
+                    );
+                }
+            }
+        }
+    }
+    abs.display().to_string()
+}
+
+/// The hash an input has now: a `package://` key is resolved through the packages installed now,
+/// a path (older recordings stored only paths) is read where it was.
+pub fn hash_input(key: &str) -> String {
+    let path = if key.starts_with("package://") {
+        match crate::world::models::resolve_package_uri(key) {
+            Ok(p) => p,
+            Err(e) => return format!("unreadable: {e}"),
+        }
+    } else {
+        PathBuf::from(key)
+    };
+    hash_file(&path).unwrap_or_else(|e| e)
 }
 
 fn yaml_to_json(v: &Value) -> Json {
@@ -189,6 +236,7 @@ pub fn before_build(inputs: &RunInputs, world: &LoadedWorld) -> BTreeMap<String,
     put("mujoco_version", mujoco_version());
     put("world_ref", inputs.world_ref.clone());
     put("world_path", inputs.world_path.display().to_string());
+    put("world_input", input_key(&inputs.world_path, &package_shares()));
     put("world_yaml", inputs.world_yaml.clone());
     put("base_dir", world.base_dir.display().to_string());
     put("overrides", assignments_yaml(&inputs.assignments));

@@ -153,10 +153,13 @@ pub fn rebuild(rec: &Recording) -> Result<(Engine, Vec<String>), String> {
     let recorded: BTreeMap<String, String> =
         serde_json::from_str(get("input_hashes")?).map_err(|e| format!("input_hashes: {e}"))?;
     let world_path = get("world_path")?.clone();
+    // The world file's key among the hashes (recordings before it had only `world_path`).
+    let world_input = p.get("world_input").cloned().unwrap_or_default();
     for (file, h) in &recorded {
-        let now = provenance::hash_file(Path::new(file)).unwrap_or_else(|e| e);
+        let now = provenance::hash_input(file);
         if &now != h {
-            let is_world = Path::new(file) == Path::new(&world_path)
+            let is_world = *file == world_input
+                || Path::new(file) == Path::new(&world_path)
                 || Path::new(&world_path).canonicalize().ok().as_deref() == Some(Path::new(file));
             notes.push(if is_world {
                 format!("{file} changed on disk since the recording; the recorded text is used")

@@ -66,3 +66,10 @@ pub const MAX_VIDEO_FPS: f64 = 1000.0;
 pub const MAX_NAV_DISTANCE_M: f64 = 1e3;
 /// Longest dwell a route point may state (s): a day.
 pub const MAX_DWELL_S: f64 = 86_400.0;
+
+// -- composition ------------------------------------------------------------------------------
+
+/// Most parent worlds one `extends:` chain may hold: a hand-written chain is a handful of levels
+/// (site → cell → scenario → test), and 64 leaves room for generated ones while bounding what a
+/// load reads (one file per level) and how long a refusal's chain listing gets.
+pub const MAX_EXTENDS_DEPTH: usize = 64;

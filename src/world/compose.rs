@@ -60,6 +60,7 @@ pub fn package_world_roots(pkg: &str) -> Vec<PathBuf> {
 /// Resolve `<package>:<relative path>` to a file in one of the package's worlds folders, with the
 /// root it was found under.
 pub fn resolve_package_file(pkg: &str, rel: &str) -> Result<(PathBuf, PathBuf), String> {
+    inside_package(pkg, rel)?;
     let roots = package_world_roots(pkg);
     if roots.is_empty() {
         return Err(format!(
@@ -76,6 +77,21 @@ pub fn resolve_package_file(pkg: &str, rel: &str) -> Result<(PathBuf, PathBuf), 
         "package `{pkg}` has no `{rel}` in {}",
         roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
     ))
+}
+
+/// Refuse a `<package>:<path>` whose path is absolute or climbs with `..`: it would name a file
+/// outside the package's worlds folder.
+pub fn inside_package(pkg: &str, rel: &str) -> Result<(), String> {
+    let p = Path::new(rel);
+    if p.has_root()
+        || p.components().any(|c| matches!(c, PathPart::ParentDir | PathPart::Prefix(_)))
+    {
+        return Err(format!(
+            "`{pkg}:{rel}` reaches outside package `{pkg}`'s worlds folder: after `{pkg}:` write a path inside it \
+             (no leading `/`, no `..`); a file elsewhere is named by its own path, without `{pkg}:`"
+        ));
+    }
+    Ok(())
 }
 
 /// The worlds a package ships (names without `.yaml`), sorted.
@@ -103,6 +119,7 @@ pub fn resolve_world_ref(reference: &str, base_dir: &Path) -> Result<WorldRef, S
     };
     if let Some((pkg, world)) = split_package_ref(reference) {
         if !as_path.is_file() {
+            inside_package(pkg, world).map_err(|e| format!("parent world {e}"))?;
             let file =
                 if world.ends_with(".yaml") { world.to_string() } else { format!("{world}.yaml") };
             return match resolve_package_file(pkg, &file) {
@@ -174,12 +191,17 @@ pub fn deep_merge(base: &mut Mapping, over: &Mapping) {
     }
 }
 
-fn set_base_dir(list: &mut [Component], dir: &Path) {
+/// Mark an inherited list: its entries resolve relative files from `dir` and their errors name
+/// `file` (entries already marked came from a farther parent and keep theirs).
+fn mark_inherited(list: &mut [Component], dir: &Path, file: &Path) {
     for c in list {
         if c.base_dir.is_none() {
             c.base_dir = Some(dir.to_path_buf());
         }
-        set_base_dir(&mut c.components, dir);
+        if c.from_world.is_none() {
+            c.from_world = Some(file.to_path_buf());
+        }
+        mark_inherited(&mut c.components, dir, file);
     }
 }
 
@@ -187,88 +209,172 @@ fn file_name(p: &Path) -> String {
     p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
+/// The prefix an error from a parent world's part carries: one prefix naming the file the part
+/// came from, however deep in the chain it sits.
+pub fn parent_prefix(file: &Path) -> String {
+    format!("in parent world `{}`: ", file.display())
+}
+
+/// Record a problem found in `file` (`None`: the world itself).
+fn push_at(errors: &mut ConfigErrors, file: Option<&Path>, path: impl Into<String>, msg: String) {
+    match file {
+        Some(f) => errors.push(path, format!("{}{msg}", parent_prefix(f))),
+        None => errors.push(path, msg),
+    }
+}
+
+/// One parent world of a chain, read and parsed.
+struct Level {
+    doc: WorldDoc,
+    path: PathBuf,
+    package: Option<(String, PathBuf)>,
+    dir: PathBuf,
+}
+
 /// Compose `doc` with its `extends:` chain. `self_path` is the document's own file (for cycle
 /// detection), `base_dir` its folder. Problems are collected into `errors` under `extends` /
-/// `disable` / `components`; a parent's own problems are reported with its file named.
+/// `disable` / `components`; a parent's own problems carry one prefix naming its file.
+///
+/// The chain is read in a loop (never by recursion) and holds at most
+/// [`MAX_EXTENDS_DEPTH`](crate::world::bounds::MAX_EXTENDS_DEPTH) parents, so no input can
+/// exhaust the stack or make a refusal grow with the chain's depth.
 pub fn compose(
     doc: WorldDoc,
     base_dir: &Path,
     self_path: Option<&Path>,
     errors: &mut ConfigErrors,
 ) -> WorldDoc {
+    let max = crate::world::bounds::MAX_EXTENDS_DEPTH;
     let mut stack: Vec<PathBuf> = self_path
         .map(|p| p.canonicalize().unwrap_or_else(|_| p.to_path_buf()))
         .into_iter()
         .collect();
-    compose_inner(doc, base_dir, &mut stack, errors)
+    // Read the chain, nearest parent first.
+    let mut levels: Vec<Level> = Vec::new();
+    let mut next = doc.extends.clone();
+    let mut dir = base_dir.to_path_buf();
+    while let Some(ext) = next.take() {
+        let here = levels.last().map(|l| l.path.clone());
+        let here = here.as_deref();
+        if levels.len() == max {
+            let names: Vec<String> = stack.iter().take(4).map(|p| file_name(p)).collect();
+            errors.push(
+                "extends",
+                format!(
+                    "the extends chain is deeper than {max} parent worlds ({} -> …); a chain may hold at most {max} \
+                     (the bound is in docs/bounds.md): fold some of its worlds into one",
+                    names.join(" -> ")
+                ),
+            );
+            break;
+        }
+        let parent = match resolve_world_ref(&ext, &dir) {
+            Ok(p) => p,
+            Err(e) => {
+                push_at(errors, here, "extends", e);
+                break;
+            }
+        };
+        if stack.contains(&parent.path) {
+            let start = stack.iter().position(|p| p == &parent.path).unwrap_or(0);
+            let names: Vec<String> = stack[start..]
+                .iter()
+                .chain(std::iter::once(&parent.path))
+                .map(|p| file_name(p))
+                .collect();
+            push_at(
+                errors,
+                here,
+                "extends",
+                format!(
+                    "extends cycle: {}; a world cannot inherit from itself",
+                    names.join(" -> ")
+                ),
+            );
+            break;
+        }
+        let text = match crate::world::yaml::read_document(&parent.path, "parent world") {
+            Ok(t) => t,
+            Err(m) => {
+                push_at(errors, here, "extends", m);
+                break;
+            }
+        };
+        let mut perrs = ConfigErrors::default();
+        let parent_doc = match crate::world::parse_yaml(&text) {
+            Ok(root) => WorldDoc::parse(&root, &mut perrs),
+            Err(e) => {
+                perrs.0.push(e);
+                WorldDoc::default()
+            }
+        };
+        for e in perrs.0 {
+            push_at(errors, Some(&parent.path), e.path, e.message);
+        }
+        dir = parent.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        next = parent_doc.extends.clone();
+        stack.push(parent.path.clone());
+        levels.push(Level {
+            doc: parent_doc,
+            path: parent.path,
+            package: parent.package,
+            dir: dir.clone(),
+        });
+    }
+    let sim_sources: Vec<(PathBuf, Mapping)> =
+        levels.iter().map(|l| (l.path.clone(), l.doc.sim.clone())).collect();
+
+    // Fold from the farthest parent down: each level composes over the one above it.
+    let mut above: Option<(WorldDoc, PathBuf)> = None;
+    for Level { doc: ldoc, path, package, dir } in levels.into_iter().rev() {
+        let mut composed = match above.take() {
+            Some((pdoc, ppath)) => merge(ldoc, pdoc, &ppath, Some(&path), errors),
+            None => {
+                check_disable_alone(&ldoc, Some(&path), errors);
+                ldoc
+            }
+        };
+        rebase(&mut composed, &dir, package.as_ref(), &path);
+        above = Some((composed, path));
+    }
+    let mut out = match above {
+        Some((pdoc, ppath)) => merge(doc, pdoc, &ppath, None, errors),
+        None => {
+            check_disable_alone(&doc, None, errors);
+            doc
+        }
+    };
+    out.sim_sources = sim_sources;
+    out
 }
 
-fn compose_inner(
-    mut doc: WorldDoc,
-    base_dir: &Path,
-    stack: &mut Vec<PathBuf>,
-    errors: &mut ConfigErrors,
-) -> WorldDoc {
-    let Some(ext) = doc.extends.clone() else {
-        if !doc.disable.is_empty() {
-            errors.push(
-                "disable",
-                "`disable:` drops components inherited from a parent world and needs `extends:` naming that parent; \
-                 this world extends nothing, so remove the entries from `components:` instead",
-            );
-        }
-        return doc;
-    };
-    let parent = match resolve_world_ref(&ext, base_dir) {
-        Ok(p) => p,
-        Err(e) => {
-            errors.push("extends", e);
-            return doc;
-        }
-    };
-    if stack.contains(&parent.path) {
-        let start = stack.iter().position(|p| p == &parent.path).unwrap_or(0);
-        let names: Vec<String> = stack[start..]
-            .iter()
-            .chain(std::iter::once(&parent.path))
-            .map(|p| file_name(p))
-            .collect();
-        errors.push(
-            "extends",
-            format!("extends cycle: {}; a world cannot inherit from itself", names.join(" -> ")),
+/// `disable:` in a world whose `extends:` names nothing (a failed `extends:` is reported alone).
+fn check_disable_alone(doc: &WorldDoc, file: Option<&Path>, errors: &mut ConfigErrors) {
+    if doc.extends.is_none() && !doc.disable.is_empty() {
+        push_at(
+            errors,
+            file,
+            "disable",
+            "`disable:` drops components inherited from a parent world and needs `extends:` naming that parent; \
+             this world extends nothing, so remove the entries from `components:` instead"
+                .to_string(),
         );
-        return doc;
     }
-    let shown = parent.path.display().to_string();
-    let text = match crate::world::yaml::read_document(&parent.path, "parent world") {
-        Ok(t) => t,
-        Err(m) => {
-            errors.push("extends", m);
-            return doc;
-        }
-    };
-    let mut perrs = ConfigErrors::default();
-    let parent_doc = match crate::world::parse_yaml(&text) {
-        Ok(root) => WorldDoc::parse(&root, &mut perrs),
-        Err(e) => {
-            perrs.0.push(e);
-            WorldDoc::default()
-        }
-    };
-    let parent_dir = parent.path.parent().map(Path::to_path_buf).unwrap_or_default();
-    stack.push(parent.path.clone());
-    let mut pdoc = compose_inner(parent_doc, &parent_dir, stack, &mut perrs);
-    stack.pop();
-    for e in perrs.0 {
-        let msg = format!("in parent world `{shown}`: {}", e.message);
-        errors.push(e.path, msg);
-    }
+}
 
-    // The parent's relative sim.world keeps resolving from the parent's folder.
+/// A parent world's own parts keep resolving from its folder: its relative `sim.world` becomes
+/// absolute (a `<package>:<path>` ref for a package parent), its components remember the folder
+/// and the file.
+fn rebase(
+    pdoc: &mut WorldDoc,
+    parent_dir: &Path,
+    package: Option<&(String, PathBuf)>,
+    file: &Path,
+) {
     if let Some(Value::String(w)) = pdoc.sim.get("world").cloned() {
         if is_relative_world_file(&w) {
             let abs = normalize(&parent_dir.join(&w));
-            let rebased = match &parent.package {
+            let rebased = match package {
                 Some((pkg, root)) => match abs.strip_prefix(normalize(root)) {
                     Ok(rel) => format!("{pkg}:{}", rel.display()),
                     Err(_) => abs.display().to_string(),
@@ -278,43 +384,59 @@ fn compose_inner(
             pdoc.sim.insert(Value::String("world".into()), Value::String(rebased));
         }
     }
-    set_base_dir(&mut pdoc.components, &parent_dir);
+    mark_inherited(&mut pdoc.components, parent_dir, file);
+}
 
+/// Compose `doc` (from `file`; `None`: the world itself) over its composed parent `pdoc` (from
+/// `parent_path`).
+fn merge(
+    mut doc: WorldDoc,
+    mut pdoc: WorldDoc,
+    parent_path: &Path,
+    file: Option<&Path>,
+    errors: &mut ConfigErrors,
+) -> WorldDoc {
     // disable: drop inherited components by label (a `name:` can only be the reserved sibling:
-    // the document refuses one inside a config map).
+    // the document refuses one inside a config map). Set lookups keep it linear in the lists.
     let inherited: Vec<String> = pdoc.components.iter().map(|c| c.label().to_string()).collect();
+    let present: std::collections::HashSet<&str> = inherited.iter().map(String::as_str).collect();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut drop: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (i, sel) in doc.disable.iter().enumerate() {
-        let matches = |c: &Component| c.label() == sel;
-        if pdoc.components.iter().any(matches) {
-            pdoc.components.retain(|c| !matches(c));
+        let first = seen.insert(sel.as_str());
+        if present.contains(sel.as_str()) && first {
+            drop.insert(sel.clone());
         } else {
-            let dropped_already = doc.disable[..i].contains(sel);
-            let why = if dropped_already { " (it is listed twice)" } else { "" };
-            errors.push(
+            let why = if first { "" } else { " (it is listed twice)" };
+            push_at(
+                errors,
+                file,
                 format!("disable[{i}]"),
                 format!(
                     "`{sel}` matches no component inherited from `{}`{why}; inherited: {}",
-                    file_name(&parent.path),
+                    file_name(parent_path),
                     if inherited.is_empty() { "(none)".to_string() } else { inherited.join(", ") }
                 ),
             );
         }
     }
+    pdoc.components.retain(|c| !drop.contains(c.label()));
 
     // sim: child over parent.
     let mut sim = pdoc.sim;
     deep_merge(&mut sim, &doc.sim);
 
-    // components: kept parent entries, then the child's (at most MAX_COMPONENTS in all; the
-    // label checks below are set lookups, linear in the lists' lengths).
+    // components: kept parent entries, then the child's (at most MAX_COMPONENTS in all).
     let max = crate::world::document::MAX_COMPONENTS;
     if pdoc.components.len() + doc.components.len() > max {
-        errors.push(
+        push_at(
+            errors,
+            file,
             "components",
             format!(
                 "with the {} inherited from `{}` the world has {} entries; a world may hold at most {max}",
                 pdoc.components.len(),
-                file_name(&parent.path),
+                file_name(parent_path),
                 pdoc.components.len() + doc.components.len()
             ),
         );
@@ -326,13 +448,15 @@ fn compose_inner(
         doc.components.iter().map(|c| c.label().to_string()).collect();
     for c in &doc.components {
         if inherited_labels.contains(c.label()) {
-            errors.push(
+            push_at(
+                errors,
+                file,
                 format!("components.{}", c.label()),
                 format!(
                     "`{}` is already a component inherited from `{}`; to change it, list it under `disable:` and \
                      re-add the changed copy here, or give this one a distinct `name:`",
                     c.label(),
-                    file_name(&parent.path)
+                    file_name(parent_path)
                 ),
             );
         }
@@ -342,8 +466,97 @@ fn compose_inner(
     components.append(&mut doc.components);
 
     let mut chain = pdoc.chain;
-    chain.push(parent.path);
-    WorldDoc { sim, components, extends: doc.extends, disable: doc.disable, chain }
+    chain.push(parent_path.to_path_buf());
+    WorldDoc {
+        sim,
+        components,
+        extends: doc.extends,
+        disable: doc.disable,
+        chain,
+        sim_sources: Vec::new(),
+    }
+}
+
+/// Where the problems of a composed world came from, so each one from an inherited part names
+/// the parent file it sits in (taken right after composition, before overrides change the
+/// document).
+#[derive(Debug, Clone, Default)]
+pub struct Provenance {
+    /// Inherited top-level and nested component addresses, with their file.
+    components: Vec<(String, PathBuf)>,
+    /// The world's own `sim:` block, then each parent's with its file, nearest first.
+    own_sim: Mapping,
+    parents_sim: Vec<(PathBuf, Mapping)>,
+}
+
+impl Provenance {
+    /// Record where `doc`'s parts came from; `own` is the world's own document (before composing).
+    pub fn of(doc: &WorldDoc, own_sim: &Mapping) -> Self {
+        let mut flat = Vec::new();
+        crate::world::document::walk(&doc.components, None, &mut flat);
+        let components = flat
+            .into_iter()
+            .filter_map(|(addr, _, c)| c.from_world.clone().map(|f| (addr, f)))
+            .collect();
+        Provenance { components, own_sim: own_sim.clone(), parents_sim: doc.sim_sources.clone() }
+    }
+
+    /// The parent file an error at `path` sits in, if it sits in one.
+    fn file_of(&self, path: &str) -> Option<&Path> {
+        if let Some(rest) = path.strip_prefix("components.") {
+            // The longest inherited address the error's path starts with.
+            return self
+                .components
+                .iter()
+                .filter(|(a, _)| {
+                    rest == a
+                        || rest.strip_prefix(a.as_str()).is_some_and(|r| r.starts_with(['.', '[']))
+                })
+                .max_by_key(|(a, _)| a.len())
+                .map(|(_, f)| f.as_path());
+        }
+        let keys: Vec<&str> = path.strip_prefix("sim.")?.split(['.', '[']).collect();
+        // The nearest document that states the key (or a scalar above it) set its value.
+        let states = |m: &Mapping| {
+            let mut cur = m;
+            for k in &keys {
+                match cur.get(*k) {
+                    Some(Value::Mapping(inner)) => cur = inner,
+                    Some(_) => return true,
+                    None => return false,
+                }
+            }
+            true
+        };
+        if states(&self.own_sim) {
+            return None;
+        }
+        self.parents_sim.iter().find(|(_, m)| states(m)).map(|(f, _)| f.as_path())
+    }
+
+    /// Prefix every error from an inherited part with its parent file, once. An error at a path a
+    /// command-line assignment set is the assignment's, not the parent's.
+    pub fn attribute(&self, errors: &mut ConfigErrors, assigned: &[String]) {
+        if self.components.is_empty() && self.parents_sim.is_empty() {
+            return;
+        }
+        for e in &mut errors.0 {
+            if e.message.starts_with("in parent world `") {
+                continue;
+            }
+            let overridden = assigned.iter().any(|a| {
+                e.path == *a
+                    || e.path.strip_prefix(a.as_str()).is_some_and(|r| r.starts_with('.'))
+                    || a.strip_prefix(e.path.as_str()).is_some_and(|r| r.starts_with('.'))
+            });
+            if overridden {
+                continue;
+            }
+            if let Some(f) = self.file_of(&e.path) {
+                e.message = format!("{}{}", parent_prefix(f), e.message);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

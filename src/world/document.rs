@@ -40,6 +40,9 @@ pub struct Component {
     /// Directory its relative paths resolve against, when it is not the world file's own (an
     /// entry inherited through `extends:` keeps resolving from its parent world's folder).
     pub base_dir: Option<PathBuf>,
+    /// The parent world file the entry was inherited from through `extends:` (`None`: declared
+    /// by the world itself); its errors name that file.
+    pub from_world: Option<PathBuf>,
 }
 
 impl Component {
@@ -62,6 +65,7 @@ impl Component {
             origin: Origin::Document,
             expanded: false,
             base_dir: None,
+            from_world: None,
         }
     }
 }
@@ -82,6 +86,9 @@ pub struct WorldDoc {
     pub disable: Vec<String>,
     /// The world files this document was composed from, parent first (filled by composition).
     pub chain: Vec<PathBuf>,
+    /// Each parent world's own `sim:` block with its file, nearest parent first (filled by
+    /// composition): an error in a merged `sim:` key names the file that set it.
+    pub sim_sources: Vec<(PathBuf, Mapping)>,
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -128,6 +135,11 @@ impl WorldDoc {
                 Some("components") => doc.components = parse_list(v, "components", errors),
                 Some("extends") => match v {
                     Value::String(s) if !s.trim().is_empty() => doc.extends = Some(s.clone()),
+                    Value::String(_) => errors.push(
+                        "extends",
+                        "is empty: name one parent world, a path relative to this file or `<package>:<world>` \
+                         (or remove `extends:`)",
+                    ),
                     other => errors.push(
                         "extends",
                         format!(
@@ -137,10 +149,21 @@ impl WorldDoc {
                     ),
                 },
                 Some("disable") => match v {
+                    Value::Sequence(items) if items.len() > MAX_COMPONENTS => errors.push(
+                        "disable",
+                        format!(
+                            "lists {} entries; a world may disable at most {MAX_COMPONENTS} (as many as it may hold)",
+                            items.len()
+                        ),
+                    ),
                     Value::Sequence(items) => {
                         for (i, it) in items.iter().enumerate() {
                             match it {
-                                Value::String(s) if !s.is_empty() => doc.disable.push(s.clone()),
+                                Value::String(s) if !s.trim().is_empty() => doc.disable.push(s.clone()),
+                                Value::String(_) => errors.push(
+                                    format!("disable[{i}]"),
+                                    "is empty: name an inherited component by its label (its `name:`, else its plugin)",
+                                ),
                                 other => errors.push(
                                     format!("disable[{i}]"),
                                     format!(
@@ -365,6 +388,7 @@ fn parse_entry(
         origin: Origin::Document,
         expanded: false,
         base_dir: None,
+        from_world: None,
     })
 }
 

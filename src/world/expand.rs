@@ -13,7 +13,7 @@ use serde_norway::{Mapping, Value};
 use crate::error::ConfigErrors;
 use crate::plugin::{ExpandArgs, Expansion, PluginDescriptor};
 use crate::world::document::Component;
-use crate::world::models::{load_manifest, resolve_model};
+use crate::world::models::{load_manifest, resolve_model, Manifest, ModelAsset};
 
 /// Deepest chain of nested expansions accepted.
 pub const MAX_EXPANSION_DEPTH: usize = 8;
@@ -21,15 +21,29 @@ pub const MAX_EXPANSION_DEPTH: usize = 8;
 /// The shared `expand` of spawn plugins: resolve `model:`, read its manifest, return its
 /// components. `default_plugins: false` yields nothing.
 pub fn expand_manifest(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
+    let Some((asset, manifest)) = read_model(args)? else { return Ok(None) };
     if args.config.get("default_plugins").and_then(Value::as_bool) == Some(false) {
         return Ok(None);
     }
+    Ok(Some(Expansion { model_path: asset.path, components: manifest.components }))
+}
+
+/// Resolve the entry's `model:` and read its manifest, so an unknown model, an unknown manifest
+/// key or an `assets:` provider that is not installed is refused at load, whatever the entry
+/// then does with the manifest. `None` when the entry states no model (its own validation says so).
+pub fn read_model(args: &ExpandArgs) -> Result<Option<(ModelAsset, Manifest)>, String> {
     let Some(model) = args.config.get("model").and_then(Value::as_str) else {
-        return Ok(None); // the plugin's own validation reports a missing model
+        return Ok(None);
     };
     let asset = resolve_model(model, args.base_dir)?;
     let manifest = load_manifest(&asset)?;
-    Ok(Some(Expansion { model_path: asset.path, components: manifest.components }))
+    Ok(Some((asset, manifest)))
+}
+
+/// The load-time check of a plugin that places a model but takes no components from its manifest
+/// (a prop, a door leaf): [`read_model`], expanding nothing.
+pub fn check_model(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
+    read_model(args).map(|_| None)
 }
 
 /// Shallow-merge `manifest` components under the `world` ones with the same label: the world's

@@ -133,7 +133,9 @@ fn load_inner(
     let mut errors = ConfigErrors::default();
     let mut warnings = Vec::new();
     let doc = WorldDoc::parse(&root, &mut errors);
+    let own_sim = doc.sim.clone();
     let mut doc = compose::compose(doc, base_dir, self_path, &mut errors);
+    let inherited = compose::Provenance::of(&doc, &own_sim);
 
     // Transport flags.
     let wants_ros = opts.ros || opts.tf_namespace.is_some() || opts.sim_control;
@@ -361,6 +363,9 @@ fn load_inner(
         world = WorldDef::Plugin(p.args.address.clone());
     }
 
+    // Every problem in an inherited part names the parent file it sits in.
+    let assigned: Vec<String> = opts.assignments.iter().map(|a| a.dotted()).collect();
+    inherited.attribute(&mut errors, &assigned);
     errors.into_result()?;
     load_times.push(("instantiate".to_string(), t0.elapsed().as_secs_f64()));
     Ok(LoadedWorld {

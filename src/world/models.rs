@@ -160,6 +160,21 @@ pub fn resolve_model(reference: &str, base_dir: &Path) -> Result<ModelAsset, Str
         } else {
             base_dir.join(reference)
         };
+        if p.is_dir() {
+            let at = if Path::new(reference) == p {
+                String::new()
+            } else {
+                format!(" (`{}`)", p.display())
+            };
+            return Err(format!(
+                "model `{reference}` is a directory{at}: name the model's MJCF or URDF file in it"
+            ));
+        }
+        if p.exists() && !p.is_file() {
+            return Err(format!(
+                "model `{reference}` is not a regular file (a device, pipe or socket): name an MJCF or URDF file"
+            ));
+        }
         if !p.is_file() {
             return Err(format!("model file `{}` not found", p.display()));
         }

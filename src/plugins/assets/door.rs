@@ -635,4 +635,6 @@ pub fn descriptor() -> crate::plugin::PluginDescriptor {
         DoorConfig,
         Door
     )
+    // A leaf `model:` resolves and its manifest reads at load.
+    .expands(&[], crate::world::expand::check_model)
 }

@@ -362,4 +362,6 @@ pub fn descriptor() -> crate::plugin::PluginDescriptor {
         SpawnModelConfig,
         SpawnModel
     )
+    // The model resolves and its manifest reads at load (a prop takes no components from it).
+    .expands(&[], crate::world::expand::check_model)
 }

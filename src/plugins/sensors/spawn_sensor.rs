@@ -25,7 +25,7 @@ use crate::spawn::{
     static_transform, FrameRef, FrameSites, Motion, PlacedFrame, Pose, StaticTfPublisher,
 };
 use crate::world::document::Component;
-use crate::world::models::{load_manifest, resolve_model, FrameSpec};
+use crate::world::models::FrameSpec;
 
 /// Config keys [`expand`] reads (a late override of one is refused).
 pub const EXPANSION_KEYS: &[&str] =
@@ -205,14 +205,14 @@ fn placeholder_error(e: &str, model: &str, what: &str) -> String {
 /// else `attach_to`, else `world`) filled into every string. Any other placeholder is refused,
 /// and so is `{frame_id}` when neither names one.
 pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
+    // The model and its manifest are read first: a broken one is refused at load either way.
+    let Some((asset, manifest)) = crate::world::expand::read_model(args)? else {
+        return Ok(None); // validation reports the missing model
+    };
     if args.config.get("default_plugins").and_then(Value::as_bool) == Some(false) {
         return Ok(None);
     }
-    let Some(model) = cfg_str(args.config, "model") else {
-        return Ok(None); // validation reports the missing model
-    };
-    let asset = resolve_model(model, args.base_dir)?;
-    let manifest = load_manifest(&asset)?;
+    let model = cfg_str(args.config, "model").unwrap_or_default();
     let frame_id =
         cfg_str(args.config, "frame_id").map(str::to_string).or(manifest.frame_id.clone());
     let parent =

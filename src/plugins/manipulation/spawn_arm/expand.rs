@@ -13,7 +13,17 @@ pub const EXPANSION_KEYS: &[&str] = &["model", "prefix", "default_plugins", "end
 /// manifest merged UNDER them (the arm's keys win; the gripper fills `gripper_*`), its actuator
 /// and joint names given the end effector's prefix.
 pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
-    let Some(mut exp) = expand_manifest(args)? else { return Ok(None) };
+    let Some(mut exp) = expand_manifest(args)? else {
+        // No components taken: the end effector's model and manifest are still read at load.
+        if let Some(model) =
+            args.config.get("end_effector").and_then(|e| e.get("model")).and_then(Value::as_str)
+        {
+            let asset = resolve_model(model, args.base_dir)
+                .map_err(|e| format!("end_effector.model: {e}"))?;
+            load_manifest(&asset).map_err(|e| format!("end_effector.model: {e}"))?;
+        }
+        return Ok(None);
+    };
     // A rail's joint leads an explicit joint list: [rail, arm joints...] is model order.
     if let Some(rail) = args.config.get("rail").and_then(Value::as_mapping) {
         let joint = rail.get("joint").and_then(Value::as_str).unwrap_or("rail_joint").to_string();
