@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The demo: set up (idempotent), build the ROS-enabled binary, then show what roqsim does.
-#   scripts/demo.sh        -> worlds/first_run.yaml on ROS 2: a rclpy peer drives the TurtleBot
-#                             through the open door, fires the two faults, reads back the
-#                             measurements; then a picture and a video of the world via
-#                             `roqsim render`, into demo-output/, and a summary of what was measured.
+#   scripts/demo.sh        -> worlds/first_run.yaml on ROS 2, recorded: a rclpy peer
+#                             (scripts/demo_peer.py) drives the TurtleBot through the open door
+#                             while the arm picks a parcel off the belt, fires the two faults and
+#                             reads back the measurements; then a picture and a video of that run
+#                             drawn from its recording (`roqsim render run.mcap`), into
+#                             demo-output/, and a summary of what was measured.
 #   scripts/demo.sh worlds/other.yaml [--seconds 10 ...]  -> just `roqsim sim` that world
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,11 +45,25 @@ kill -INT "$SIM_PID" 2>/dev/null || true
 wait "$SIM_PID" || true
 trap - EXIT
 
-# 2. A picture and a video of the same world, offscreen (no window, no ROS needed).
-echo "+ $BIN render $WORLD --at 3 --size 1280x720 --out demo-output/first_run.png" >&2
-"$BIN" render "$WORLD" --at 3 --size 1280x720 --out "$OUT/first_run.png" >"$OUT/render.json"
-echo "+ $BIN render $WORLD --video demo-output/first_run.mp4 --seconds 6 --fps 30 --overlay clock" >&2
-"$BIN" render "$WORLD" --video "$OUT/first_run.mp4" --seconds 6 --fps 30 --size 1280x720 \
+# 2. A picture and a video of that run, drawn offscreen from its recording (no window, no ROS):
+#    the picture when the arm holds the parcel and the base has crossed the door, the video from
+#    the peer's start to its end. Without a measured run, the world alone (the belt runs by itself).
+TIMES="$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["sim_times"]
+print(f"{t[\"done\"]:.3f} {max(0.0, t[\"start\"] - 0.5):.3f} {t[\"end\"] - t[\"start\"] + 1.0:.3f}")
+' "$OUT/measured.json" 2>/dev/null || true)"
+if [ -n "$TIMES" ] && [ -s "$OUT/run.mcap" ]; then
+  read -r AT FROM LEN <<<"$TIMES"
+  SRC="$OUT/run.mcap"
+else
+  AT=3 FROM=0 LEN=6
+  SRC="$WORLD"
+fi
+echo "+ $BIN render ${SRC#"$ROOT"/} --at $AT --size 1280x720 --out demo-output/first_run.png" >&2
+"$BIN" render "$SRC" --at "$AT" --size 1280x720 --out "$OUT/first_run.png" >"$OUT/render.json"
+echo "+ $BIN render ${SRC#"$ROOT"/} --at $FROM --video demo-output/first_run.mp4 --seconds $LEN --fps 30 --overlay clock" >&2
+"$BIN" render "$SRC" --at "$FROM" --video "$OUT/first_run.mp4" --seconds "$LEN" --fps 30 --size 1280x720 \
   --overlay clock >"$OUT/video.json"
 
 # 3. What was measured.

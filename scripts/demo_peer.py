@@ -27,6 +27,8 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
 from rclpy.node import Node
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import BatteryState
 from simulation_interfaces.srv import GetEntityState
 from std_msgs.msg import Bool, Float64
@@ -56,6 +58,9 @@ for topic, kind, key, value in (
     ("/robot/battery_state", BatteryState, "battery", lambda m: m.percentage),
 ):
     node.create_subscription(kind, topic, lambda m, k=key, f=value: seen[k].append(f(m)), 10)
+clock = [0.0]  # the newest sim time (s): demo.sh renders the recording at the times it marks
+node.create_subscription(Clock, "/clock", lambda m: clock.__setitem__(0, m.clock.sec + m.clock.nanosec * 1e-9),
+                         QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
 cmd_vel = node.create_publisher(Twist, "/robot/cmd_vel", 10)
 belt = node.create_publisher(Float64, "/belt/speed", 10)
 entity = node.create_client(GetEntityState, "/get_entity_state")
@@ -187,6 +192,7 @@ spin_until(lambda: belt.get_subscription_count() > 0, 30.0, "the belt's /belt/sp
 set_belt(0.0)  # halt the line until the arm is ready
 parcels_start = {p: position(p) for p in PARCELS}
 arm, base = {}, {}
+sim_times = {"start": clock[0]}
 jobs = [pick(arm), drive(base)]
 deadline = time.monotonic() + 60.0
 while jobs:
@@ -199,6 +205,7 @@ while jobs:
     if time.monotonic() > deadline:
         fail("the drive and the pick took longer than 60 s")
 parcels_end = {p: position(p) for p in PARCELS}
+sim_times["done"] = clock[0]
 
 faults = {}
 for srv in ("/grip_fault/override", "/robot/rplidar/lidar/override"):
@@ -208,6 +215,7 @@ end = time.monotonic() + 1.5
 while time.monotonic() < end:
     rclpy.spin_once(node, timeout_sec=0.05)
 after_fault = position(arm["parcel"])
+sim_times["end"] = clock[0]
 
 json.dump({
     "odom_start": base["odom_start"], "odom_end": base["odom_end"],
@@ -220,7 +228,7 @@ json.dump({
     "battery_percentage": [seen["battery"][0], seen["battery"][-1]] if seen["battery"] else None,
     "pick": arm, "parcels_start": parcels_start, "parcels_end": parcels_end,
     "picked_after_grip_fault": after_fault,
-    "faults": faults,
+    "faults": faults, "sim_times": sim_times,
 }, open(sys.argv[1], "w"), indent=1)
 node.destroy_node()
 rclpy.shutdown()
