@@ -222,9 +222,14 @@ fn run(a: &RunArgs) -> ExitCode {
         return fail(m);
     }
     if STOP.load(Ordering::SeqCst) {
+        let what = if a.ray.is_some() {
+            "the Ray tasks not yet returned were cancelled (their trials keep their previous \
+             state and run again on resume)"
+        } else {
+            "running trials were ended and marked interrupted (they run again on resume)"
+        };
         eprintln!(
-            "campaign: stopped by a signal; running trials were ended and marked interrupted \
-             (they run again on resume); table {}",
+            "campaign: stopped by a signal; {what}; table {}",
             dir.join("results.csv").display()
         );
         return ExitCode::from(130);

@@ -73,7 +73,9 @@ pub fn ray_run(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    if let Some(s) = status.filter(|s| !s.success()) {
+    // A driver stopped by the same signal (a Ctrl-C reaches the whole process group) exits 130.
+    let stopped = STOP.load(Ordering::SeqCst);
+    if let Some(s) = status.filter(|s| !s.success() && !stopped) {
         return Err(format!("--ray: the roqsim_ray driver failed ({s}); its error is above"));
     }
     let mut t = Tally::default();
