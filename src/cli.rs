@@ -370,7 +370,13 @@ fn sim(a: SimArgs) -> ExitCode {
 
 /// Load the world and build the engine as `sim` does: (engine, limits, pacing factor).
 fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
-    // The recording file first: an unwritable path is refused before anything is built.
+    // The output files first: an unwritable path is refused before anything is built or run.
+    if let Some(p) = &a.summary {
+        if let Err(m) = crate::campaign::summary::check_writable(p) {
+            eprintln!("error: {m}");
+            return Err(ExitCode::from(2));
+        }
+    }
     let mut recorder = match a.record.create() {
         Ok(r) => r,
         Err(e) => {

@@ -541,14 +541,15 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// Every file under `dir` with its bytes.
+/// Every file under `dir` with its bytes, but the folder's lock (it holds the last holder's
+/// pid).
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.is_dir() {
             out.extend(snapshot(&p));
-        } else {
+        } else if p.file_name().is_some_and(|n| n != ".lock") {
             out.push((p.clone(), std::fs::read(&p).unwrap()));
         }
     }

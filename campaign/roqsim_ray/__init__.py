@@ -10,20 +10,35 @@ builds afterwards is the same. A worker that dies mid-trial is Ray's to re-sched
 
 The roqsim binary and the campaign's world files must be at the same paths on every node (a
 shared install); the trial's override document travels with the task.
+
+An address no cluster answers at is refused within CONNECT_TIMEOUT_S (exit code 3), naming the
+address and how to start a cluster. SIGTERM, SIGINT or SIGHUP (roqsim passes a stop of the
+campaign on as SIGTERM) cancels every task not yet returned, killing its worker and with it the
+trial's process, and the driver exits with code 130; those trials keep their previous state in
+their folders (they run again on resume).
 """
 
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import ray
 
-__all__ = ["run_campaign", "run_trial"]
+__all__ = ["run_campaign", "run_trial", "CONNECT_TIMEOUT_S", "STOPPED", "UNREACHABLE"]
+
+# The longest the driver waits for the cluster to answer (connect and ray.init) before it gives
+# up; docs/bounds.md.
+CONNECT_TIMEOUT_S = 60.0
+# Exit codes: the campaign was stopped by a signal; no cluster answered at the address.
+STOPPED = 130
+UNREACHABLE = 3
 
 # Files a trial writes into its folder and the driver copies back.
 _OUTPUTS = ("results.json", "record.mcap")
@@ -103,7 +118,28 @@ def run_trial(exe, trial, override_text, trial_dir, counter=None):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _status(res, timeout_s, attempts):
+def _complete(data, seed=None):
+    """A complete results.json, by the local run's rule (src/campaign/run.rs, complete_results):
+    the summary of a run that ended at its limit or a stop request, for the trial's seed."""
+    try:
+        v = json.loads(data)
+    except ValueError:
+        return False
+    if not isinstance(v, dict):
+        return False
+
+    def whole(x):
+        return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+
+    return (isinstance(v.get("reason"), str)
+            and "error" in v and v["error"] is None
+            and whole(v.get("steps"))
+            and isinstance(v.get("sim_time"), (int, float)) and not isinstance(v.get("sim_time"), bool)
+            and whole(v.get("seed")) and (seed is None or v["seed"] == seed)
+            and all(isinstance(v.get(k), dict) for k in ("poses", "monitors", "endpoints")))
+
+
+def _status(res, timeout_s, attempts, seed=None):
     """status.json, by the same rules as a local run."""
     code = res["code"]
     signal_no = -code if code is not None and code < 0 else None
@@ -114,8 +150,8 @@ def _status(res, timeout_s, attempts):
         status, note = "crashed", f"ended by signal {signal_no}"
     elif exit_code != 0:
         status, note = "failed", f"exited with code {exit_code}; see stderr.txt"
-    elif "results.json" not in res["files"]:
-        status, note = "failed", "exited 0 without writing results.json"
+    elif not _complete(res["files"].get("results.json", b""), seed):
+        status, note = "failed", "exited 0 without writing complete results (results.json)"
     elif json.loads(res["files"]["results.json"]).get("reason") == "interrupted":
         status, note = "interrupted", "the run was interrupted (SIGINT/SIGTERM) before its limit"
     else:
@@ -172,13 +208,78 @@ def _write(td, res, status):
     put(os.path.join(td, "status.json"), json.dumps(status, indent=2) + "\n", "w")
 
 
+class Unreachable(Exception):
+    """No Ray cluster answers at the address."""
+
+
+def _fix(address):
+    port = address.rsplit(":", 1)[-1] if ":" in address else "6379"
+    if address in ("auto", ""):
+        return ("start one with `ray start --head` on this machine, or name a running cluster's "
+                "address (HOST:PORT, as `ray start --head` printed it)")
+    return (f"start one there with `ray start --head --port={port}` (or pass the address "
+            "`ray start --head` printed), or use --ray auto on a node of a running cluster")
+
+
+def _check_reachable(address, timeout):
+    """Refuse HOST:PORT (or ray://HOST:PORT) when nothing accepts a connection there."""
+    if address in ("auto", "local", ""):
+        return
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise Unreachable(e.strerror or str(e) or type(e).__name__) from e
+
+
+def _connect(address, runtime_env, timeout=CONNECT_TIMEOUT_S):
+    """ray.init, bounded: the driver gives up (exit UNREACHABLE) if the cluster does not answer
+    within `timeout` seconds, naming the address and how to start a cluster."""
+
+    def give_up(why):
+        print(f"error: --ray {address}: no Ray cluster answers at this address ({why}): "
+              f"{_fix(address)}", file=sys.stderr, flush=True)
+        os._exit(UNREACHABLE)
+
+    try:
+        _check_reachable(address, min(timeout, 10.0))
+    except Unreachable as e:
+        give_up(str(e))
+    # ray.init can wait on an address that accepts connections but is no cluster: a watchdog.
+    dog = threading.Timer(timeout, give_up, args=(f"no answer within {timeout:g} s",))
+    dog.daemon = True
+    dog.start()
+    try:
+        ray.init(address=address, log_to_driver=False, logging_level="ERROR",
+                 runtime_env=runtime_env)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        give_up(f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}")
+    finally:
+        dog.cancel()
+
+
 def run_campaign(address, exe, root, indices, quiet=False, max_retries=3, num_cpus=1):
     """Run the trials `indices` of the campaign folder `root` as Ray tasks; returns the number
-    that did not end ok."""
+    that did not end ok, or None when a signal stopped the run (its tasks cancelled)."""
+    stop = threading.Event()
+
+    def on_signal(signum, frame):
+        stop.set()
+
+    def trap():
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, on_signal)
+
+    trap()
     # The workers import this package from what the driver ships (no install on the nodes).
     here = os.path.dirname(os.path.abspath(__file__))
-    ray.init(address=address, log_to_driver=False, logging_level="ERROR",
-             runtime_env={"py_modules": [here]})
+    _connect(address, {"py_modules": [here]})
+    trap()  # ray.init installs a SIGTERM handler of its own (sys.exit)
+    if stop.is_set():
+        ray.shutdown()
+        return None
     counter = Attempts.remote()
     task = ray.remote(num_cpus=num_cpus, max_retries=max_retries)(run_trial)
     pending = {}
@@ -195,21 +296,36 @@ def run_campaign(address, exe, root, indices, quiet=False, max_retries=3, num_cp
     failed = 0
     done = 0
     while pending:
-        ready, _ = ray.wait(list(pending), num_returns=1)
+        if stop.is_set():
+            # Cancel what has not returned: force kills the worker, and its trial's process dies
+            # with it (PR_SET_PDEATHSIG); no status is written for them.
+            for ref in pending:
+                try:
+                    ray.cancel(ref, force=True)
+                except Exception:  # noqa: BLE001 - a task that just finished cannot be cancelled
+                    pass
+            ray.shutdown()
+            print(f"ray: stopped by a signal; {len(pending)} trial(s) cancelled", file=sys.stderr)
+            return None
+        # A bounded wait, so a signal is seen between waits.
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.2)
+        if not ready:
+            continue
         ref = ready[0]
         i = pending.pop(ref)
         td = _trial_dir(root, i)
         starts = ray.get(counter.get.remote()).get(i, 1)
+        seed = trials[i].get("seed")
         try:
             res = ray.get(ref)
         except ray.exceptions.RayError as e:
             # Out of retries: the trial is marked, never dropped.
             res = {"code": None, "timed_out": False, "wall_s": 0.0, "stdout": b"",
                    "stderr": str(e).encode(), "files": {}}
-            status = _status(res, trials[i]["wall_timeout_s"], _previous_attempts(td) + starts)
+            status = _status(res, trials[i]["wall_timeout_s"], _previous_attempts(td) + starts, seed)
             status.update(status="crashed", note=f"the Ray task failed after {starts} start(s): {type(e).__name__}")
         else:
-            status = _status(res, trials[i]["wall_timeout_s"], _previous_attempts(td) + starts)
+            status = _status(res, trials[i]["wall_timeout_s"], _previous_attempts(td) + starts, seed)
         _write(td, res, status)
         done += 1
         if status["status"] != "ok":

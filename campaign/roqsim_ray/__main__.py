@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from roqsim_ray import run_campaign
+from roqsim_ray import STOPPED, run_campaign
 
 
 def main(argv=None):
@@ -16,7 +16,10 @@ def main(argv=None):
                    help="Ray re-schedules a trial whose worker died this many times")
     p.add_argument("indices", nargs="*", type=int, help="the trials to run")
     a = p.parse_args(argv)
-    run_campaign(a.address, a.exe, a.dir, a.indices, quiet=a.quiet, max_retries=a.max_retries)
+    failed = run_campaign(a.address, a.exe, a.dir, a.indices, quiet=a.quiet,
+                          max_retries=a.max_retries)
+    if failed is None:
+        return STOPPED
     # Failed trials are marked in their folders; the table says which. Exit 0 = all handed back.
     return 0
 

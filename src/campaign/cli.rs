@@ -3,14 +3,16 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 
 use clap::{Args, Subcommand};
 
 use crate::campaign::document::load_campaign;
 use crate::campaign::expand::expand;
+use crate::campaign::folder;
 use crate::campaign::run::{
     check_definitions, pending, prepare_trial, read_status, read_trial_file, run_pool, run_trial,
-    trial_dir,
+    trial_dir, STOP,
 };
 use crate::campaign::table::write_table;
 use crate::campaign::validate::validate;
@@ -71,17 +73,15 @@ fn document_errors(file: &Path, e: &crate::error::ConfigErrors) -> String {
     lines.join("\nerror: ")
 }
 
-/// `DIR/resolved.json`: what the document's names resolved to when the folder was made.
-const RESOLVED: &str = "resolved.json";
+/// Stop (SIGINT, SIGTERM, SIGHUP) sets [`STOP`]: running trials (or the Ray driver) are ended
+/// and marked, instead of left running without their timeout.
+fn handle_stops() {
+    let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
+}
 
-/// The first difference between two `Campaign::resolved` records, for a person.
-fn resolved_difference(then: &serde_json::Value, now: &serde_json::Value) -> Option<String> {
-    for (key, what) in [("worlds", "the world files"), ("override_files", "the override files")] {
-        if then[key] != now[key] {
-            return Some(format!("{what} were {} then and are {} now", then[key], now[key]));
-        }
-    }
-    None
+/// The trial folders hold runs (a folder without resolved.json that has any is not resumable).
+fn has_trials(dir: &Path) -> bool {
+    std::fs::read_dir(dir.join("trials")).is_ok_and(|mut r| r.next().is_some())
 }
 
 fn run(a: &RunArgs) -> ExitCode {
@@ -94,6 +94,9 @@ fn run(a: &RunArgs) -> ExitCode {
             a.output.display()
         ));
     }
+    if let Err(m) = folder::check_not_foreign(&a.output, &a.output) {
+        return fail(m);
+    }
     let c = match load_campaign(&a.campaign) {
         Ok(c) => c,
         Err(e) => return fail(document_errors(&a.campaign, &e)),
@@ -104,14 +107,28 @@ fn run(a: &RunArgs) -> ExitCode {
         tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
             validate(&c, &trials)
         });
-    if let Err(m) = checked {
-        return fail(format!("{}: {m}", a.campaign.display()));
-    }
+    let inputs = match checked {
+        Ok(i) => i,
+        Err(m) => return fail(format!("{}: {m}", a.campaign.display())),
+    };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => return fail(format!("cannot find the roqsim executable: {e}")),
+    };
+    let binary = match folder::binary_identity(&exe) {
+        Ok(b) => b,
+        Err(m) => return fail(m),
+    };
     let text = std::fs::read_to_string(&a.campaign).unwrap_or_default();
     if let Err(e) = std::fs::create_dir_all(&a.output) {
         return fail(format!("-o {}: {e}", a.output.display()));
     }
     let dir = std::fs::canonicalize(&a.output).unwrap_or_else(|_| a.output.clone());
+    // One campaign at a time in a folder; held until this process ends.
+    let _lock = match folder::lock(&dir, &a.output) {
+        Ok(l) => l,
+        Err(m) => return fail(format!("-o {m}")),
+    };
     let kept = dir.join("campaign.yaml");
     match std::fs::read_to_string(&kept) {
         Ok(old) if old != text => {
@@ -129,23 +146,40 @@ fn run(a: &RunArgs) -> ExitCode {
             }
         }
     }
-    // The same text in another folder can name other files: those must match too.
-    let resolved = c.resolved();
-    let rp = dir.join(RESOLVED);
-    match std::fs::read_to_string(&rp).ok().and_then(|s| serde_json::from_str(&s).ok()) {
+    // The same text in another folder can name other files, and the files can have changed
+    // since the trials ran (or the binary): then the folder's results are another campaign's.
+    let names = c.resolved();
+    match folder::read_resolved(&dir) {
         Some(then) => {
-            if let Some(d) = resolved_difference(&then, &resolved) {
+            if let Some(d) = folder::names_difference(&then, &names) {
                 return fail(format!(
                     "-o {}: the folder holds another campaign (the same campaign.yaml, but {d}): \
                      choose a new folder, or delete this one to start over",
                     a.output.display()
                 ));
             }
+            if let Some(d) = folder::inputs_difference(&then, Some(&inputs), &binary) {
+                return fail(format!(
+                    "-o {}: cannot resume: {d}; its trials would sit in one table with trials \
+                     of other inputs: {}",
+                    a.output.display(),
+                    folder::NEW_FOLDER
+                ));
+            }
+        }
+        None if has_trials(&dir) => {
+            return fail(format!(
+                "-o {}: the folder holds trials but no readable {}, so what they ran on is \
+                 unknown: {}",
+                a.output.display(),
+                folder::RESOLVED,
+                folder::NEW_FOLDER
+            ))
         }
         None => {
-            let text = serde_json::to_string_pretty(&resolved).unwrap_or_default() + "\n";
-            if let Err(e) = std::fs::write(&rp, text) {
-                return fail(format!("{}: {e}", rp.display()));
+            if let Err(m) = folder::write_resolved(&dir, &folder::record(&names, &inputs, &binary))
+            {
+                return fail(m);
             }
         }
     }
@@ -161,12 +195,9 @@ fn run(a: &RunArgs) -> ExitCode {
     }
     let todo = pending(&dir, &trials, a.retry_failed);
     let skipped = trials.len() - todo.len();
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => return fail(format!("cannot find the roqsim executable: {e}")),
-    };
+    handle_stops();
     let tally = if let Some(addr) = &a.ray {
-        match crate::campaign::cli::ray_run(&exe, &dir, &todo, addr, a.quiet) {
+        match crate::campaign::ray::ray_run(&exe, &dir, &todo, addr, a.quiet) {
             Ok(t) => t,
             Err(m) => return fail(m),
         }
@@ -174,11 +205,6 @@ fn run(a: &RunArgs) -> ExitCode {
         let jobs = a
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-        // A stop (Ctrl-C, SIGTERM, SIGHUP) reaches the running trials: they are ended, marked
-        // `interrupted` and the table written, instead of left running without their timeout.
-        let _ = ctrlc::set_handler(|| {
-            crate::campaign::run::STOP.store(true, std::sync::atomic::Ordering::SeqCst)
-        });
         let bar = progress_bar(todo.len() as u64, a.quiet);
         let mut failed = 0usize;
         let t = run_pool(&exe, &dir, &todo, jobs, &mut |i, st| {
@@ -195,10 +221,15 @@ fn run(a: &RunArgs) -> ExitCode {
     if let Err(m) = write_table(&c, &trials, &dir) {
         return fail(m);
     }
-    if crate::campaign::run::STOP.load(std::sync::atomic::Ordering::SeqCst) {
+    if STOP.load(Ordering::SeqCst) {
+        let what = if a.ray.is_some() {
+            "the Ray tasks not yet returned were cancelled (their trials keep their previous \
+             state and run again on resume)"
+        } else {
+            "running trials were ended and marked interrupted (they run again on resume)"
+        };
         eprintln!(
-            "campaign: stopped by a signal; running trials were ended and marked interrupted \
-             (they run again on resume); table {}",
+            "campaign: stopped by a signal; {what}; table {}",
             dir.join("results.csv").display()
         );
         return ExitCode::from(130);
@@ -264,15 +295,13 @@ fn trial_count(dir: &Path) -> usize {
 fn folder_campaign(dir: &Path) -> Result<crate::campaign::Campaign, String> {
     let doc = dir.join("campaign.yaml");
     let text = std::fs::read_to_string(&doc).map_err(|e| format!("{}: {e}", doc.display()))?;
-    let rp = dir.join(RESOLVED);
-    let then: serde_json::Value = std::fs::read_to_string(&rp)
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .ok_or_else(|| format!("{} is missing or unreadable", rp.display()))?;
+    let then = folder::read_resolved(dir).ok_or_else(|| {
+        format!("{} is missing or unreadable", dir.join(folder::RESOLVED).display())
+    })?;
     let from = PathBuf::from(then["document_dir"].as_str().unwrap_or_default());
     let c = crate::campaign::parse_campaign(&text, &from)
         .map_err(|e| document_errors(&doc, &e).replace("\nerror: ", "; "))?;
-    if let Some(d) = resolved_difference(&then, &c.resolved()) {
+    if let Some(d) = folder::names_difference(&then, &c.resolved()) {
         return Err(format!("{}: {d}", doc.display()));
     }
     Ok(c)
@@ -292,6 +321,12 @@ fn trial(dir: &Path, index: usize) -> ExitCode {
             )
         });
     }
+    // Not while a campaign (or another `campaign trial`) runs in the folder.
+    let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let _lock = match folder::lock(&canonical, dir) {
+        Ok(l) => l,
+        Err(m) => return fail(m),
+    };
     let f = match read_trial_file(&td)
         .and_then(|f| crate::campaign::run::check_runnable(&f, &td).map(|_| f))
     {
@@ -302,7 +337,25 @@ fn trial(dir: &Path, index: usize) -> ExitCode {
         Ok(e) => e,
         Err(e) => return fail(format!("cannot find the roqsim executable: {e}")),
     };
+    // An exact re-run needs the inputs the campaign's trials ran on.
+    let changed = folder::binary_identity(&exe).map(|b| match folder::read_resolved(dir) {
+        Some(then) => folder::inputs_difference(&then, None, &b),
+        None => Some(format!("{} is missing or unreadable", folder::RESOLVED)),
+    });
+    match changed {
+        Err(m) => return fail(m),
+        Ok(Some(d)) => {
+            return fail(format!(
+                "trial {index} of {}: cannot re-run it exactly: {d}: run the campaign again into \
+                 a new folder (-o)",
+                dir.display()
+            ))
+        }
+        Ok(None) => {}
+    }
+    handle_stops();
     let st = run_trial(&exe, &f, &td);
+    let stopped = STOP.load(Ordering::SeqCst);
     let line = format!(
         "trial {index}: {} in {:.3} s{}",
         st.status,
@@ -320,65 +373,15 @@ fn trial(dir: &Path, index: usize) -> ExitCode {
     }) {
         return fail(format!("the table of {} was not rewritten: {m}", dir.display()));
     }
+    if stopped {
+        eprintln!(
+            "campaign trial: stopped by a signal; the trial was ended and marked interrupted"
+        );
+        return ExitCode::from(130);
+    }
     if st.is_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     }
-}
-
-/// Hand the pending trials to the `roqsim_ray` Python package (campaign/roqsim_ray): one Ray task
-/// per trial runs the same `trial.json` arguments on a worker and writes the same files.
-pub fn ray_run(
-    exe: &Path,
-    dir: &Path,
-    todo: &[usize],
-    address: &str,
-    quiet: bool,
-) -> Result<crate::campaign::run::Tally, String> {
-    let python = std::env::var("ROQSIM_PYTHON").unwrap_or_else(|_| "python3".into());
-    let pkg = ray_package_dir().ok_or_else(|| {
-        "--ray: the roqsim_ray package is not installed beside roqsim (campaign/roqsim_ray)"
-            .to_string()
-    })?;
-    let mut pp = pkg.display().to_string();
-    if let Ok(old) = std::env::var("PYTHONPATH") {
-        if !old.is_empty() {
-            pp = format!("{pp}:{old}");
-        }
-    }
-    let mut cmd = std::process::Command::new(&python);
-    cmd.env("PYTHONPATH", pp)
-        .args(["-m", "roqsim_ray", "--address", address, "--exe"])
-        .arg(exe)
-        .arg("--dir")
-        .arg(dir);
-    if quiet {
-        cmd.arg("--quiet");
-    }
-    cmd.args(todo.iter().map(|i| i.to_string()));
-    let status = cmd.status().map_err(|e| format!("--ray: cannot start {python}: {e}"))?;
-    if !status.success() {
-        return Err(format!("--ray: the roqsim_ray driver failed ({status}); its error is above"));
-    }
-    let mut t = crate::campaign::run::Tally::default();
-    for &i in todo {
-        match read_status(&trial_dir(dir, i)) {
-            Some(s) if s.is_ok() => t.ok += 1,
-            _ => t.failed += 1,
-        }
-    }
-    Ok(t)
-}
-
-/// Where the `roqsim_ray` package is: an install's `share/roqsim/campaign`, else the source tree.
-fn ray_package_dir() -> Option<PathBuf> {
-    let mut c = Vec::new();
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(prefix) = exe.parent().and_then(Path::parent).and_then(Path::parent) {
-            c.push(prefix.join("share/roqsim/campaign"));
-        }
-    }
-    c.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("campaign"));
-    c.into_iter().find(|p| p.join("roqsim_ray").is_dir())
 }

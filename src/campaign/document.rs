@@ -277,6 +277,34 @@ fn check_trial_count(
     }
 }
 
+/// Refuse a base seed whose largest trial seed (`seed + the last trial index`, or `seed + the
+/// last repetition` with `seed_by: repetition`) would pass the largest seed, 2^64 − 1: the
+/// derivation never wraps (a wrapped seed would repeat another trial's noise).
+fn check_seed(raw: &RawDoc, factors: &[Factor], worlds: usize, errors: &mut ConfigErrors) {
+    let trials = factors
+        .iter()
+        .try_fold(worlds as u64, |a, f| a.checked_mul(f.len() as u64))
+        .and_then(|c| c.checked_mul(raw.repetitions));
+    let (last, what) = match raw.seed_by {
+        SeedBy::Trial => (trials.map(|t| t.saturating_sub(1)), "trial index"),
+        SeedBy::Repetition => (Some(raw.repetitions.saturating_sub(1)), "repetition"),
+    };
+    // A trial count past the limit is refused on its own (check_trial_count).
+    let Some(last) = last.filter(|&l| l < MAX_TRIALS) else { return };
+    if raw.seed.checked_add(last).is_none() {
+        errors.push(
+            "seed",
+            format!(
+                "{} + the last {what} ({last}) passes the largest seed, {}: trial seeds are \
+                 `seed + {what}` and never wrap; lower `seed` to at most {}",
+                raw.seed,
+                u64::MAX,
+                u64::MAX - last
+            ),
+        );
+    }
+}
+
 /// Read and check `path`.
 pub fn load_campaign(path: &Path) -> Result<Campaign, ConfigErrors> {
     let text = crate::world::yaml::read_document(path, "campaign")
@@ -383,6 +411,7 @@ pub fn parse_campaign(text: &str, dir: &Path) -> Result<Campaign, ConfigErrors> 
         }
     }
     check_trial_count(&factors, worlds.len().max(1), raw.repetitions, &mut errors);
+    check_seed(&raw, &factors, worlds.len().max(1), &mut errors);
     errors.into_result()?;
     Ok(Campaign {
         worlds,

@@ -6,6 +6,8 @@
 //! `seed + index` (or `seed + repetition` with `seed_by: repetition`), so the same document
 //! always gives the same trials, and two campaigns of the same shape give trial i the same seed.
 
+use std::path::PathBuf;
+
 use serde_json::Value as Json;
 use serde_norway::{Mapping, Value};
 
@@ -27,6 +29,8 @@ pub struct Trial {
     pub seed: u64,
     /// The override assignments, in order (later wins).
     pub assignments: Vec<Assignment>,
+    /// The override files of its files-factor levels (absolute when they exist).
+    pub files: Vec<PathBuf>,
 }
 
 impl Trial {
@@ -63,6 +67,7 @@ pub fn expand(c: &Campaign) -> Vec<Trial> {
             }
             let mut levels = Vec::new();
             let mut assignments = Vec::new();
+            let mut files_of = Vec::new();
             for (f, &d) in c.factors.iter().zip(&digits) {
                 match &f.levels {
                     Levels::Values(vals) => {
@@ -77,6 +82,8 @@ pub fn expand(c: &Campaign) -> Vec<Trial> {
                         let (written, a) = &files[d];
                         levels.push((f.name.clone(), Json::from(written.clone())));
                         assignments.extend(a.iter().cloned());
+                        let p = c.dir.join(written);
+                        files_of.push(std::fs::canonicalize(&p).unwrap_or(p));
                     }
                 }
             }
@@ -91,8 +98,11 @@ pub fn expand(c: &Campaign) -> Vec<Trial> {
                     world: w.clone(),
                     levels: levels.clone(),
                     repetition: r,
-                    seed: c.seed.wrapping_add(k),
+                    // In range: parse_campaign refuses a base seed whose largest trial seed
+                    // would pass u64::MAX.
+                    seed: c.seed.saturating_add(k),
                     assignments: assignments.clone(),
+                    files: files_of.clone(),
                 });
             }
         }

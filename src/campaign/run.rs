@@ -236,13 +236,27 @@ fn new_name(name: &str) -> String {
     }
 }
 
-/// The file `results.json` holds a JSON object (a trial whose results are torn or corrupt is
-/// not complete).
-pub fn results_ok(path: &Path) -> bool {
+/// The file holds a trial's complete results: the summary `roqsim sim --summary` writes after a
+/// run that ended at its limit or a stop request, for the trial's own seed — `reason` a string,
+/// `error` null, `steps` a whole number, `sim_time` a number, `seed` the trial's, and `poses`,
+/// `monitors`, `endpoints` objects. A torn, corrupt or foreign file (any other JSON object)
+/// is not complete: resume runs the trial again.
+pub fn results_ok(path: &Path, seed: u64) -> bool {
     std::fs::read_to_string(path)
         .ok()
         .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-        .is_some_and(|v| v.is_object())
+        .is_some_and(|v| complete_results(&v, seed))
+}
+
+/// See [`results_ok`].
+pub fn complete_results(v: &serde_json::Value, seed: u64) -> bool {
+    v["reason"].is_string()
+        && v["error"].is_null()
+        && v.get("error").is_some()
+        && v["steps"].is_u64()
+        && v["sim_time"].is_number()
+        && v["seed"].as_u64() == Some(seed)
+        && ["poses", "monitors", "endpoints"].iter().all(|k| v[k].is_object())
 }
 
 /// Why trial.json cannot run here (checked before anything of the trial is touched).
@@ -265,6 +279,29 @@ pub fn check_runnable(f: &TrialFile, td: &Path) -> Result<(), String> {
         return Err(format!("trial.json: wall_timeout_s {} is not a duration", f.wall_timeout_s));
     }
     Ok(())
+}
+
+/// Make `cmd`'s process get SIGKILL when this process dies, however it dies (a SIGKILLed
+/// campaign leaves no trial running unwatched): `PR_SET_PDEATHSIG` in the child before it execs.
+/// The signal follows the thread that started the child, so the thread that spawns a trial is
+/// the one that waits for it.
+pub fn die_with_parent(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getpid is async-signal-safe; it runs before the fork.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: prctl and getppid are async-signal-safe; nothing is allocated between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent died between fork and prctl: the signal will never come.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Run one trial's process, in its folder, to its end, its timeout or the campaign's stop;
@@ -297,13 +334,14 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
         Err(e) => return fail(format!("cannot create the trial's output files: {e}")),
     };
     let start = Instant::now();
-    let child = Command::new(exe)
-        .args(local_args(&f.args).iter().map(OsString::from))
+    let mut cmd = Command::new(exe);
+    cmd.args(local_args(&f.args).iter().map(OsString::from))
         .current_dir(td)
         .stdin(Stdio::null())
         .stdout(out)
-        .stderr(err)
-        .spawn();
+        .stderr(err);
+    die_with_parent(&mut cmd);
+    let child = cmd.spawn();
     let mut child = match child {
         Ok(c) => c,
         Err(e) => return fail(format!("cannot start {}: {e}", exe.display())),
@@ -346,7 +384,7 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
     use std::os::unix::process::ExitStatusExt;
     let code = exit.and_then(|s| s.code());
     let signal = exit.and_then(|s| s.signal());
-    let has_results = results_ok(&new_results);
+    let has_results = results_ok(&new_results, f.seed);
     let (status, note) = if stopped {
         ("interrupted", "the campaign was stopped (SIGINT/SIGTERM) while it ran".to_string())
     } else if timed_out {
@@ -362,7 +400,7 @@ pub fn run_trial(exe: &Path, f: &TrialFile, td: &Path) -> TrialStatus {
             ),
         )
     } else if !has_results {
-        ("failed", "exited 0 without writing results.json".to_string())
+        ("failed", "exited 0 without writing complete results (results.json)".to_string())
     } else if interrupted(&new_results) {
         ("interrupted", "the run was interrupted (SIGINT/SIGTERM) before its limit".to_string())
     } else {
@@ -409,7 +447,7 @@ pub fn pending(dir: &Path, trials: &[Trial], retry_failed: bool) -> Vec<usize> {
             match read_status(&td) {
                 None => true,
                 Some(s) if s.status == "interrupted" => true,
-                Some(s) if s.is_ok() => !results_ok(&td.join("results.json")),
+                Some(s) if s.is_ok() => !results_ok(&td.join("results.json"), t.seed),
                 Some(_) => retry_failed,
             }
         })

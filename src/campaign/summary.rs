@@ -123,6 +123,35 @@ pub fn summary_json(ctx: &SimContext, run: Result<&Summary, String>, endpoints: 
     })
 }
 
+/// Refuse a `--summary` path the run could not write at its end, before the run starts: a
+/// folder, a file that cannot be opened for writing, or a new file that cannot be created
+/// (the probe is removed again; an existing file is left as it is until the run ends).
+pub fn check_writable(path: &Path) -> Result<(), String> {
+    let refuse = |why: String| {
+        Err(format!(
+            "--summary {}: cannot write the summary there ({why}): name a file in a folder that \
+             exists and is writable",
+            path.display()
+        ))
+    };
+    if path.is_dir() {
+        return refuse("it is a folder".into());
+    }
+    if path.exists() {
+        return match std::fs::OpenOptions::new().write(true).open(path) {
+            Ok(_) => Ok(()),
+            Err(e) => refuse(e.to_string()),
+        };
+    }
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+            Ok(())
+        }
+        Err(e) => refuse(e.to_string()),
+    }
+}
+
 /// Write the summary to `path` (pretty JSON, one trailing newline).
 pub fn write_summary(path: &Path, summary: &Json) -> Result<(), String> {
     let text = serde_json::to_string_pretty(summary).map_err(|e| e.to_string())?;

@@ -3,12 +3,19 @@
 //!
 //! Trials that differ only in their repetition (their seed) build the same model, so each
 //! distinct (world, overrides) cell is built once. The first cell that fails names the trial,
-//! its levels and the world's own refusal.
+//! its levels and the world's own refusal. Each cell's input files are hashed on the way (every
+//! file a recording's provenance names, and the worlds each world `extends:`): what
+//! `DIR/resolved.json` keeps so a resume can tell that a world changed.
+
+use std::collections::BTreeMap;
 
 use crate::campaign::document::Campaign;
 use crate::campaign::expand::Trial;
+use crate::campaign::folder::hash_inputs;
 use crate::campaign::summary::check_endpoints;
 use crate::engine::{Engine, EngineOptions};
+use crate::record::provenance::input_hashes;
+use crate::record::RunInputs;
 use crate::world::{load_world, LoadOptions};
 
 /// A trial's name in messages: `trial 3 (world = a.yaml, components.x.y = 0.01)`.
@@ -27,8 +34,10 @@ pub fn describe_trial(c: &Campaign, t: &Trial) -> String {
     }
 }
 
-/// Check every trial of `c`; `Err` holds the refusal text of the first cell that fails.
-pub fn validate(c: &Campaign, trials: &[Trial]) -> Result<(), String> {
+/// Check every trial of `c`; `Err` holds the refusal text of the first cell that fails. `Ok`
+/// holds every input file of every cell with its content hash (`path → sha256:…`).
+pub fn validate(c: &Campaign, trials: &[Trial]) -> Result<BTreeMap<String, String>, String> {
+    let mut inputs = BTreeMap::new();
     let mut seen: Vec<(&std::path::Path, &[crate::world::overrides::Assignment])> = Vec::new();
     for t in trials {
         let key = (t.world.path.as_path(), t.assignments.as_slice());
@@ -45,6 +54,19 @@ pub fn validate(c: &Campaign, trials: &[Trial]) -> Result<(), String> {
         };
         let world = load_world(&t.world.path, &opts)
             .map_err(|e| format!("{who}: the world {} refuses it:\n{e}", t.world.path.display()))?;
+        let run = RunInputs {
+            world_path: t.world.path.clone(),
+            override_files: t.files.clone(),
+            ..RunInputs::default()
+        };
+        inputs.extend(input_hashes(&run, &world));
+        let chain: Vec<String> = world
+            .doc
+            .chain
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()).display().to_string())
+            .collect();
+        inputs.extend(hash_inputs(chain.iter().map(String::as_str)));
         // A preview seed: building is not a measurement.
         let engine = Engine::new(world, EngineOptions { profile: false, seed: Some(0) })
             .map_err(|e| format!("{who}: the world does not build: {e}"))?;
@@ -59,5 +81,5 @@ pub fn validate(c: &Campaign, trials: &[Trial]) -> Result<(), String> {
         check_endpoints(&engine.ctx, &c.collect.endpoints)
             .map_err(|m| format!("collect.endpoints: {who}: {m}"))?;
     }
-    Ok(())
+    Ok(inputs)
 }

@@ -145,20 +145,28 @@ def test_a_ray_campaign_matches_the_local_table_after_a_worker_dies(cluster, roq
         assert fa == fb, f"trial {i}"
 
 
+def summary(steps, seed=9):
+    """A complete results.json, as `roqsim sim --summary` writes it."""
+    return json.dumps({"reason": "steps", "stop_reason": None, "error": None, "steps": steps,
+                       "sim_time": steps * 0.002, "seed": seed, "episode": 0, "poses": {},
+                       "monitors": {}, "endpoints": {}}).encode() + b"\n"
+
+
 def test_a_failed_ray_rerun_keeps_the_good_results(tmp_path):
     """The Ray driver writes a finished task's files by the local run's rules: a failed re-run's
     summary goes aside (results.failed.json) and the good results.json stays byte for byte; a
-    later ok run replaces it and clears the aside copy."""
+    later ok run replaces it and clears the aside copy. A results.json that is not a complete
+    summary for the trial's seed is no result."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "campaign"))
     from roqsim_ray import _status, _write
 
     td = tmp_path / "0003"
     td.mkdir()
-    good = b'{"reason": "steps", "steps": 50}\n'
+    good = summary(50)
     (td / "results.json").write_bytes(good)
     failed_run = {"code": 2, "timed_out": False, "wall_s": 0.1, "stdout": b"", "stderr": b"boom\n",
                   "files": {"results.json": b'{"reason": "error"}\n'}}
-    st = _status(failed_run, 10.0, 1)
+    st = _status(failed_run, 10.0, 1, 9)
     assert st["status"] == "failed" and st["note"] == "exited with code 2; see stderr.txt"
     _write(str(td), failed_run, st)
     assert (td / "results.json").read_bytes() == good
@@ -166,10 +174,79 @@ def test_a_failed_ray_rerun_keeps_the_good_results(tmp_path):
     assert json.loads((td / "status.json").read_text())["status"] == "failed"
     assert (td / "stderr.txt").read_bytes() == b"boom\n"
 
-    ok_run = dict(failed_run, code=0, stderr=b"", files={"results.json": b'{"reason": "steps", "steps": 60}\n'})
-    st = _status(ok_run, 10.0, 2)
+    for partial in (b'{"reason": "steps", "steps": 60}\n', summary(60, seed=10), b"[]"):
+        st = _status(dict(failed_run, code=0, files={"results.json": partial}), 10.0, 2, 9)
+        assert st["status"] == "failed", partial
+        assert st["note"] == "exited 0 without writing complete results (results.json)"
+
+    ok_run = dict(failed_run, code=0, stderr=b"", files={"results.json": summary(60)})
+    st = _status(ok_run, 10.0, 2, 9)
     assert st["status"] == "ok"
     _write(str(td), ok_run, st)
-    assert (td / "results.json").read_bytes() == b'{"reason": "steps", "steps": 60}\n'
+    assert (td / "results.json").read_bytes() == summary(60)
     assert not (td / "results.failed.json").exists()
     assert sorted(p.name for p in td.iterdir()) == ["results.json", "status.json", "stderr.txt", "stdout.txt"]
+
+
+def test_an_unreachable_ray_address_fails_naming_it(roqsim_bin, tmp_path):
+    """Nothing listens at the address: the campaign fails at once (exit 2), naming the address
+    and how to start a cluster; no trial ran."""
+    d = folder(tmp_path)
+    port = free_port()
+    p = subprocess.run(
+        [str(roqsim_bin), "campaign", "run", "campaign.yaml", "-o", "out", "--ray",
+         f"127.0.0.1:{port}", "-q"],
+        cwd=d, capture_output=True, text=True, timeout=120,
+        env=dict(os.environ, ROQSIM_PYTHON=sys.executable),
+    )
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert (f"error: --ray 127.0.0.1:{port}: no Ray cluster answers at this address (Connection "
+            f"refused): start one there with `ray start --head --port={port}`") in p.stderr, p.stderr
+    assert "error: --ray: the roqsim_ray driver failed (exit status: 3); its error is above" in p.stderr
+    assert not list((d / "out" / "trials").glob("*/status.json"))
+
+
+def drivers_running(out):
+    """Pids of roqsim_ray drivers working on the campaign folder `out`."""
+    found = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            cmd = (p / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"roqsim_ray" in cmd and str(out).encode() in cmd:
+            found.append(int(p.name))
+    return found
+
+
+def test_a_stopped_ray_campaign_ends_its_driver_and_trials(cluster, roqsim_bin, tmp_path):
+    """SIGTERM to `campaign run --ray`: the driver cancels its tasks (their trial processes die
+    with their workers) and exits; the campaign writes its table and exits 130; nothing of it
+    keeps running."""
+    d = folder(tmp_path)
+    (d / "campaign.yaml").write_text("world: open.yaml\nrepetitions: 2\nlimits: {seconds: 100000}\n")
+    proc = subprocess.Popen(
+        [str(roqsim_bin), "campaign", "run", "campaign.yaml", "-o", "out", "--ray", cluster, "-q"],
+        cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, ROQSIM_PYTHON=sys.executable),
+    )
+    out = (d / "out").resolve()
+    deadline = time.monotonic() + 120
+    while len(ray_workers_running_a_trial()) < 2 and proc.poll() is None:
+        assert time.monotonic() < deadline, "the trials never ran on the cluster"
+        time.sleep(0.05)
+    assert drivers_running(out)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stdout + stderr
+    assert "campaign: stopped by a signal" in stderr, stderr
+    assert "ray: stopped by a signal; 2 trial(s) cancelled" in stderr, stderr
+    assert drivers_running(out) == []
+    deadline = time.monotonic() + 60
+    while ray_workers_running_a_trial():
+        assert time.monotonic() < deadline, "a trial outlived its cancelled task"
+        time.sleep(0.1)
+    # The cancelled trials keep no status: they run again on resume.
+    assert [r["status"] for r in rows(out)] == ["pending", "pending"]
