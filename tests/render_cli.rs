@@ -356,7 +356,10 @@ fn a_recording_renders_as_it_moved() {
     ]);
     println!("{j}");
     // 1 s of samples at 10 frames per second, both ends included
-    assert_eq!((j["frames"].as_u64(), j["from_step"].as_u64(), j["to_step"].as_u64()), (Some(11), Some(0), Some(500)));
+    assert_eq!(
+        (j["frames"].as_u64(), j["from_step"].as_u64(), j["to_step"].as_u64()),
+        (Some(11), Some(0), Some(500))
+    );
     let out = Command::new("ffprobe")
         .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
         .args(["-show_entries", "stream=nb_read_frames,width,height,codec_name", "-of", "csv=p=0"])
@@ -366,7 +369,18 @@ fn a_recording_renders_as_it_moved() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "h264,160,120,11");
     let shot = |at: &str, name: &str| {
         let p = d.path(name);
-        let j = render_ok(&["render", r, "--at", at, "--out", p.to_str().unwrap(), "--size", "320x240", "--view", view]);
+        let j = render_ok(&[
+            "render",
+            r,
+            "--at",
+            at,
+            "--out",
+            p.to_str().unwrap(),
+            "--size",
+            "320x240",
+            "--view",
+            view,
+        ]);
         println!("{j}");
         read_png(&p)
     };

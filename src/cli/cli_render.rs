@@ -91,9 +91,7 @@ pub fn render(a: RenderArgs) -> ExitCode {
                 Some(secs) => Some(secs),
                 // a recording's video runs to its end unless told otherwise
                 None if recording => None,
-                None => {
-                    return refuse("--video needs --seconds S (its length in sim seconds)")
-                }
+                None => return refuse("--video needs --seconds S (its length in sim seconds)"),
             };
             let max = crate::world::bounds::MAX_VIDEO_FPS;
             if !(a.fps > 0.0 && a.fps <= max) {

@@ -58,7 +58,10 @@ const DEFINITIONS: &[(&str, &str)] = &[
         include_str!("msgs/ackermann_msgs__AckermannDriveStamped.msg"),
     ),
     ("ackermann_msgs/msg/AckermannDrive", include_str!("msgs/ackermann_msgs__AckermannDrive.msg")),
-    ("lifecycle_msgs/msg/TransitionEvent", include_str!("msgs/lifecycle_msgs__TransitionEvent.msg")),
+    (
+        "lifecycle_msgs/msg/TransitionEvent",
+        include_str!("msgs/lifecycle_msgs__TransitionEvent.msg"),
+    ),
     ("lifecycle_msgs/msg/Transition", include_str!("msgs/lifecycle_msgs__Transition.msg")),
     ("lifecycle_msgs/msg/State", include_str!("msgs/lifecycle_msgs__State.msg")),
 ];
@@ -407,7 +410,8 @@ pub fn encode(ty: &str, p: &Payload, fr: &Frames, now: f64) -> Result<Vec<u8>, S
         }
         ("ackermann_msgs/msg/AckermannDriveStamped", Payload::Ackermann(a)) => {
             header(&mut w, now, fr, "");
-            for v in [a.steering_angle, a.steering_angle_velocity, a.speed, a.acceleration, a.jerk] {
+            for v in [a.steering_angle, a.steering_angle_velocity, a.speed, a.acceleration, a.jerk]
+            {
                 w.f32(v as f32);
             }
         }
@@ -416,7 +420,8 @@ pub fn encode(ty: &str, p: &Payload, fr: &Frames, now: f64) -> Result<Vec<u8>, S
             let b = r.battery();
             // voltage, temperature (not modelled), current, charge, capacity, design_capacity,
             // percentage
-            for v in [b.voltage, f32::NAN, b.current, b.charge, b.capacity, b.capacity, b.percentage]
+            for v in
+                [b.voltage, f32::NAN, b.current, b.charge, b.capacity, b.capacity, b.percentage]
             {
                 w.f32(v);
             }

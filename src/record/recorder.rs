@@ -442,7 +442,8 @@ impl Recorder {
                 ev["goal"] = json!(self.goals.len());
                 self.goals.push(call.cancel.clone());
             }
-            ev["payload"] = serde_json::to_value(&p).map_err(|e| format!("inbound {label}: {e}"))?;
+            ev["payload"] =
+                serde_json::to_value(&p).map_err(|e| format!("inbound {label}: {e}"))?;
             self.write_event(ctx, &ev)?;
             if let Some((topic, ty, fr)) = typed {
                 if let Ok(bytes) = msgs::encode(&ty, &p, &fr, ctx.sim_time()) {

@@ -62,8 +62,7 @@ pub fn restore(engine: &mut Engine, s: &StateSample) -> Result<(), String> {
 
 /// Addresses of the rebuilt world's sensor plugins (the sensors family, with a post_step).
 pub fn sensor_addresses(engine: &Engine) -> Vec<String> {
-    let family: Vec<&str> =
-        crate::plugins::sensors::descriptors().iter().map(|d| d.name).collect();
+    let family: Vec<&str> = crate::plugins::sensors::descriptors().iter().map(|d| d.name).collect();
     engine
         .plugins()
         .into_iter()

@@ -367,7 +367,11 @@ mod tests {
             // unchanged, custom_info says it
             assert_eq!(f.features, sc::FEATURES.to_vec());
             assert!(f.spawn_formats.is_empty());
-            let want = if lockstep { ". lockstep: true (sim.sync is enabled" } else { ". lockstep: false" };
+            let want = if lockstep {
+                ". lockstep: true (sim.sync is enabled"
+            } else {
+                ". lockstep: false"
+            };
             assert!(f.custom_info.contains(want), "{lockstep}: {}", f.custom_info);
             assert!(f.custom_info.starts_with("roqsim: SpawnEntity activates an entity"));
         }
