@@ -51,6 +51,9 @@ pub enum WorldCommand {
 }
 
 /// One tapped command.
+// Built only while a recorder taps, one per delivery, and moved straight into its log: boxing the
+// payload would add an allocation per message for no saving (as for `Payload` itself).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Tapped {
     /// A payload delivered to an inbound endpoint.
