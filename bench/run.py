@@ -231,6 +231,46 @@ class Suite:
             self.pacing.append(j)
             log(f"row 7 pacing: run {r + 1}/{self.a.runs} done")
 
+    # row 10: what `--record` costs (state at 50 Hz + every topic vs no recording)
+    def row_record(self):
+        self.rec = {"off": [], "on": []}
+        out_file = self.work / "rec.mcap"
+        for r in range(self.a.runs):
+            for mode in ("off", "on"):
+                extra = ["--record", str(out_file)] if mode == "on" else []
+                out, rss = run_proc([self.a.bench_rows, "engine", "worlds/turtlebot_floorplan.yaml", str(self.a.steps), *extra])
+                j = last_json(out)
+                j["rss"] = rss
+                if mode == "on":
+                    j["file_bytes"] = out_file.stat().st_size
+                    out_file.unlink()
+                self.rec[mode].append(j)
+            log(f"row 10 recording: round {r + 1}/{self.a.runs} done")
+
+    def record_report(self):
+        L = ["", "## Recording (row 10)", ""]
+        if not getattr(self, "rec", None):
+            L.append("Not measured (--no-record).")
+            return L
+        steps = self.a.steps
+        rate = {m: median([j["steps"] / j["wall_s"] for j in self.rec[m]]) for m in ("off", "on")}
+        cpu = {m: median([j["cpu_s"] / j["sim_s"] for j in self.rec[m]]) for m in ("off", "on")}
+        size = median([j["file_bytes"] for j in self.rec["on"]])
+        L.append(
+            f"worlds/turtlebot_floorplan.yaml, asap, no transport, {steps} steps per run; `--record` as `roqsim sim --record` writes it: "
+            "state samples at 50 Hz, every endpoint output as CDR, /tf, /tf_static, /clock every step, the inbound log (engine `--record` in examples/bench_rows.rs). Goal: recording costs ≤ 10 % of the step rate."
+        )
+        L.append("")
+        L.append("| recording | steps/s | real-time factor | × no recording | cost | simulator CPU s per sim s | file (MiB) | peak RSS (MiB) |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        dt = self.rec["off"][0]["sim_s"] / self.rec["off"][0]["steps"]
+        for m, name in (("off", "off"), ("on", "state 50 Hz + all topics")):
+            ratio = rate[m] / rate["off"]
+            cost = f"{(1 - ratio) * 100:.1f} %" if m == "on" else ""
+            mb = f"{size / 2**20:.1f}" if m == "on" else ""
+            L.append(f"| {name} | {rate[m]:,.0f} | {rate[m] * dt:,.1f}× | {ratio:.3f} | {cost} | {cpu[m]:.3f} | {mb} | {median([j['rss'] for j in self.rec[m]]) / 1024.0:.1f} |")
+        return L
+
     # rows 8-9: cameras (examples/camera_bench.rs)
     def rows_camera(self):
         self.cam_frames, self.cam_steps = {}, {}
@@ -274,6 +314,18 @@ class Suite:
         return L
 
     # ------------------------------------------------------------------------------------ report
+
+    def record_only_report(self):
+        L = [f"# roqsim benchmark, row 10 alone — {self.date} — commit {self.commit}", ""]
+        L.append(f"- CPU: {self.cpu} ({os.cpu_count()} logical CPUs visible); kernel {platform.release()}; {self.rustc}")
+        L.append(f"- every figure: the median of {self.a.runs} runs, each run its own process; with and without recording interleaved run by run")
+        L.append("- command: `" + " ".join(["bench/run.sh", *self.a.passthrough]) + "`")
+        L.append(f"- load average before the run: {self.loadavg}; after it: {self.loadavg_end}")
+        L.extend(self.record_report())
+        L.append("")
+        L.extend(f"- {n}" for n in self.notes)
+        L.append("")
+        return "\n".join(L)
 
     def cpu_goals(self):
         """The transport goals, from the simulator-CPU column: row 4 against row 3 (what `--ros`
@@ -396,6 +448,7 @@ class Suite:
                 f"{g('late_p50_us'):.0f} / {g('late_p99_us'):.0f} / {g('late_max_us'):.0f} | {g('end_drift_ms'):.2f} | {g('dropped_s'):.3f} | {mib(median([p['rss'] for p in ps])):.1f} |"
             )
         L.extend(self.camera_report())
+        L.extend(self.record_report())
         L.append("")
         L.append("## Notes")
         L.append("")
@@ -468,6 +521,8 @@ def main():
     ap.add_argument("--camera-bench", help="the camera_bench example, release, ROS-free build (rows 8-9)")
     ap.add_argument("--camera-frames", type=int, default=20, help="frames per configuration per run of row 8 (default 20)")
     ap.add_argument("--camera-steps", type=int, default=5000, help="steps per run of row 9 (default 5000 = 10 s of sim time)")
+    ap.add_argument("--no-record", dest="record", action="store_false", help="skip row 10 (the cost of --record)")
+    ap.add_argument("--record-only", action="store_true", help="run row 10 alone (the cost of --record); written to bench/results/<date>-record-<commit>.md")
     ap.add_argument("--no-save", dest="save", action="store_false", help="print only; write nothing under bench/results/")
     ap.add_argument("passthrough", nargs="*", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -489,6 +544,22 @@ def main():
         s.ros_ok, s.ros_reason = False, "the ROS 2 environment is missing (scripts/setup.sh --ros, then . scripts/env.sh)"
     if s.ros_ok and subprocess.run(netns_prefix() + ["true"], capture_output=True).returncode != 0:
         s.ros_ok, s.ros_reason = False, "no private network namespace could be made (`unshare --net` failed)"
+    if a.record_only:
+        try:
+            log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
+            s.row_record()
+            s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+            text = s.record_only_report()
+        except Failed as e:
+            sys.exit(f"bench: {e}")
+        finally:
+            shutil.rmtree(s.work, ignore_errors=True)
+        print(text)
+        if a.save:
+            out = BENCH / "results" / f"{s.date}-record-{s.commit}.md"
+            out.write_text(text)
+            log(f"written to {out.relative_to(ROOT)}")
+        return
     try:
         log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
         s.prepare()
@@ -500,6 +571,8 @@ def main():
             s.row_7()
         if a.camera_bench:
             s.rows_camera()
+        if a.record:
+            s.row_record()
         s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         text = s.report()
     except Failed as e:

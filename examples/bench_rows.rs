@@ -22,7 +22,10 @@
 //!                                               (`--lazy-unsubscribed`: lazy ones may stay
 //!                                               unsubscribed, and then produce nothing);
 //!                                               `--set KEY=VALUE` as the CLI's (e.g.
-//!                                               `components.ros2_bridge.clock_rate_hz=100`); prints
+//!                                               `components.ros2_bridge.clock_rate_hz=100`);
+//!                                               `--record OUT.mcap` records the run as
+//!                                               `roqsim sim --record` (state at 50 Hz, every topic:
+//!                                               the recording row); prints
 //!                                               the loop's wall time and the process's CPU time
 //! bench_rows pacing WORLD.yaml SIM_SECONDS      row 7: run the engine at --pacing realtime with the
 //!                                               runner's Pacer, recording wall time per step
@@ -50,7 +53,7 @@ use roqsim::{load_world, Engine, EngineOptions, LoadOptions};
 const SIG: i32 = mjtState::mjSTATE_INTEGRATION as i32;
 
 fn usage() -> ! {
-    eprintln!("usage: bench_rows prepare WORLD.yaml OUT_PREFIX | bare OUT_PREFIX STEPS | trace WORLD.yaml STEPS OUT_PREFIX | engine WORLD.yaml STEPS [--ros [--lazy-unsubscribed]] [--set KEY=VALUE]... | pacing WORLD.yaml SIM_SECONDS");
+    eprintln!("usage: bench_rows prepare WORLD.yaml OUT_PREFIX | bare OUT_PREFIX STEPS | trace WORLD.yaml STEPS OUT_PREFIX | engine WORLD.yaml STEPS [--ros [--lazy-unsubscribed]] [--set KEY=VALUE]... [--record OUT.mcap] | pacing WORLD.yaml SIM_SECONDS");
     std::process::exit(2)
 }
 
@@ -73,10 +76,12 @@ fn main() {
             // [--ros] [--set KEY=VALUE]...: the CLI's flags of the same names
             let mut opts = LoadOptions::default();
             let mut lazy_idle = false;
+            let mut record = None;
             let mut rest = args.iter().skip(4);
             while let Some(a) = rest.next() {
                 match a.as_str() {
                     "--ros" => opts.ros = true,
+                    "--record" => record = Some(rest.next().unwrap_or_else(|| usage()).clone()),
                     "--lazy-unsubscribed" => lazy_idle = true,
                     "--set" => {
                         let kv = rest.next().unwrap_or_else(|| usage());
@@ -93,6 +98,7 @@ fn main() {
                 arg(&args, 3).parse().unwrap_or_else(|_| usage()),
                 opts,
                 lazy_idle,
+                record.as_deref(),
             )
         }
         "pacing" => {
@@ -111,6 +117,37 @@ fn load_engine_with(world: &Path, opts: LoadOptions) -> (Engine, f64) {
     let w = load_world(world, &opts).unwrap_or_else(|e| panic!("{}: {e}", world.display()));
     let engine = Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
         .unwrap_or_else(|e| panic!("{}: {e}", world.display()));
+    (engine, t0.elapsed().as_secs_f64())
+}
+
+/// [`load_engine_with`] recording the run as `roqsim sim --record OUT` does (state at 50 Hz,
+/// every topic): the recording row.
+fn load_engine_recording(world: &Path, opts: LoadOptions, out: &str) -> (Engine, f64) {
+    use roqsim::record::{RecordOptions, Recorder, RunInputs, TopicFilter};
+    let t0 = Instant::now();
+    let mut rec = Recorder::create(RecordOptions {
+        path: out.into(),
+        rate_hz: roqsim::record::recorder::DEFAULT_RATE_HZ,
+        topics: TopicFilter::All,
+    })
+    .unwrap_or_else(|e| panic!("--record {out}: {e}"));
+    let w = load_world(world, &opts).unwrap_or_else(|e| panic!("{}: {e}", world.display()));
+    let inputs = RunInputs {
+        world_ref: world.display().to_string(),
+        world_path: world.to_path_buf(),
+        world_yaml: std::fs::read_to_string(world).unwrap_or_default(),
+        assignments: opts.assignments.clone(),
+        override_files: Vec::new(),
+        ros: opts.ros,
+        tf_namespace: opts.tf_namespace.clone(),
+        sim_control: opts.sim_control,
+        no_communication: opts.no_communication,
+        seed: 1,
+    };
+    rec.prepare(&inputs, &w).unwrap_or_else(|e| panic!("--record: {e}"));
+    let mut engine = Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
+        .unwrap_or_else(|e| panic!("{}: {e}", world.display()));
+    rec.attach(&mut engine).unwrap_or_else(|e| panic!("--record: {e}"));
     (engine, t0.elapsed().as_secs_f64())
 }
 
@@ -257,9 +294,12 @@ fn trace(world: &Path, steps: u64, out: &str) {
 /// alive, no step: what a pause does) until the bridge reports a matched subscriber on every
 /// endpoint it publishes, then 1 s more for /clock and /tf_static, so the timed loop is the loop
 /// with its subscribers attached, not DDS discovery. Prints the runner's summary as JSON.
-fn engine_run(world: &Path, steps: u64, opts: LoadOptions, lazy_idle: bool) {
+fn engine_run(world: &Path, steps: u64, opts: LoadOptions, lazy_idle: bool, record: Option<&str>) {
     let ros = opts.ros;
-    let (mut engine, _) = load_engine_with(world, opts);
+    let (mut engine, _) = match record {
+        None => load_engine_with(world, opts),
+        Some(out) => load_engine_recording(world, opts, out),
+    };
     if ros {
         let t0 = Instant::now();
         let matched = |e: &Engine| {

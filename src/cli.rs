@@ -16,6 +16,7 @@ use crate::world::overrides::{load_override_file, parse_set, Assignment};
 use crate::{load_world, Engine, EngineOptions, LoadOptions};
 
 mod cli_render;
+mod cli_render_recording;
 mod cli_view;
 pub mod stdout;
 
@@ -33,11 +34,13 @@ enum Command {
     Sim(SimArgs),
     /// Validate a world and compile it; reports every error at once.
     Check(WorldArgs),
-    /// A picture (PNG) or a video (MP4) of a world, without a window; one line of JSON.
+    /// A picture (PNG) or a video (MP4) of a world or a recording (FILE.mcap), without a window;
+    /// one line of JSON.
     Render(cli_render::RenderArgs),
     /// Re-run a recording from its provenance alone (`--verify`: bitwise, first divergence).
     Replay(crate::record::cli::ReplayArgs),
-    /// Print a recording's state sample nearest a time as one line of JSON.
+    /// Print a recording's state sample nearest a time as one line of JSON (`--sensor`: re-run a
+    /// sensor on it).
     State(crate::record::cli::StateArgs),
     /// List or describe the built-in plugins.
     Plugins {

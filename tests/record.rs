@@ -106,9 +106,10 @@ fn record_then_replay_verify_is_bitwise_over_10000_steps() {
     assert_eq!(rec.states.len() as u64, STEPS / 10 + 1);
     assert_eq!(rec.states[1].step, 10);
     assert_eq!(rec.states.last().unwrap().qpos, final_q);
-    // 100 cmd_vel posted, but the two posted right before a reset are drained by that reset and
-    // cleared with every inbox (they never act, so they are not kept): 98 + 2 fault calls + 2 resets
-    assert_eq!(rec.events.len(), 102);
+    // 100 cmd_vel + 2 fault calls + 2 resets. The two cmd_vel posted right before a reset are
+    // drained by that reset before it is logged: they come before it in the log (the reset then
+    // clears them with every inbox, in the run and in the replay alike).
+    assert_eq!(rec.events.len(), 104);
     let summary = rec.summary.as_ref().unwrap();
     assert_eq!(summary["steps"], "10000");
     assert_eq!(summary["episode"], "1");
@@ -131,10 +132,10 @@ fn record_then_replay_verify_is_bitwise_over_10000_steps() {
 
     let r = record::replay(&rec, true, None).unwrap();
     assert!(r.divergence.is_none(), "{r}");
-    assert_eq!((r.steps, r.compared, r.events), (STEPS, rec.states.len(), 102));
+    assert_eq!((r.steps, r.compared, r.events), (STEPS, rec.states.len(), 104));
     assert_eq!(
         r.to_string(),
-        "replay ok: 10000 steps, 102 inbound events applied, 1001 state samples bitwise identical"
+        "replay ok: 10000 steps, 104 inbound events applied, 1001 state samples bitwise identical"
     );
 
     // --until: a prefix

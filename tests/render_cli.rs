@@ -306,3 +306,101 @@ fn refusals_name_the_flag() {
     assert_eq!(out2.status.code(), Some(2));
     assert!(err.contains("error: --video needs ffmpeg, and `/nonexistent/ffmpeg` is not installed: `apt-get install ffmpeg` (scripts/setup.sh installs it)"), "{err}");
 }
+
+/// A lit face of the falling rgb (0.2, 0.8, 0.2) cube.
+fn green(p: [u8; 3]) -> bool {
+    let (r, g, b) = (p[0] as i32, p[1] as i32, p[2] as i32);
+    g > 100 && g - r > 50 && g - b > 50
+}
+
+/// Mean (u, v) of the pixels `pick` accepts, and how many.
+fn centroid(img: &(u32, u32, Vec<u8>), pick: fn([u8; 3]) -> bool) -> (f64, f64, usize) {
+    let (mut su, mut sv, mut n) = (0.0, 0.0, 0usize);
+    for v in 0..img.1 {
+        for u in 0..img.0 {
+            if pick(px(img, u, v)) {
+                su += u as f64;
+                sv += v as f64;
+                n += 1;
+            }
+        }
+    }
+    (su / n.max(1) as f64, sv / n.max(1) as f64, n)
+}
+
+#[test]
+fn a_recording_renders_as_it_moved() {
+    let d = Dir::new();
+    let world = d.world(RED_BOX);
+    let rec = d.path("run.mcap");
+    let r = rec.to_str().unwrap();
+    let (code, _, err) =
+        roqsim(&["sim", world.to_str().unwrap(), "--seconds", "1", "-q", "--record", r]);
+    assert_eq!(code, 0, "{err}");
+    // The world file edited after the run: the render rebuilds what was recorded.
+    std::fs::write(&world, RED_BOX.replace("x: 0.4", "x: -0.4")).unwrap();
+    // back far enough to see the green box at its 1.5 m start and on the floor
+    let view = "distance=5";
+    let clip = d.path("rec.mp4");
+    let j = render_ok(&[
+        "render",
+        r,
+        "--video",
+        clip.to_str().unwrap(),
+        "--fps",
+        "10",
+        "--size",
+        "160x120",
+        "--view",
+        view,
+    ]);
+    println!("{j}");
+    // 1 s of samples at 10 frames per second, both ends included
+    assert_eq!(
+        (j["frames"].as_u64(), j["from_step"].as_u64(), j["to_step"].as_u64()),
+        (Some(11), Some(0), Some(500))
+    );
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-count_frames", "-select_streams", "v:0"])
+        .args(["-show_entries", "stream=nb_read_frames,width,height,codec_name", "-of", "csv=p=0"])
+        .arg(&clip)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "h264,160,120,11");
+    let shot = |at: &str, name: &str| {
+        let p = d.path(name);
+        let j = render_ok(&[
+            "render",
+            r,
+            "--at",
+            at,
+            "--out",
+            p.to_str().unwrap(),
+            "--size",
+            "320x240",
+            "--view",
+            view,
+        ]);
+        println!("{j}");
+        read_png(&p)
+    };
+    let (first, last) = (shot("0", "first.png"), shot("1", "last.png"));
+    let (g0, g1) = (centroid(&first, green), centroid(&last, green));
+    let (r0, r1) = (centroid(&first, red), centroid(&last, red));
+    println!("green {g0:?} -> {g1:?}; red {r0:?} -> {r1:?}");
+    assert!(g0.2 > 5 && g1.2 > 5, "the green box is in both pictures");
+    // it fell from z = 1.5 m to the floor: far lower in the picture, straight down
+    assert!(g1.1 - g0.1 > 30.0, "{g0:?} -> {g1:?}");
+    assert!((g1.0 - g0.0).abs() < 3.0, "{g0:?} -> {g1:?}");
+    // the welded red box is where the recorded world had it (x = 0.4: right of the centre), in
+    // both pictures, pixel for pixel
+    assert!(r0.2 > 20 && r0.0 > 160.0, "{r0:?}");
+    assert_eq!(r0, r1);
+    // a recording renders what ran: no seed or overrides of its own
+    let (code, _, err) = roqsim(&["render", r, "--seed", "3"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim(),
+        format!("error: {r}: --seed does not apply to a recording (its seed is the recorded one)")
+    );
+}

@@ -75,6 +75,8 @@ pub fn render(a: RenderArgs) -> ExitCode {
             Err(e) => return refuse(e),
         }
     }
+    // A recording (`roqsim render run.mcap`) is drawn from its state samples.
+    let recording = a.world.world.ends_with(".mcap");
     let video = match &a.video {
         None => {
             if a.seconds.is_some() {
@@ -83,12 +85,15 @@ pub fn render(a: RenderArgs) -> ExitCode {
             None
         }
         Some(path) => {
-            let Some(secs) = a.seconds else {
-                return refuse("--video needs --seconds S (its length in sim seconds)");
+            let secs = match a.seconds {
+                Some(secs) if !(secs > 0.0 && secs.is_finite()) => {
+                    return refuse(format!("--seconds must be > 0, got {secs}"))
+                }
+                Some(secs) => Some(secs),
+                // a recording's video runs to its end unless told otherwise
+                None if recording => None,
+                None => return refuse("--video needs --seconds S (its length in sim seconds)"),
             };
-            if !(secs > 0.0 && secs.is_finite()) {
-                return refuse(format!("--seconds must be > 0, got {secs}"));
-            }
             let max = crate::world::bounds::MAX_VIDEO_FPS;
             if !(a.fps > 0.0 && a.fps <= max) {
                 return refuse(format!("--fps must be within (0, {max}], got {}", a.fps));
@@ -120,6 +125,16 @@ pub fn render(a: RenderArgs) -> ExitCode {
         Ok(v) => v.unwrap_or_default(),
         Err(e) => return fail_config(&e),
     };
+    if recording {
+        let r = super::cli_render_recording::Request {
+            at: a.at,
+            out: a.out.clone(),
+            size: (w, h),
+            video,
+            fps: a.fps,
+        };
+        return super::cli_render_recording::render(&a.world, a.seed, r, assigns, ovs);
+    }
     let opts = LoadOptions { assignments: assigns, no_communication: true, ..Default::default() };
     let world = match load(&a.world, opts) {
         Ok(x) => x,
@@ -157,6 +172,7 @@ pub fn render(a: RenderArgs) -> ExitCode {
         },
         Some((path, secs, prog)) => {
             let start = engine.sim_time();
+            let secs = secs.unwrap_or(0.0);
             match clip(&mut engine, &camera, w, h, &mut ovs, &path, secs, a.fps, &prog) {
                 Ok(frames) => serde_json::json!({
                     "video": path.display().to_string(),

@@ -8,8 +8,11 @@
 //! inert data the backend interprets; the producer imports nothing transport-specific.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use crate::context::payload::Payload;
+use crate::context::tap::{self, Tapped, WorldCommand};
 use crate::engine::rates::{snap_note, snap_rate, SnapNote, SnappedRate};
 
 /// Direction of an endpoint.
@@ -147,8 +150,9 @@ pub struct Interface {
     endpoints: Vec<Endpoint>,
     physics_hz: f64,
     extra_rates: Vec<RateRow>,
-    /// Copies of delivered inbound payloads, kept while an observer (the recorder) asks.
-    tap: Option<Vec<(EndpointId, Payload)>>,
+    /// Copies of delivered inbound payloads, cancels and world commands, kept while an observer
+    /// (the recorder) asks.
+    tap: Option<Vec<Tapped>>,
     /// Log lines produced by rate snapping (drained by the engine into the log).
     pub notes: Vec<SnapNote>,
 }
@@ -262,27 +266,45 @@ impl Interface {
     /// Deliver an inbound payload (physics thread).
     pub fn deliver(&mut self, id: EndpointId, payload: Payload) {
         if let Some(tap) = &mut self.tap {
-            tap.push((id, payload.clone()));
+            tap.push(Tapped::Deliver(id, payload.clone()));
         }
         let ep = &mut self.endpoints[id];
         ep.delivered += 1;
         ep.inbox.push_back(payload);
     }
 
-    /// Keep a copy of every payload delivered from now on (the recorder's inbound log).
+    /// Cancel the action goal delivered to `id` whose cancel flag is `flag` (physics thread: the
+    /// transport posts this, so a consumer sees the cancel at a step boundary).
+    pub fn cancel_goal(&mut self, id: EndpointId, flag: &Arc<AtomicBool>) {
+        if let Some(tap) = &mut self.tap {
+            tap.push(Tapped::Cancel { endpoint: id, flag: flag.clone() });
+        }
+        tap::raise(flag);
+    }
+
+    /// Note a world command about to act (a no-op unless an observer taps).
+    pub fn tap_world(&mut self, cmd: impl FnOnce() -> WorldCommand) {
+        if let Some(tap) = &mut self.tap {
+            tap.push(Tapped::World(cmd()));
+        }
+    }
+
+    /// Keep a copy of every payload delivered, cancel and world command from now on (the
+    /// recorder's inbound log).
     pub fn enable_tap(&mut self) {
         self.tap.get_or_insert_with(Vec::new);
     }
 
-    /// The payloads delivered since the last call, in delivery order.
-    pub fn take_tapped(&mut self) -> Vec<(EndpointId, Payload)> {
+    /// What was tapped since the last call, in the order it acted.
+    pub fn take_tapped(&mut self) -> Vec<Tapped> {
         self.tap.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    /// Forget the payloads delivered since the last take (a reset clears their inboxes).
+    /// Forget the payloads delivered since the last take (a reset clears their inboxes); cancels
+    /// and world commands acted and are kept.
     pub fn discard_tapped(&mut self) {
         if let Some(t) = &mut self.tap {
-            t.clear();
+            t.retain(|x| !matches!(x, Tapped::Deliver(..)));
         }
     }
 

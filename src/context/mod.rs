@@ -10,6 +10,7 @@ pub mod entities;
 pub mod interface;
 pub mod payload;
 pub mod rng;
+pub mod tap;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -74,6 +75,9 @@ pub struct RunInfo {
     /// Every controller then returns from `pre_step` without writing ctrl; it still writes the
     /// holding pose in `on_reset`, so the sliders open at the home pose.
     pub manual_control: bool,
+    /// `sim.sync.enabled`: the run steps in lockstep with its controller (GetSimulatorFeatures
+    /// reports it).
+    pub lockstep: bool,
 }
 
 /// The context every hook receives.

@@ -134,6 +134,7 @@ impl Engine {
                     .map(|s| s.state())
                     .unwrap_or(crate::handles::controllers::State::Unloaded),
                 manual_control: false,
+                lockstep: sim.sync.as_ref().is_some_and(|s| s.enabled == Some(true)),
             },
         );
 
@@ -274,6 +275,31 @@ impl Engine {
         self.slots.iter().map(|s| s.address.clone()).collect()
     }
 
+    /// (address, plugin name) of every plugin, in execution order.
+    pub fn plugins(&self) -> Vec<(String, String)> {
+        self.slots.iter().map(|s| (s.address.clone(), s.plugin_ref.clone())).collect()
+    }
+
+    /// Whether the plugin at `address` has a post_step hook.
+    pub fn has_post_step(&self, address: &str) -> bool {
+        self.slots.iter().any(|s| s.address == address && s.hooks.contains(Hooks::POST_STEP))
+    }
+
+    /// Run the post_step hook of the plugin at `address` alone, on the state as it is now
+    /// (`roqsim state --sensor`: a sensor re-run on a restored state sample). No physics step,
+    /// no other plugin, no observer. Returns false when no such plugin has a post_step.
+    pub fn post_step_of(&mut self, address: &str) -> Result<bool, SimError> {
+        let Some(s) = self
+            .slots
+            .iter_mut()
+            .find(|s| s.address == address && s.hooks.contains(Hooks::POST_STEP))
+        else {
+            return Ok(false);
+        };
+        s.plugin.post_step(&mut self.ctx).map_err(|m| hook_err(&s.address, "post_step", m))?;
+        Ok(true)
+    }
+
     /// Attach the run's observer (the recorder); it sees every later step and reset.
     pub fn set_observer(&mut self, observer: Box<dyn Observer>) {
         self.observer = Some(observer);
@@ -289,6 +315,8 @@ impl Engine {
     /// Reset: drain → mj_resetData → mj_forward → on_reset(all) → mj_forward. Every reset after
     /// the first (done by [`Engine::new`]) starts a new episode.
     pub fn reset(&mut self) -> Result<(), SimError> {
+        // Commands first, so an observer logs what they did before the reset it sees.
+        self.ctx.drain_commands();
         self.observe_reset(None)?;
         self.reset_now()
     }
@@ -328,6 +356,7 @@ impl Engine {
     /// - `time` alone: sim time restarts at 0 (new episode) with the physics state untouched;
     /// - `spawned` alone: every entity's declared presence is re-applied.
     pub fn reset_scoped(&mut self, scope: crate::context::ResetScope) -> Result<(), SimError> {
+        self.ctx.drain_commands();
         self.observe_reset(Some(scope))?;
         if scope.state {
             if scope.time {

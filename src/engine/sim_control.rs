@@ -9,6 +9,7 @@
 use mujoco_rs::mujoco_c::mj_objectVelocity;
 use mujoco_rs::prelude::*;
 
+use crate::context::tap::WorldCommand;
 use crate::context::{EntityKind, ResetScope, RunState, SimContext};
 use crate::error::{clip, num};
 use crate::math::quat_rotate;
@@ -100,6 +101,20 @@ pub const FEATURES: [u16; 17] = [
     32, // STEP_SIMULATION_MULTIPLE
     33, // STEP_SIMULATION_ACTION
 ];
+
+/// GetSimulatorFeatures' `custom_info`. simulation_interfaces 1.5 has no feature constant for
+/// lockstep, so a run in lockstep (`sim.sync.enabled`) says so here, in words a client can match:
+/// `lockstep: true`.
+pub fn custom_info(lockstep: bool) -> String {
+    let spawn = "roqsim: SpawnEntity activates an entity the world declares with `present: false` (uri = its name, \
+                 as GetSpawnables lists it); nothing is compiled at run time, so spawn_formats is empty";
+    if lockstep {
+        format!("{spawn}. lockstep: true (sim.sync is enabled: each step that publishes a sync sensor waits for the \
+                 controller's reply on the sim.sync.control endpoints; /clock advances only with steps)")
+    } else {
+        format!("{spawn}. lockstep: false")
+    }
+}
 
 /// A refused request: the result code and the message for `Result.error_message`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,6 +309,16 @@ pub fn set_entity_state(
     pose: Option<([f64; 3], [f64; 4])>,
     twist: Option<([f64; 3], [f64; 3])>,
 ) -> Result<(), Refusal> {
+    ctx.interface.tap_world(|| WorldCommand::SetEntityState { name: name.into(), pose, twist });
+    move_entity(ctx, name, pose, twist)
+}
+
+fn move_entity(
+    ctx: &mut SimContext,
+    name: &str,
+    pose: Option<([f64; 3], [f64; 4])>,
+    twist: Option<([f64; 3], [f64; 3])>,
+) -> Result<(), Refusal> {
     let b = body_id(ctx, name)?;
     let e = ctx.entities.get(name).cloned().expect("checked");
     let pose = match pose {
@@ -383,6 +408,13 @@ pub fn spawn(
     namespace: &str,
     pose: Option<([f64; 3], [f64; 4])>,
 ) -> Result<String, Refusal> {
+    ctx.interface.tap_world(|| WorldCommand::Spawn {
+        name: name.into(),
+        uri: uri.into(),
+        resource_string: resource_string.into(),
+        namespace: namespace.into(),
+        pose,
+    });
     if !resource_string.is_empty() {
         return refuse(codes::UNSUPPORTED_FORMAT, "resource strings are not supported (spawn_formats is empty): the world declares everything a trial may bring in; spawn one of GetSpawnables by uri");
     }
@@ -423,7 +455,7 @@ pub fn spawn(
     crate::engine::presence::set_present(ctx, target, true)
         .map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })?;
     if pose.is_some() {
-        if let Err(r) = set_entity_state(ctx, target, pose, None) {
+        if let Err(r) = move_entity(ctx, target, pose, None) {
             // Roll back: the spawn did not happen.
             let _ = crate::engine::presence::set_present(ctx, target, false);
             return Err(Refusal {
@@ -441,6 +473,7 @@ pub fn spawn(
 
 /// DeleteEntity: make a present entity absent (its pose does not move).
 pub fn delete(ctx: &mut SimContext, name: &str) -> Result<(), Refusal> {
+    ctx.interface.tap_world(|| WorldCommand::Delete { name: name.into() });
     let Some(e) = ctx.entities.get(name) else {
         return refuse(
             codes::NOT_FOUND,
@@ -455,6 +488,19 @@ pub fn delete(ctx: &mut SimContext, name: &str) -> Result<(), Refusal> {
     }
     crate::engine::presence::set_present(ctx, name, false)
         .map_err(|m| Refusal { code: codes::OPERATION_FAILED, message: m })
+}
+
+/// Apply a recorded world command again (a replay): the same call, the same outcome.
+pub fn apply(ctx: &mut SimContext, cmd: &WorldCommand) -> Result<(), Refusal> {
+    match cmd {
+        WorldCommand::Spawn { name, uri, resource_string, namespace, pose } => {
+            spawn(ctx, name, uri, resource_string, namespace, *pose).map(|_| ())
+        }
+        WorldCommand::Delete { name } => delete(ctx, name),
+        WorldCommand::SetEntityState { name, pose, twist } => {
+            set_entity_state(ctx, name, *pose, *twist)
+        }
+    }
 }
 
 /// The current SimulationState value.

@@ -35,6 +35,15 @@ impl CdrWriter {
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
+    /// `int8`.
+    pub fn i8(&mut self, v: i8) {
+        self.buf.push(v as u8);
+    }
+    /// `uint16`.
+    pub fn u16(&mut self, v: u16) {
+        self.align(2);
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
     /// `int32`.
     pub fn i32(&mut self, v: i32) {
         self.align(4);

@@ -57,6 +57,10 @@ pub struct StateArgs {
     /// Sim time (s): the sample nearest it is printed as one line of JSON.
     #[arg(long, value_name = "T")]
     pub at: f64,
+    /// Re-run the sensor at this plugin address on the restored sample (seed and episode from
+    /// the recording) and print what it publishes instead.
+    #[arg(long, value_name = "ADDRESS")]
+    pub sensor: Option<String>,
 }
 
 /// Run `roqsim replay`: exit 0 when it ran (and, with --verify, matched), 1 on a divergence,
@@ -99,6 +103,18 @@ pub fn state(a: &StateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(address) = &a.sensor {
+        return match crate::record::restore::rerun_sensor(&rec, a.at, address) {
+            Ok(v) => {
+                println!("{v}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", a.file.display());
+                ExitCode::from(2)
+            }
+        };
+    }
     match crate::record::replay::state_at(&rec, a.at) {
         Ok(s) => crate::cli::stdout::emit_then(&s.to_json().to_string(), ExitCode::SUCCESS),
         Err(e) => {

@@ -13,6 +13,7 @@ pub mod msgs;
 pub mod provenance;
 pub mod recorder;
 pub mod replay;
+pub mod restore;
 pub mod state;
 
 pub use provenance::RunInputs;

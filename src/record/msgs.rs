@@ -44,6 +44,26 @@ const DEFINITIONS: &[(&str, &str)] = &[
     ("sensor_msgs/msg/JointState", include_str!("msgs/sensor_msgs__JointState.msg")),
     ("rosgraph_msgs/msg/Clock", include_str!("msgs/rosgraph_msgs__Clock.msg")),
     ("tf2_msgs/msg/TFMessage", include_str!("msgs/tf2_msgs__TFMessage.msg")),
+    ("sensor_msgs/msg/Range", include_str!("msgs/sensor_msgs__Range.msg")),
+    ("sensor_msgs/msg/BatteryState", include_str!("msgs/sensor_msgs__BatteryState.msg")),
+    ("sensor_msgs/msg/NavSatFix", include_str!("msgs/sensor_msgs__NavSatFix.msg")),
+    ("sensor_msgs/msg/NavSatStatus", include_str!("msgs/sensor_msgs__NavSatStatus.msg")),
+    (
+        "geometry_msgs/msg/TwistWithCovarianceStamped",
+        include_str!("msgs/geometry_msgs__TwistWithCovarianceStamped.msg"),
+    ),
+    ("geometry_msgs/msg/PointStamped", include_str!("msgs/geometry_msgs__PointStamped.msg")),
+    (
+        "ackermann_msgs/msg/AckermannDriveStamped",
+        include_str!("msgs/ackermann_msgs__AckermannDriveStamped.msg"),
+    ),
+    ("ackermann_msgs/msg/AckermannDrive", include_str!("msgs/ackermann_msgs__AckermannDrive.msg")),
+    (
+        "lifecycle_msgs/msg/TransitionEvent",
+        include_str!("msgs/lifecycle_msgs__TransitionEvent.msg"),
+    ),
+    ("lifecycle_msgs/msg/Transition", include_str!("msgs/lifecycle_msgs__Transition.msg")),
+    ("lifecycle_msgs/msg/State", include_str!("msgs/lifecycle_msgs__State.msg")),
 ];
 
 /// The recording's own state-sample message (not a ROS package type; documented in
@@ -224,7 +244,65 @@ pub const ENCODED_TYPES: &[&str] = &[
     "std_msgs/msg/Float64",
     "std_msgs/msg/Bool",
     "std_msgs/msg/String",
+    "sensor_msgs/msg/Range",
+    "sensor_msgs/msg/NavSatFix",
+    "geometry_msgs/msg/TwistWithCovarianceStamped",
+    "geometry_msgs/msg/PointStamped",
+    "ackermann_msgs/msg/AckermannDriveStamped",
+    "lifecycle_msgs/msg/TransitionEvent",
+    "sensor_msgs/msg/BatteryState",
 ];
+
+/// A merged sensor_msgs/JointState as the bridge builds it: every member's names, positions,
+/// velocities and efforts in member order, stamped `now`, no frame; velocities or efforts left
+/// empty when a member reports none (JointState allows empty arrays, not ragged ones).
+pub fn encode_merged_joint_states(members: &[Option<pl::JointState>], now: f64) -> Vec<u8> {
+    let (mut name, mut position, mut velocity, mut effort) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for s in members.iter().flatten() {
+        name.extend(s.name.iter().cloned());
+        position.extend_from_slice(&s.position);
+        velocity.extend_from_slice(&s.velocity);
+        effort.extend_from_slice(&s.effort);
+    }
+    if velocity.len() != name.len() {
+        velocity.clear();
+    }
+    if effort.len() != name.len() {
+        effort.clear();
+    }
+    let mut w = CdrWriter::new();
+    time(&mut w, now);
+    w.string("");
+    w.string_seq(&name);
+    w.f64_seq(&position);
+    w.f64_seq(&velocity);
+    w.f64_seq(&effort);
+    w.finish()
+}
+
+/// Encode `p` as the messages of `ty` the bridge publishes for it: one, except a
+/// `TransitionEvents` payload (one lifecycle_msgs/TransitionEvent per event, in order).
+pub fn encode_all(ty: &str, p: &Payload, fr: &Frames, now: f64) -> Result<Vec<Vec<u8>>, String> {
+    match (ty, p) {
+        ("lifecycle_msgs/msg/TransitionEvent", Payload::TransitionEvents(evs)) => Ok(evs
+            .iter()
+            .map(|e| {
+                let mut w = CdrWriter::new();
+                // TransitionEvent.timestamp: nanoseconds of sim time, as the bridge writes it
+                w.u64(nanos(e.stamp).max(0) as u64);
+                w.u8(e.transition_id);
+                w.string(&e.transition_label);
+                w.u8(e.start_id);
+                w.string(&e.start_label);
+                w.u8(e.goal_id);
+                w.string(&e.goal_label);
+                w.finish()
+            })
+            .collect()),
+        _ => encode(ty, p, fr, now).map(|b| vec![b]),
+    }
+}
 
 fn wrong(p: &Payload, ty: &str) -> String {
     format!("a {} payload cannot be recorded as {ty}", p.kind())
@@ -302,6 +380,62 @@ pub fn encode(ty: &str, p: &Payload, fr: &Frames, now: f64) -> Result<Vec<u8>, S
             let ts = transforms_of(p, now).ok_or_else(|| wrong(p, ty))?;
             let ts: Vec<_> = ts.into_iter().map(|(t, at)| (t, at, fr.clone())).collect();
             return Ok(encode_tf(&ts));
+        }
+        ("sensor_msgs/msg/Range", Payload::Range(r)) => {
+            header(&mut w, r.stamp, fr, &r.frame_id);
+            w.u8(r.radiation_type);
+            for v in [r.field_of_view, r.min_range, r.max_range, r.range, r.variance] {
+                w.f32(v);
+            }
+        }
+        ("sensor_msgs/msg/NavSatFix", Payload::NavSatFix(f)) => {
+            header(&mut w, f.stamp, fr, &f.frame_id);
+            w.i8(f.status);
+            w.u16(f.service);
+            w.f64(f.latitude);
+            w.f64(f.longitude);
+            w.f64(f.altitude);
+            w.f64_array(&f.position_covariance);
+            w.u8(f.position_covariance_type);
+        }
+        ("geometry_msgs/msg/TwistWithCovarianceStamped", Payload::TwistCov(t)) => {
+            header(&mut w, t.stamp, fr, &t.frame_id);
+            w.f64_array(&t.linear);
+            w.f64_array(&t.angular);
+            w.f64_array(&t.covariance);
+        }
+        ("geometry_msgs/msg/PointStamped", Payload::ContactLocation(c)) => {
+            header(&mut w, c.time, fr, &c.frame_id);
+            w.f64_array(&[c.x, c.y, c.z]);
+        }
+        ("ackermann_msgs/msg/AckermannDriveStamped", Payload::Ackermann(a)) => {
+            header(&mut w, now, fr, "");
+            for v in [a.steering_angle, a.steering_angle_velocity, a.speed, a.acceleration, a.jerk]
+            {
+                w.f32(v as f32);
+            }
+        }
+        ("sensor_msgs/msg/BatteryState", Payload::EnergyReport(r)) => {
+            header(&mut w, r.stamp, fr, "");
+            let b = r.battery();
+            // voltage, temperature (not modelled), current, charge, capacity, design_capacity,
+            // percentage
+            for v in
+                [b.voltage, f32::NAN, b.current, b.charge, b.capacity, b.capacity, b.percentage]
+            {
+                w.f32(v);
+            }
+            w.u8(b.status);
+            w.u8(b.health);
+            w.u8(0); // POWER_SUPPLY_TECHNOLOGY_UNKNOWN
+            w.bool(b.present);
+            w.f32_seq(&[]);
+            w.f32_seq(&[]);
+            w.string("");
+            w.string("");
+        }
+        ("lifecycle_msgs/msg/TransitionEvent", Payload::TransitionEvents(_)) => {
+            return Err("a TransitionEvents payload is several messages: encode_all".into())
         }
         ("rosgraph_msgs/msg/Clock", Payload::Float64(t)) => time(&mut w, *t),
         ("std_msgs/msg/Float64", Payload::Float64(x)) => w.f64(*x),

@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use mcap::records::{MessageHeader, Metadata};
 use mcap::{WriteOptions, Writer};
@@ -21,6 +23,7 @@ use serde_json::json;
 use serde_norway::Value;
 
 use crate::context::payload::Payload;
+use crate::context::tap::Tapped;
 use crate::context::{EndpointId, ResetScope, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::engine::{Engine, Observer};
@@ -93,6 +96,17 @@ pub struct RecordOptions {
     pub topics: TopicFilter,
 }
 
+/// A merged joint_states topic, recorded as the bridge publishes it: every member's latest
+/// joint states in one message, when one of them changed, on the group's rate grid.
+struct MergedSlot {
+    channel: u16,
+    topic: String,
+    members: Vec<EndpointId>,
+    latest: Vec<Option<crate::context::payload::JointState>>,
+    fresh: bool,
+    every: u64,
+}
+
 struct OutSlot {
     id: EndpointId,
     channel: u16,
@@ -121,11 +135,14 @@ pub struct Recorder {
     inbound_channel: u16,
     outs: Vec<OutSlot>,
     tfs: Vec<(EndpointId, TfRoute, Frames)>,
+    merged: Vec<MergedSlot>,
     ins: BTreeMap<EndpointId, InSlot>,
     statics: BTreeMap<String, (crate::context::payload::Transform, f64, Frames)>,
     tf_topic: String,
     tf_static_topic: String,
     clock_every: Option<u64>,
+    /// Cancel flags of the goals logged, in order (a cancel names its goal by this index).
+    goals: Vec<Arc<AtomicBool>>,
     every: u64,
     step: u64,
     seq: u32,
@@ -165,11 +182,13 @@ impl Recorder {
             inbound_channel: 0,
             outs: Vec::new(),
             tfs: Vec::new(),
+            merged: Vec::new(),
             ins: BTreeMap::new(),
             statics: BTreeMap::new(),
             tf_topic: "/tf".into(),
             tf_static_topic: "/tf_static".into(),
             clock_every: None,
+            goals: Vec::new(),
             every: 1,
             step: 0,
             seq: 0,
@@ -290,10 +309,23 @@ impl Recorder {
                 self.ins.insert(ep.0, (plan::label(ep.1), None));
             }
         }
-        if !plan.merged.is_empty() {
-            not_recorded.push(
-                "merged joint_states: the members' own joint_states topics are recorded".into(),
-            );
+        for m in &plan.merged {
+            if !keep.keeps(&m.topic) {
+                continue;
+            }
+            let channel = self.channel(&m.topic, "sensor_msgs/msg/JointState", "cdr")?;
+            let s = snap_rate(m.requested_hz, physics_hz);
+            rates.push(json!({"name": format!("record merged joint_states {}", m.topic),
+                "requested_hz": s.requested_hz, "realised_hz": s.realised_hz,
+                "every_steps": s.every_steps}));
+            self.merged.push(MergedSlot {
+                channel,
+                topic: m.topic.clone(),
+                members: m.members.clone(),
+                latest: vec![None; m.members.len()],
+                fresh: false,
+                every: s.every_steps,
+            });
         }
         if self.bridge_cfg.publish_clock && keep.keeps("/clock") {
             let s = snap_rate(self.bridge_cfg.clock_rate_hz.unwrap_or(physics_hz), physics_hz);
@@ -317,6 +349,16 @@ impl Recorder {
                 o.topic.clone(),
                 json!({"type": o.msg_type, "endpoint": plan::label(ep), "every_steps": every,
                     "realised_hz": physics_hz / every as f64, "lazy": ep.lazy}),
+            );
+        }
+        for m in &self.merged {
+            let members: Vec<String> =
+                m.members.iter().map(|&id| plan::label(ctx.interface.get(id))).collect();
+            topics.insert(
+                m.topic.clone(),
+                json!({"type": "sensor_msgs/msg/JointState", "endpoint": "(merged joint_states)",
+                    "members": members, "every_steps": m.every,
+                    "realised_hz": physics_hz / m.every as f64, "lazy": false}),
             );
         }
         let mut tables = BTreeMap::new();
@@ -368,12 +410,41 @@ impl Recorder {
 
     fn log_inbound(&mut self, ctx: &mut SimContext) -> Result<(), String> {
         let applied_before = self.step;
-        for (id, p) in ctx.interface.take_tapped() {
+        for t in ctx.interface.take_tapped() {
+            let head = json!({"step": applied_before, "tick": ctx.tick, "episode": ctx.episode});
+            let (id, p) = match t {
+                Tapped::Deliver(id, p) => (id, p),
+                Tapped::Cancel { endpoint, flag } => {
+                    // A cancel of a goal this recording never delivered (none acted) is not logged.
+                    let Some(n) = self.goals.iter().position(|g| Arc::ptr_eq(g, &flag)) else {
+                        continue;
+                    };
+                    let label = self.label(endpoint);
+                    let mut ev = head;
+                    ev["endpoint"] = json!(label);
+                    ev["endpoint_id"] = json!(endpoint);
+                    ev["cancel"] = json!(n);
+                    self.write_event(ctx, &ev)?;
+                    continue;
+                }
+                Tapped::World(cmd) => {
+                    let mut ev = head;
+                    ev["world"] = serde_json::to_value(&cmd).map_err(|e| e.to_string())?;
+                    self.write_event(ctx, &ev)?;
+                    continue;
+                }
+            };
             let (label, typed) = self.ins.get(&id).cloned().unwrap_or((format!("#{id}"), None));
-            let ev = json!({"step": applied_before, "tick": ctx.tick, "episode": ctx.episode,
-                "endpoint": label, "endpoint_id": id, "payload": p});
-            let data = serde_json::to_vec(&ev).map_err(|e| format!("inbound {label}: {e}"))?;
-            self.write(self.inbound_channel, INBOUND_TOPIC, ctx.sim_time(), &data)?;
+            let mut ev = head;
+            ev["endpoint"] = json!(label);
+            ev["endpoint_id"] = json!(id);
+            if let Payload::Goal(call) = &p {
+                ev["goal"] = json!(self.goals.len());
+                self.goals.push(call.cancel.clone());
+            }
+            ev["payload"] =
+                serde_json::to_value(&p).map_err(|e| format!("inbound {label}: {e}"))?;
+            self.write_event(ctx, &ev)?;
             if let Some((topic, ty, fr)) = typed {
                 if let Ok(bytes) = msgs::encode(&ty, &p, &fr, ctx.sim_time()) {
                     let c = self.channel(&topic, &ty, "cdr")?;
@@ -382,6 +453,15 @@ impl Recorder {
             }
         }
         Ok(())
+    }
+
+    fn label(&self, id: EndpointId) -> String {
+        self.ins.get(&id).map(|x| x.0.clone()).unwrap_or_else(|| format!("#{id}"))
+    }
+
+    fn write_event(&mut self, ctx: &SimContext, ev: &serde_json::Value) -> Result<(), String> {
+        let data = serde_json::to_vec(ev).map_err(|e| format!("inbound event: {e}"))?;
+        self.write(self.inbound_channel, INBOUND_TOPIC, ctx.sim_time(), &data)
     }
 
     fn finish_file(&mut self, ctx: &SimContext) -> Result<(), String> {
@@ -432,7 +512,7 @@ impl Observer for Recorder {
                 }
                 None => p,
             };
-            let bytes = msgs::encode(&o.msg_type, msg, &o.frames, now)
+            let all = msgs::encode_all(&o.msg_type, msg, &o.frames, now)
                 .map_err(|e| format!("recording {}: {e}", o.topic))?;
             if let Payload::Odometry(od) = p {
                 if od.publish_tf {
@@ -443,7 +523,26 @@ impl Observer for Recorder {
             }
             let (c, topic) = (o.channel, o.topic.clone());
             let stamp = payload_stamp(p).unwrap_or(now);
-            self.write(c, &topic, stamp, &bytes)?;
+            for bytes in all {
+                self.write(c, &topic, stamp, &bytes)?;
+            }
+        }
+        for i in 0..self.merged.len() {
+            let m = &mut self.merged[i];
+            for (k, &id) in m.members.iter().enumerate() {
+                if let Some((Payload::JointState(js), t)) = ctx.interface.get(id).latest() {
+                    if t == tick {
+                        m.latest[k] = Some(js.clone());
+                        m.fresh = true;
+                    }
+                }
+            }
+            if m.fresh && tick % m.every == 0 {
+                m.fresh = false;
+                let bytes = msgs::encode_merged_joint_states(&m.latest, now);
+                let (c, topic) = (m.channel, m.topic.clone());
+                self.write(c, &topic, now, &bytes)?;
+            }
         }
         let mut static_changed = false;
         for (id, route, fr) in &self.tfs {
@@ -495,6 +594,11 @@ impl Observer for Recorder {
         scope: Option<ResetScope>,
     ) -> Result<(), String> {
         self.log_inbound(ctx)?;
+        // The bridge forgets the merged members' states at a reset.
+        for m in &mut self.merged {
+            m.latest.iter_mut().for_each(|l| *l = None);
+            m.fresh = false;
+        }
         let reset = scope.map(|s| json!({"time": s.time, "state": s.state, "spawned": s.spawned}));
         let ev = json!({"step": self.step, "tick": ctx.tick, "episode": ctx.episode,
             "reset": reset.unwrap_or(json!("full"))});
@@ -547,6 +651,11 @@ fn payload_stamp(p: &Payload) -> Option<f64> {
         Payload::JointState(s) => s.stamp,
         Payload::PoseTwist(s) => s.stamp,
         Payload::Wrench(s) => s.stamp,
+        Payload::EnergyReport(s) => s.stamp,
+        Payload::Range(s) => s.stamp,
+        Payload::NavSatFix(s) => s.stamp,
+        Payload::TwistCov(s) => s.stamp,
+        Payload::ContactLocation(s) => s.time,
         _ => return None,
     })
 }

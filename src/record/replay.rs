@@ -10,6 +10,7 @@ use mcap::records::Record;
 use serde_json::Value as Json;
 
 use crate::context::payload::Payload;
+use crate::context::tap::WorldCommand;
 use crate::context::{Direction, ResetScope};
 use crate::engine::{Engine, EngineOptions};
 use crate::record::provenance::{self, FORMAT_VERSION, PROVENANCE, SUMMARY};
@@ -31,6 +32,15 @@ pub enum Event {
         /// What was delivered.
         payload: Box<Payload>,
     },
+    /// A cancel of the `goal`-th action goal of the recording (delivered to `endpoint`).
+    Cancel {
+        /// Endpoint label (`namespace/name`).
+        endpoint: String,
+        /// The goal's index among the recording's goals.
+        goal: usize,
+    },
+    /// A world command (SpawnEntity, DeleteEntity, SetEntityState).
+    World(WorldCommand),
     /// A reset (`None` = a full `Engine::reset`).
     Reset(Option<ResetScope>),
 }
@@ -128,7 +138,16 @@ fn parse_event(v: &Json) -> Result<(u64, Event), String> {
         };
         return Ok((step, Event::Reset(scope)));
     }
+    if let Some(w) = v.get("world") {
+        let cmd: WorldCommand =
+            serde_json::from_value(w.clone()).map_err(|e| format!("world command: {e}"))?;
+        return Ok((step, Event::World(cmd)));
+    }
     let endpoint = v.get("endpoint").and_then(Json::as_str).ok_or("no endpoint")?.to_string();
+    if let Some(g) = v.get("cancel") {
+        let goal = g.as_u64().ok_or("cancel is not a goal index")? as usize;
+        return Ok((step, Event::Cancel { endpoint, goal }));
+    }
     let endpoint_id = v.get("endpoint_id").and_then(Json::as_u64).ok_or("no endpoint_id")? as usize;
     let payload: Payload = serde_json::from_value(v.get("payload").cloned().unwrap_or(Json::Null))
         .map_err(|e| format!("payload of {endpoint}: {e}"))?;
@@ -139,11 +158,21 @@ fn parse_event(v: &Json) -> Result<(u64, Event), String> {
 /// override assignments, the seed); transport plugins are dropped (a replay talks to nobody).
 /// Returns the engine and notes on inputs that changed on disk since the recording.
 pub fn rebuild(rec: &Recording) -> Result<(Engine, Vec<String>), String> {
+    rebuild_with(rec, Vec::new())
+}
+
+/// [`rebuild`] with `extra` assignments after the recorded ones (`roqsim render FILE --view`:
+/// the camera only, never the physics).
+pub fn rebuild_with(
+    rec: &Recording,
+    extra: Vec<crate::world::overrides::Assignment>,
+) -> Result<(Engine, Vec<String>), String> {
     let p = &rec.provenance;
     let get = |k: &str| p.get(k).ok_or_else(|| format!("provenance lacks `{k}`"));
     let yaml = get("world_yaml")?;
     let base_dir = PathBuf::from(get("base_dir")?);
-    let assignments = provenance::assignments_from_yaml(get("overrides")?)?;
+    let mut assignments = provenance::assignments_from_yaml(get("overrides")?)?;
+    assignments.extend(extra);
     let seed: u64 = get("seed")?.parse().map_err(|e| format!("provenance seed: {e}"))?;
     let opts = LoadOptions { assignments, no_communication: true, ..Default::default() };
     let mut world = crate::world::load_world_str(yaml, &base_dir, &opts)
@@ -238,6 +267,8 @@ pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<Repla
     let mut samples = rec.states.iter().peekable();
     let mut report = ReplayReport { steps: 0, compared: 0, events: 0, divergence: None, notes };
     let mut events = rec.events.iter().peekable();
+    // Cancel flags of the goals delivered so far, in order (a cancel names its goal's index).
+    let mut goals: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>> = Vec::new();
     let mut compare = |engine: &Engine, step: u64, report: &mut ReplayReport| {
         while let Some(s) = samples.peek() {
             if s.step < step {
@@ -269,7 +300,21 @@ pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<Repla
             match ev {
                 Event::Deliver { endpoint, endpoint_id, payload } => {
                     let id = resolve_endpoint(&engine, endpoint, *endpoint_id)?;
-                    engine.ctx.interface.deliver(id, payload.as_ref().clone());
+                    let p = payload.as_ref().clone();
+                    if let Payload::Goal(call) = &p {
+                        goals.push(call.cancel.clone());
+                    }
+                    engine.ctx.interface.deliver(id, p);
+                }
+                Event::Cancel { endpoint, goal } => {
+                    let flag = goals.get(*goal).ok_or_else(|| {
+                        format!("a cancel of goal {goal} on `{endpoint}`, but only {} goals were delivered before it", goals.len())
+                    })?;
+                    crate::context::tap::raise(flag);
+                }
+                Event::World(cmd) => {
+                    // Refused commands replay as refused: the same call, the same outcome.
+                    let _ = crate::engine::sim_control::apply(&mut engine.ctx, cmd);
                 }
                 Event::Reset(None) => engine.reset().map_err(|e| e.to_string())?,
                 Event::Reset(Some(scope)) => {

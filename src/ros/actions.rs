@@ -15,8 +15,9 @@
 //! machine, a few steps late when the helper thread waits for a core); the outcome's status picks
 //! succeed / abort / cancel and its `error_code`, `error_string` or gripper result fill the result.
 //!
-//! **Cancel.** A cancel request is accepted at once and sets the goal's `cancel` flag; the goal
-//! stays CANCELING until the producer — at the next step — holds the MEASURED position and answers
+//! **Cancel.** A cancel request is accepted at once and posts the raising of the goal's `cancel`
+//! flag to the physics thread (so the producer sees it at a step boundary and a recording logs the
+//! step); the goal stays CANCELING until the producer — at the next step — holds the MEASURED position and answers
 //! `Canceled`, which ends it with status CANCELED. (r2r 0.9.7 forgets a goal's handle once it
 //! processed an accepted cancel, so a success or abort that races the cancel and loses is reported
 //! through the CANCELED path, with the producer's result and message.) A goal preempted by a newer
@@ -26,7 +27,7 @@
 //! such a goal is aborted with INVALID_GOAL naming it. `component_*_tolerance`s are ignored (they
 //! apply to multi-DOF joints only).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crossbeam_channel::Receiver;
@@ -246,10 +247,17 @@ where
         commands.post(move |ctx: &mut SimContext| ctx.interface.deliver(id, Payload::Goal(call)));
         let mut events = forward(frx, orx).fuse();
         let mut cancel_requests = cancel_requests.fuse();
+        // Accepted here at once; the flag is raised on the physics thread (a step boundary the
+        // consumer sees it at, and a recording logs).
+        let mut canceling = false;
         loop {
             futures::select! {
                 c = cancel_requests.next() => if let Some(c) = c {
-                    cancel.store(true, Ordering::SeqCst);
+                    if !canceling {
+                        canceling = true;
+                        let flag = cancel.clone();
+                        commands.post(move |ctx: &mut SimContext| ctx.interface.cancel_goal(id, &flag));
+                    }
                     c.accept();
                 },
                 e = events.next() => match e {
@@ -259,7 +267,6 @@ where
                         }
                     }
                     Some(Event::Outcome(o)) => {
-                        let canceling = cancel.load(Ordering::SeqCst);
                         finish(&mut g, &o, result_of(&o), canceling, &name);
                         return;
                     }
@@ -270,7 +277,6 @@ where
                             error_string: "the simulation dropped the goal without an outcome (the run ended or was reset)".into(),
                             result: None,
                         };
-                        let canceling = cancel.load(Ordering::SeqCst);
                         finish(&mut g, &o, result_of(&o), canceling, &name);
                         return;
                     }

@@ -28,40 +28,18 @@ pub fn fill_battery(m: &mut BatteryState, p: &Payload, fr: &Frames) -> Result<()
     };
     m.header.stamp = crate::ros::convert::stamp(r.stamp);
     fr.write("", &mut m.header.frame_id);
-    let nan = f32::NAN;
-    let modelled = r.capacity_wh.is_some();
-    m.voltage = r.voltage.map_or(nan, |v| v as f32);
-    m.temperature = nan;
-    m.current = r.current_a.map_or(nan, |a| -a as f32);
-    let capacity_ah = match (r.capacity_wh, r.voltage) {
-        (Some(wh), Some(v)) if v > 0.0 => Some(wh / v),
-        _ => None,
-    };
-    m.capacity = capacity_ah.map_or(nan, |c| c as f32);
-    m.design_capacity = m.capacity;
-    m.charge = match (capacity_ah, r.state_of_charge) {
-        (Some(c), Some(s)) => (c * s) as f32,
-        _ => nan,
-    };
-    m.percentage = r.state_of_charge.map_or(nan, |s| s as f32);
-    m.power_supply_status = if !modelled {
-        BatteryState::POWER_SUPPLY_STATUS_UNKNOWN as u8
-    } else if r.power_w > 0.0 {
-        BatteryState::POWER_SUPPLY_STATUS_DISCHARGING as u8
-    } else if r.power_w < 0.0 {
-        BatteryState::POWER_SUPPLY_STATUS_CHARGING as u8
-    } else {
-        BatteryState::POWER_SUPPLY_STATUS_NOT_CHARGING as u8
-    };
-    m.power_supply_health = if !modelled {
-        BatteryState::POWER_SUPPLY_HEALTH_UNKNOWN as u8
-    } else if r.depleted {
-        BatteryState::POWER_SUPPLY_HEALTH_DEAD as u8
-    } else {
-        BatteryState::POWER_SUPPLY_HEALTH_GOOD as u8
-    };
+    let b = r.battery();
+    m.voltage = b.voltage;
+    m.temperature = f32::NAN;
+    m.current = b.current;
+    m.capacity = b.capacity;
+    m.design_capacity = b.capacity;
+    m.charge = b.charge;
+    m.percentage = b.percentage;
+    m.power_supply_status = b.status;
+    m.power_supply_health = b.health;
     m.power_supply_technology = BatteryState::POWER_SUPPLY_TECHNOLOGY_UNKNOWN as u8;
-    m.present = modelled;
+    m.present = b.present;
     m.cell_voltage.clear();
     m.cell_temperature.clear();
     m.location.clear();

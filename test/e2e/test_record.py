@@ -4,6 +4,7 @@ the file, and ``roqsim replay`` / ``roqsim state`` on the command line."""
 
 import json
 import math
+import struct
 import subprocess
 import time
 from collections import Counter
@@ -14,6 +15,12 @@ from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 
 WORLD = "worlds/turtlebot_empty.yaml"
+# worlds/turtlebot_empty.yaml's sensor plugins, by address (its lidar first)
+LIDAR = "robot.rplidar.lidar"
+SENSORS = ("robot.rplidar, robot.rplidar.lidar, robot.imu, robot.cliff_side_left, robot.cliff_side_right, robot.cliff_front_left, "
+           "robot.cliff_front_right, robot.ir_intensity_side_left, robot.ir_intensity_left, robot.ir_intensity_front_left, "
+           "robot.ir_intensity_front_center_left, robot.ir_intensity_front_center_right, robot.ir_intensity_front_right, "
+           "robot.ir_intensity_right")
 
 
 class JsonDecoderFactory(McapDecoderFactory):
@@ -97,6 +104,63 @@ def test_recording_opens_with_the_python_readers_and_matches_its_rates(roqsim_bi
     assert line["step"] == 500 and line["time"] == pytest.approx(1.0, abs=1e-9)
     assert line["qpos"] == list(by_log_time[1_000_000_000].qpos)
 
+    # The lidar re-run on the restored sample at t = 1.0 s (seed and episode from the recording)
+    # publishes exactly the scan the run published at that step, noise draws included.
+    s = run(roqsim_bin, "state", str(out), "--at", "1.0", "--sensor", LIDAR)
+    assert s.returncode == 0, s.stderr
+    assert len(s.stdout.splitlines()) == 1, s.stdout[:300]
+    j = json.loads(s.stdout)
+    assert (j["sensor"], j["step"], j["tick"], j["episode"]) == (LIDAR, 500, 500, 0)
+    rescan = j["outputs"]["scan"]["LaserScan"]
+    recorded = [m for t, _, lt, m in msgs if t == "/scan" and lt == 1_000_000_000]
+    assert len(recorded) == 1
+    rec = recorded[0]
+    assert round(rescan["stamp"] * 1e9) == ns(rec.header.stamp)
+    # JSON carries the f32 ranges as their shortest decimal: back to f32 they are the recorded bits
+    # (a non-finite range prints as null)
+    f32 = [None if x is None else struct.unpack("<f", struct.pack("<f", x))[0] for x in rescan["ranges"]]
+    want = [x if math.isfinite(x) else None for x in rec.ranges]
+    assert f32 == want
+    assert sum(1 for x in want if x is not None) > 100
+    assert len(set(want)) > 50  # noisy ranges, not a constant
+
+
+def test_state_sensor_refuses_an_unknown_address_naming_the_sensors(roqsim_bin, tmp_path):
+    out = tmp_path / "run.mcap"
+    p = run(roqsim_bin, "sim", WORLD, "--seconds", "0.2", "--seed", "3", "-q", "--record", str(out))
+    assert p.returncode == 0, p.stderr
+    s = run(roqsim_bin, "state", str(out), "--at", "0.1", "--sensor", "robot.sonar")
+    assert s.returncode == 2 and s.stdout == ""
+    # (the rebuild logs its rate notes first)
+    assert s.stderr.strip().splitlines()[-1] == (
+        f"error: {out}: --sensor robot.sonar: the recorded world has no sensor at that address; sensors: {SENSORS}"
+    )
+
+
+@pytest.mark.parametrize("world, want", [
+    ("worlds/first_run.yaml", {"sensor_msgs/msg/BatteryState", "sensor_msgs/msg/JointState", "sensor_msgs/msg/LaserScan"}),
+    ("test/e2e/worlds/catalog_sensors.yaml", {"sensor_msgs/msg/Range", "sensor_msgs/msg/NavSatFix", "nav_msgs/msg/Odometry"}),
+])
+def test_every_recorded_type_decodes_and_only_camera_and_cloud_topics_are_left_out(roqsim_bin, tmp_path, world, want):
+    out = tmp_path / "run.mcap"
+    p = run(roqsim_bin, "sim", world, "--seconds", "1", "--pacing", "asap", "--seed", "2", "-q", "--record", str(out))
+    assert p.returncode == 0, p.stderr
+    meta, msgs = read_all(out)  # every message decoded by mcap-ros2-support
+    types = {schema for _, schema, _, _ in msgs if schema}
+    print(world, sorted(types))
+    assert want <= types, sorted(types)
+    left_out = json.loads(meta["roqsim.provenance"]["not_recorded"])
+    print("not_recorded:", left_out)
+    no_encoder = ("sensor_msgs/msg/PointCloud2", "sensor_msgs/msg/Image", "sensor_msgs/msg/CompressedImage", "sensor_msgs/msg/CameraInfo")
+    assert all(n.endswith("): no recording encoder") and any(t in n for t in no_encoder) for n in left_out), left_out
+    battery = [m for _, s, _, m in msgs if s == "sensor_msgs/msg/BatteryState"]
+    for b in battery:
+        assert b.present == (not math.isnan(b.percentage)) and b.power_supply_status in (0, 1, 2, 3)
+    if "first_run" in world:
+        modelled = [b for b in battery if b.present]
+        assert modelled and 0.9 < modelled[-1].percentage < 1.0 and modelled[-1].voltage == pytest.approx(14.4)
+        assert modelled[-1].power_supply_status == 2  # discharging
+
 
 def test_unwritable_record_path_is_refused_before_the_build(roqsim_bin):
     p = run(roqsim_bin, "sim", WORLD, "--seconds", "1", "--record", "/nonexistent-dir/run.mcap")
@@ -151,6 +215,97 @@ def test_a_run_driven_over_ros_replays_offline_bitwise(roqsim, ros, roqsim_bin, 
     assert r.stdout.startswith("replay ok: "), r.stdout
     applied = int(r.stdout.split(" inbound events")[0].rsplit(" ", 1)[1])
     assert applied == len(cmd_vel), (r.stdout, len(cmd_vel), len(inbound))
+
+
+def test_every_inbound_kind_replays_offline_bitwise(roqsim, ros, roqsim_bin, tmp_path):
+    """A run driven over ROS 2 with every kind of inbound command: a cmd_vel stream, a
+    FollowJointTrajectory goal run to its end, another cancelled midway, SpawnEntity with a pose,
+    SetEntityState (pose and twist), DeleteEntity and ResetSimulation — each logged with the step
+    it acted before, and the replay (no ROS) bitwise on every state sample."""
+    from arm_helpers import CANCELED, SUCCEEDED, Arm, plus
+    from geometry_msgs.msg import Twist
+    from simulation_interfaces.srv import DeleteEntity, ResetSimulation, SetEntityState, SpawnEntity
+
+    out = tmp_path / "driven.mcap"
+    arm = Arm(ros, ns="/husky")
+    pub = ros.node.create_publisher(Twist, "/husky/cmd_vel", 10)
+    sim = roqsim("sim", "test/e2e/worlds/record_driven.yaml", "--ros", "--sim-control", "--pacing", "realtime",
+                 "--seconds", "600", "-q", "--record", str(out), wait_ready="/clock")
+    arm.wait_ready(gripper=False, timeout=60)
+    ros.spin_until(lambda: pub.get_subscription_count() > 0, 20, "roqsim's /husky/cmd_vel subscription")
+
+    def drive(n):
+        cmd = Twist()
+        cmd.linear.x, cmd.angular.z = 0.3, 0.4
+        for _ in range(n):
+            pub.publish(cmd)
+            ros.spin(0.05)
+        pub.publish(Twist())
+
+    def ok(srv, name, req):
+        r = ros.call(srv, name, req, timeout=30)
+        assert r.result.result == 1, (name, r.result.error_message)
+
+    drive(20)
+    status, _ = arm.run([(1.0, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0]))])
+    assert status == SUCCEEDED
+    goal = arm.send([(4.0, plus([-0.6, 0.0, 0.0, 0.0, 0.0, 0.0]))])
+    arm.wait_sim(0.6)
+    fut = goal.cancel_goal_async()
+    ros.spin_until(fut.done, 20, "the cancel response")
+    status, _ = arm.result(goal)
+    assert status == CANCELED
+
+    spawn = SpawnEntity.Request()
+    spawn.entity_resource.uri = "box"
+    spawn.initial_pose.pose.position.x, spawn.initial_pose.pose.position.y, spawn.initial_pose.pose.position.z = 1.5, -1.0, 0.6
+    spawn.initial_pose.pose.orientation.w = 1.0
+    ok(SpawnEntity, "/spawn_entity", spawn)
+    move = SetEntityState.Request(entity="crate", set_pose=True, set_twist=True)
+    move.state.pose.position.x, move.state.pose.position.y, move.state.pose.position.z = -1.0, 2.0, 0.5
+    move.state.pose.orientation.w = 1.0
+    move.state.twist.linear.x = 0.8
+    ok(SetEntityState, "/set_entity_state", move)
+    arm.wait_sim(0.4)
+    ok(DeleteEntity, "/delete_entity", DeleteEntity.Request(entity="crate"))
+    arm.wait_sim(0.2)
+    ok(ResetSimulation, "/reset_simulation", ResetSimulation.Request())
+    drive(10)
+    arm.wait_sim(0.3)
+    assert sim.stop() in (0, 130), sim.output()[-3000:]
+
+    meta, msgs = read_all(out)
+    inbound = [m for t, _, _, m in msgs if t == "/roqsim/inbound"]
+    steps = [e["step"] for e in inbound]
+    assert steps == sorted(steps), "events are logged in the order they acted"
+    goals = [e for e in inbound if "goal" in e]
+    assert [(e["goal"], e["endpoint"]) for e in goals] == [(0, "husky/follow_joint_trajectory"), (1, "husky/follow_joint_trajectory")], goals
+    assert "Trajectory" in goals[0]["payload"]["Goal"]
+    cancels = [e for e in inbound if "cancel" in e]
+    assert [(e["cancel"], e["endpoint"]) for e in cancels] == [(1, goals[1]["endpoint"])]
+    assert goals[1]["step"] < cancels[0]["step"]
+    world = [e["world"] for e in inbound if "world" in e]
+    assert [next(iter(w)) for w in world] == ["spawn", "set_entity_state", "delete"], world
+    assert world[0]["spawn"]["uri"] == "box" and world[0]["spawn"]["pose"] == [[1.5, -1.0, 0.6], [0.0, 0.0, 0.0, 1.0]]
+    assert world[1]["set_entity_state"]["twist"] == [[0.8, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    resets = [e for e in inbound if "reset" in e]
+    assert [e["reset"] for e in resets] == [{"time": True, "state": True, "spawned": True}]
+    cmd_vel = [e for e in inbound if e.get("endpoint") == "husky/cmd_vel"]
+    assert len(cmd_vel) >= 25, len(cmd_vel)
+    # every state sample after the spawn shows the box present, until the reset
+    states = [m for t, _, _, m in msgs if t == "/roqsim/state"]
+    box = list(states[0].entities).index("box")
+    assert not states[0].present[box]
+    assert any(s.present[box] for s in states)
+    print("not_recorded:", meta["roqsim.provenance"]["not_recorded"])
+
+    # Offline: no ROS; every recorded event applied before its step, every sample bitwise.
+    r = run(roqsim_bin, "replay", str(out), "--verify")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("replay ok: "), r.stdout
+    print(r.stdout.strip(), "| logged:", Counter("goal" if "goal" in e else "cancel" if "cancel" in e else "reset" if "reset" in e else "world" if "world" in e else "topic" for e in inbound))
+    applied = int(r.stdout.split(" inbound events")[0].rsplit(" ", 1)[1])
+    assert applied == len(inbound), (r.stdout, len(inbound))
 
 
 # ----------------------------------------------------------------------------------- lockstep

@@ -120,6 +120,67 @@ pub struct EnergyReport {
     pub depleted: bool,
 }
 
+/// The sensor_msgs/BatteryState values of an [`EnergyReport`] (the ROS bridge and the recording
+/// both publish these; the table is in `crate::ros::reports`). NaN = not modelled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BatteryFields {
+    /// Nominal voltage (V).
+    pub voltage: f32,
+    /// −current drawn (A): negative while discharging.
+    pub current: f32,
+    /// Charge (Ah).
+    pub charge: f32,
+    /// Capacity (Ah), also the design capacity.
+    pub capacity: f32,
+    /// State of charge 0..1.
+    pub percentage: f32,
+    /// POWER_SUPPLY_STATUS_*: unknown 0, charging 1, discharging 2, not charging 3.
+    pub status: u8,
+    /// POWER_SUPPLY_HEALTH_*: unknown 0, good 1, dead 3.
+    pub health: u8,
+    /// A battery is modelled.
+    pub present: bool,
+}
+
+impl EnergyReport {
+    /// The report as BatteryState values.
+    pub fn battery(&self) -> BatteryFields {
+        let nan = f32::NAN;
+        let modelled = self.capacity_wh.is_some();
+        let capacity_ah = match (self.capacity_wh, self.voltage) {
+            (Some(wh), Some(v)) if v > 0.0 => Some(wh / v),
+            _ => None,
+        };
+        BatteryFields {
+            voltage: self.voltage.map_or(nan, |v| v as f32),
+            current: self.current_a.map_or(nan, |a| -a as f32),
+            charge: match (capacity_ah, self.state_of_charge) {
+                (Some(c), Some(s)) => (c * s) as f32,
+                _ => nan,
+            },
+            capacity: capacity_ah.map_or(nan, |c| c as f32),
+            percentage: self.state_of_charge.map_or(nan, |s| s as f32),
+            status: if !modelled {
+                0
+            } else if self.power_w > 0.0 {
+                2
+            } else if self.power_w < 0.0 {
+                1
+            } else {
+                3
+            },
+            health: if !modelled {
+                0
+            } else if self.depleted {
+                3
+            } else {
+                1
+            },
+            present: modelled,
+        }
+    }
+}
+
 /// What `upright_monitor` reports: is the body still in the plane it settled in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UprightReport {

@@ -78,16 +78,14 @@ pub(super) fn describe(e: &Entity) -> String {
 pub(super) fn h_features(
     _: srv::GetSimulatorFeatures::Request,
     r: Reply<srv::GetSimulatorFeatures::Response>,
-    _: &mut SimContext,
+    ctx: &mut SimContext,
     _: &mut Shared,
 ) {
     r.send(srv::GetSimulatorFeatures::Response {
         features: si::SimulatorFeatures {
             features: sc::FEATURES.to_vec(),
             spawn_formats: Vec::new(),
-            custom_info: "roqsim: SpawnEntity activates an entity the world declares with `present: false` (uri = its name, \
-                          as GetSpawnables lists it); nothing is compiled at run time, so spawn_formats is empty"
-                .to_string(),
+            custom_info: sc::custom_info(ctx.run.lockstep),
         },
     });
 }

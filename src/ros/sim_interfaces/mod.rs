@@ -308,8 +308,10 @@ impl Plugin for SimInterfaces {
 
 #[cfg(test)]
 mod tests {
+    use super::jobs::Reply;
     use super::*;
     use crate::context::{Entity, EntityKind};
+    use crate::engine::sim_control as sc;
 
     #[test]
     fn service_names_follow_the_namespace() {
@@ -350,6 +352,29 @@ mod tests {
         )
         .unwrap_err();
         assert!(unknown.iter().any(|e| e.message.contains("namespce")), "{unknown:?}");
+    }
+
+    #[test]
+    fn features_report_lockstep_exactly_when_sim_sync_is_enabled() {
+        for lockstep in [false, true] {
+            let run = crate::context::RunInfo { lockstep, ..Default::default() };
+            let mut ctx = SimContext::new(0.002, Some(1), run);
+            let (tx, mut rx) = futures::channel::oneshot::channel();
+            let req = r2r::simulation_interfaces::srv::GetSimulatorFeatures::Request::default();
+            h_features(req, Reply(tx), &mut ctx, &mut Shared::default());
+            let f = rx.try_recv().unwrap().expect("answered at once").features;
+            // no lockstep constant exists in simulation_interfaces 1.5: the standard list is
+            // unchanged, custom_info says it
+            assert_eq!(f.features, sc::FEATURES.to_vec());
+            assert!(f.spawn_formats.is_empty());
+            let want = if lockstep {
+                ". lockstep: true (sim.sync is enabled"
+            } else {
+                ". lockstep: false"
+            };
+            assert!(f.custom_info.contains(want), "{lockstep}: {}", f.custom_info);
+            assert!(f.custom_info.starts_with("roqsim: SpawnEntity activates an entity"));
+        }
     }
 
     #[test]
