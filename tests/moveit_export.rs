@@ -155,6 +155,8 @@ fn a_urdf_robot_whose_controller_adds_a_joint_prefix_is_refused() {
     let want = "its URDF names joint `j1`, which the arm controller reports as `left_j1` (joint_prefix): a description spawned from a URDF keeps the URDF's joint names, so drop `joint_prefix` from its arm_controller";
     assert_eq!(export_srdf(&mut e.ctx, &ent, 10, 0, None).unwrap_err(), want);
     assert_eq!(export_moveit(&mut e.ctx, &ent, &MoveitOptions::default()).unwrap_err(), want);
+    // robot_description still carries the URDF as written, and the run log says why it disagrees.
+    assert!(notes(&e).contains(&format!("robot_description: `one`: {want}")), "{:?}", notes(&e));
 }
 
 #[test]
@@ -302,5 +304,61 @@ fn tip_site_ends_the_chain_at_a_site_and_unknown_or_moving_sites_are_refused() {
     assert_eq!(
         String::from_utf8_lossy(&o.stderr).trim().lines().last(),
         Some("error: export moveit `arm`: --tip-site: robot `arm` has no site `nope`; its sites: [tool_tip, pad]")
+    );
+}
+
+fn notes(e: &Engine) -> Vec<String> {
+    use roqsim::spawn::import::{ImportNotes, NOTES_KEY};
+    e.ctx.blackboard.get::<ImportNotes>(NOTES_KEY).map(|n| n.lines.clone()).unwrap_or_default()
+}
+
+fn has_description(e: &Engine) -> bool {
+    e.ctx.interface.all().iter().any(|ep| ep.name == "robot_description")
+}
+
+#[test]
+fn a_robot_whose_actions_live_in_two_namespaces_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = engine(
+        dir.path(),
+        "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: parm.xml, gravity_compensation: false}\n    name: arm\n    components:\n      - arm_controller: {joints: [joint1, joint2], namespace: left}\n      - arm_controller: {joints: [joint3], namespace: right, controller_name: wrist_controller}\n        name: wrist\n",
+    );
+    let ent = e.ctx.entities.get("arm").unwrap().clone();
+    assert_eq!(
+        export_moveit(&mut e.ctx, &ent, &MoveitOptions { samples: 10, ..Default::default() })
+            .unwrap_err(),
+        "robot `arm`: its actions live in two namespaces (`/right/wrist_controller/follow_joint_trajectory` and `/left/arm_controller/follow_joint_trajectory`), and one move_group reads one: give its controllers one namespace"
+    );
+}
+
+#[test]
+fn robot_description_is_withheld_and_logged_when_it_cannot_be_right() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two arms in one namespace: one topic cannot carry two descriptions.
+    let e = engine(
+        dir.path(),
+        "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: parm.xml, prefix: a_, gravity_compensation: false}\n    name: a\n  - spawn_arm: {model: parm.xml, prefix: b_, pos: [1, 0, 0], gravity_compensation: false}\n    name: b\n",
+    );
+    assert!(!has_description(&e));
+    let n = notes(&e);
+    for (me, other) in [("a", "b"), ("b", "a")] {
+        let want = format!("robot_description: `{me}` shares namespace `` with [{other}]: no description is published there; give each robot its own namespace");
+        assert!(n.contains(&want), "{n:?}");
+    }
+    // A body with two joints: no URDF can express it.
+    std::fs::write(
+        dir.path().join("two.xml"),
+        r#"<mujoco><worldbody><body name="base"><geom size="0.1"/><body name="link" pos="0 0 0.2"><joint name="a" axis="1 0 0"/><joint name="b" axis="0 1 0"/><geom size="0.05"/></body></body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let e = engine(
+        dir.path(),
+        "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: two.xml, gravity_compensation: false}\n    name: m\n",
+    );
+    assert!(!has_description(&e));
+    assert!(
+        notes(&e).contains(&"robot_description: `m` is not published: body `link` has 2 joints; a URDF link has one joint: split the body in the model".to_string()),
+        "{:?}",
+        notes(&e)
     );
 }

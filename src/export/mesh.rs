@@ -40,7 +40,7 @@ pub fn mesh_file(model: &MjModel, mesh: usize) -> Option<PathBuf> {
     // points into `paths` (npaths chars, each path 0-terminated), as mjModel documents.
     unsafe {
         let adr = *m.mesh_pathadr.add(mesh);
-        if adr < 0 || adr as i64 >= m.npaths as i64 {
+        if adr < 0 || i64::from(adr) >= m.npaths {
             return None;
         }
         let s = std::ffi::CStr::from_ptr(m.paths.add(adr as usize));
