@@ -96,6 +96,9 @@ enum ExportCmd {
         /// Random configurations sampled for the collision matrix.
         #[arg(long, default_value_t = crate::export::srdf::DEFAULT_SAMPLES)]
         samples: usize,
+        /// End the arm chain at this site's frame (a grasp point) instead of its last link.
+        #[arg(long, value_name = "SITE")]
+        tip_site: Option<String>,
     },
     /// A MoveIt 2 configuration folder (URDF, SRDF, joint limits, kinematics, controllers, a
     /// move_group launch file) naming the actions roqsim serves.
@@ -111,6 +114,9 @@ enum ExportCmd {
         /// Random configurations sampled for the SRDF's collision matrix.
         #[arg(long, default_value_t = crate::export::srdf::DEFAULT_SAMPLES)]
         samples: usize,
+        /// End the arm chain at this site's frame (a grasp point) instead of its last link.
+        #[arg(long, value_name = "SITE")]
+        tip_site: Option<String>,
     },
 }
 
@@ -631,6 +637,21 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
         Ok(x) => x,
         Err(e) => return fail_config(&e),
     };
+    // The bridge settings the world states (its `namespace:` moves the served actions).
+    let bridge = match w.components.iter().find(|c| c.plugin == "ros2_bridge") {
+        Some(c) => match crate::plugin::typed_config::<crate::ros::config::BridgeConfig>(
+            &serde_norway::Value::Mapping(c.config.clone()),
+        ) {
+            Ok(b) => b,
+            Err(es) => {
+                for e in es {
+                    eprintln!("error: {e}");
+                }
+                return ExitCode::from(2);
+            }
+        },
+        None => crate::ros::config::BridgeConfig::default(),
+    };
     let mut e = match Engine::new(w, EngineOptions { profile: false, seed: Some(0) }) {
         Ok(e) => e,
         Err(e) => {
@@ -647,17 +668,19 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
     };
     let (text, output, what_name) = match what {
         ExportCmd::Urdf { output, .. } => {
-            let u = crate::export::urdf::export_urdf(e.ctx.model(), &ent)
+            let u = crate::export::urdf::export_for(&e.ctx, &ent)
                 .map(|u| crate::export::urdf::with_static_frames(&e.ctx, &ent, &u));
             (u, output, "urdf")
         }
-        ExportCmd::Srdf { output, samples, .. } => (
-            crate::export::srdf::export_srdf(&mut e.ctx, &ent, samples, 0).map(|s| s.text),
+        ExportCmd::Srdf { output, samples, tip_site, .. } => (
+            crate::export::srdf::export_srdf(&mut e.ctx, &ent, samples, 0, tip_site.as_deref())
+                .map(|s| s.text),
             output,
             "srdf",
         ),
-        ExportCmd::Moveit { output, samples, .. } => {
-            let files = match crate::export::moveit::export_moveit(&mut e.ctx, &ent, samples, 0) {
+        ExportCmd::Moveit { output, samples, tip_site, .. } => {
+            let opts = crate::export::moveit::MoveitOptions { samples, seed: 0, tip_site, bridge };
+            let files = match crate::export::moveit::export_moveit(&mut e.ctx, &ent, &opts) {
                 Ok(f) => f,
                 Err(m) => {
                     eprintln!("error: export moveit `{robot}`: {m}");

@@ -556,7 +556,7 @@ fn export_srdf_groups_the_arm_controller_and_samples_the_collision_matrix() {
     let root = setup();
     let mut e = engine(root, ARM_WORLD);
     let ent = e.ctx.entities.get("arm").unwrap().clone();
-    let s = roqsim::export::srdf::export_srdf(&mut e.ctx, &ent, 2000, 0).unwrap();
+    let s = roqsim::export::srdf::export_srdf(&mut e.ctx, &ent, 2000, 0, None).unwrap();
     // Read back as XML: one arm group (a chain over exactly the controller's joints), the gripper.
     let doc = &s.text;
     assert!(doc.contains("<group name=\"arm\">\n    <chain base_link=\"base_link\" tip_link=\"link3\"/>\n  </group>"), "{doc}");
@@ -595,7 +595,7 @@ fn export_srdf_groups_the_arm_controller_and_samples_the_collision_matrix() {
     assert_eq!(s.samples, 2000);
     assert!(doc.contains("from 2000 random configurations (seed 0)"), "{doc}");
     // The same file every run.
-    let again = roqsim::export::srdf::export_srdf(&mut e.ctx, &ent, 2000, 0).unwrap();
+    let again = roqsim::export::srdf::export_srdf(&mut e.ctx, &ent, 2000, 0, None).unwrap();
     assert_eq!(again.text, s.text);
 }
 
@@ -604,7 +604,8 @@ fn export_moveit_names_the_served_actions_and_the_declared_controllers() {
     let root = setup();
     let mut e = engine(root, ARM_WORLD);
     let ent = e.ctx.entities.get("arm").unwrap().clone();
-    let files = roqsim::export::moveit::export_moveit(&mut e.ctx, &ent, 200, 0).unwrap();
+    let opts = roqsim::export::moveit::MoveitOptions { samples: 200, ..Default::default() };
+    let files = roqsim::export::moveit::export_moveit(&mut e.ctx, &ent, &opts).unwrap();
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
@@ -613,6 +614,7 @@ fn export_moveit_names_the_served_actions_and_the_declared_controllers() {
             "arm.srdf",
             "joint_limits.yaml",
             "kinematics.yaml",
+            "ompl_planning.yaml",
             "moveit_controllers.yaml",
             "ros2_controllers.yaml",
             "move_group.launch.py"
@@ -745,6 +747,7 @@ fn roqsim_export_srdf_and_moveit_write_their_files() {
         "arm.srdf",
         "joint_limits.yaml",
         "kinematics.yaml",
+        "ompl_planning.yaml",
         "moveit_controllers.yaml",
         "ros2_controllers.yaml",
         "move_group.launch.py",

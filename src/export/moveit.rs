@@ -4,9 +4,12 @@
 //! - `joint_limits.yaml`: each moving joint's velocity limit from the URDF (a joint stating none
 //!   gets `has_velocity_limits: false`), no acceleration limits (the model states none);
 //! - `kinematics.yaml`: MoveIt's KDL plugin on every arm group (a chain);
+//! - `ompl_planning.yaml`: the OMPL pipeline's parameters as MoveIt 2 Jazzy reads them and per
+//!   group planner configurations ([`ompl_planning`]);
 //! - `moveit_controllers.yaml`: MoveIt's simple controller manager, one entry per arm and gripper
 //!   controller, with the action namespace and controller name split out of the action name the
-//!   ROS plan (`crate::ros::plan`, the same wiring the bridge serves) resolves for the controller's
+//!   ROS plan (`crate::ros::plan`, the same wiring the bridge serves, with the world's bridge
+//!   settings: its `namespace:`) resolves for the controller's
 //!   FollowJointTrajectory / GripperCommand endpoint, and its joints in `/joint_states` order;
 //! - `ros2_controllers.yaml`: the controllers the world declares (type, joints, interfaces), as a
 //!   ros2_control parameter file mirrors them;
@@ -18,6 +21,7 @@ use std::fmt::Write;
 use crate::context::entities::Entity;
 use crate::context::SimContext;
 use crate::export::srdf::{description, export_srdf, gripper_group};
+use crate::ros::config::BridgeConfig;
 use crate::ros::plan::InKind;
 
 /// One controller as MoveIt's simple controller manager sees it.
@@ -44,11 +48,38 @@ fn yaml_list(v: &[String]) -> String {
     format!("[{}]", v.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "))
 }
 
+/// What `roqsim export moveit` is asked for besides the robot.
+#[derive(Debug, Clone)]
+pub struct MoveitOptions {
+    /// Random configurations the SRDF's collision matrix samples.
+    pub samples: usize,
+    /// Their seed.
+    pub seed: u64,
+    /// The site whose frame ends the arm chain (`--tip-site`).
+    pub tip_site: Option<String>,
+    /// The world's `ros2_bridge` settings (its `namespace:` moves every action).
+    pub bridge: BridgeConfig,
+}
+
+impl Default for MoveitOptions {
+    fn default() -> Self {
+        MoveitOptions {
+            samples: crate::export::srdf::DEFAULT_SAMPLES,
+            seed: 0,
+            tip_site: None,
+            bridge: BridgeConfig::default(),
+        }
+    }
+}
+
 /// The MoveIt controllers of entity `ent`: its trajectory and gripper action endpoints as the ROS
-/// plan names them (default bridge settings).
-pub fn controllers(ctx: &mut SimContext, ent: &Entity) -> Result<Vec<MoveitController>, String> {
-    let cfg = crate::ros::config::BridgeConfig::default();
-    let plan = crate::ros::plan::build(&ctx.interface, &cfg).map_err(|e| e.join("; "))?;
+/// plan names them under the world's bridge settings `cfg`.
+pub fn controllers(
+    ctx: &mut SimContext,
+    ent: &Entity,
+    cfg: &BridgeConfig,
+) -> Result<Vec<MoveitController>, String> {
+    let plan = crate::ros::plan::build(&ctx.interface, cfg).map_err(|e| e.join("; "))?;
     let reg = crate::handles::controllers::Registry::of(ctx, &ent.name);
     let specs = reg.declared_specs();
     let mut out = Vec::new();
@@ -101,18 +132,16 @@ pub fn controllers(ctx: &mut SimContext, ent: &Entity) -> Result<Vec<MoveitContr
     Ok(out)
 }
 
-/// The whole folder for entity `ent` (see the module docs); the SRDF samples `samples`
-/// configurations from `seed`.
+/// The whole folder for entity `ent` (see the module docs and [`MoveitOptions`]).
 pub fn export_moveit(
     ctx: &mut SimContext,
     ent: &Entity,
-    samples: usize,
-    seed: u64,
+    opts: &MoveitOptions,
 ) -> Result<Files, String> {
     let robot = ent.name.replace('.', "_");
     let urdf = description(ctx, ent)?;
-    let srdf = export_srdf(ctx, ent, samples, seed)?;
-    let ctrls = controllers(ctx, ent)?;
+    let srdf = export_srdf(ctx, ent, opts.samples, opts.seed, opts.tip_site.as_deref())?;
+    let ctrls = controllers(ctx, ent, &opts.bridge)?;
     let (_, joints) = crate::spawn::urdf::tree(&urdf)?;
     let mut files: Files = Vec::new();
     files.push((format!("{robot}.urdf"), urdf.clone()));
@@ -146,6 +175,8 @@ pub fn export_moveit(
         );
     }
     files.push(("kinematics.yaml".into(), k));
+
+    files.push(("ompl_planning.yaml".into(), ompl_planning(&srdf)));
 
     // moveit_controllers.yaml
     let names: Vec<String> = ctrls.iter().map(|c| c.name.clone()).collect();
@@ -258,20 +289,7 @@ def generate_launch_description():
         "publish_robot_description_semantic": True,
         "planning_pipelines": ["ompl"],
         "default_planning_pipeline": "ompl",
-        "ompl": {{
-            "planning_plugins": ["ompl_interface/OMPLPlanner"],
-            "request_adapters": [
-                "default_planning_request_adapters/ResolveConstraintFrames",
-                "default_planning_request_adapters/ValidateWorkspaceBounds",
-                "default_planning_request_adapters/CheckStartStateBounds",
-                "default_planning_request_adapters/CheckStartStateCollision",
-            ],
-            "response_adapters": [
-                "default_planning_response_adapters/AddTimeOptimalParameterization",
-                "default_planning_response_adapters/ValidateSolution",
-                "default_planning_response_adapters/DisplayMotionPath",
-            ],
-        }},
+        "ompl": _yaml("ompl_planning.yaml"),
     }}
     params.update(_yaml("moveit_controllers.yaml"))
     return LaunchDescription(
@@ -292,4 +310,103 @@ def generate_launch_description():
     );
     files.push(("move_group.launch.py".into(), launch));
     Ok(files)
+}
+
+/// OMPL's planners as MoveIt's setup assistant lists them, with MoveIt's default parameters
+/// (`name`, `[(parameter, value)]`).
+const PLANNERS: &[(&str, &[(&str, &str)])] = &[
+    ("SBL", &[("range", "0.0")]),
+    ("EST", &[("range", "0.0"), ("goal_bias", "0.05")]),
+    (
+        "LBKPIECE",
+        &[("range", "0.0"), ("border_fraction", "0.9"), ("min_valid_path_fraction", "0.5")],
+    ),
+    (
+        "BKPIECE",
+        &[
+            ("range", "0.0"),
+            ("border_fraction", "0.9"),
+            ("failed_expansion_score_factor", "0.5"),
+            ("min_valid_path_fraction", "0.5"),
+        ],
+    ),
+    (
+        "KPIECE",
+        &[
+            ("range", "0.0"),
+            ("goal_bias", "0.05"),
+            ("border_fraction", "0.9"),
+            ("failed_expansion_score_factor", "0.5"),
+            ("min_valid_path_fraction", "0.5"),
+        ],
+    ),
+    ("RRT", &[("range", "0.0"), ("goal_bias", "0.05")]),
+    ("RRTConnect", &[("range", "0.0")]),
+    ("RRTstar", &[("range", "0.0"), ("goal_bias", "0.05"), ("delay_collision_checking", "1")]),
+    (
+        "TRRT",
+        &[
+            ("range", "0.0"),
+            ("goal_bias", "0.05"),
+            ("max_states_failed", "10"),
+            ("temp_change_factor", "2.0"),
+            ("min_temperature", "10e-10"),
+            ("init_temperature", "10e-6"),
+            ("frountier_threshold", "0.0"),
+            ("frountierNodeRatio", "0.1"),
+            ("k_constant", "0.0"),
+        ],
+    ),
+    ("PRM", &[("max_nearest_neighbors", "10")]),
+    ("PRMstar", &[]),
+];
+
+/// `ompl_planning.yaml`: the OMPL pipeline's parameters as MoveIt 2 (Jazzy) reads them
+/// (`planning_plugins`, `request_adapters`, `response_adapters`, as moveit_configs_utils' default
+/// OMPL config states them), the planner configurations, and per SRDF group its planners
+/// (RRTConnect first and default), a projection over its first two joints and the collision
+/// checking resolution, as the setup assistant writes them.
+pub fn ompl_planning(srdf: &crate::export::srdf::Srdf) -> String {
+    let mut o = String::from(
+        "# OMPL for move_group (MoveIt 2 Jazzy): a starting point, meant to be overridden.\n\
+         planning_plugins:\n  - ompl_interface/OMPLPlanner\n\
+         start_state_max_bounds_error: 0.1\n\
+         jiggle_fraction: 0.05\n\
+         # The order is the order the pipeline applies them in.\n\
+         request_adapters:\n\
+         \x20 - default_planning_request_adapters/ResolveConstraintFrames\n\
+         \x20 - default_planning_request_adapters/ValidateWorkspaceBounds\n\
+         \x20 - default_planning_request_adapters/CheckStartStateBounds\n\
+         \x20 - default_planning_request_adapters/CheckStartStateCollision\n\
+         response_adapters:\n\
+         \x20 - default_planning_response_adapters/AddTimeOptimalParameterization\n\
+         \x20 - default_planning_response_adapters/ValidateSolution\n\
+         \x20 - default_planning_response_adapters/DisplayMotionPath\n\
+         planner_configs:\n",
+    );
+    for (name, params) in PLANNERS {
+        let _ = writeln!(o, "  {name}:\n    type: geometric::{name}");
+        for (k, v) in *params {
+            let _ = writeln!(o, "    {k}: {v}");
+        }
+    }
+    let mut order: Vec<&str> = vec!["RRTConnect"];
+    order.extend(PLANNERS.iter().map(|(n, _)| *n).filter(|n| *n != "RRTConnect"));
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for g in &srdf.groups {
+        groups.push((g.name.clone(), g.joints.clone()));
+        if let Some((_, gj)) = &g.gripper {
+            groups.push((crate::export::srdf::gripper_group(g), vec![gj.clone()]));
+        }
+    }
+    for (name, joints) in groups {
+        let proj: Vec<&str> = joints.iter().take(2).map(String::as_str).collect();
+        let _ = writeln!(
+            o,
+            "{name}:\n  default_planner_config: RRTConnect\n  planner_configs: {}\n  projection_evaluator: joints({})\n  longest_valid_segment_fraction: 0.005",
+            yaml_list(&order.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+            proj.join(",")
+        );
+    }
+    o
 }

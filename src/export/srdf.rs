@@ -47,8 +47,11 @@ pub struct ArmGroup {
     pub joints: Vec<String>,
     /// Chain base link.
     pub base_link: String,
-    /// Chain tip link.
+    /// Chain tip link: the child link of its last joint, or the `--tip-site` frame link fixed
+    /// to it.
     pub tip_link: String,
+    /// The child link of its last joint (where the gripper hangs).
+    pub flange: String,
     /// True when written as a `<chain>`.
     pub chain: bool,
     /// Gripper controller and joint, when the arm has one.
@@ -72,11 +75,17 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The URDF text an entity publishes as `robot_description`.
+/// The URDF text an entity publishes as `robot_description`: the URDF it was spawned from, else
+/// the export with its joints named as its controllers report them. Refused: a URDF source whose
+/// joints a controller reports under other names (`joint_prefix`).
 pub fn description(ctx: &SimContext, ent: &Entity) -> Result<String, String> {
     match ctx.blackboard.get::<String>(&crate::spawn::urdf::source_key(&ent.name)) {
-        Ok(s) => Ok(s.clone()),
-        Err(_) => crate::export::urdf::export_urdf(ctx.model(), ent),
+        Ok(s) => {
+            let names = crate::export::urdf::reported_joint_names(ctx, &ent.name);
+            crate::export::urdf::check_joint_names(s, &names)?;
+            Ok(s.clone())
+        }
+        Err(_) => crate::export::urdf::export_for(ctx, ent),
     }
 }
 
@@ -158,6 +167,7 @@ pub fn arm_groups(ctx: &mut SimContext, ent: &Entity, joints: &[UrdfJoint]) -> V
             controller: s.name.clone(),
             joints: js,
             base_link,
+            flange: tip_link.clone(),
             tip_link,
             chain,
             gripper,
@@ -166,16 +176,85 @@ pub fn arm_groups(ctx: &mut SimContext, ent: &Entity, joints: &[UrdfJoint]) -> V
     out
 }
 
-/// The SRDF of entity `ent` (see the module docs), sampling `samples` configurations from `seed`.
+/// Move the tip of the arm group whose last link `site` (a site's frame link) is fixed to onto
+/// that frame. Refused, naming what is available: a site the robot's description lacks, one not
+/// fixed to any arm group's last link.
+fn set_tip_site(
+    groups: &mut [ArmGroup],
+    joints: &[UrdfJoint],
+    sites: &[String],
+    robot: &str,
+    site: &str,
+) -> Result<(), String> {
+    if !sites.iter().any(|s| s == site) {
+        return Err(format!(
+            "--tip-site: robot `{robot}` has no site `{site}`; its sites: [{}]",
+            sites.join(", ")
+        ));
+    }
+    let by_child: BTreeMap<&str, &UrdfJoint> =
+        joints.iter().map(|j| (j.child.as_str(), j)).collect();
+    let mut claimed = false;
+    for g in groups.iter_mut() {
+        let mut l = site;
+        loop {
+            if l == g.flange {
+                g.tip_link = site.to_string();
+                claimed = true;
+                break;
+            }
+            match by_child.get(l) {
+                Some(j) if j.kind == "fixed" => l = j.parent.as_str(),
+                _ => break,
+            }
+        }
+    }
+    if claimed {
+        return Ok(());
+    }
+    let lasts: Vec<String> = groups.iter().map(|g| format!("{}: {}", g.name, g.flange)).collect();
+    Err(format!(
+        "--tip-site `{site}` is not fixed to the last link of an arm group ([{}]): a tip frame hangs from it through fixed joints only (a site on a finger moves with the gripper); its sites: [{}]",
+        lasts.join(", "),
+        sites.join(", ")
+    ))
+}
+
+/// The entity's named sites that are links of its description (the URDF export writes each as a
+/// fixed frame link), names as the description has them.
+pub fn site_links(model: &MjModel, ent: &Entity, links: &[String]) -> Vec<String> {
+    let Ok(roots) = entity_roots(model, ent) else { return Vec::new() };
+    let body_links: BTreeSet<String> = (1..model.ffi().nbody as usize)
+        .filter(|&b| in_entity(model, b, &roots))
+        .map(|b| {
+            unprefixed(model.id_to_name(MjtObjBase::mjOBJ_BODY, b).unwrap_or(""), &ent.prefix)
+                .to_string()
+        })
+        .collect();
+    (0..model.ffi().nsite as usize)
+        .filter(|&s| in_entity(model, model.site_bodyid()[s] as usize, &roots))
+        .filter_map(|s| model.id_to_name(MjtObjBase::mjOBJ_SITE, s))
+        .map(|n| unprefixed(n, &ent.prefix).to_string())
+        .filter(|n| links.contains(n) && !body_links.contains(n))
+        .collect()
+}
+
+/// The SRDF of entity `ent` (see the module docs), sampling `samples` configurations from `seed`;
+/// `tip_site` names the site whose frame ends the arm chain (default: its last joint's link).
 pub fn export_srdf(
     ctx: &mut SimContext,
     ent: &Entity,
     samples: usize,
     seed: u64,
+    tip_site: Option<&str>,
 ) -> Result<Srdf, String> {
     let urdf = description(ctx, ent)?;
     let (links, joints) = crate::spawn::urdf::tree(&urdf)?;
-    let groups = arm_groups(ctx, ent, &joints);
+    let mut groups = arm_groups(ctx, ent, &joints);
+    if let Some(site) = tip_site {
+        let sites = site_links(ctx.model(), ent, &links);
+        set_tip_site(&mut groups, &joints, &sites, &ent.name, site)?;
+    }
     let model = ctx.model();
     let roots = entity_roots(model, ent)?;
     let nb = model.ffi().nbody as usize;
@@ -304,7 +383,18 @@ pub fn export_srdf(
         if let Some((_, gj)) = &g.gripper {
             let gname = gripper_group(g);
             let _ = writeln!(out, "  <group name=\"{}\">", esc(&gname));
-            for l in below(&joints, &g.tip_link) {
+            // The links below the arm's last link, except the tip frame's path to it (those
+            // belong to the arm's chain).
+            let mut path: BTreeSet<String> = BTreeSet::new();
+            let mut l = g.tip_link.as_str();
+            while l != g.flange {
+                path.insert(l.to_string());
+                match joints.iter().find(|j| j.child == l) {
+                    Some(j) => l = j.parent.as_str(),
+                    None => break,
+                }
+            }
+            for l in below(&joints, &g.flange).into_iter().filter(|l| !path.contains(l)) {
                 let _ = writeln!(out, "    <link name=\"{}\"/>", esc(&l));
             }
             let _ = writeln!(out, "    <joint name=\"{}\"/>", esc(gj));
@@ -324,9 +414,18 @@ pub fn export_srdf(
         ))
         .ok()
         .cloned();
+    // Reported joint name (a controller's `joint_prefix`) -> model name.
+    let model_names: BTreeMap<String, String> =
+        crate::export::urdf::reported_joint_names(ctx, &ent.name)
+            .into_iter()
+            .map(|(m, r)| (r, m))
+            .collect();
+    let model_name =
+        |j: &str| -> String { model_names.get(j).cloned().unwrap_or_else(|| j.to_string()) };
     let model = ctx.model();
     let data_q = ctx.data().qpos().to_vec();
     let qpos_of = |name: &str, src: &[f64]| -> Option<f64> {
+        let name = model_name(name);
         let id = model.name_to_id(MjtObjBase::mjOBJ_JOINT, &format!("{}{name}", ent.prefix))?;
         src.get(model.jnt_qposadr()[id] as usize).copied()
     };
@@ -339,7 +438,7 @@ pub fn export_srdf(
             .iter()
             .map(|j| {
                 home.iter()
-                    .find(|(n, _)| n == j)
+                    .find(|(n, _)| *n == model_name(j))
                     .map(|(_, v)| *v)
                     .or_else(|| qpos_of(j, &data_q))
                     .unwrap_or(0.0)

@@ -18,18 +18,22 @@
 //! times its gear (else the joint's actuator force range, else 0), `velocity` from a velocity
 //! actuator's ctrlrange (else 0: the model states none). Inertials: mass, centre of mass and the
 //! principal inertia with its rotation. Geometry: primitives (a capsule is written as the cylinder
-//! of its segment; meshes, planes, ellipsoids and height fields are not written). Every named site
+//! of its segment; planes, ellipsoids and height fields are not written) and meshes as the model's
+//! own mesh files with their scale, placed where MuJoCo places them ([`crate::export::mesh`]:
+//! `package://roqsim/models/...` for a bundled model, else `file://`). Every named site
 //! of the entity (vendor frames, sensor and tool frames: shell_link, imu_link, attachment_site)
 //! becomes a fixed link.
 //!
 //! Refused: a body with more than one joint or with a ball joint (a URDF link has one 1-DoF joint).
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use mujoco_rs::mujoco_c::{mjtJoint, mjtTrn};
 use mujoco_rs::prelude::*;
 
 use crate::context::entities::{Entity, Pose};
+use crate::export::mesh::{bundled_roots, mesh_geometry};
 use crate::math::quat_rotate;
 use crate::math::relative;
 use crate::plugins::shared::{entity_roots, in_entity, unprefixed};
@@ -81,8 +85,37 @@ fn anchor(model: &MjModel, b: usize) -> [f64; 3] {
     [0.0; 3]
 }
 
-/// The URDF of entity `entity` of the compiled `model` (see the module docs).
+/// The URDF of entity `entity` of the compiled `model` (see the module docs), joints named as the
+/// model names them.
 pub fn export_urdf(model: &MjModel, entity: &Entity) -> Result<String, String> {
+    export_urdf_named(model, entity, &BTreeMap::new())
+}
+
+/// The URDF of entity `ent` as the world runs it: joints named as its controllers report them
+/// (an `arm_controller`'s `joint_prefix`, recorded in the robot's controller registry), so the
+/// description's joint names equal `/joint_states`.
+pub fn export_for(ctx: &crate::context::SimContext, ent: &Entity) -> Result<String, String> {
+    export_urdf_named(ctx.model(), ent, &reported_joint_names(ctx, &ent.name))
+}
+
+/// Model joint name -> reported name for entity `name` (empty when every joint is reported as the
+/// model names it).
+pub fn reported_joint_names(
+    ctx: &crate::context::SimContext,
+    name: &str,
+) -> BTreeMap<String, String> {
+    crate::handles::controllers::Registry::get(ctx, name)
+        .map(|r| r.joint_names())
+        .unwrap_or_default()
+}
+
+/// [`export_urdf`] with joints renamed by `joint_names` (model name, entity prefix removed ->
+/// the URDF's name).
+pub fn export_urdf_named(
+    model: &MjModel,
+    entity: &Entity,
+    joint_names: &BTreeMap<String, String>,
+) -> Result<String, String> {
     let roots = entity_roots(model, entity)?;
     let root = roots[0];
     let nb = model.ffi().nbody as usize;
@@ -115,6 +148,7 @@ pub fn export_urdf(model: &MjModel, entity: &Entity) -> Result<String, String> {
             keep[p] && !free(b)
         };
     }
+    let roots_m = bundled_roots();
     let mut out = String::new();
     let _ = writeln!(out, "<?xml version=\"1.0\"?>");
     let _ = writeln!(
@@ -144,17 +178,36 @@ pub fn export_urdf(model: &MjModel, entity: &Entity) -> Result<String, String> {
         let ng = model.ffi().ngeom as usize;
         for g in (0..ng).filter(|&g| model.geom_bodyid()[g] as usize == b) {
             let s = model.geom_size()[g];
-            let shape = match model.geom_type()[g] {
-                MjtGeomBase::mjGEOM_BOX => {
-                    format!("<box size=\"{} {} {}\"/>", 2.0 * s[0], 2.0 * s[1], 2.0 * s[2])
-                }
-                MjtGeomBase::mjGEOM_SPHERE => format!("<sphere radius=\"{}\"/>", s[0]),
-                MjtGeomBase::mjGEOM_CYLINDER | MjtGeomBase::mjGEOM_CAPSULE => {
-                    format!("<cylinder radius=\"{}\" length=\"{}\"/>", s[0], 2.0 * s[1])
-                }
+            let (shape, pos, quat) = match model.geom_type()[g] {
+                MjtGeomBase::mjGEOM_BOX => (
+                    format!("<box size=\"{} {} {}\"/>", 2.0 * s[0], 2.0 * s[1], 2.0 * s[2]),
+                    model.geom_pos()[g],
+                    model.geom_quat()[g],
+                ),
+                MjtGeomBase::mjGEOM_SPHERE => (
+                    format!("<sphere radius=\"{}\"/>", s[0]),
+                    model.geom_pos()[g],
+                    model.geom_quat()[g],
+                ),
+                MjtGeomBase::mjGEOM_CYLINDER | MjtGeomBase::mjGEOM_CAPSULE => (
+                    format!("<cylinder radius=\"{}\" length=\"{}\"/>", s[0], 2.0 * s[1]),
+                    model.geom_pos()[g],
+                    model.geom_quat()[g],
+                ),
+                MjtGeomBase::mjGEOM_MESH => match mesh_geometry(model, g, &roots_m) {
+                    Ok(m) => (m.element, m.frame.pos, m.frame.quat),
+                    Err(why) => {
+                        let _ = writeln!(
+                            out,
+                            "    <!-- mesh geom {g} not written: {} -->",
+                            xml_escape(&why).replace("--", "- -")
+                        );
+                        continue;
+                    }
+                },
                 _ => continue,
             };
-            let o = origin(sub(model.geom_pos()[g], a), &model.geom_quat()[g]);
+            let o = origin(sub(pos, a), &quat);
             let gname = model.id_to_name(MjtObjBase::mjOBJ_GEOM, g).unwrap_or("");
             let nm = if gname.is_empty() {
                 String::new()
@@ -217,6 +270,7 @@ pub fn export_urdf(model: &MjModel, entity: &Entity) -> Result<String, String> {
         let jname =
             unprefixed(model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or(""), &entity.prefix)
                 .to_string();
+        let jname = joint_names.get(&jname).cloned().unwrap_or(jname);
         let hinge = model.jnt_type()[j] == mjtJoint::mjJNT_HINGE;
         let limited = model.jnt_limited()[j];
         let kind = match (hinge, limited) {
@@ -331,6 +385,9 @@ pub struct DescriptionPublisher {
     urdf: String,
     /// The entity, when its description is the export (gains the static frames at the first step).
     exported: Option<String>,
+    /// The entity, until the first publication (when every controller has configured: the
+    /// export then takes the joint names they report, a URDF source is checked against them).
+    pending: Option<String>,
 }
 
 impl DescriptionPublisher {
@@ -380,12 +437,28 @@ impl DescriptionPublisher {
             .hint("ros2", "type", "std_msgs/msg/String")
             .hint("ros2", "qos", "transient_local");
         let id = ctx.interface.add(ep);
-        DescriptionPublisher { endpoint: Some(id), urdf, exported }
+        DescriptionPublisher { endpoint: Some(id), urdf, exported, pending: Some(ent.name.clone()) }
     }
 
     /// Publish the description at the current tick. At the first step an exported description
     /// gains the static frames the world's plugins published at reset ([`with_static_frames`]).
     pub fn publish(&mut self, ctx: &mut crate::context::SimContext) {
+        if let Some(name) = self.pending.take() {
+            let names = reported_joint_names(ctx, &name);
+            if let Some(ent) = ctx.entities.get(&name).cloned() {
+                if self.exported.is_some() {
+                    if let Ok(u) = export_urdf_named(ctx.model(), &ent, &names) {
+                        self.urdf = u;
+                    }
+                } else if let Err(e) = check_joint_names(&self.urdf, &names) {
+                    crate::spawn::import::note(
+                        ctx,
+                        true,
+                        format!("robot_description: `{name}`: {e}"),
+                    );
+                }
+            }
+        }
         if ctx.tick == 1 {
             if let Some(name) = self.exported.take() {
                 if let Some(ent) = ctx.entities.get(&name).cloned() {
@@ -407,6 +480,19 @@ impl DescriptionPublisher {
     pub fn urdf(&self) -> &str {
         &self.urdf
     }
+}
+
+/// Refuse a URDF (a robot's own description) whose joints a controller reports under other names
+/// (`joint_names`: model name -> reported name): its joint names would not equal `/joint_states`.
+pub fn check_joint_names(urdf: &str, joint_names: &BTreeMap<String, String>) -> Result<(), String> {
+    let Some((m, r)) = joint_names.iter().find(|(m, r)| m != r) else { return Ok(()) };
+    let (_, joints) = crate::spawn::urdf::tree(urdf)?;
+    if joints.iter().any(|j| &j.name == r) {
+        return Ok(());
+    }
+    Err(format!(
+        "its URDF names joint `{m}`, which the arm controller reports as `{r}` (joint_prefix): a description spawned from a URDF keeps the URDF's joint names, so drop `joint_prefix` from its arm_controller"
+    ))
 }
 
 /// `(effort, velocity)` of joint `j`: the driving actuators' force range times gear (N·m or N),

@@ -236,6 +236,8 @@ struct Inner {
     log: Vec<Transition>,
     command_ifaces: Vec<String>,
     state_ifaces: Vec<String>,
+    /// Model joint name (entity prefix removed) -> the name a controller reports it by.
+    joint_names: std::collections::BTreeMap<String, String>,
 }
 
 impl Inner {
@@ -357,6 +359,21 @@ impl Registry {
                 r.state_ifaces.push(s.clone());
             }
         }
+    }
+
+    /// Record the names a controller reports joints by, as `(model name, reported name)` pairs
+    /// (an `arm_controller`'s `joint_prefix`), so a description of the robot names its joints as
+    /// `/joint_states` does.
+    pub fn name_joints(&self, pairs: &[(String, String)]) {
+        let mut r = self.0.borrow_mut();
+        for (m, n) in pairs {
+            r.joint_names.insert(m.clone(), n.clone());
+        }
+    }
+
+    /// Model joint name -> reported name, for the joints a controller reports under another name.
+    pub fn joint_names(&self) -> std::collections::BTreeMap<String, String> {
+        self.0.borrow().joint_names.clone()
     }
 
     /// Every LOADED controller, in load order (list_controllers).

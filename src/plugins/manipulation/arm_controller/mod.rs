@@ -357,6 +357,17 @@ impl Plugin for ArmController {
         self.monitor_dt = 1.0 / self.cfg.action_monitor_rate;
         // Registry.
         let reg = Registry::of(ctx, &entity.name);
+        if !self.cfg.joint_prefix.is_empty() {
+            // The robot's description names these joints as /joint_states reports them.
+            let p = self.cfg.joint_prefix.as_str();
+            let mut names: Vec<String> = self.joint_names();
+            names.extend(self.gripper.as_ref().map(|g| g.name.clone()));
+            let pairs: Vec<(String, String)> = names
+                .into_iter()
+                .map(|n| (n.strip_prefix(p).unwrap_or(&n).to_string(), n.clone()))
+                .collect();
+            reg.name_joints(&pairs);
+        }
         let now = ctx.sim_time();
         let rate = (1.0 / ctx.dt).round() as u32;
         let cmd: Vec<String> = self.joints.iter().map(|j| format!("{}/position", j.name)).collect();
