@@ -49,26 +49,26 @@ pub fn check_classes(classes: &[ClassConfig]) -> Vec<ConfigError> {
         let at = |k: &str| format!("classes[{i}].{k}");
         if c.class_id == 0 {
             e.push(ConfigError::new(
-                &at("class_id"),
+                at("class_id"),
                 "0 is reserved for \"nothing labelled here\" (a background class would be indistinguishable from an unlabelled geom); use 1..=255",
             ));
         } else if c.class_id > 255 {
             e.push(ConfigError::new(
-                &at("class_id"),
+                at("class_id"),
                 format!("must be 1..=255 (the class image is mono8), got {}", c.class_id),
             ));
         } else if let Some(j) = classes[..i].iter().position(|o| o.class_id == c.class_id) {
             e.push(ConfigError::new(
-                &at("class_id"),
+                at("class_id"),
                 format!("{} is already the id of classes[{j}] (`{}`)", c.class_id, classes[j].name),
             ));
         }
         if c.name.trim().is_empty() {
-            e.push(ConfigError::new(&at("name"), "must name the class"));
+            e.push(ConfigError::new(at("name"), "must name the class"));
         }
         if c.bodies.is_empty() && c.entities.is_empty() && c.geoms.is_empty() {
             e.push(ConfigError::new(
-                &format!("classes[{i}]"),
+                format!("classes[{i}]"),
                 "selects nothing: give `bodies`, `entities` or `geoms`",
             ));
         }
@@ -76,7 +76,7 @@ pub fn check_classes(classes: &[ClassConfig]) -> Vec<ConfigError> {
             for (j, p) in list.iter().enumerate() {
                 if let Err(err) = glob::Pattern::new(p) {
                     e.push(ConfigError::new(
-                        &format!("classes[{i}].{k}[{j}]"),
+                        format!("classes[{i}].{k}[{j}]"),
                         format!("`{p}` is not a glob: {err}"),
                     ));
                 }
