@@ -292,13 +292,13 @@ class Suite:
         if not getattr(self, "cam_frames", None):
             L.append("Not measured (no --camera-bench).")
             return L
-        L.append(f"Row 8: milliseconds per frame through the shared render service, on {self.cam_device}; a room of five primitives under one light; points = the organised xyz+rgb cloud built on the CPU.")
+        L.append(f"Row 8: milliseconds per frame through the shared render service, on {self.cam_device}; a room of five primitives under one light; points = the organised xyz+rgb cloud built on the CPU; labels = a segmentation_camera's id pass decoded to geom ids.")
         L.append("")
-        L.append("| shadows | resolution | colour (ms) | colour+depth (ms) | colour+depth+points (ms) |")
-        L.append("| --- | --- | ---: | ---: | ---: |")
+        L.append("| shadows | resolution | colour (ms) | colour+depth (ms) | colour+depth+points (ms) | labels (ms) | colour+labels (ms) |")
+        L.append("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
         for shadows in (False, True):
             for w, h in ((320, 240), (640, 480), (1280, 720)):
-                cells = [median(self.cam_frames.get((shadows, w, h, k), [float("nan")])) for k in ("color", "color+depth", "color+depth+points")]
+                cells = [median(self.cam_frames.get((shadows, w, h, k), [float("nan")])) for k in ("color", "color+depth", "color+depth+points", "labels", "color+labels")]
                 L.append(f"| {'on' if shadows else 'off (sensor default)'} | {w}×{h} | " + " | ".join(f"{c:.1f}" for c in cells) + " |")
         L.append("")
         L.append(f"Row 9: step rate of worlds/turtlebot_d435.yaml (TurtleBot 4 + D435 640×480 colour+depth+points), asap, {self.a.camera_steps} steps per run, no transport. 'Unsubscribed' sets every camera stream's has_subscribers to false, as the ROS bridge reports a topic nobody reads; a rate renders every frame, as for subscribers.")

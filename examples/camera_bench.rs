@@ -2,7 +2,8 @@
 //!
 //! `camera_bench frames [--frames N]`: milliseconds per rendered frame through the shared render
 //! service at 320×240, 640×480 and 1280×720 for colour, colour+depth and colour+depth+points (the
-//! points built the way the camera plugins build them), on a room of boxes under one light, with
+//! points built the way the camera plugins build them), and for a label camera's segmentation
+//! pass alone (`labels`) and with colour (`color+labels`), on a room of boxes under one light, with
 //! shadows off (the sensors' default) and on.
 //!
 //! `camera_bench steps WORLD STEPS MODE`: the engine's step rate (asap) on WORLD (the TurtleBot +
@@ -45,13 +46,15 @@ fn main() {
     let mut r = RenderService::default();
     for shadows in [false, true] {
         for (w, h) in [(320u32, 240u32), (640, 480), (1280, 720)] {
-            for (label, depth, points) in [
-                ("color", false, false),
-                ("color+depth", true, false),
-                ("color+depth+points", true, true),
+            for (label, rgb, depth, points, labels) in [
+                ("color", true, false, false, false),
+                ("color+depth", true, true, false, false),
+                ("color+depth+points", true, true, true, false),
+                ("labels", false, false, false, true),
+                ("color+labels", true, false, false, true),
             ] {
                 let req = RenderRequest::new(View::Camera(0), w, h)
-                    .outputs(true, depth, false)
+                    .outputs(rgb, depth, labels)
                     .clip(0.01, 30.0)
                     .shadows(shadows);
                 r.render(&mut data, &req).expect("renders"); // warm-up (and GL open)

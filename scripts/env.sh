@@ -21,7 +21,7 @@
 ROQSIM_IDL_PACKAGES=(
   std_msgs std_srvs builtin_interfaces geometry_msgs sensor_msgs nav_msgs rosgraph_msgs
   trajectory_msgs action_msgs unique_identifier_msgs tf2_msgs ackermann_msgs control_msgs
-  controller_manager_msgs simulation_interfaces lifecycle_msgs nav2_msgs
+  controller_manager_msgs simulation_interfaces lifecycle_msgs nav2_msgs vision_msgs
 )
 
 ROQSIM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -49,6 +49,7 @@ pub struct Capture {
     gl_clip: (f64, f64),
     every: u64,
     eps: Eps,
+    scope: Option<(Option<String>, String)>,
     renders: u64,
 }
 
@@ -65,6 +66,7 @@ impl Capture {
             gl_clip: (0.01, 100.0),
             every: 1,
             eps: Eps::default(),
+            scope: None,
             renders: 0,
         }
     }
@@ -150,6 +152,8 @@ impl Capture {
                 eps.image_compressed =
                     add(ctx, "image_compressed", "sensor_msgs/msg/CompressedImage", &cf, true);
             }
+        }
+        if self.s.camera_info {
             eps.camera_info = add(ctx, "camera_info", "sensor_msgs/msg/CameraInfo", &cf, false);
         }
         if self.s.depth {
@@ -160,6 +164,7 @@ impl Capture {
             eps.points = add(ctx, "points", "sensor_msgs/msg/PointCloud2", &df, true);
         }
         self.eps = eps;
+        self.scope = Some((owner, ns));
         let first = [eps.camera_info, eps.depth_info, eps.points].into_iter().flatten().next();
         self.every =
             first.and_then(|id| ctx.interface.get(id).snapped).map(|s| s.every_steps).unwrap_or(1);
@@ -192,9 +197,20 @@ impl Capture {
         rgb: bool,
         depth: bool,
     ) -> Result<Frame, String> {
+        self.render_passes(ctx, rgb, depth, false)
+    }
+
+    /// Render one frame now, with per-pixel geom ids when `labels` is set.
+    pub fn render_passes(
+        &mut self,
+        ctx: &mut SimContext,
+        rgb: bool,
+        depth: bool,
+        labels: bool,
+    ) -> Result<Frame, String> {
         let req = RenderRequest::new(self.view(ctx), 0, 0)
             .intrinsics(self.k)
-            .outputs(rgb, depth, false)
+            .outputs(rgb, depth, labels)
             .clip(self.gl_clip.0, self.gl_clip.1)
             .shadows(self.s.shadows);
         let f = ctx.render(&req).map_err(|e| format!("{}: {e}", self.s.plugin))?;
@@ -210,6 +226,81 @@ impl Capture {
             None
         };
         Ok(encode::measured_depth(f, &self.depth_model, rng.as_mut()))
+    }
+
+    /// Declare one more lazy output endpoint in this camera's scope (owner, namespace, frame
+    /// prefix, rate, sensor-data QoS), on topic `topic`, stamped in the colour optical frame.
+    /// Call after [`Capture::configure`].
+    pub fn add_endpoint(
+        &self,
+        ctx: &mut SimContext,
+        role: &'static str,
+        ty: &str,
+        topic: &str,
+    ) -> EndpointId {
+        let (owner, ns) = self.scope.clone().expect("configure() ran");
+        let ep = Endpoint::out(role)
+            .owner(owner.as_deref())
+            .namespace(&ns)
+            .frame_prefix(&frame_prefix(&ns))
+            .rate(self.s.rate_hz)
+            .lazy(true)
+            .hint("ros2", "type", ty)
+            .hint("ros2", "qos", "sensor_data")
+            .hint("ros2", "frame_id", self.s.frame_id.as_str())
+            .hint("ros2", "topic", topic);
+        ctx.interface.add(ep)
+    }
+
+    /// True on the ticks this camera's rate falls on.
+    pub fn due_tick(&self, tick: u64) -> bool {
+        tick % self.every == 0
+    }
+
+    /// Whether the colour endpoints (`image`, `image_compressed`) are wanted at `tick`.
+    pub fn colour_wanted(&self, ctx: &SimContext, tick: u64) -> (bool, bool) {
+        let wants = |id: Option<EndpointId>| id.is_some_and(|i| ctx.interface.is_due(i, tick));
+        (wants(self.eps.image), wants(self.eps.image_compressed))
+    }
+
+    /// Publish a rendered colour buffer on the wanted colour endpoints.
+    pub fn publish_colour(
+        &self,
+        ctx: &mut SimContext,
+        rgb: std::sync::Arc<Vec<u8>>,
+        stamp: f64,
+        (w_img, w_jpg): (bool, bool),
+    ) -> HookResult {
+        let tick = ctx.tick;
+        let img = encode::color_image(rgb, &self.k, stamp, &self.s.frame_id);
+        if w_jpg {
+            let c = encode::jpeg(&img, self.s.jpeg_quality)?;
+            let id = self.eps.image_compressed.expect("wanted");
+            ctx.interface.publish(id, tick, Payload::CompressedImage(c));
+        }
+        if w_img {
+            let id = self.eps.image.expect("wanted");
+            ctx.interface.publish(id, tick, Payload::Image(img));
+        }
+        Ok(())
+    }
+
+    /// Publish `camera_info` (and `depth/camera_info`) for a due tick.
+    pub fn publish_info(&self, ctx: &mut SimContext, stamp: f64) {
+        let tick = ctx.tick;
+        if let Some(id) = self.eps.camera_info {
+            let ci = encode::camera_info(&self.k, stamp, &self.s.frame_id);
+            ctx.interface.publish(id, tick, Payload::CameraInfo(ci));
+        }
+        if let Some(id) = self.eps.depth_info {
+            let ci = encode::camera_info(&self.k, stamp, &self.s.depth_frame_id);
+            ctx.interface.publish(id, tick, Payload::CameraInfo(ci));
+        }
+    }
+
+    /// The checked settings.
+    pub fn settings(&self) -> &CameraSettings {
+        &self.s
     }
 
     /// On a due tick: render if anyone listens, publish what each listener wants.
@@ -234,16 +325,7 @@ impl Capture {
             let rgb = f.rgb.take().map(std::sync::Arc::new);
             let measured = if need_depth { Some(self.measured_depth(ctx, &f)?) } else { None };
             if let Some(rgb) = &rgb {
-                let img = encode::color_image(rgb.clone(), &k, stamp, &self.s.frame_id);
-                if w_jpg {
-                    let c = encode::jpeg(&img, self.s.jpeg_quality)?;
-                    let id = self.eps.image_compressed.expect("wanted");
-                    ctx.interface.publish(id, tick, Payload::CompressedImage(c));
-                }
-                if w_img {
-                    let id = self.eps.image.expect("wanted");
-                    ctx.interface.publish(id, tick, Payload::Image(img));
-                }
+                self.publish_colour(ctx, rgb.clone(), stamp, (w_img, w_jpg))?;
             }
             if let Some(z) = &measured {
                 if w_depth {
@@ -272,14 +354,7 @@ impl Capture {
                 }
             }
         }
-        if let Some(id) = self.eps.camera_info {
-            let ci = encode::camera_info(&self.k, stamp, &self.s.frame_id);
-            ctx.interface.publish(id, tick, Payload::CameraInfo(ci));
-        }
-        if let Some(id) = self.eps.depth_info {
-            let ci = encode::camera_info(&self.k, stamp, &self.s.depth_frame_id);
-            ctx.interface.publish(id, tick, Payload::CameraInfo(ci));
-        }
+        self.publish_info(ctx, stamp);
         Ok(())
     }
 }

@@ -293,6 +293,9 @@ pub struct CameraSettings {
     pub depth_baseline: f64,
     /// Shadows.
     pub shadows: bool,
+    /// Publish `camera_info` (with the colour stream by default; a label camera publishes it
+    /// without colour, since it describes the labels too).
+    pub camera_info: bool,
     /// Topic per role (relative or absolute).
     pub topics: BTreeMap<&'static str, String>,
 }
@@ -476,6 +479,7 @@ impl CameraConfig {
             depth_subpixel: subpixel,
             depth_baseline: baseline,
             shadows: self.shadows.unwrap_or(false),
+            camera_info: color,
             topics,
         })
     }

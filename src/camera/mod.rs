@@ -12,6 +12,7 @@
 pub mod capture;
 pub mod config;
 pub mod encode;
+pub mod labels;
 
 pub use capture::Capture;
 pub use config::{CameraConfig, CameraSettings, DepthEncoding, Device};

@@ -9,9 +9,11 @@
 
 use serde::{Deserialize, Serialize};
 
+mod detection;
 mod image;
 mod reports;
 
+pub use detection::*;
 pub use image::*;
 pub use reports::*;
 
@@ -560,6 +562,10 @@ pub enum Payload {
     CameraInfo(CameraInfo),
     /// A point cloud (sensor_msgs/PointCloud2).
     PointCloud2(PointCloud2),
+    /// 2D detections (vision_msgs/Detection2DArray).
+    Detections2D(Detection2DArray),
+    /// 3D detections (vision_msgs/Detection3DArray).
+    Detections3D(Detection3DArray),
     /// A navigation goal (an action goal's content).
     NavGoal(NavGoal),
     /// Navigation feedback.
@@ -606,6 +612,8 @@ impl Payload {
             Payload::CompressedImage(_) => "CompressedImage",
             Payload::CameraInfo(_) => "CameraInfo",
             Payload::PointCloud2(_) => "PointCloud2",
+            Payload::Detections2D(_) => "Detections2D",
+            Payload::Detections3D(_) => "Detections3D",
             Payload::NavGoal(_) => "NavGoal",
             Payload::NavFeedback(_) => "NavFeedback",
         }

@@ -9,10 +9,12 @@ pub mod joint_state_publisher;
 pub mod lidar;
 pub mod livox_mid360;
 pub mod oakd_camera;
+pub mod object_detector;
 pub mod range_sensor;
 pub mod realsense_d415;
 pub mod realsense_d435;
 pub mod realsense_d455;
+pub mod segmentation_camera;
 pub mod seyond_robin_w1g;
 pub mod spawn_sensor;
 
@@ -34,5 +36,7 @@ pub fn descriptors() -> Vec<crate::plugin::PluginDescriptor> {
         realsense_d415::descriptor(),
         realsense_d455::descriptor(),
         oakd_camera::descriptor(),
+        segmentation_camera::descriptor(),
+        object_detector::descriptor(),
     ]
 }

@@ -147,6 +147,8 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
         "sensor_msgs/msg/Image" => vec!["Image"],
         "sensor_msgs/msg/CompressedImage" => vec!["CompressedImage"],
         "sensor_msgs/msg/CameraInfo" => vec!["CameraInfo"],
+        "vision_msgs/msg/Detection2DArray" => vec!["Detections2D"],
+        "vision_msgs/msg/Detection3DArray" => vec!["Detections3D"],
         "ackermann_msgs/msg/AckermannDriveStamped" => vec!["Ackermann"],
         "rosgraph_msgs/msg/Clock" => vec!["Float64 (seconds)"],
         "lifecycle_msgs/msg/TransitionEvent" => vec!["TransitionEvents"],
@@ -160,10 +162,12 @@ pub fn accepts(ty: &str) -> Vec<&'static str> {
 mod fill;
 mod inbound;
 mod outbound;
+mod vision;
 
 pub use fill::*;
 pub use inbound::*;
 pub use outbound::*;
+pub use vision::*;
 
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,7 @@ use r2r::rosgraph_msgs::msg as rosgraph;
 use r2r::sensor_msgs::msg as sensor;
 use r2r::std_msgs::msg as std_msgs;
 use r2r::tf2_msgs::msg as tf2;
+use r2r::vision_msgs::msg as vision;
 use r2r::QosProfile;
 
 use super::fill::*;
@@ -101,6 +102,8 @@ pub const OUT_TYPES: &[&str] = &[
     "sensor_msgs/msg/CompressedImage",
     "sensor_msgs/msg/CameraInfo",
     "sensor_msgs/msg/PointCloud2",
+    "vision_msgs/msg/Detection2DArray",
+    "vision_msgs/msg/Detection3DArray",
     "tf2_msgs/msg/TFMessage",
     "ackermann_msgs/msg/AckermannDriveStamped",
     "rosgraph_msgs/msg/Clock",
@@ -176,6 +179,16 @@ pub fn make_outbound(
         }
         "sensor_msgs/msg/CameraInfo" => {
             typed::<sensor::CameraInfo>(node, topic, q, |m, p, fr, _| fill_camera_info(m, p, fr))
+        }
+        "vision_msgs/msg/Detection2DArray" => {
+            typed::<vision::Detection2DArray>(node, topic, q, |m, p, fr, _| {
+                fill_detections_2d(m, p, fr)
+            })
+        }
+        "vision_msgs/msg/Detection3DArray" => {
+            typed::<vision::Detection3DArray>(node, topic, q, |m, p, fr, _| {
+                fill_detections_3d(m, p, fr)
+            })
         }
         "tf2_msgs/msg/TFMessage" => typed::<tf2::TFMessage>(node, topic, q, fill_tf),
         "ackermann_msgs/msg/AckermannDriveStamped" => {
