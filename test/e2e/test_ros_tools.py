@@ -435,7 +435,7 @@ def test_each_loaded_controller_is_a_node_with_its_parameters(roqsim, ros, tmp_p
     listed = jtc.list()
     expected = sorted(BASE + JTC_TOP + [p.format(j) for j in JOINTS for p in JTC_PER_JOINT])
     assert listed == expected, sorted(set(listed) ^ set(expected))
-    assert len(listed) == 114
+    assert len(listed) == 113
     joints, rate, partial, goal_time, svt, pan_goal, elbow_goal, p_gain = jtc.get(
         ["joints", "action_monitor_rate", "allow_partial_joints_goal", "constraints.goal_time",
          "constraints.stopped_velocity_tolerance", "constraints.shoulder_pan_joint.goal", "constraints.elbow_joint.goal",
