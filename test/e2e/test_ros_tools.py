@@ -594,3 +594,29 @@ def test_mobile_manipulator_publishes_one_complete_joint_state(roqsim, ros):
     m = js[-1]
     assert len(m.position) == len(m.velocity) == len(m.effort) == len(m.name)
     assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
+# -------------------------------------------------------------------- an installed binary
+
+
+def test_installed_binary_lists_each_bundled_world_once(roqsim_bin, tmp_path):
+    """Point 7: laid out as colcon installs it (`<prefix>/lib/roqsim/roqsim` beside
+    `<prefix>/share/roqsim/worlds`), the binary searches the install tree and the source tree,
+    and an unknown world's error lists every bundled world once."""
+    import os
+    import shutil
+    import subprocess
+
+    prefix = tmp_path / "install" / "roqsim"
+    (prefix / "lib" / "roqsim").mkdir(parents=True)
+    exe = prefix / "lib" / "roqsim" / "roqsim"
+    os.link(roqsim_bin, exe)  # a copy of the binary (current_exe() resolves symlinks)
+    shutil.copytree(HERE.parents[1] / "worlds", prefix / "share" / "roqsim" / "worlds")
+    p = subprocess.run([str(exe), "sim", "no_such_world"], capture_output=True, text=True, timeout=60)
+    out = p.stdout + p.stderr
+    assert p.returncode == 2 and "world `no_such_world` not found" in out, out
+    listed = out.split("(bundled: ")[1].split(")")[0].split(", ")
+    print("bundled:", listed)
+    assert listed == sorted(set(listed)), listed
+    assert listed == sorted(w.stem for w in (HERE.parents[1] / "worlds").glob("*.yaml"))
+
