@@ -770,6 +770,7 @@ fn controller_registry_list_switch_unload_and_transition_events() {
             update_rate: 500,
             initial_state: State::Inactive,
             owner: "test".into(),
+            parameters: vec![],
         },
         e.sim_time(),
     )
@@ -1321,6 +1322,7 @@ fn arm_controller_and_force_torque_refusals() {
                 update_rate: 500,
                 initial_state: State::Active,
                 owner: "teleop".into(),
+                parameters: vec![],
             },
             0.0,
         )

@@ -6,11 +6,13 @@
 //! - [`arm_command`]: an arm's command port, where a second command source (a Cartesian
 //!   controller) hands joint targets to the arm's one actuator writer (`arm_command:<entity>`);
 //! - [`robot`]: `RobotHandle`, a base controller's drive/odometry handle (`robot:<entity>`);
-//! - [`controllers`]: the controller registry of one robot (ros2_control semantics);
+//! - [`controllers`]: the controller registry of one robot (ros2_control semantics), with
+//!   [`controller_params`], the parameters each controller node declares;
 //! - [`wrench`]: a force/torque sensor's `WrenchReader` (`ft:<label>`);
 //! - [`sensor_fault`]: a sensor's `fault:` block, its switch and the SetBool override endpoint.
 
 pub mod arm_command;
+pub mod controller_params;
 pub mod controllers;
 pub mod robot;
 pub mod sensor_fault;

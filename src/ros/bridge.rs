@@ -784,15 +784,16 @@ fn run_parameters(node: &r2r::Node, ctx: &SimContext, cfg: &BridgeConfig) -> par
 }
 
 /// The ROS thread: spins the bridge's node and polls its tasks until `stop`. Every extra node
-/// (a robot's controller_manager) is spun, with its own tasks, on a thread of its own
-/// (`roqsim-ros-cm`), joined before this returns: each `spin_once` blocks until one of its own
+/// (a robot's controller_manager, with its controllers' nodes) is spun, with its own tasks, on a
+/// thread of its own (`roqsim-ros-cm`, [`crate::ros::controller_nodes::spin`]), joined before
+/// this returns: each `spin_once` blocks until one of its own
 /// entities is ready (or `SPIN_TIMEOUT`), so no node is polled on another's schedule — polling
 /// them in turn with a short timeout cost the ROS thread a fifth of the simulator's CPU
 /// (bench/README.md, row 4).
 #[allow(clippy::too_many_arguments)]
 fn ros_thread(
     mut node: r2r::Node,
-    extra: Vec<(r2r::Node, Vec<Task>)>,
+    extra: Vec<crate::ros::controller_manager::ManagerNode>,
     tasks: Vec<Task>,
     watched: Vec<Watched>,
     watch: bool,
@@ -801,12 +802,19 @@ fn ros_thread(
     address: String,
 ) {
     let mut spinners = Vec::new();
-    for (n, t) in extra {
+    for m in extra {
         let (stop, addr) = (stop.clone(), address.clone());
-        match std::thread::Builder::new()
-            .name("roqsim-ros-cm".into())
-            .spawn(move || spin_node(n, t, &stop, &addr))
-        {
+        match std::thread::Builder::new().name("roqsim-ros-cm".into()).spawn(move || {
+            crate::ros::controller_nodes::spin(
+                m.node,
+                m.tasks,
+                m.controllers,
+                m.refresh,
+                SPIN_TIMEOUT,
+                &stop,
+                &addr,
+            )
+        }) {
             Ok(h) => spinners.push(h),
             Err(e) => tracing::error!("[{address}] cannot start a controller_manager thread: {e}"),
         }
@@ -836,20 +844,5 @@ fn ros_thread(
         if h.join().is_err() {
             tracing::error!("[{address}] a controller_manager thread panicked");
         }
-    }
-}
-
-/// Spin one node and poll its own tasks until `stop` (a controller_manager's thread).
-fn spin_node(mut node: r2r::Node, tasks: Vec<Task>, stop: &AtomicBool, address: &str) {
-    let mut pool = LocalPool::new();
-    let spawner = pool.spawner();
-    for t in tasks {
-        if let Err(e) = spawner.spawn_local(t) {
-            tracing::error!("[{address}] cannot start a controller_manager task: {e}");
-        }
-    }
-    while !stop.load(Ordering::SeqCst) {
-        node.spin_once(SPIN_TIMEOUT);
-        pool.run_until_stalled();
     }
 }

@@ -23,8 +23,8 @@
 //! | `unload_controller` | [`Registry::unload`] (refused while active) |
 //! | `reload_controller_libraries` | nothing to reload (controllers are built in); refused while controllers are loaded unless `force_kill`, which deactivates and unloads them first, as upstream |
 //! | `list_hardware_interfaces` | [`Registry::hardware_interfaces`] (`data_type` `double`) |
-//! | `list_hardware_components` | one component per robot, named after the entity, `active`, with its interfaces |
-//! | `set_hardware_component_state` | `active` succeeds (the simulated hardware is always active); any other target is refused with the reason logged |
+//! | `list_hardware_components` | one component per robot, named after the entity, in its lifecycle state, with its interfaces |
+//! | `set_hardware_component_state` | [`Registry::set_hardware_state`]: `unconfigured`, `inactive`, `active`, `finalized` (by id, or by label with id 0), as ros2_control's resource manager moves a component |
 //!
 //! Parameters (`ros2 param list /<ns>/controller_manager`): `update_rate` (read-only: the physics
 //! rate), `use_sim_time`, and each declared controller's `<name>.type`; undeclared names are
@@ -33,13 +33,19 @@
 //! controller's and the hardware component's lifecycle state, published at start and after every
 //! change.
 //!
+//! Every loaded controller is a node of its own, `/<ns>/<controller>`, with its parameters
+//! ([`crate::ros::controller_nodes`]); the manager creates it on load and drops it on unload,
+//! before answering.
+//!
 //! The registry is `Rc` (physics-thread only), so every request is a command posted to the
 //! physics thread that runs the call there, stamped with the sim time it happens at (the
 //! controller's plugin then publishes `<controller>/transition_event` with that stamp); the
 //! answer comes back on a channel. Services that answer only `ok` log a refusal's reason
 //! (warning, also on /rosout) with the service's name, as upstream's controller manager logs it.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use r2r::controller_manager_msgs::msg::{
     ControllerManagerActivity, ControllerState, HardwareComponentState, HardwareInterface as HwMsg,
@@ -58,6 +64,7 @@ use crate::handles::controllers::{
     registry_key, ControllerInfo, HardwareInterface, Registry, State,
 };
 use crate::ros::config::BridgeConfig;
+use crate::ros::controller_nodes::{self, ControllerNodes, Loaded};
 use crate::ros::convert::{self, Task};
 use crate::ros::services::{recv_async, serve_loop, REPLY_TIMEOUT};
 use crate::ros::{names, param_files, params};
@@ -142,18 +149,42 @@ pub fn managers(ctx: &SimContext, cfg: &BridgeConfig) -> Result<Vec<Manager>, St
     Ok(out)
 }
 
-/// The manager nodes, each with the tasks serving it (its services, parameter services and
-/// activity); the bridge spins each node with its own tasks on a thread of its own.
-pub struct Served {
-    /// One entry per manager: its node and its tasks.
-    pub managers: Vec<(r2r::Node, Vec<Task>)>,
+/// One manager: its node, the tasks serving it (its services, parameter services and
+/// activity) and its controllers' nodes; the bridge spins each on a thread of its own
+/// ([`controller_nodes::spin`]).
+pub struct ManagerNode {
+    /// The `/<ns>/controller_manager` node.
+    pub node: r2r::Node,
+    /// Its tasks.
+    pub tasks: Vec<Task>,
+    /// The loaded controllers' nodes.
+    pub controllers: controller_nodes::Shared,
+    /// Run after every wait of its thread: the periodic sync ([`refresher`]).
+    pub refresh: Box<dyn FnMut() + Send>,
 }
 
-/// A loaded controller's name and state (ControllerManagerActivity content).
-type Activity = Vec<(String, State)>;
+/// The manager nodes.
+pub struct Served {
+    /// One entry per manager.
+    pub managers: Vec<ManagerNode>,
+}
+
+/// The loaded controllers' names and states, and the hardware component's state
+/// (ControllerManagerActivity content).
+type Activity = (Vec<(String, State)>, State);
 
 fn activity_of(r: &Registry) -> Activity {
-    r.list().into_iter().map(|c| (c.name, c.state)).collect()
+    (r.list().into_iter().map(|c| (c.name, c.state)).collect(), r.hardware_state())
+}
+
+fn loaded_of(r: &Registry) -> Loaded {
+    r.list()
+        .into_iter()
+        .map(|c| {
+            let p = r.parameters(&c.name).unwrap_or_default();
+            (c.name, p)
+        })
+        .collect()
 }
 
 fn lc(s: State) -> LcState {
@@ -164,9 +195,8 @@ fn activity_msg(entity: &str, a: &Activity, t: f64) -> ControllerManagerActivity
     let mut m = ControllerManagerActivity::default();
     m.header.stamp = convert::stamp(t);
     m.controllers =
-        a.iter().map(|(n, s)| NamedLifecycleState { name: n.clone(), state: lc(*s) }).collect();
-    m.hardware_components =
-        vec![NamedLifecycleState { name: entity.to_string(), state: lc(State::Active) }];
+        a.0.iter().map(|(n, s)| NamedLifecycleState { name: n.clone(), state: lc(*s) }).collect();
+    m.hardware_components = vec![NamedLifecycleState { name: entity.to_string(), state: lc(a.1) }];
     m
 }
 
@@ -244,7 +274,13 @@ pub fn serve_all(
         let act =
             ActivityPub { publisher, last: Arc::new(Mutex::new(None)), entity: m.entity.clone() };
         act.publish(activity_of(&reg), ctx.sim_time());
-        let mut k = Ctx { node: &mut node, m: &m, commands, act: &act };
+        let mut controllers = ControllerNodes::new(rctx, &ns, &m.entity, commands, use_sim_time);
+        let seq = Arc::new(AtomicU64::new(1));
+        controllers.sync(0, &loaded_of(&reg));
+        let controllers = Arc::new(Mutex::new(controllers));
+        let refresh = refresher(commands, &m.entity, &act, &controllers, &seq);
+        let mut k =
+            Ctx { node: &mut node, m: &m, commands, act: &act, nodes: &controllers, seq: &seq };
         let mut tasks = vec![
             k.service::<ListControllers::Service>(
                 "list_controllers",
@@ -321,7 +357,7 @@ pub fn serve_all(
         )?);
         tasks.push(k.service::<SetHardwareComponentState::Service>(
             "set_hardware_component_state",
-            Arc::new(|r, q, _, n| set_hardware_state(r, &q.name, &q.target_state, n)),
+            Arc::new(|r, q, t, n| set_hardware_state(r, &q.name, &q.target_state, t, n)),
         )?);
         served.extend(tasks);
         tracing::info!(
@@ -329,19 +365,44 @@ pub fn serve_all(
             m.entity,
             SERVICES.len()
         );
-        out.managers.push((node, served));
+        out.managers.push(ManagerNode { node, tasks: served, controllers, refresh });
     }
     Ok(out)
 }
 
 fn load(r: &Registry, table: &params::Shared, ns: &str, name: &str, t: f64) -> Result<(), String> {
     let Some(declared) = r.type_of(name) else { return r.load(name, t) };
-    let (ty, files) = {
+    let (ty, files, extra) = {
         let tb = table.lock().map_err(|_| "parameter table poisoned".to_string())?;
         let ty = tb.get(&format!("{name}.type")).map(|p| p.value.string_value.clone());
         let files = tb.get(&format!("{name}.params_file")).map(|p| params::strings_of(&p.value));
-        (ty, files.unwrap_or_default())
+        // What the spawner hands the manager besides the files: refused when not empty, since
+        // the simulator has no fallback controllers and no per-controller node arguments.
+        let extra: Vec<(String, Vec<String>)> = ["fallback_controllers", "node_options_args"]
+            .iter()
+            .filter_map(|k| {
+                let v = params::strings_of(&tb.get(&format!("{name}.{k}"))?.value);
+                (!v.is_empty()).then(|| (k.to_string(), v))
+            })
+            .collect();
+        (ty, files.unwrap_or_default(), extra)
     };
+    if let Some((k, v)) = extra.first() {
+        return Err(format!(
+            "`{name}.{k}` is [{}]: roqsim has no {}; load `{name}` without it (spawner without {})",
+            v.join(", "),
+            if k == "fallback_controllers" {
+                "fallback controllers"
+            } else {
+                "per-controller node arguments (remaps, --ros-args)"
+            },
+            if k == "fallback_controllers" {
+                "--fallback_controllers"
+            } else {
+                "--controller-ros-args"
+            }
+        ));
+    }
     match ty.as_deref() {
         Some("") | None => {
             return Err(format!(
@@ -355,10 +416,17 @@ fn load(r: &Registry, table: &params::Shared, ns: &str, name: &str, t: f64) -> R
         }
         Some(_) => {}
     }
-    for note in param_files::check(&files, name, ns, &declared)? {
+    let params = r.declared_parameters(name).unwrap_or_default();
+    let checked = param_files::check(&files, name, ns, &declared, &params)?;
+    for note in &checked.notes {
         tracing::warn!("load_controller `{name}`: {note}");
     }
-    r.load(name, t)
+    if !checked.overrides.is_empty() {
+        let set: Vec<String> =
+            checked.overrides.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+        tracing::info!("load_controller `{name}`: from the parameter files: {}", set.join(", "));
+    }
+    r.load_with(name, &checked.overrides, t)
 }
 
 fn reload(r: &Registry, force_kill: bool, t: f64) -> Result<(), String> {
@@ -391,9 +459,29 @@ fn hardware_component(r: &Registry) -> HardwareComponentState {
         rw_rate: r.update_rate().min(u16::MAX as u32) as u16,
         class_type: HARDWARE_PLUGIN.into(),
         plugin_name: HARDWARE_PLUGIN.into(),
-        state: lc(State::Active),
+        state: lc(r.hardware_state()),
         command_interfaces: hw.iter().filter(|h| h.is_command).map(hardware_interface).collect(),
         state_interfaces: hw.iter().filter(|h| !h.is_command).map(hardware_interface).collect(),
+    }
+}
+
+/// The lifecycle state a request names: by id (1..4), or by label when the id is 0, as
+/// ros2_control's resource manager reads it; `None`: no primary state it moves components to.
+pub fn target_state(target: &LcState) -> Option<State> {
+    let by_label = |l: &str| match l {
+        "unconfigured" => Some(State::Unconfigured),
+        "inactive" => Some(State::Inactive),
+        "active" => Some(State::Active),
+        "finalized" => Some(State::Finalized),
+        _ => None,
+    };
+    match target.id {
+        0 => by_label(&target.label),
+        1 => Some(State::Unconfigured),
+        2 => Some(State::Inactive),
+        3 => Some(State::Active),
+        4 => Some(State::Finalized),
+        _ => None,
     }
 }
 
@@ -401,27 +489,112 @@ fn set_hardware_state(
     r: &Registry,
     name: &str,
     target: &LcState,
+    t: f64,
     service: &str,
 ) -> SetHardwareComponentState::Response {
     let entity = r.entity();
-    let active = lc(State::Active);
     if name != entity {
         tracing::warn!(
             "{service} refused: hardware component `{name}` does not exist (components: [{entity}])"
         );
         return SetHardwareComponentState::Response { ok: false, state: LcState::default() };
     }
-    if target.id == active.id || target.label == active.label {
-        tracing::info!("{service}: `{name}` is active");
-        return SetHardwareComponentState::Response { ok: true, state: active };
+    let from = r.hardware_state();
+    let result = match target_state(target) {
+        Some(to) => r.set_hardware_state(to),
+        None => Err(format!(
+            "target state {} `{}` is not one of unconfigured (1), inactive (2), active (3), finalized (4)",
+            target.id, target.label
+        )),
+    };
+    match result {
+        Ok(to) => {
+            tracing::info!(
+                "{service} at t = {t:.3} s: `{name}` {} -> {}{}",
+                from.label(),
+                to.label(),
+                match to {
+                    State::Active => "",
+                    State::Inactive => " (its actuators hold their last command; broadcasters can still be activated)",
+                    _ => " (its interfaces are unavailable: actuators hold their last command, joint_states repeat the last reading)",
+                }
+            );
+            SetHardwareComponentState::Response { ok: true, state: lc(to) }
+        }
+        Err(e) => {
+            tracing::warn!("{service} refused: {e}");
+            SetHardwareComponentState::Response { ok: false, state: lc(from) }
+        }
     }
-    tracing::warn!(
-        "{service} refused: `{name}` is the simulated robot itself and stays active; target `{}` ({}) is not supported (deactivate its controllers instead)",
-        target.label,
-        target.id
-    );
-    SetHardwareComponentState::Response { ok: false, state: active }
 }
+
+/// The registry as the manager's nodes mirror it, taken on the physics thread (`seq`: its order
+/// there).
+struct Snapshot {
+    seq: u64,
+    activity: Activity,
+    loaded: Loaded,
+    t: f64,
+}
+
+impl Snapshot {
+    fn of(r: &Registry, seq: u64, t: f64) -> Snapshot {
+        Snapshot { seq, activity: activity_of(r), loaded: loaded_of(r), t }
+    }
+    /// Sync the controllers' nodes and publish the activity, unless a newer snapshot was applied.
+    fn apply(self, nodes: &controller_nodes::Shared, act: &ActivityPub) {
+        let fresh = nodes.lock().map(|mut n| n.sync(self.seq, &self.loaded)).unwrap_or(false);
+        if fresh {
+            act.publish(self.activity, self.t);
+        }
+    }
+}
+
+/// About once a second, a snapshot of the registry is asked for and applied: a reset (which
+/// restores the world's declared controllers) or a task plugin changes the registry without a
+/// service call, and the controllers' nodes and `~/activity` follow.
+fn refresher(
+    commands: &CommandSender,
+    entity: &str,
+    act: &ActivityPub,
+    nodes: &controller_nodes::Shared,
+    seq: &Arc<AtomicU64>,
+) -> Box<dyn FnMut() + Send> {
+    let (commands, entity, act, nodes, seq) =
+        (commands.clone(), entity.to_string(), act.clone(), nodes.clone(), seq.clone());
+    let mut pending: Option<crossbeam_channel::Receiver<Snapshot>> = None;
+    let mut last = Instant::now();
+    Box::new(move || {
+        if let Some(rx) = &pending {
+            match rx.try_recv() {
+                Ok(snap) => {
+                    snap.apply(&nodes, &act);
+                    pending = None;
+                }
+                Err(crossbeam_channel::TryRecvError::Empty) => return,
+                Err(crossbeam_channel::TryRecvError::Disconnected) => pending = None,
+            }
+        }
+        if last.elapsed() >= REFRESH_PERIOD {
+            last = Instant::now();
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            let (entity, seq) = (entity.clone(), seq.clone());
+            commands.post(move |ctx: &mut SimContext| {
+                if let Some(r) = Registry::get(ctx, &entity) {
+                    let _ = tx.send(Snapshot::of(
+                        &r,
+                        seq.fetch_add(1, Ordering::SeqCst),
+                        ctx.sim_time(),
+                    ));
+                }
+            });
+            pending = Some(rx);
+        }
+    })
+}
+
+/// How often [`refresher`] asks for a snapshot.
+const REFRESH_PERIOD: Duration = Duration::from_secs(1);
 
 /// controller_manager_msgs/ControllerState of a registry row.
 pub fn controller_state(c: &ControllerInfo) -> ControllerState {
@@ -497,6 +670,8 @@ struct Ctx<'a> {
     m: &'a Manager,
     commands: &'a CommandSender,
     act: &'a ActivityPub,
+    nodes: &'a controller_nodes::Shared,
+    seq: &'a Arc<AtomicU64>,
 }
 
 impl Ctx<'_> {
@@ -511,23 +686,31 @@ impl Ctx<'_> {
             .node
             .create_service::<S>(&name, crate::ros::convert::server_qos())
             .map_err(|e| format!("cannot create the controller_manager service {name}: {e}"))?;
-        let (commands, entity, act) =
-            (self.commands.clone(), self.m.entity.clone(), self.act.clone());
+        let (commands, entity, act, nodes, seq) = (
+            self.commands.clone(),
+            self.m.entity.clone(),
+            self.act.clone(),
+            self.nodes.clone(),
+            self.seq.clone(),
+        );
         Ok(serve_loop(stream, move |req: r2r::ServiceRequest<S>| {
             let (tx, rx) = crossbeam_channel::bounded(1);
-            let (entity, n, msg, f) =
-                (entity.clone(), name.clone(), req.message.clone(), f.clone());
+            let (entity, n, msg, f, seq) =
+                (entity.clone(), name.clone(), req.message.clone(), f.clone(), seq.clone());
             commands.post(move |ctx: &mut SimContext| {
                 let t = ctx.sim_time();
-                let resp =
-                    Registry::get(ctx, &entity).map(|r| (f(&r, msg, t, &n), activity_of(&r), t));
+                let resp = Registry::get(ctx, &entity).map(|r| {
+                    let resp = f(&r, msg, t, &n);
+                    (resp, Snapshot::of(&r, seq.fetch_add(1, Ordering::SeqCst), t))
+                });
                 let _ = tx.send(resp);
             });
-            let (name, act) = (name.clone(), act.clone());
+            let (name, act, nodes) = (name.clone(), act.clone(), nodes.clone());
             Box::pin(async move {
                 let resp = match recv_async(rx, REPLY_TIMEOUT).await {
-                    Some(Some((r, a, t))) => {
-                        act.publish(a, t);
+                    Some(Some((r, snap))) => {
+                        // The controllers' nodes come and go before the answer, as upstream's.
+                        snap.apply(&nodes, &act);
                         r
                     }
                     _ => {

@@ -29,6 +29,8 @@ pub mod bridge;
 #[cfg(feature = "ros")]
 pub mod controller_manager;
 #[cfg(feature = "ros")]
+pub mod controller_nodes;
+#[cfg(feature = "ros")]
 pub mod convert;
 #[cfg(feature = "ros")]
 pub mod handlers;

@@ -33,6 +33,7 @@ use r2r::rcl_interfaces::srv::{
 };
 use r2r::QosProfile;
 
+use crate::handles::controller_params::ParamValue;
 use crate::ros::convert::{self, Task};
 
 /// One declared parameter.
@@ -48,11 +49,27 @@ pub struct Param {
     pub description: String,
 }
 
+/// Extra refusal of a set (`Some(reason)`), after the read-only and type checks.
+pub type Validator = Arc<dyn Fn(&str, &ParameterValue) -> Option<String> + Send + Sync>;
+/// Called after every accepted set with the parameter's new value.
+pub type OnSet = Arc<dyn Fn(&str, &ParameterValue) + Send + Sync>;
+
 /// A node's parameter table.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Table {
     params: Vec<Param>,
     allow_undeclared: bool,
+    validate: Option<Validator>,
+    on_set: Option<OnSet>,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table")
+            .field("params", &self.params)
+            .field("allow_undeclared", &self.allow_undeclared)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Shared handle to a node's table.
@@ -62,7 +79,14 @@ impl Table {
     /// An empty table; `allow_undeclared`: a set of an unknown name declares it (rclcpp's
     /// `allow_undeclared_parameters`).
     pub fn new(allow_undeclared: bool) -> Table {
-        Table { params: Vec::new(), allow_undeclared }
+        Table { params: Vec::new(), allow_undeclared, validate: None, on_set: None }
+    }
+
+    /// Refuse sets `validate` refuses (after the read-only and type checks) and call `on_set`
+    /// after each accepted one (a controller node hands its values to the simulation).
+    pub fn hooks(&mut self, validate: Validator, on_set: OnSet) {
+        self.validate = Some(validate);
+        self.on_set = Some(on_set);
     }
 
     /// Declare (or redeclare) a parameter.
@@ -104,7 +128,7 @@ impl Table {
                 type_name(p.value.type_),
                 type_name(value.type_)
             )),
-            Some(_) => None,
+            Some(_) => self.validate.as_ref().and_then(|v| v(name, value)),
             None if self.allow_undeclared => None,
             None => Some(format!("parameter '{name}' is not declared on this node")),
         }
@@ -112,6 +136,9 @@ impl Table {
 
     /// Set (after [`Table::check`]); returns whether it was new.
     fn set(&mut self, name: &str, value: ParameterValue) -> bool {
+        if let Some(f) = &self.on_set {
+            f(name, &value);
+        }
         match self.params.iter_mut().find(|p| p.name == name) {
             Some(p) => {
                 p.value = value;
@@ -180,6 +207,32 @@ pub fn strings_value(v: &[String]) -> ParameterValue {
         string_array_value: v.to_vec(),
         ..Default::default()
     }
+}
+
+/// A controller parameter's value as a message value.
+pub fn to_ros(v: &ParamValue) -> ParameterValue {
+    match v {
+        ParamValue::Bool(b) => bool_value(*b),
+        ParamValue::Int(i) => int_value(*i),
+        ParamValue::Double(d) => double_value(*d),
+        ParamValue::Str(s) => string_value(s),
+        ParamValue::Strings(s) => strings_value(s),
+    }
+}
+
+/// A message value as a controller parameter's value (`None`: a type no controller parameter
+/// here has: byte, bool, integer and double arrays, or not set).
+pub fn from_ros(v: &ParameterValue) -> Option<ParamValue> {
+    Some(match v.type_ {
+        t if t == ParameterType::PARAMETER_BOOL as u8 => ParamValue::Bool(v.bool_value),
+        t if t == ParameterType::PARAMETER_INTEGER as u8 => ParamValue::Int(v.integer_value),
+        t if t == ParameterType::PARAMETER_DOUBLE as u8 => ParamValue::Double(v.double_value),
+        t if t == ParameterType::PARAMETER_STRING as u8 => ParamValue::Str(v.string_value.clone()),
+        t if t == ParameterType::PARAMETER_STRING_ARRAY as u8 => {
+            ParamValue::Strings(v.string_array_value.clone())
+        }
+        _ => return None,
+    })
 }
 
 /// A parameter override given on the command line / in a `--params-file` for this node (r2r

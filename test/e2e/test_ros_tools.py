@@ -18,8 +18,12 @@ performs the upstream tools' own call sequences with rclpy, service by service (
 * unspawner: `switch_controller(deactivate=names, STRICT, activate_asap=True, timeout 5 s)`, then
   `unload_controller` per name.
 * hardware_spawner: `list_hardware_components` (is it loaded?), then
-  `set_hardware_component_state(name, lifecycle_msgs/State{3, "active"})`; success is `ok` and
-  the returned state equal to the target.
+  `set_hardware_component_state(name, lifecycle_msgs/State{3, "active"})` (`--activate`) or
+  `State{2, "inactive"}` (`--configure`); success is `ok` and the returned state equal to the
+  target.
+* the controller manager's load (controller_manager.cpp): every loaded controller is a node
+  `/<ns>/<controller>` whose parameters the controller declares, with the `params_file` files as
+  its overrides; `ros2 param list/get/set` on it are ros2param's calls above.
 
 Every assertion is on a measured value: parameter values and types, controller states after each
 spawner step, message names, node names.
@@ -31,7 +35,7 @@ from pathlib import Path
 import pytest
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from arm_helpers import INTERRUPTED
+from arm_helpers import ABORTED, INTERRUPTED, JOINTS, REST, SUCCEEDED, Arm, duration
 
 HERE = Path(__file__).resolve().parent
 RELIABLE = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
@@ -109,7 +113,9 @@ def test_launch_remaps_keep_every_node_distinct_and_parameters_answer(roqsim, ro
     sim = roqsim("sim", "worlds/ur_pick.yaml", "--ros", "--sim-control", "--pacing", "4", "--seconds", "600", "-q",
                  "--set", "components.ros2_bridge.namespace=sim", *launch_args(tmp_path, namespace="sim"),
                  wait_ready="/clock")
-    expected = ["/sim/roqsim", "/sim/roqsim_sim_interfaces", "/sim/ur/controller_manager"]
+    # ur_pick's controllers start active, so each is loaded and a node of its own
+    expected = ["/sim/roqsim", "/sim/roqsim_sim_interfaces", "/sim/ur/controller_manager", f"/sim/ur/{GRIP}",
+                f"/sim/ur/{JSB}", f"/sim/ur/{JTC}"]
     ros.spin_until(lambda: all(n in node_names(ros) for n in expected), 15, f"nodes {expected}")
     names = [n for n in node_names(ros) if not n.startswith("/e2e_")]
     print("nodes:", names)
@@ -239,16 +245,20 @@ class Spawner:
                 return 1
         return 0
 
-    def hardware_spawn(self, component):
+    def hardware_spawn(self, component, configure=False):
+        """hardware_spawner <component> --activate (or --configure)."""
         from lifecycle_msgs.msg import State
 
         S = self.srv
         comps = self.call("ListHardwareComponents", S.ListHardwareComponents.Request()).component
         if not any(c.name == component for c in comps):
             return "not loaded"
-        target = State(id=State.PRIMARY_STATE_ACTIVE, label="active")
+        if configure:
+            target, done = State(id=State.PRIMARY_STATE_INACTIVE, label="inactive"), "configured"
+        else:
+            target, done = State(id=State.PRIMARY_STATE_ACTIVE, label="active"), "activated"
         r = self.call("SetHardwareComponentState", S.SetHardwareComponentState.Request(name=component, target_state=target))
-        return "activated" if r.ok and r.state == target else f"failed ok={r.ok} state={r.state}"
+        return done if r.ok and r.state == target else f"failed ok={r.ok} state={r.state}"
 
 
 def snake(camel):
@@ -296,12 +306,14 @@ def test_standard_spawner_bringup_against_unloaded_controllers(roqsim, ros, tmp_
 
     # spawner scaled_joint_trajectory_controller --param-file ur_controllers.yaml
     pf = tmp_path / "ur_controllers.yaml"
-    pf.write_text(f"/**/{JTC}:\n  ros__parameters:\n    type: {JTC_TYPE}\n    joints: [shoulder_pan_joint]\n")
+    pf.write_text(f"/**/{JTC}:\n  ros__parameters:\n    type: {JTC_TYPE}\n    joints: [{', '.join(JOINTS)}]\n"
+                  "    state_publish_rate: 100.0\n")
     rc, steps = sp.spawn(JTC, param_file=pf)
     assert (rc, steps) == (0, [("load", "unconfigured"), ("configure", "inactive"), ("switch", "active")]), (rc, steps)
     files = ParamClient(ros, CM).get([f"{JTC}.params_file"])[0]
     assert list(files.string_array_value) == [str(pf)], files
-    sim.wait_output(rf"parameters \[joints\] of `{JTC}` in `{pf}` are not applied", 10)
+    # a key joint_trajectory_controller (Jazzy) does not declare is named, and ignored as rclcpp does
+    sim.wait_output(rf"parameters \[state_publish_rate\] of `{JTC}` in `{pf}` are not parameters of `{JTC_TYPE}`", 10)
     assert sp.states() == {JSB: "active", GRIP: "inactive", JTC: "active"}
 
     # the same spawner line again: loaded, so it skips loading and configuring an active
@@ -348,6 +360,202 @@ def test_standard_spawner_bringup_against_unloaded_controllers(roqsim, ros, tmp_
     assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
 
 
+def partial_goal(arm, pan, t=1.0):
+    """A FollowJointTrajectory goal naming only shoulder_pan_joint; returns (status, result)."""
+    from control_msgs.action import FollowJointTrajectory
+    from trajectory_msgs.msg import JointTrajectoryPoint
+
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = ["shoulder_pan_joint"]
+    goal.trajectory.points.append(JointTrajectoryPoint(positions=[pan], time_from_start=duration(t)))
+    fut = arm.fjt.send_goal_async(goal)
+    arm.ros.spin_until(fut.done, 20, "the goal response")
+    return arm.result(fut.result())
+
+
+# every parameter joint_trajectory_controller (Jazzy) declares on its node, per joint or not,
+# plus controller_interface's three and use_sim_time
+JTC_TOP = ["joints", "command_joints", "command_interfaces", "state_interfaces", "speed_scaling.initial_scaling_factor",
+           "speed_scaling.state_interface", "speed_scaling.command_interface", "allow_partial_joints_goal",
+           "open_loop_control", "interpolate_from_desired_state", "allow_integration_in_goal_trajectories",
+           "set_last_command_interface_value_as_state_on_activation", "action_monitor_rate", "interpolation_method",
+           "allow_nonzero_velocity_at_trajectory_end", "cmd_timeout", "constraints.stopped_velocity_tolerance",
+           "constraints.goal_time", "constraints.decelerate_on_cancel"]
+JTC_PER_JOINT = ["constraints.{}.trajectory", "constraints.{}.goal", "constraints.{}.max_deceleration_on_cancel"] + [
+    "gains.{}." + k for k in ("p", "i", "d", "i_clamp", "i_clamp_max", "i_clamp_min", "ff_velocity_scale", "u_clamp_max",
+                              "u_clamp_min", "antiwindup_strategy", "tracking_time_constant", "error_deadband")]
+BASE = ["update_rate", "is_async", "thread_priority", "use_sim_time"]
+
+
+def test_each_loaded_controller_is_a_node_with_its_parameters(roqsim, ros, tmp_path):
+    """Point 3: as in ros2_control, a controller is a node `/<ns>/<controller>` from load to
+    unload, with the parameters its type declares; `spawner --param-file` values become the node's
+    values and the simulated controller uses them; values it cannot honour refuse the load or the
+    set, naming the parameter."""
+    from rcl_interfaces.msg import ParameterType
+    from rclpy.parameter import Parameter
+
+    CM = "/ur/controller_manager"
+    sim = roqsim("sim", "worlds/ur_pick.yaml", "--ros", "--pacing", "4", "--seconds", "600", "-q",
+                 "--set", "sim.controllers.initial_state=unloaded", *launch_args(tmp_path), wait_ready="/clock")
+    sp = Spawner(ros, CM)
+    ros.spin_until(lambda: CM in node_names(ros), 15, CM)
+    assert [n for n in node_names(ros) if n.startswith("/ur/")] == [CM], "no controller loaded, no controller node"
+
+    # spawner joint_state_broadcaster: its node appears with the broadcaster's parameters
+    assert sp.spawn(JSB)[0] == 0
+    ros.spin_until(lambda: f"/ur/{JSB}" in node_names(ros), 10, f"/ur/{JSB}")
+    jsb = ParamClient(ros, f"/ur/{JSB}")
+    assert jsb.list() == sorted(BASE + ["use_local_topics", "joints", "extra_joints", "interfaces",
+                                        "map_interface_to_joint_state.position", "map_interface_to_joint_state.velocity",
+                                        "map_interface_to_joint_state.effort", "use_urdf_to_filter", "frame_id",
+                                        "publish_dynamic_joint_states"]), jsb.list()
+    rate, asyn, ust = jsb.get(["update_rate", "is_async", "use_sim_time"])
+    assert (rate.type, rate.integer_value, asyn.bool_value, ust.bool_value) == (ParameterType.PARAMETER_INTEGER, 500, False, True)
+
+    # spawner scaled_joint_trajectory_controller --param-file: the file's values are the node's
+    pf = tmp_path / "ur_controllers.yaml"
+    pf.write_text(f"""/**/{JTC}:
+  ros__parameters:
+    type: {JTC_TYPE}
+    joints: [{', '.join(JOINTS)}]
+    command_interfaces: [position]
+    state_interfaces: [position, velocity]
+    action_monitor_rate: 10
+    allow_partial_joints_goal: false
+    constraints:
+      goal_time: 0.6
+      stopped_velocity_tolerance: 0.02
+      shoulder_pan_joint: {{trajectory: 0.0, goal: 0.05}}
+""")
+    rc, steps = sp.spawn(JTC, param_file=pf)
+    assert (rc, steps[-1]) == (0, ("switch", "active")), (rc, steps)
+    ros.spin_until(lambda: f"/ur/{JTC}" in node_names(ros), 10, f"/ur/{JTC}")
+    jtc = ParamClient(ros, f"/ur/{JTC}")
+    listed = jtc.list()
+    expected = sorted(BASE + JTC_TOP + [p.format(j) for j in JOINTS for p in JTC_PER_JOINT])
+    assert listed == expected, sorted(set(listed) ^ set(expected))
+    assert len(listed) == 113
+    joints, rate, partial, goal_time, svt, pan_goal, elbow_goal, p_gain = jtc.get(
+        ["joints", "action_monitor_rate", "allow_partial_joints_goal", "constraints.goal_time",
+         "constraints.stopped_velocity_tolerance", "constraints.shoulder_pan_joint.goal", "constraints.elbow_joint.goal",
+         "gains.shoulder_pan_joint.p"])
+    assert list(joints.string_array_value) == JOINTS
+    assert (rate.type, rate.double_value) == (ParameterType.PARAMETER_DOUBLE, 10.0), "an integer in the file is a double here"
+    assert (partial.bool_value, goal_time.double_value, svt.double_value) == (False, 0.6, 0.02)
+    assert (pan_goal.double_value, elbow_goal.double_value, p_gain.double_value) == (0.05, 0.5, 0.0), "elbow: the world's 0.5"
+    (d,) = jtc.describe(["joints"])
+    assert (d.type, d.read_only) == (ParameterType.PARAMETER_STRING_ARRAY, True)
+
+    # the simulated controller uses them: a goal naming one joint is refused while
+    # allow_partial_joints_goal is false ...
+    arm = Arm(ros)
+    arm.wait_ready(gripper=False)
+    status, result = partial_goal(arm, REST[0] + 0.1)
+    assert (status, result.error_code) == (ABORTED, -2), (status, result)
+    assert "allow_partial_joints_goal is false" in result.error_string, result.error_string
+    # ... and accepted once `ros2 param set /ur/scaled_joint_trajectory_controller allow_partial_joints_goal true`
+    (r,) = jtc.set([Parameter("allow_partial_joints_goal", Parameter.Type.BOOL, True)])
+    assert r.successful, r
+    status, result = partial_goal(arm, REST[0] + 0.1)
+    assert (status, result.error_code) == (SUCCEEDED, 0), (status, result)
+    assert abs(arm.position("shoulder_pan_joint") - (REST[0] + 0.1)) < 0.05
+    print("partial goal ended at pan", arm.position("shoulder_pan_joint"))
+
+    # sets the simulator cannot honour are refused, naming the parameter
+    (r,) = jtc.set([Parameter("joints", Parameter.Type.STRING_ARRAY, ["shoulder_pan_joint"])])
+    assert (r.successful, r.reason) == (False, "Trying to set a read-only parameter: joints."), r
+    (r,) = jtc.set([Parameter("gains.shoulder_pan_joint.p", Parameter.Type.DOUBLE, 100.0)])
+    assert not r.successful and r.reason.startswith("`gains.shoulder_pan_joint.p` = 100 is not supported: the trajectory controller's PID"), r
+    (r,) = jtc.set([Parameter("constraints.goal_time", Parameter.Type.DOUBLE, -1.0)])
+    assert (r.successful, r.reason) == (False, "`constraints.goal_time` must be >= 0, got -1"), r
+    assert jtc.get(["constraints.goal_time"])[0].double_value == 0.6
+
+    # unspawner: the node goes with the controller; a file the simulator cannot honour refuses the load
+    assert sp.unspawn([JTC]) == 0
+    ros.spin_until(lambda: f"/ur/{JTC}" not in node_names(ros), 10, f"/ur/{JTC} gone")
+    bad = tmp_path / "velocity.yaml"
+    bad.write_text(f"/**/{JTC}:\n  ros__parameters:\n    type: {JTC_TYPE}\n    command_interfaces: [velocity]\n")
+    assert sp.spawn(JTC, param_file=bad) == (1, [])
+    sim.wait_output(r"controller `scaled_joint_trajectory_controller`: `command_interfaces` = \[velocity\] is not supported: "
+                    r"the arm's MuJoCo actuators are position servos", 10)
+    assert JTC not in sp.states() and f"/ur/{JTC}" not in node_names(ros)
+    assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
+def test_hardware_component_lifecycle(roqsim, ros, tmp_path):
+    """Point 4, hardware_spawner and set_hardware_component_state: the robot is a hardware
+    component whose lifecycle follows ros2_control's resource manager — inactive takes no
+    commands (the arm holds its last command), unconfigured is not read either (joint_states
+    repeat the last reading), finalized can only be destroyed."""
+    from controller_manager_msgs.srv import ListHardwareComponents, ListHardwareInterfaces, SwitchController
+    from lifecycle_msgs.msg import State
+
+    CM = "/ur/controller_manager"
+    sim = roqsim("sim", "worlds/ur_pick.yaml", "--ros", "--pacing", "4", "--seconds", "600", "-q",
+                 *launch_args(tmp_path), wait_ready="/clock")
+    sp = Spawner(ros, CM)
+    arm = Arm(ros)
+    arm.wait_ready()
+
+    def component():
+        (c,) = ros.call(ListHardwareComponents, f"{CM}/list_hardware_components", ListHardwareComponents.Request()).component
+        return (c.state.id, c.state.label)
+
+    assert component() == (3, "active")
+    # hardware_spawner ur --configure: inactive
+    assert sp.hardware_spawn("ur", configure=True) == "configured"
+    assert component() == (2, "inactive")
+    # the trajectory controller is still active and takes the goal, but nothing is written: the
+    # arm does not move and the goal ends GOAL_TOLERANCE_VIOLATED
+    arm.settle()
+    q0 = arm.q()
+    target = list(q0)
+    target[0] += 0.3
+    tol = {"shoulder_pan_joint": 0.05}
+    status, result = arm.run([(1.0, target)], goal_tolerance=tol)
+    assert (status, result.error_code) == (ABORTED, -5), (status, result)
+    moved = abs(arm.position("shoulder_pan_joint") - q0[0])
+    print(f"inactive hardware: pan moved {moved:.2e} rad under a 0.3 rad goal")
+    assert moved < 0.005, moved
+    # a controller that commands the component cannot be activated while it is inactive
+    S = SwitchController.Request
+    assert ros.call(SwitchController, f"{CM}/switch_controller",
+                    S(deactivate_controllers=[GRIP], strictness=S.STRICT)).ok
+    r = ros.call(SwitchController, f"{CM}/switch_controller", S(activate_controllers=[GRIP], strictness=S.STRICT))
+    assert not r.ok and "hardware component `ur` is inactive, so its command interfaces take no commands" in r.message, r.message
+    # hardware_spawner ur --activate: commands reach the arm again
+    assert sp.hardware_spawn("ur") == "activated"
+    assert component() == (3, "active")
+    status, result = arm.run([(1.0, target)], goal_tolerance=tol)
+    assert (status, result.error_code) == (SUCCEEDED, 0), (status, result)
+    assert abs(arm.position("shoulder_pan_joint") - target[0]) < 0.01
+
+    # unconfigured (by label, id 0, as the resource manager reads it): interfaces unavailable,
+    # joint_states repeat the last reading with fresh stamps
+    req = sp.srv.SetHardwareComponentState.Request(name="ur", target_state=State(id=0, label="unconfigured"))
+    r = sp.call("SetHardwareComponentState", req)
+    assert (r.ok, r.state.id, r.state.label) == (True, 1, "unconfigured")
+    hw = ros.call(ListHardwareInterfaces, f"{CM}/list_hardware_interfaces", ListHardwareInterfaces.Request())
+    assert len(hw.command_interfaces) == 7 and not any(i.is_available for i in list(hw.command_interfaces) + list(hw.state_interfaces))
+    arm.wait_sim(0.2)
+    n0 = len(arm.states)
+    arm.wait_sim(0.5)
+    frozen = list(arm.states)[n0:]
+    assert len(frozen) >= 10
+    assert all(list(m.position) == list(frozen[0].position) for m in frozen)
+    stamps = [m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for m in frozen]
+    assert all(b > a for a, b in zip(stamps, stamps[1:])), "stamps advance while the values repeat"
+
+    # finalized: can only be destroyed
+    req = sp.srv.SetHardwareComponentState.Request(name="ur", target_state=State(id=4, label="finalized"))
+    r = sp.call("SetHardwareComponentState", req)
+    assert (r.ok, r.state.id, r.state.label) == (True, 4, "finalized")
+    assert sp.hardware_spawn("ur") == "failed ok=False state=lifecycle_msgs.msg.State(id=4, label='finalized')"
+    sim.wait_output(r"hardware component `ur` is finalized and can only be destroyed", 10)
+    assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
 def test_world_default_active_needs_no_spawner(roqsim, ros):
     """A world that declares its controllers active (worlds/ur_pick.yaml sets
     sim.controllers.initial_state: active) comes up driving with no bringup."""
@@ -386,3 +594,29 @@ def test_mobile_manipulator_publishes_one_complete_joint_state(roqsim, ros):
     m = js[-1]
     assert len(m.position) == len(m.velocity) == len(m.effort) == len(m.name)
     assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
+# -------------------------------------------------------------------- an installed binary
+
+
+def test_installed_binary_lists_each_bundled_world_once(roqsim_bin, tmp_path):
+    """Point 7: laid out as colcon installs it (`<prefix>/lib/roqsim/roqsim` beside
+    `<prefix>/share/roqsim/worlds`), the binary searches the install tree and the source tree,
+    and an unknown world's error lists every bundled world once."""
+    import os
+    import shutil
+    import subprocess
+
+    prefix = tmp_path / "install" / "roqsim"
+    (prefix / "lib" / "roqsim").mkdir(parents=True)
+    exe = prefix / "lib" / "roqsim" / "roqsim"
+    os.link(roqsim_bin, exe)  # a copy of the binary (current_exe() resolves symlinks)
+    shutil.copytree(HERE.parents[1] / "worlds", prefix / "share" / "roqsim" / "worlds")
+    p = subprocess.run([str(exe), "sim", "no_such_world"], capture_output=True, text=True, timeout=60)
+    out = p.stdout + p.stderr
+    assert p.returncode == 2 and "world `no_such_world` not found" in out, out
+    listed = out.split("(bundled: ")[1].split(")")[0].split(", ")
+    print("bundled:", listed)
+    assert listed == sorted(set(listed)), listed
+    assert listed == sorted(w.stem for w in (HERE.parents[1] / "worlds").glob("*.yaml"))
+

@@ -87,7 +87,9 @@ pub struct ArmControllerConfig {
     /// Default 0.5.
     #[serde(default)]
     pub goal_tolerance: Option<Tolerance>,
-    /// s the joints get after the last waypoint to reach it. Default 1.0.
+    /// s the joints get after the last waypoint to reach it; 0 = no limit (the goal ends only
+    /// once the joints are within tolerance and stopped, as the trajectory controller's
+    /// `constraints.goal_time: 0`). Default 1.0.
     #[serde(default = "d_gtt")]
     pub goal_time_tolerance: f64,
     /// rad/s below which a joint counts as stopped at the goal. Default 0.01.

@@ -84,7 +84,9 @@ mod discovery;
 mod gripper;
 mod handle;
 mod lifecycle;
+mod params;
 mod planning;
+mod states;
 mod trajectory;
 mod transmission;
 
@@ -218,6 +220,14 @@ pub struct ArmController {
     rest: Vec<(usize, usize, f64)>,
     monitor_dt: f64,
     port: CommandPort,
+    /// joint_trajectory_controller's `allow_partial_joints_goal` (true: what roqsim always did).
+    allow_partial: bool,
+    /// `allow_nonzero_velocity_at_trajectory_end` (true: no check unless a parameter says so).
+    allow_nonzero_end: bool,
+    /// The registry's parameter generation last applied.
+    params_seen: u64,
+    /// joint_states content last read from the hardware (republished while it is not read).
+    last_read: Option<JointState>,
 }
 
 impl ArmController {
@@ -248,6 +258,10 @@ impl ArmController {
             rest: Vec::new(),
             monitor_dt: 0.05,
             port: CommandPort::default(),
+            allow_partial: true,
+            allow_nonzero_end: true,
+            params_seen: 0,
+            last_read: None,
         }
     }
 
@@ -406,6 +420,7 @@ impl Plugin for ArmController {
                 update_rate: rate,
                 initial_state: initial,
                 owner: self.address.clone(),
+                parameters: self.jtc_parameters(),
             },
             now,
         )?;
@@ -423,6 +438,7 @@ impl Plugin for ArmController {
                     update_rate: rate,
                     initial_state: gripper_initial,
                     owner: self.address.clone(),
+                    parameters: self.gripper_parameters(),
                 },
                 now,
             )?;
@@ -438,12 +454,14 @@ impl Plugin for ArmController {
                     update_rate: rate,
                     initial_state: broadcaster_initial,
                     owner: self.address.clone(),
+                    parameters: Self::jsb_parameters(),
                 },
                 now,
             )?;
             ctl_names.push(JSB_NAME.into());
         }
         self.registry = reg;
+        self.apply_parameters();
         // Endpoints.
         let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
         let topics = &self.cfg.topics;
@@ -577,6 +595,7 @@ impl Plugin for ArmController {
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
         let now = ctx.sim_time();
+        self.apply_parameters();
         let jtc = self.cfg.controller_name.clone();
         let active = self.registry.is_active(&jtc);
         // A deactivation while running: hold where the joints are.
@@ -728,8 +747,11 @@ impl Plugin for ArmController {
             }
         }
         self.take_gripper_goals(ctx);
-        if !ctx.run.manual_control {
-            self.write_ctrl(ctx); // --manual-control: a person owns ctrl (on_reset still holds)
+        // --manual-control: a person owns ctrl (on_reset still holds). A hardware component that
+        // is not active takes no commands (ros2_control calls write only while it is active): the
+        // actuators hold the last command written.
+        if !ctx.run.manual_control && self.registry.hardware_writes() {
+            self.write_ctrl(ctx);
         }
         self.handle.0.borrow_mut().targets = self.targets.clone();
         Ok(())
@@ -868,24 +890,7 @@ impl Plugin for ArmController {
                 let _ = ex.call.outcome.send(o);
             }
         }
-        // joint_states: published by joint_state_broadcaster, so only while it is active.
-        if ctx.interface.is_due(self.ep_states, ctx.tick) && self.registry.is_active(JSB_NAME) {
-            let mut js = JointState { stamp: now, ..Default::default() };
-            for j in &self.joints {
-                js.name.push(j.name.clone());
-                js.position.push(q[j.qpos]);
-                js.velocity.push(v[j.dof]);
-                js.effort.push(fa[j.dof] + fg[j.dof]);
-            }
-            if let Some(g) = &self.gripper {
-                js.name.push(g.name.clone());
-                js.position.push(q[g.joint.qpos]);
-                js.velocity.push(v[g.joint.dof]);
-                js.effort.push(fa[g.joint.dof] + fg[g.joint.dof]);
-            }
-            let tick = ctx.tick;
-            ctx.interface.publish(self.ep_states, tick, Payload::JointState(js));
-        }
+        self.publish_joint_states(ctx, &q, &v, &fa, &fg);
         self.publish_transitions(ctx);
         Ok(())
     }

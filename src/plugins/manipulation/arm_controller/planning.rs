@@ -53,8 +53,31 @@ impl ArmController {
             }
             idx.push(i);
         }
+        if !self.allow_partial && goal.joint_names.len() != mine.len() {
+            return Err((
+                codes::INVALID_JOINTS,
+                format!(
+                    "the trajectory names {} of the {} joints of controller `{}` and its allow_partial_joints_goal is false",
+                    goal.joint_names.len(),
+                    mine.len(),
+                    self.cfg.controller_name
+                ),
+            ));
+        }
         if goal.points.is_empty() {
             return Err((codes::INVALID_GOAL, "the trajectory has no points".into()));
+        }
+        if !self.allow_nonzero_end {
+            let last = goal.points.last().expect("points");
+            if let Some((k, v)) = last.velocities.iter().enumerate().find(|(_, v)| **v != 0.0) {
+                return Err((
+                    codes::INVALID_GOAL,
+                    format!(
+                        "the velocity of the last trajectory point of joint `{}` is not zero ({v}) and allow_nonzero_velocity_at_trajectory_end is false",
+                        goal.joint_names[k]
+                    ),
+                ));
+            }
         }
         let nj = goal.joint_names.len();
         let mut prev = -1.0;
@@ -140,10 +163,13 @@ impl ArmController {
                 )
             })
             .collect();
+        // 0 = no limit, as joint_trajectory_controller's constraints.goal_time.
         let time_tol = if goal.goal_time_tolerance > 0.0 {
             goal.goal_time_tolerance
-        } else {
+        } else if self.cfg.goal_time_tolerance > 0.0 {
             self.cfg.goal_time_tolerance
+        } else {
+            f64::INFINITY
         };
         let now = ctx.sim_time();
         Ok(Exec {

@@ -44,6 +44,7 @@ use crate::context::payload::{Payload, PoseTwist};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::HookResult;
 use crate::handles::arm_command::{CommandPort, JointSource};
+use crate::handles::controller_params::{ParamSpec, ParamValue};
 use crate::handles::controllers::{ControllerSpec, Registry, State};
 use crate::handles::wrench::{reader_key as ft_key, FtFrame, WrenchReader};
 use crate::math::{quat_from_mat, quat_rotate, rotation_error, wxyz_to_xyzw};
@@ -407,6 +408,20 @@ impl Plugin for CartesianAdmittance {
                 update_rate: (1.0 / dt_c).round() as u32,
                 initial_state: initial,
                 owner: self.address.clone(),
+                parameters: vec![
+                    ParamSpec::fixed(
+                        "joints",
+                        ParamValue::Strings(joints.iter().map(|j| j.name.clone()).collect()),
+                        false,
+                        "the arm's joints (the controller drives all of them through the arm's command port)",
+                    ),
+                    ParamSpec::fixed(
+                        "command_interfaces",
+                        ParamValue::Strings(vec!["position".into()]),
+                        false,
+                        "the arm's MuJoCo actuators are position servos",
+                    ),
+                ],
             },
             ctx.sim_time(),
         )?;

@@ -20,6 +20,16 @@
 //!   0 (a default-constructed request) is read as best effort. Neither `STRICT` nor `BEST_EFFORT`
 //!   deactivates a controller the request did not name: a hand-over names both sides.
 //!
+//! - the robot is one hardware component with ros2_control's lifecycle
+//!   ([`Registry::set_hardware_state`]): while it is not active a controller that commands it
+//!   cannot be activated (while unconfigured or finalized, none can), its actuators take no
+//!   commands ([`Registry::hardware_writes`]) and, unless inactive, it is not read
+//!   ([`Registry::hardware_reads`]);
+//! - each loaded controller has its node's parameters ([`crate::handles::controller_params`]):
+//!   the declared ones at [`Registry::load_with`] (with a parameter file's overrides), changed by
+//!   [`Registry::set_parameter`]; plugins re-read them when [`Registry::parameter_generation`]
+//!   moves.
+//!
 //! Every transition is logged with the simulation time it happened at; a controller's plugin
 //! publishes its own transitions on `<controller>/transition_event` ([`Registry::transitions_since`]).
 //!
@@ -31,6 +41,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::context::SimContext;
+use crate::handles::controller_params::{self, ParamSpec, ParamValue};
 
 /// `SwitchController.srv` `BEST_EFFORT`.
 pub const BEST_EFFORT: i32 = 1;
@@ -143,6 +154,9 @@ pub struct ControllerSpec {
     pub initial_state: State,
     /// The plugin serving it (its address), for messages.
     pub owner: String,
+    /// The parameters of its type that the controller node declares, beyond the base ones
+    /// ([`controller_params::base`], added by the registry), with the world's values.
+    pub parameters: Vec<ParamSpec>,
 }
 
 /// One row of `list_controllers` (controller_manager_msgs/ControllerState).
@@ -233,6 +247,13 @@ struct Inner {
     declared: Vec<ControllerSpec>,
     /// Loaded controllers: (name, state), in load order.
     loaded: Vec<(String, State)>,
+    /// Each loaded controller's parameters with their current values.
+    values: Vec<(String, Vec<ParamSpec>)>,
+    /// Bumped on every parameter change (plugins re-read their values when it moves).
+    generation: u64,
+    /// The hardware component's lifecycle state (the robot; `Unloaded` reads as active: the
+    /// default, as ros2_control activates every component at start).
+    hardware: Option<State>,
     log: Vec<Transition>,
     command_ifaces: Vec<String>,
     state_ifaces: Vec<String>,
@@ -272,6 +293,46 @@ impl Inner {
     }
     fn names(&self) -> String {
         self.declared.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+    }
+    fn hw(&self) -> State {
+        self.hardware.unwrap_or(State::Active)
+    }
+    /// Mark `name` loaded (unconfigured) with its declared parameters, `overrides` applied.
+    fn push_loaded(&mut self, name: &str, overrides: &[(String, ParamValue)]) {
+        let mut values = self.declared_params(name);
+        for (k, v) in overrides {
+            if let Some(p) = values.iter_mut().find(|p| &p.name == k) {
+                p.value = v.clone();
+            }
+        }
+        self.loaded.push((name.to_string(), State::Unconfigured));
+        self.values.retain(|(n, _)| n != name);
+        self.values.push((name.to_string(), values));
+        self.generation += 1;
+    }
+    fn declared_params(&self, name: &str) -> Vec<ParamSpec> {
+        let Some(c) = self.spec(name) else { return Vec::new() };
+        let mut out = controller_params::base(c.update_rate);
+        out.extend(c.parameters.iter().cloned());
+        out
+    }
+    /// Why `name` cannot be activated with the hardware component in its state (`None`: it can).
+    fn hardware_blocks(&self, name: &str) -> Option<String> {
+        let claims = self.spec(name).is_some_and(|c| !c.command_interfaces.is_empty());
+        match self.hw() {
+            State::Active => None,
+            State::Inactive if !claims => None,
+            State::Inactive => Some(format!(
+                "cannot activate `{name}`: hardware component `{}` is inactive, so its command interfaces take no commands (activate it first: set_hardware_component_state active, or hardware_spawner {} --activate)",
+                self.entity, self.entity
+            )),
+            s => Some(format!(
+                "cannot activate `{name}`: hardware component `{}` is {}, so its interfaces are not available (configure and activate it first: hardware_spawner {} --activate)",
+                self.entity,
+                s.label(),
+                self.entity
+            )),
+        }
     }
 }
 
@@ -336,7 +397,7 @@ impl Registry {
         if initial == State::Unloaded {
             return Ok(());
         }
-        r.loaded.push((name.clone(), State::Unconfigured));
+        r.push_loaded(&name, &[]);
         if initial != State::Unconfigured {
             r.set(&name, State::Inactive, "configure", 1, stamp);
         }
@@ -421,8 +482,20 @@ impl Registry {
         self.state(name) == Some(State::Active)
     }
 
-    /// load_controller: a declared, not loaded controller becomes `unconfigured`.
+    /// load_controller: a declared, not loaded controller becomes `unconfigured`, with its
+    /// declared parameters.
     pub fn load(&self, name: &str, stamp: f64) -> Result<(), String> {
+        self.load_with(name, &[], stamp)
+    }
+
+    /// [`Registry::load`] with parameter overrides (a parameter file's values, already checked
+    /// with [`ParamSpec::accept`] against [`Registry::declared_parameters`]).
+    pub fn load_with(
+        &self,
+        name: &str,
+        overrides: &[(String, ParamValue)],
+        stamp: f64,
+    ) -> Result<(), String> {
         let _ = stamp;
         let mut r = self.0.borrow_mut();
         if r.spec(name).is_none() {
@@ -435,8 +508,53 @@ impl Registry {
         if let Some(s) = r.state(name) {
             return Err(format!("controller `{name}` is already loaded (state {})", s.label()));
         }
-        r.loaded.push((name.to_string(), State::Unconfigured));
+        r.push_loaded(name, overrides);
         Ok(())
+    }
+
+    /// The parameters `name`'s node declares (base ones first) with the world's values
+    /// (`None`: not declared).
+    pub fn declared_parameters(&self, name: &str) -> Option<Vec<ParamSpec>> {
+        let r = self.0.borrow();
+        r.spec(name)?;
+        Some(r.declared_params(name))
+    }
+
+    /// A loaded controller's parameters with their current values (`None`: not loaded).
+    pub fn parameters(&self, name: &str) -> Option<Vec<ParamSpec>> {
+        self.0.borrow().values.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+    }
+
+    /// The current value of `param` of the loaded controller `name`.
+    pub fn value(&self, name: &str, param: &str) -> Option<ParamValue> {
+        let r = self.0.borrow();
+        let (_, v) = r.values.iter().find(|(n, _)| n == name)?;
+        v.iter().find(|p| p.name == param).map(|p| p.value.clone())
+    }
+
+    /// Set a parameter of a loaded controller (a set on its node): refused for an undeclared or
+    /// read-only parameter and for a value [`ParamSpec::accept`] refuses.
+    pub fn set_parameter(&self, name: &str, param: &str, value: ParamValue) -> Result<(), String> {
+        let mut r = self.0.borrow_mut();
+        let entity = r.entity.clone();
+        let Some((_, values)) = r.values.iter_mut().find(|(n, _)| n == name) else {
+            return Err(format!("controller `{name}` is not loaded on robot `{entity}`"));
+        };
+        let Some(p) = values.iter_mut().find(|p| p.name == param) else {
+            return Err(format!("controller `{name}` has no parameter `{param}`"));
+        };
+        if p.read_only {
+            return Err(format!("Trying to set a read-only parameter: {param}."));
+        }
+        p.value = p.accept(value)?;
+        r.generation += 1;
+        Ok(())
+    }
+
+    /// Moves on every parameter change of any controller of the robot (a plugin re-reads its
+    /// values when it differs from the one it saw).
+    pub fn parameter_generation(&self) -> u64 {
+        self.0.borrow().generation
     }
 
     /// configure_controller: `unconfigured` (or `inactive`) → `inactive`. Refused for an active
@@ -518,6 +636,7 @@ impl Registry {
                 let id = if s == State::Inactive { 6 } else { 5 };
                 r.set(name, State::Finalized, "shutdown", id, stamp);
                 r.loaded.retain(|(n, _)| n != name);
+                r.values.retain(|(n, _)| n != name);
                 Ok(())
             }
         }
@@ -563,6 +682,10 @@ impl Registry {
             }
         }
         for n in activate {
+            if let Some(why) = r.hardware_blocks(n) {
+                problem(why, &mut rep)?;
+                continue;
+            }
             match r.state(n) {
                 Some(State::Inactive) => act.push(n.clone()),
                 Some(State::Active) if deact.contains(n) => act.push(n.clone()), // restart
@@ -629,23 +752,70 @@ impl Registry {
     /// (list_hardware_interfaces).
     pub fn hardware_interfaces(&self) -> Vec<HardwareInterface> {
         let r = self.0.borrow();
+        // ros2_control makes a component's interfaces available when it is configured.
+        let available = matches!(r.hw(), State::Inactive | State::Active);
         let mut out: Vec<HardwareInterface> = r
             .command_ifaces
             .iter()
             .map(|i| HardwareInterface {
                 name: i.clone(),
                 is_command: true,
-                is_available: true,
+                is_available: available,
                 is_claimed: r.holder(i, &[]).is_some(),
             })
             .collect();
         out.extend(r.state_ifaces.iter().map(|i| HardwareInterface {
             name: i.clone(),
             is_command: false,
-            is_available: true,
+            is_available: available,
             is_claimed: false,
         }));
         out
+    }
+
+    /// The hardware component's (the robot's) lifecycle state: `active` unless a
+    /// set_hardware_component_state moved it.
+    pub fn hardware_state(&self) -> State {
+        self.0.borrow().hw()
+    }
+
+    /// True while the hardware takes commands (ros2_control calls `write` only while a component
+    /// is active): the arm's actuators follow the controllers; otherwise they hold the last command.
+    pub fn hardware_writes(&self) -> bool {
+        self.0.borrow().hw() == State::Active
+    }
+
+    /// True while the hardware is read (ros2_control calls `read` while a component is inactive
+    /// or active): otherwise its state interfaces keep their last values.
+    pub fn hardware_reads(&self) -> bool {
+        matches!(self.0.borrow().hw(), State::Inactive | State::Active)
+    }
+
+    /// set_hardware_component_state, as ros2_control's resource manager moves a component:
+    /// `unconfigured` (deactivate and clean up), `inactive` (configure, or deactivate),
+    /// `active` (configure and activate), `finalized` (deactivate and shut down; a finalized
+    /// component can only be destroyed, so every later target but `finalized` fails). Controllers
+    /// keep their states, as upstream leaves them; only activations are refused while the
+    /// component cannot serve them ([`Registry::switch`]). Returns the state reached.
+    pub fn set_hardware_state(&self, target: State) -> Result<State, String> {
+        let mut r = self.0.borrow_mut();
+        let cur = r.hw();
+        match (cur, target) {
+            (State::Finalized, State::Finalized) => Ok(cur),
+            (State::Finalized, _) => Err(format!(
+                "hardware component `{}` is finalized and can only be destroyed (it stays finalized until the run ends)",
+                r.entity
+            )),
+            (_, State::Unconfigured | State::Inactive | State::Active | State::Finalized) => {
+                r.hardware = Some(target);
+                r.generation += 1;
+                Ok(target)
+            }
+            (_, State::Unloaded) => Err(format!(
+                "hardware component `{}`: target state must be one of unconfigured (1), inactive (2), active (3), finalized (4)",
+                r.entity
+            )),
+        }
     }
 
     /// The whole transition log, in order.
@@ -677,7 +847,7 @@ impl Registry {
             return;
         }
         if r.state(name).is_none() {
-            r.loaded.push((name.to_string(), State::Unconfigured));
+            r.push_loaded(name, &[]);
         }
         let cur = r.state(name).expect("loaded");
         if cur == initial {
@@ -696,7 +866,9 @@ impl Registry {
         if initial == State::Active {
             // Another restored controller may hold the interfaces; leave it inactive then.
             let needs = r.spec(name).map(|c| c.command_interfaces.clone()).unwrap_or_default();
-            if needs.iter().all(|i| r.holder(i, &[name.to_string()]).is_none()) {
+            if needs.iter().all(|i| r.holder(i, &[name.to_string()]).is_none())
+                && r.hardware_blocks(name).is_none()
+            {
                 r.set(name, State::Active, "activate", 3, stamp);
             }
         }
@@ -720,63 +892,4 @@ fn not_loaded(r: &Inner, n: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spec(name: &str, ifaces: &[&str], initial: State) -> ControllerSpec {
-        ControllerSpec {
-            name: name.into(),
-            type_name: "t/T".into(),
-            command_interfaces: ifaces.iter().map(|s| s.to_string()).collect(),
-            state_interfaces: vec![],
-            update_rate: 500,
-            initial_state: initial,
-            owner: format!("plugin_{name}"),
-        }
-    }
-
-    #[test]
-    fn lifecycle_and_switch() {
-        let r = Registry::new("arm");
-        r.declare(spec("jtc", &["j1/position", "j2/position"], State::Active), 0.0).unwrap();
-        r.declare(spec("cart", &["j1/position", "j2/position"], State::Inactive), 0.0).unwrap();
-        r.declare(spec("jsb", &[], State::Active), 0.0).unwrap();
-        let e = r.declare(spec("other", &["j2/position"], State::Active), 0.0).unwrap_err();
-        assert!(
-            e.contains("plugin_jtc") && e.contains("plugin_other") && e.contains("j2/position"),
-            "{e}"
-        );
-        // STRICT without naming the holder: refused, nothing changes.
-        let e = r.switch(&["cart".into()], &[], STRICT, 1.0).unwrap_err();
-        assert!(e.contains("claimed by `jtc`"), "{e}");
-        assert!(r.is_active("jtc") && !r.is_active("cart"));
-        // BEST_EFFORT never deactivates what was not named.
-        let rep = r.switch(&["cart".into()], &[], 0, 1.0).unwrap();
-        assert!(rep.activated.is_empty() && rep.skipped.len() == 1 && r.is_active("jtc"));
-        // STRICT naming both sides hands over in one call.
-        let rep = r.switch(&["cart".into()], &["jtc".into()], STRICT, 2.0).unwrap();
-        assert_eq!(
-            (rep.activated, rep.deactivated),
-            (vec!["cart".to_string()], vec!["jtc".to_string()])
-        );
-        // FORCE_AUTO arbitrates.
-        let rep = r.switch(&["jtc".into()], &[], FORCE_AUTO, 3.0).unwrap();
-        assert_eq!(rep.deactivated, vec!["cart".to_string()]);
-        assert!(r.is_active("jtc"));
-        let e = r.unload("jtc", 4.0).unwrap_err();
-        assert!(e.contains("is active and cannot be unloaded"), "{e}");
-        r.unload("cart", 4.0).unwrap();
-        assert!(r.list().iter().all(|c| c.name != "cart"));
-        r.load("cart", 5.0).unwrap();
-        assert_eq!(r.state("cart"), Some(State::Unconfigured));
-        assert!(r
-            .switch(&["cart".into()], &["jtc".into()], STRICT, 5.0)
-            .unwrap_err()
-            .contains("configure it first"));
-        r.configure("cart", 5.0).unwrap();
-        assert!(r.load("nope", 5.0).unwrap_err().contains("not declared"));
-        assert!(Strictness::from_code(9).is_err());
-        let hw = r.hardware_interfaces();
-        assert!(hw.is_empty());
-    }
-}
+mod tests;
