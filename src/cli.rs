@@ -365,16 +365,28 @@ fn sim(a: SimArgs) -> ExitCode {
     }
     let result =
         runner::run(&mut engine, limits, factor, !a.quiet, &|| interrupted.load(Ordering::SeqCst));
-    if let Some(path) = &a.summary {
-        let run = result.as_ref().map_err(|e| e.to_string());
-        let json = crate::campaign::summary::summary_json(&engine.ctx, run, &a.summary_endpoints);
-        if let Err(m) = crate::campaign::summary::write_summary(path, &json) {
-            eprintln!("error: {m}");
-            engine.shutdown();
-            return ExitCode::from(1);
-        }
+    if let Some(code) = write_summary(&a, &mut engine, &result) {
+        return code;
     }
     finish(&mut engine, result, a.profile)
+}
+
+/// `--summary FILE`: write the end-of-run summary (windowed runs too); `Some(exit code)` when it
+/// could not be written (the engine is then shut down).
+fn write_summary(
+    a: &SimArgs,
+    engine: &mut Engine,
+    result: &Result<runner::Summary, crate::error::SimError>,
+) -> Option<ExitCode> {
+    let path = a.summary.as_ref()?;
+    let run = result.as_ref().map_err(|e| e.to_string());
+    let json = crate::campaign::summary::summary_json(&engine.ctx, run, &a.summary_endpoints);
+    if let Err(m) = crate::campaign::summary::write_summary(path, &json) {
+        eprintln!("error: {m}");
+        engine.shutdown();
+        return Some(ExitCode::from(1));
+    }
+    None
 }
 
 /// Load the world and build the engine as `sim` does: (engine, limits, pacing factor).

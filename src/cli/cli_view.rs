@@ -94,6 +94,9 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
                 s.reason = "window closed".to_string();
             }
         }
+        if let Some(code) = super::write_summary(&a, &mut engine, &result) {
+            return code;
+        }
         super::finish(&mut engine, result, a.profile)
     })
 }

@@ -100,12 +100,13 @@ def clock_now(ros, Clock, timeout=10.0):
     return got[-1].clock.sec + got[-1].clock.nanosec * 1e-9
 
 
-def test_window_shows_steps_pauses_and_closes_cleanly(roqsim, ros, xvfb):
+def test_window_shows_steps_pauses_and_closes_cleanly(roqsim, ros, xvfb, tmp_path):
     from rosgraph_msgs.msg import Clock
 
+    summary = tmp_path / "summary.json"
     sim = roqsim("sim", MOTION, "--view", "azimuth=120,elevation=-20,distance=2.5",
-                 "--ros", "--profile", "--seed", "1", env={"DISPLAY": xvfb}, wait_ready="/clock",
-                 timeout=60)
+                 "--ros", "--profile", "--seed", "1", "--summary", summary, env={"DISPLAY": xvfb},
+                 wait_ready="/clock", timeout=60)
     d = xdisplay.Display(xvfb)
     w = find_window(d, f"roqsim: {MOTION}")
     # The first frames may not be drawn yet (software GL): wait for a picture, 30 s at most.
@@ -152,6 +153,11 @@ def test_window_shows_steps_pauses_and_closes_cleanly(roqsim, ros, xvfb):
     assert sim.wait(timeout=30) == 0
     out = sim.output()
     assert "run finished (window closed)" in out, out[-3000:]
+    # --summary is written by a windowed run as by a headless one.
+    import json
+    summ = json.loads(summary.read_text())
+    print(f"summary: {summ['reason']}, {summ['steps']} steps")
+    assert summ["reason"] == "window closed" and summ["steps"] > 500 and summ["seed"] == 1
     # The --profile table: "<address> (<plugin>)  <hook>  <avg µs>  <calls>".
     for addr in "abcde":
         assert any(line.split()[:1] == [addr] and line.split()[2:3] == ["shutdown"]
