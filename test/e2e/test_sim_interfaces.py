@@ -13,6 +13,7 @@ nanoseconds, feedback counts, bitwise state equality after a reset, RSS.
 
 import math
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -339,6 +340,7 @@ def test_set_entity_state_teleports_the_robot_ground_truth_and_odom_follow(roqsi
 def simulate_steps(ros, steps, cancel_after=None, during=None, timeout=30.0):
     """Run the SimulateSteps action; returns (status, result, feedbacks). With ``cancel_after``,
     ``during()`` runs once that many feedbacks arrived, then the goal is canceled."""
+    from action_msgs.msg import GoalStatus
     from rclpy.action import ActionClient
     from simulation_interfaces.action import SimulateSteps
 
@@ -363,8 +365,13 @@ def simulate_steps(ros, steps, cancel_after=None, during=None, timeout=30.0):
         ros.spin_until(cf.done, 10, "the cancel response")
         assert len(cf.result().goals_canceling) == 1
     ros.spin_until(rf.done, timeout, "the SimulateSteps result")
-    ros.spin(0.2)  # feedback published before the result may land after it
     r = rf.result()
+    # Feedback published before the result travels on its own topic and may land after it (under
+    # load, seconds after): a goal that ran to its end has sent a last feedback with 0 remaining,
+    # so wait for that one (what arrived is returned either way, and the callers assert on it).
+    end = time.monotonic() + (5.0 if r.status == GoalStatus.STATUS_SUCCEEDED else 0.2)
+    while time.monotonic() < end and not (feedback and feedback[-1].remaining_steps == 0):
+        ros.spin(0.05)
     return r.status, r.result.result, [(f.completed_steps, f.remaining_steps) for f in feedback]
 
 
