@@ -51,7 +51,7 @@ trap - EXIT
 TIMES="$(python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["sim_times"]
-print(f"{t[\"done\"]:.3f} {max(0.0, t[\"start\"] - 0.5):.3f} {t[\"end\"] - t[\"start\"] + 1.0:.3f}")
+print("%.3f %.3f %.3f" % (t["done"], max(0.0, t["start"] - 0.5), t["end"] - t["start"] + 1.0))
 ' "$OUT/measured.json" 2>/dev/null || true)"
 if [ -n "$TIMES" ] && [ -s "$OUT/run.mcap" ]; then
   read -r AT FROM LEN <<<"$TIMES"

@@ -389,9 +389,47 @@ fn write_summary(
     None
 }
 
+/// `--record` or `--summary` naming the world file, an `--override` file, or each other.
+fn output_clash(a: &SimArgs) -> Option<String> {
+    let abs = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let same = |x: &std::path::Path, y: &std::path::Path| match (x.canonicalize(), y.canonicalize())
+    {
+        (Ok(x), Ok(y)) => x == y,
+        _ => abs(x) == abs(y),
+    };
+    let mut inputs: Vec<(String, PathBuf)> =
+        a.world.overrides.iter().map(|p| ("the --override file".to_string(), p.clone())).collect();
+    if let Ok(w) = runner::resolve_world(&a.world.world) {
+        inputs.push(("the world file".to_string(), w));
+    }
+    let outputs = [("--record", a.record.record.as_ref()), ("--summary", a.summary.as_ref())];
+    for (flag, out) in outputs.iter().filter_map(|(f, o)| o.map(|o| (f, o))) {
+        if let Some((what, _)) = inputs.iter().find(|(_, i)| same(out, i)) {
+            return Some(format!(
+                "{flag} {} is {what}: writing it would overwrite it; name another file",
+                out.display()
+            ));
+        }
+    }
+    if let (Some(r), Some(s)) = (&a.record.record, &a.summary) {
+        if same(r, s) {
+            return Some(format!(
+                "--record and --summary both name {}: name two files",
+                r.display()
+            ));
+        }
+    }
+    None
+}
+
 /// Load the world and build the engine as `sim` does: (engine, limits, pacing factor).
 fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
-    // The output files first: an unwritable path is refused before anything is built or run.
+    // The output files first: an unwritable path is refused before anything is built or run,
+    // and so is one that names an input (writing it would destroy the world being run).
+    if let Some(m) = output_clash(a) {
+        eprintln!("error: {m}");
+        return Err(ExitCode::from(2));
+    }
     if let Some(p) = &a.summary {
         if let Err(m) = crate::campaign::summary::check_writable(p) {
             eprintln!("error: {m}");

@@ -763,3 +763,38 @@ fn the_components_cap_holds_across_extends() {
     let e = roqsim::load_world(&w, &roqsim::LoadOptions::default()).unwrap_err().to_string();
     assert_has(&e, &["components", "with the 1500 inherited from `parent.yaml` the world has 2100 entries; a world may hold at most 2000"]);
 }
+
+/// Class: an output flag naming an input. `--record` and `--summary` pointing at the world file,
+/// an `--override` file or each other are refused before anything is written: the files keep
+/// their bytes (the world file used to be truncated into an MCAP before it was read).
+#[test]
+fn outputs_naming_an_input_are_refused_and_the_inputs_keep_their_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("w.yaml");
+    let over = dir.path().join("o.yaml");
+    let text = "sim: {timestep: 0.002}\ncomponents:\n  - dummy: {}\n";
+    std::fs::write(&world, text).unwrap();
+    std::fs::write(&over, "sim: {timestep: 0.004}\n").unwrap();
+    let (w, o) = (world.to_str().unwrap(), over.to_str().unwrap());
+    let out_mcap = dir.path().join("x.mcap");
+    let x = out_mcap.to_str().unwrap();
+    let cases: [(&[&str], String); 4] = [
+        (&["--summary", w], format!("error: --summary {w} is the world file: writing it would overwrite it; name another file")),
+        (&["--record", w], format!("error: --record {w} is the world file: writing it would overwrite it; name another file")),
+        (&["--override", o, "--summary", o], format!("error: --summary {o} is the --override file: writing it would overwrite it; name another file")),
+        (&["--record", x, "--summary", x], format!("error: --record and --summary both name {x}: name two files")),
+    ];
+    for (extra, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_roqsim"))
+            .args(["sim", w, "--steps", "5", "-q"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(&want), "{extra:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&world).unwrap(), text);
+        assert_eq!(std::fs::read_to_string(&over).unwrap(), "sim: {timestep: 0.004}\n");
+        assert!(!out_mcap.exists(), "nothing recorded");
+    }
+}

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::{json, Value as Json};
 
-use crate::record::provenance::{hash_bytes, hash_file};
+use crate::record::provenance::{hash_bytes, hash_input};
 
 /// `DIR/resolved.json`.
 pub const RESOLVED: &str = "resolved.json";
@@ -99,14 +99,20 @@ pub fn binary_identity(exe: &Path) -> Result<Json, String> {
     }))
 }
 
-/// `files` hashed (`path → sha256:…`; an unreadable file says so in place of a hash).
+/// `files` hashed (`key → sha256:…`; an unreadable file says so in place of a hash). A key is a
+/// path or a recording's `package://<pkg>/<path>` (looked up in the packages installed now).
 pub fn hash_inputs<'a>(files: impl IntoIterator<Item = &'a str>) -> BTreeMap<String, String> {
-    files
-        .into_iter()
-        .map(|f| {
-            (f.to_string(), hash_file(Path::new(f)).unwrap_or_else(|e| format!("unreadable: {e}")))
-        })
-        .collect()
+    files.into_iter().map(|f| (f.to_string(), hash_key(f))).collect()
+}
+
+/// One input's hash by its key, as [`hash_inputs`] stores it.
+fn hash_key(key: &str) -> String {
+    let h = hash_input(key);
+    if h.starts_with("sha256:") {
+        h
+    } else {
+        format!("unreadable: {h}")
+    }
 }
 
 /// The full `resolved.json` record: `names` (`Campaign::resolved`) with the inputs' hashes and
@@ -144,7 +150,7 @@ pub fn inputs_difference(
         );
     };
     for (file, old) in recorded {
-        let now = hash_file(Path::new(file)).unwrap_or_else(|e| format!("unreadable: {e}"));
+        let now = hash_key(file);
         if Some(now.as_str()) != old.as_str() {
             return Some(if now.starts_with("unreadable") {
                 format!("the input file {file} is gone or unreadable since the trials ran")
