@@ -439,6 +439,10 @@ fn load_time_refusals_name_the_key() {
         "clip_near",
         "clip_near (2) must be below clip_far (1): they bound the depth measured (m)",
     );
+    // MuJoCo's renderer stops with a fatal error on a near plane of 1e-300 m, and a far plane of
+    // 1e300 m leaves every depth pixel at +inf: both refused at load.
+    refused(&c("clip_near: 1.0e-300"), "clip_near", "must be >= 0.0001 m, got 1e-300");
+    refused(&c("clip_far: 1.0e300"), "clip_far", "must be within (0, 100000] m, got 1e300");
     refused(
         &c("depth: true, depth_encoding: 16UC1, clip_far: 70"),
         "depth_encoding",

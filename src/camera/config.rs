@@ -11,6 +11,7 @@ use serde::Deserialize;
 use crate::error::ConfigError;
 use crate::render::service::MAX_SIDE;
 use crate::render::Intrinsics;
+use crate::world::bounds;
 
 /// How depth goes on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -374,11 +375,12 @@ impl CameraConfig {
         }
         let clip_near = self.clip_near.unwrap_or(dev.clip_near);
         let clip_far = self.clip_far.unwrap_or(dev.clip_far);
-        if !(clip_near.is_finite() && clip_near > 0.0) {
-            e.push(bad("clip_near", format!("must be > 0 (m), got {clip_near}")));
+        let (min_near, max_far) = (bounds::MIN_CLIP_NEAR_M, bounds::MAX_CLIP_FAR_M);
+        if !(clip_near.is_finite() && clip_near >= min_near) {
+            e.push(bad("clip_near", format!("must be >= {min_near} m, got {clip_near}")));
         }
-        if !(clip_far.is_finite() && clip_far > 0.0) {
-            e.push(bad("clip_far", format!("must be > 0 (m), got {clip_far}")));
+        if !(clip_far.is_finite() && clip_far > 0.0 && clip_far <= max_far) {
+            e.push(bad("clip_far", format!("must be within (0, {max_far}] m, got {clip_far}")));
         } else if clip_near >= clip_far {
             e.push(bad(
                 if self.clip_near.is_some() { "clip_near" } else { "clip_far" },

@@ -17,6 +17,12 @@ pub const MAX_ANGULAR_SPEED: f64 = 1e4;
 /// Largest extent a primitive's size may state (m): a 10 km box is already a floor; beyond it
 /// contact and inertia computations overflow.
 pub const MAX_SIZE_M: f64 = 1e4;
+/// Nearest clip plane a camera may state (m): MuJoCo's renderer stops with a fatal error on a
+/// frustum near plane much below this, and no camera resolves depth nearer.
+pub const MIN_CLIP_NEAR_M: f64 = 1e-4;
+/// Farthest clip plane a camera may state (m): beyond it the depth buffer cannot tell a crate from
+/// the far plane and every depth pixel reads the far plane (+inf).
+pub const MAX_CLIP_FAR_M: f64 = 1e5;
 /// Heaviest mass a prop may state (kg): a loaded container ship; beyond it the inertia swamps
 /// every contact of the world.
 pub const MAX_MASS_KG: f64 = 1e9;
