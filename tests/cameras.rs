@@ -443,6 +443,17 @@ fn load_time_refusals_name_the_key() {
     // 1e300 m leaves every depth pixel at +inf: both refused at load.
     refused(&c("clip_near: 1.0e-300"), "clip_near", "must be >= 0.0001 m, got 1e-300");
     refused(&c("clip_far: 1.0e300"), "clip_far", "must be within (0, 100000] m, got 1e300");
+    // An error model that divides by almost nothing wipes every depth pixel to ±inf.
+    refused(
+        &c("depth: true, depth_noise: true, depth_subpixel: 1.0e300"),
+        "depth_subpixel",
+        "must be within [0, 10] px, got 1e300",
+    );
+    refused(
+        &c("depth: true, depth_noise: true, depth_baseline: 1.0e-300"),
+        "depth_baseline",
+        "must be within [0.001, 10000] m, got 1e-300",
+    );
     refused(
         &c("depth: true, depth_encoding: 16UC1, clip_far: 70"),
         "depth_encoding",

@@ -400,11 +400,18 @@ impl CameraConfig {
         }
         let subpixel = self.depth_subpixel.unwrap_or(0.08);
         let baseline = self.depth_baseline.unwrap_or(dev.baseline);
-        if !(subpixel.is_finite() && subpixel >= 0.0) {
-            e.push(bad("depth_subpixel", format!("must be >= 0 (px), got {subpixel}")));
+        let (max_sub, min_base) = (bounds::MAX_DEPTH_SUBPIXEL_PX, bounds::MIN_DEPTH_BASELINE_M);
+        if !(subpixel.is_finite() && (0.0..=max_sub).contains(&subpixel)) {
+            e.push(bad(
+                "depth_subpixel",
+                format!("must be within [0, {max_sub}] px, got {subpixel}"),
+            ));
         }
-        if !(baseline.is_finite() && baseline > 0.0) {
-            e.push(bad("depth_baseline", format!("must be > 0 (m), got {baseline}")));
+        if !(baseline.is_finite() && baseline >= min_base && baseline <= bounds::MAX_SIZE_M) {
+            e.push(bad(
+                "depth_baseline",
+                format!("must be within [{min_base}, {}] m, got {baseline}", bounds::MAX_SIZE_M),
+            ));
         }
         for (key, v) in [("frame_id", &self.frame_id), ("depth_frame_id", &self.depth_frame_id)] {
             if v.as_deref().is_some_and(|s| s.trim().is_empty() || s.contains(' ')) {

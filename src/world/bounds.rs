@@ -23,6 +23,13 @@ pub const MIN_CLIP_NEAR_M: f64 = 1e-4;
 /// Farthest clip plane a camera may state (m): beyond it the depth buffer cannot tell a crate from
 /// the far plane and every depth pixel reads the far plane (+inf).
 pub const MAX_CLIP_FAR_M: f64 = 1e5;
+/// Largest stereo matching error a depth camera may state (px): a real matcher errs by a tenth of
+/// a pixel; at 10 px the depth of anything past a metre is already noise, and larger values make
+/// every depth pixel ±inf.
+pub const MAX_DEPTH_SUBPIXEL_PX: f64 = 10.0;
+/// Shortest stereo baseline a depth camera may state (m): a millimetre; shorter, the error model
+/// divides by almost nothing and every depth pixel reads ±inf.
+pub const MIN_DEPTH_BASELINE_M: f64 = 1e-3;
 /// Heaviest mass a prop may state (kg): a loaded container ship; beyond it the inertia swamps
 /// every contact of the world.
 pub const MAX_MASS_KG: f64 = 1e9;
