@@ -77,8 +77,16 @@ fn an_ignored_floor_is_a_measured_zero() {
 
 // ------------------------------------------------------------------------------- contact_location
 
+/// A folder of this test's own: tests of one binary run in parallel in one process, and a shared
+/// folder let one test truncate the MJCF another was reading ("empty file" in a clean-clone run).
+fn unique_dir(stem: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    std::env::temp_dir().join(format!("{stem}_{}_{n}", std::process::id()))
+}
+
 fn ball_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("roqsim_contact_{}", std::process::id()));
+    let dir = unique_dir("roqsim_contact");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("ball.xml"),
@@ -149,7 +157,7 @@ fn contact_observer_refusals() {
 
 /// A slope of tan θ = 0.5 made by tilting gravity; a 1 kg box on a floor of friction 0.3.
 fn slope_world(extra: &str) -> (String, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("roqsim_pair_{}", std::process::id()));
+    let dir = unique_dir("roqsim_pair");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("slick.xml"),

@@ -123,7 +123,11 @@ impl Table {
     pub fn check(&self, name: &str, value: &ParameterValue) -> Option<String> {
         match self.get(name) {
             Some(p) if p.read_only => Some(format!("Trying to set a read-only parameter: {name}.")),
-            Some(p) if p.value.type_ != value.type_ && value.type_ != ParameterType::PARAMETER_NOT_SET as u8 => Some(format!(
+            // NOT_SET undeclares; every parameter here is statically typed, as rclcpp refuses it.
+            Some(_) if value.type_ == ParameterType::PARAMETER_NOT_SET as u8 => {
+                Some("cannot undeclare a statically typed parameter".to_string())
+            }
+            Some(p) if p.value.type_ != value.type_ => Some(format!(
                 "Wrong parameter type, parameter {{{name}}} is of type {{{}}}, setting it to {{{}}} is not allowed.",
                 type_name(p.value.type_),
                 type_name(value.type_)

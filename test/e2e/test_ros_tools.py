@@ -470,6 +470,11 @@ def test_each_loaded_controller_is_a_node_with_its_parameters(roqsim, ros, tmp_p
     (r,) = jtc.set([Parameter("constraints.goal_time", Parameter.Type.DOUBLE, -1.0)])
     assert (r.successful, r.reason) == (False, "`constraints.goal_time` must be >= 0, got -1"), r
     assert jtc.get(["constraints.goal_time"])[0].double_value == 0.6
+    # `ros2 param delete` (a NOT_SET value) is refused as rclcpp refuses it: the value stays
+    (r,) = jtc.set([Parameter("allow_partial_joints_goal", Parameter.Type.NOT_SET)])
+    assert (r.successful, r.reason) == (False, "cannot undeclare a statically typed parameter"), r
+    v = jtc.get(["allow_partial_joints_goal"])[0]
+    assert (v.type, v.bool_value) == (Parameter.Type.BOOL.value, True), v
 
     # unspawner: the node goes with the controller; a file the simulator cannot honour refuses the load
     assert sp.unspawn([JTC]) == 0
