@@ -95,8 +95,10 @@ if k and "parcel_lift_m" in k:
     print(f"UR5e-class arm: took {k['parcel']} off the belt at x {k['parcel_x_at_grasp']:.3f}, the gripper "
           f"{'stalled on it' if g['stalled'] else 'closed'} at {g['position_m'] * 1000:.1f} mm per jaw "
           f"({g['effort_n']:.1f} N), lifted it {k['parcel_lift_m'] * 1000:.1f} mm")
-    print(f"  after /grip_fault/override the pads lost their friction: {k['parcel']} at z "
-          f"{m['picked_after_grip_fault'][2]:.3f} m")
+    held, after = m["parcels_end"][k["parcel"]], m["picked_after_grip_fault"]
+    moved = sum((a - b) ** 2 for a, b in zip(after, held)) ** 0.5
+    print(f"  after /grip_fault/override the pads lost their friction: {k['parcel']} slipped out of "
+          f"the jaws, {moved:.2f} m from where it was held (now at z {after[2]:.3f} m)")
 for p, s in m["parcels_start"].items():
     e = m["parcels_end"][p]
     print(f"{p}: belt carried it {e[0] - s[0]:.3f} m along x (x {s[0]:.3f} -> {e[0]:.3f}, z {e[2]:.3f})")

@@ -54,12 +54,13 @@ def test_demo_drives_through_the_door_picks_a_parcel_and_the_grip_fault_drops_it
         if name != picked and p[0] < 4.6:  # the belt ends at x = 4.6 m
             assert p[2] == pytest.approx(0.775, abs=0.002), f"{name} waits on the halted belt"
 
-    # The faults: both services answered, and the frictionless pads let the parcel fall (onto the belt
-    # or, bouncing off it, to the floor: where depends on the step the fault lands on).
+    # The faults: both services answered, and the frictionless pads let the parcel go: squeezed
+    # without friction it slips out of the jaws — down onto the belt, or squirted out upward;
+    # where depends on the step the fault lands on, so the test asks only that it left the grip.
     f = m["faults"]
     assert f["/grip_fault/override"]["success"] and f["/grip_fault/override"]["message"].startswith("landed:")
     assert f["/robot/rplidar/lidar/override"]["success"]
-    assert m["picked_after_grip_fault"][2] < m["parcels_end"][picked][2] - 0.1, m["picked_after_grip_fault"]
+    assert math.dist(m["picked_after_grip_fault"], m["parcels_end"][picked]) > 0.1, m["picked_after_grip_fault"]
 
     # The recording the demo renders from was written and is complete.
     assert sim.stop() in (130, 0)
