@@ -63,7 +63,7 @@ node.create_subscription(Clock, "/clock", lambda m: clock.__setitem__(0, m.clock
                          QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
 cmd_vel = node.create_publisher(Twist, "/robot/cmd_vel", 10)
 belt = node.create_publisher(Float64, "/belt/speed", 10)
-entity = node.create_client(GetEntityState, "/get_entity_state")
+FAULTS = ("/grip_fault/override", "/robot/rplidar/lidar/override")
 fjt = ActionClient(node, FollowJointTrajectory, "/ur/scaled_joint_trajectory_controller/follow_joint_trajectory")
 grip = ActionClient(node, GripperCommand, "/ur/gripper_controller/gripper_cmd")
 
@@ -80,18 +80,32 @@ def spin_until(done, timeout, what):
             fail(f"{what} did not happen within {timeout:.0f} s")
 
 
-def call(client, req, what):
-    if not client.wait_for_service(timeout_sec=20.0):
-        fail(f"{what} never appeared")
-    fut = client.call_async(req)
-    spin_until(fut.done, 10.0, f"an answer from {what}")
-    return fut.result()
+clients = {}
+
+
+def call(kind, name, req, required=True):
+    """``req`` to service ``name``; a few tries with a fresh client each: DDS discovery on a busy
+    machine now and then leaves a new client unmatched, or loses the reply of its first request.
+    None when nothing answered and the answer is not ``required``."""
+    for _ in range(3):
+        client = clients.get(name) or clients.setdefault(name, node.create_client(kind, name))
+        if client.wait_for_service(timeout_sec=10.0):
+            fut = client.call_async(req)
+            end = time.monotonic() + 10.0
+            while not fut.done() and time.monotonic() < end:
+                rclpy.spin_once(node, timeout_sec=0.02)
+            if fut.done():
+                return fut.result()
+        node.destroy_client(clients.pop(name))
+    if required:
+        fail(f"no answer from {name} in three tries")
+    return None
 
 
 def position(name):
     req = GetEntityState.Request()
     req.entity = name
-    p = call(entity, req, "/get_entity_state").state.pose.position
+    p = call(GetEntityState, "/get_entity_state", req).state.pose.position
     return [p.x, p.y, p.z]
 
 
@@ -208,9 +222,11 @@ parcels_end = {p: position(p) for p in PARCELS}
 sim_times["done"] = clock[0]
 
 faults = {}
-for srv in ("/grip_fault/override", "/robot/rplidar/lidar/override"):
-    r = call(node.create_client(SetBool, srv), SetBool.Request(data=True), srv)
-    faults[srv] = {"success": r.success, "message": r.message}
+for srv in FAULTS:
+    # The lidar's fault service now and then does not answer at all (a known bug, open on the
+    # tracker): report that rather than stop the demo.
+    r = call(SetBool, srv, SetBool.Request(data=True), required=False)
+    faults[srv] = {"success": r.success, "message": r.message} if r else {"success": None, "message": "no answer in three tries"}
 end = time.monotonic() + 1.5
 while time.monotonic() < end:
     rclpy.spin_once(node, timeout_sec=0.05)
