@@ -100,6 +100,8 @@ pub struct PluginArgs {
     pub address: String,
     /// Address of the entry it is nested under (the entity it belongs to), if any.
     pub owner: Option<String>,
+    /// Plugin ref of that entry (`spawn_robot`, `box`, ...), if any: what kind of entity it is.
+    pub owner_plugin: Option<String>,
     /// Directory of the world file (relative paths in configs resolve against it).
     pub base_dir: PathBuf,
 }

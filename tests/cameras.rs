@@ -387,6 +387,80 @@ fn device_models_publish_realsense_names_and_the_tf_optical_frame_matches_the_re
     }
 }
 
+#[test]
+fn the_oakd_publishes_aligned_16uc1_depth_on_depthai_ros_topics_by_default() {
+    // depthai-ros's default RGBD pipeline: /oak/stereo/image_raw in 16UC1 millimetres, aligned
+    // to the colour camera (i_align_depth), so stamped in oak_rgb_camera_optical_frame.
+    let comps = "  - spawn_sensor: {model: oakd_pro, pos: [0.0, 0.0, 0.5]}\n    name: oak\n    components:\n      - oakd_camera: {width: 160, height: 120, rate_hz: 10}\n";
+    let mut e = engine(comps, 1);
+    let topic = |role: &str| {
+        e.ctx.interface.get(ep(&e, role)).get_hint("ros2", "topic").map(str::to_string)
+    };
+    assert_eq!(topic("image").as_deref(), Some("oak/rgb/image_raw"));
+    assert_eq!(topic("camera_info").as_deref(), Some("oak/rgb/camera_info"));
+    assert_eq!(topic("depth").as_deref(), Some("oak/stereo/image_raw"));
+    assert_eq!(topic("depth_info").as_deref(), Some("oak/stereo/camera_info"));
+    e.step_n(50).unwrap();
+    let d = image(&e, "depth");
+    assert_eq!(d.encoding, "16UC1");
+    assert_eq!(d.frame_id, "oak_rgb_camera_optical_frame");
+    assert_eq!(info(&e, "depth_info").frame_id, "oak_rgb_camera_optical_frame");
+    assert_eq!(d.step, 160 * 2);
+    // the colour imager sits on the mount's x = 0: the wall 1.500 m ahead reads 1500 mm
+    assert_eq!(u16_at(&d, 80, 60), 1500);
+}
+
+#[test]
+fn a_site_on_a_device_replaces_its_camera() {
+    // `site:` on a device whose camera is the plugin's default renders from that site with the
+    // device's lens: the vendor frame camera_color_frame is where the `color` camera sits, +x
+    // forward, so the two agree.
+    let mount = "  - spawn_sensor: {model: realsense_d435, pos: [0.0, 0.0, 0.5]}\n    name: camera\n    components:\n";
+    let mut a = engine(
+        &format!("{mount}      - realsense_d435: {{width: 160, height: 120, rate_hz: 10}}\n"),
+        1,
+    );
+    let mut b = engine(
+        &format!("{mount}      - realsense_d435: {{site: camera_color_frame, width: 160, height: 120, rate_hz: 10}}\n"),
+        1,
+    );
+    a.step_n(50).unwrap();
+    b.step_n(50).unwrap();
+    let (za, zb) = (f32_at(&image(&a, "depth"), 80, 60), f32_at(&image(&b, "depth"), 80, 60));
+    assert!((za - (1.5 - 0.0043)).abs() < 1e-3, "camera: wall at {za}");
+    assert!((za - zb).abs() < 1e-4, "site {zb} vs camera {za}");
+    assert_eq!(info(&a, "camera_info").k, info(&b, "camera_info").k);
+}
+
+#[test]
+fn two_cameras_on_one_topic_or_one_frame_are_refused_naming_both() {
+    let cam = |name: &str, extra: &str| {
+        format!("  - camera: {{width: 32, height: 24, {extra}}}\n    name: {name}\n")
+    };
+    assert_eq!(
+        setup_error(&format!("{}{}", cam("front", "camera: cam"), cam("rear", "site: eye, fovy: 60"))),
+        "[rear] configure: topics.image: `/camera/image_raw` is already published by `front` (camera, its `image`); two cameras on one topic interleave their frames: give this one another `camera_name:` (or rename it with `topics:`)"
+    );
+    assert_eq!(
+        setup_error(&format!(
+            "{}{}",
+            cam("front", "camera: cam"),
+            cam("rear", "site: eye, fovy: 60, camera_name: rear, frame_id: camera_optical_frame")
+        )),
+        "[rear] configure: frame_id: `camera_optical_frame` is already the optical frame of `front` (camera), which renders from another view; one frame names one pose: give this one another `frame_id:` (or `camera_name:`)"
+    );
+    // One view, one frame: a second camera through the same MJCF camera may share it.
+    let mut e = engine(
+        &format!(
+            "{}{}",
+            cam("front", "camera: cam"),
+            cam("front_hd", "camera: cam, camera_name: hd, frame_id: camera_optical_frame")
+        ),
+        1,
+    );
+    e.step_n(5).unwrap();
+}
+
 fn compose(a: &Pose, t: &Transform) -> Pose {
     let [x, y, z, w] = t.rotation;
     let r = [
@@ -460,9 +534,26 @@ fn load_time_refusals_name_the_key() {
         "16UC1 carries millimetres up to 65.535 m, but clip_far is 70 m; lower clip_far to the depth the world needs (or keep 32FC1) rather than saturate",
     );
     refused(
-        "  - oakd_camera: {camera: cam, depth: true, depth_encoding: 16UC1}\n",
-        "depth_encoding",
-        "16UC1 carries millimetres up to 65.535 m, but clip_far is 100 m; lower clip_far to the depth the world needs (or keep 32FC1) rather than saturate",
+        "  - oakd_camera: {camera: cam, depth: true, clip_far: 100}\n",
+        "clip_far",
+        "oakd_camera publishes depth as 16UC1 millimetres, which carry up to 65.535 m, but clip_far is 100 m; lower clip_far to the depth the world needs, or set `depth_encoding: 32FC1`",
+    );
+    // a principal point off the image it was measured on
+    refused(
+        &c("intrinsics: {fx: 100, fy: 100, cx: 1.0e300, cy: 60, width: 160, height: 120}"),
+        "intrinsics.cx",
+        "the principal point must lie on the image it was measured on: within [-0.5, 159.5] px for width 160 (the first pixel's centre is 0), got 1e300",
+    );
+    refused(
+        &c("intrinsics: {fx: 100, fy: 100, cx: 80, cy: -1, width: 160, height: 120}"),
+        "intrinsics.cy",
+        "the principal point must lie on the image it was measured on: within [-0.5, 119.5] px for height 120 (the first pixel's centre is 0), got -1",
+    );
+    // both given by the user: the text says what was given
+    refused(
+        "  - realsense_d435: {camera: cam, site: eye}\n",
+        "site",
+        "`camera` and `site` are mutually exclusive: render through an MJCF camera OR from a site",
     );
     refused(&c("topics: {scan: x}"), "topics.scan", "unknown endpoint role; a camera has: image, image_compressed, camera_info, depth, depth_info, points");
     refused(

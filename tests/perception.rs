@@ -33,6 +33,14 @@ const SCENE: &str = r#"<mujoco model="perception_scene">
 </mujoco>
 "#;
 
+/// The smallest robot: one 0.2 m cube body `robot` and no joint (spawn_robot welds it).
+const ROBOT: &str = r#"<mujoco model="robot">
+  <worldbody>
+    <body name="robot"><geom type="box" size="0.1 0.1 0.1" rgba="0.3 0.3 0.3 1"/></body>
+  </worldbody>
+</mujoco>
+"#;
+
 /// A crate entity (a static `box`) at (1.0, -0.35, 0.3), 0.2 m wide.
 const CRATE: &str = "  - box: {pose: {position: {x: 1.0, y: -0.35, z: 0.3}}, size: [0.2, 0.2, 0.2], color: [1, 0, 0, 1]}\n    name: crate\n";
 
@@ -46,6 +54,7 @@ struct World {
 fn world(components: &str) -> World {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("scene.xml"), SCENE).unwrap();
+    std::fs::write(dir.path().join("robot.xml"), ROBOT).unwrap();
     let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
     let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
     World { _dir: dir, loaded }
@@ -316,10 +325,11 @@ fn segmentation_refusals_name_the_key() {
     );
 }
 
-/// A static `box` "robot" at (0.2, 0.1, 0.3) turned 0.5 rad, carrying an object_detector.
+/// A robot (`robot.xml`: one body `robot`, no joint, so welded) at (0.2, 0.1, 0.3) turned 0.5 rad,
+/// carrying an object_detector.
 fn detector(extra: &str) -> String {
     format!(
-        "  - box: {{pose: {{position: {{x: 0.2, y: 0.1, z: 0.3}}, orientation: {{yaw: 0.5}}}}, size: [0.2, 0.2, 0.2]}}\n    name: robot\n    components:\n      - object_detector:\n          objects:\n            - {{body: graspable_a, class_id: parcel, size: [0.2, 0.2, 0.2]}}\n            - {{body: crate, class_id: crate, size: [0.2, 0.2, 0.2]}}\n{extra}{CRATE}"
+        "  - spawn_robot: {{model: robot.xml, pose: {{position: {{x: 0.2, y: 0.1, z: 0.3}}, orientation: {{yaw: 0.5}}}}}}\n    name: robot\n    components:\n      - object_detector:\n          objects:\n            - {{body: graspable_a, class_id: parcel, size: [0.2, 0.2, 0.2]}}\n            - {{body: crate, class_id: crate, size: [0.2, 0.2, 0.2]}}\n{extra}{CRATE}"
     )
 }
 
@@ -449,27 +459,58 @@ fn detector_refusals_name_the_key() {
         &detector("          position_stddev: -1\n"),
         p,
         "position_stddev",
-        "must be >= 0, got -1",
+        "must be within [0, 100] m, got -1",
     );
-    refused(&detector("          max_range: -0.5\n"), p, "max_range", "must be >= 0, got -0.5");
     refused(
-        "  - box: {pose: {position: {x: 0.2, y: 0.1, z: 0.3}}, size: [0.2, 0.2, 0.2]}\n    name: robot\n    components:\n      - object_detector: {objects: []}\n",
+        &detector("          max_range: -0.5\n"),
+        p,
+        "max_range",
+        "must be within [0, 1000000] m, got -0.5",
+    );
+    // 1e300 would publish a covariance of inf (stddev squared): bounded.
+    refused(
+        &detector("          position_stddev: 1.0e300\n"),
+        p,
+        "position_stddev",
+        "must be within [0, 100] m, got 1e300",
+    );
+    refused(
+        &detector("          orientation_stddev: 1.0e300\n"),
+        p,
+        "orientation_stddev",
+        "must be within [0, 3.141592653589793] rad, got 1e300",
+    );
+    refused(
+        &detector("          position_bias: [0.0, 1.0e300, 0.0]\n"),
+        p,
+        "position_bias",
+        "each axis must be within ±100 m, got [0.0, 1e300, 0.0]",
+    );
+    // Nested under a prop, not a robot: refused at load, naming the entry and where it goes.
+    refused(
+        "  - box: {pose: {position: {x: 0.2, y: 0.1, z: 0.3}}, size: [0.2, 0.2, 0.2]}\n    name: crate2\n    components:\n      - object_detector: {objects: [{body: rack, class_id: r, size: [0.1, 0.1, 0.1]}]}\n",
+        p,
+        "components.crate2.object_detector",
+        "`object_detector` reports poses in a link of the robot it is nested under, but `crate2` is a `box`, not a robot; move this entry into the `components:` of a spawn_robot or spawn_arm entry",
+    );
+    refused(
+        "  - spawn_robot: {model: robot.xml, pose: {position: {x: 0.2, y: 0.1, z: 0.3}}}\n    name: robot\n    components:\n      - object_detector: {objects: []}\n",
         p,
         "objects",
         "required: the objects to detect, e.g. `- {body: graspable_carton, class_id: parcel, size: [0.04, 0.024, 0.09]}`",
     );
     refused(
-        "  - box: {pose: {position: {x: 0.2, y: 0.1, z: 0.3}}, size: [0.2, 0.2, 0.2]}\n    name: robot\n    components:\n      - object_detector: {objects: [{body: rack, class_id: r, size: [0.1, 0, 0.1]}]}\n",
+        "  - spawn_robot: {model: robot.xml, pose: {position: {x: 0.2, y: 0.1, z: 0.3}}}\n    name: robot\n    components:\n      - object_detector: {objects: [{body: rack, class_id: r, size: [0.1, 0, 0.1]}]}\n",
         p,
         "objects[0].size",
         "each side must be > 0 (m), got [0.1, 0.0, 0.1]",
     );
     assert_eq!(
-        setup_error("  - box: {pose: {position: {x: 0.2, y: 0.1, z: 0.3}}, size: [0.2, 0.2, 0.2]}\n    name: robot\n    components:\n      - object_detector: {objects: [{body: parcel_9, class_id: p, size: [0.1, 0.1, 0.1]}]}\n"),
+        setup_error("  - spawn_robot: {model: robot.xml, pose: {position: {x: 0.2, y: 0.1, z: 0.3}}}\n    name: robot\n    components:\n      - object_detector: {objects: [{body: parcel_9, class_id: p, size: [0.1, 0.1, 0.1]}]}\n"),
         "[robot.object_detector] configure: objects[0].body: no body or entity `parcel_9` in the model; entities: [robot]"
     );
     assert_eq!(
-        setup_error("  - box: {pose: {position: {x: 0.2, y: 0.1, z: 0.3}}, size: [0.2, 0.2, 0.2]}\n    name: robot\n    components:\n      - object_detector: {frame: base_footprint, objects: [{body: rack, class_id: r, size: [0.1, 0.1, 0.1]}]}\n"),
+        setup_error("  - spawn_robot: {model: robot.xml, pose: {position: {x: 0.2, y: 0.1, z: 0.3}}}\n    name: robot\n    components:\n      - object_detector: {frame: base_footprint, objects: [{body: rack, class_id: r, size: [0.1, 0.1, 0.1]}]}\n"),
         "[robot.object_detector] configure: frame: entity `robot` has no body `base_footprint` (looked up as `base_footprint`); its bodies are [robot]"
     );
 }

@@ -17,6 +17,7 @@ use crate::plugin::PluginArgs;
 use crate::render::{Frame, Intrinsics, Pose, RenderRequest, View};
 use crate::spawn::frame_prefix;
 
+use super::claims::{absolute_topic, claim, Claim};
 use super::config::CameraSettings;
 use super::encode::{self, DepthModel};
 
@@ -41,6 +42,7 @@ struct Eps {
 /// A camera's capture state.
 pub struct Capture {
     s: CameraSettings,
+    address: String,
     owner: Option<String>,
     rng_name: String,
     source: Source,
@@ -50,6 +52,7 @@ pub struct Capture {
     every: u64,
     eps: Eps,
     scope: Option<(Option<String>, String)>,
+    claim: Option<Claim>,
     renders: u64,
 }
 
@@ -58,6 +61,7 @@ impl Capture {
     pub fn new(s: CameraSettings, args: &PluginArgs) -> Self {
         Capture {
             rng_name: format!("{}:{}", s.plugin, args.address),
+            address: args.address.clone(),
             owner: args.owner.clone(),
             s,
             source: Source::Camera(0),
@@ -67,6 +71,7 @@ impl Capture {
             every: 1,
             eps: Eps::default(),
             scope: None,
+            claim: None,
             renders: 0,
         }
     }
@@ -164,6 +169,37 @@ impl Capture {
             eps.points = add(ctx, "points", "sensor_msgs/msg/PointCloud2", &df, true);
         }
         self.eps = eps;
+        let on = [
+            ("image", eps.image),
+            ("image_compressed", eps.image_compressed),
+            ("camera_info", eps.camera_info),
+            ("depth", eps.depth),
+            ("depth_info", eps.depth_info),
+            ("points", eps.points),
+        ];
+        let topics = on
+            .iter()
+            .filter(|(_, id)| id.is_some())
+            .map(|(r, _)| (r.to_string(), absolute_topic(&ns, &self.s.topics[r])))
+            .collect();
+        let fp = frame_prefix(&ns);
+        let mut frames = vec![format!("{fp}{cf}")];
+        if (self.s.depth || self.s.points) && df != cf {
+            frames.push(format!("{fp}{df}"));
+        }
+        let view = match self.source {
+            Source::Camera(id) => format!("camera {id}"),
+            Source::Site(id) => format!("site {id}"),
+        };
+        let c = Claim {
+            address: self.address.clone(),
+            plugin: self.s.plugin.to_string(),
+            view,
+            topics,
+            frames,
+        };
+        claim(ctx, c.clone())?;
+        self.claim = Some(c);
         self.scope = Some((owner, ns));
         let first = [eps.camera_info, eps.depth_info, eps.points].into_iter().flatten().next();
         self.every =
@@ -231,14 +267,19 @@ impl Capture {
     /// Declare one more lazy output endpoint in this camera's scope (owner, namespace, frame
     /// prefix, rate, sensor-data QoS), on topic `topic`, stamped in the colour optical frame.
     /// Call after [`Capture::configure`].
+    /// The topic joins this camera's claim: a collision with another camera is an error.
     pub fn add_endpoint(
-        &self,
+        &mut self,
         ctx: &mut SimContext,
         role: &'static str,
         ty: &str,
         topic: &str,
-    ) -> EndpointId {
+    ) -> Result<EndpointId, String> {
         let (owner, ns) = self.scope.clone().expect("configure() ran");
+        let mut c = self.claim.clone().expect("configure() ran");
+        c.topics.push((role.to_string(), absolute_topic(&ns, topic)));
+        claim(ctx, c.clone())?;
+        self.claim = Some(c);
         let ep = Endpoint::out(role)
             .owner(owner.as_deref())
             .namespace(&ns)
@@ -249,7 +290,7 @@ impl Capture {
             .hint("ros2", "qos", "sensor_data")
             .hint("ros2", "frame_id", self.s.frame_id.as_str())
             .hint("ros2", "topic", topic);
-        ctx.interface.add(ep)
+        Ok(ctx.interface.add(ep))
     }
 
     /// True on the ticks this camera's rate falls on.

@@ -42,9 +42,10 @@ pub struct LensConfig {
     pub fx: f64,
     /// Focal length y (px).
     pub fy: f64,
-    /// Principal point x (px, ROS convention: the first pixel's centre is 0).
+    /// Principal point x (px, ROS convention: the first pixel's centre is 0), within
+    /// [-0.5, width - 0.5].
     pub cx: f64,
-    /// Principal point y (px).
+    /// Principal point y (px), within [-0.5, height - 0.5].
     pub cy: f64,
     /// Width the lens was measured at (px).
     pub width: u32,
@@ -52,38 +53,17 @@ pub struct LensConfig {
     pub height: u32,
 }
 
-/// Config of a camera plugin. Every key is optional; a device plugin's defaults fill the rest
-/// (see `roqsim plugins describe <device>`). Names (`camera`, `site`) are the model's own,
-/// unprefixed: they resolve under the prefix of the entity the entry is nested under.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CameraConfig {
-    /// Transport scope of the endpoints. Default: the owning entity's namespace.
-    #[serde(default)]
-    pub namespace: Option<String>,
-    /// The MJCF `<camera>` to render through. Exclusive with `site`.
-    #[serde(default)]
-    pub camera: Option<String>,
-    /// A site to render from instead: its +x is the boresight and +z is up in the image (REP 103
-    /// body axes). Needs `fovy` or `intrinsics`. Exclusive with `camera`.
-    #[serde(default)]
-    pub site: Option<String>,
-    /// Image width (px), 1..=8192.
-    #[serde(default)]
-    pub width: Option<u32>,
-    /// Image height (px), 1..=8192.
-    #[serde(default)]
-    pub height: Option<u32>,
-    /// Vertical field of view (deg, square pixels, centred principal point), in (0, 180).
-    /// Default: the device's; for a generic `camera`, the MJCF camera's own.
-    #[serde(default)]
-    pub fovy: Option<f64>,
-    /// A full pinhole lens instead of `fovy` (scaled to width × height).
-    #[serde(default)]
-    pub intrinsics: Option<LensConfig>,
-    /// Frame rate (Hz), snapped to the physics grid.
-    #[serde(default)]
-    pub rate_hz: Option<f64>,
+crate::camera_keys! {
+    {
+        /// Config of a camera plugin. Every key is optional; a device plugin's defaults fill the
+        /// rest (see `roqsim plugins describe <device>`). Names (`camera`, `site`) are the model's
+        /// own, unprefixed: they resolve under the prefix of the entity the entry is nested under.
+        /// The keys it shares with the other camera-like plugins are defined in `super::keys`.
+        #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct CameraConfig
+    }
+    @namespace, @camera, @site, @width, @height, @fovy, @intrinsics, @rate_hz,
     /// Publish the colour stream (`image`, `image_compressed`, `camera_info`).
     #[serde(default)]
     pub color: Option<bool>,
@@ -97,12 +77,7 @@ pub struct CameraConfig {
     /// Points carry colour (`x y z rgb`) rather than `x y z`.
     #[serde(default)]
     pub points_rgb: Option<bool>,
-    /// Offer the JPEG companion `image_compressed` (produced only for a subscriber).
-    #[serde(default)]
-    pub compressed: Option<bool>,
-    /// JPEG quality 1..=100 (image_transport's default 95).
-    #[serde(default)]
-    pub jpeg_quality: Option<u8>,
+    @compressed, @jpeg_quality,
     /// Nearest measured depth (m; the device's min-Z). Nearer reads "too close".
     #[serde(default)]
     pub clip_near: Option<f64>,
@@ -110,12 +85,10 @@ pub struct CameraConfig {
     #[serde(default)]
     pub clip_far: Option<f64>,
     /// `32FC1` (metres, ±inf invalid) or `16UC1` (millimetres, 0 invalid; needs clip_far ≤ 65.535).
+    /// Default: the device's driver's (`16UC1` for the OAK-D as depthai-ros, else `32FC1`).
     #[serde(default)]
     pub depth_encoding: Option<DepthEncoding>,
-    /// Optical frame of the colour stream. Default `<camera_name>` + the device's suffix
-    /// (`camera_color_optical_frame` for a RealSense, as realsense-ros names it).
-    #[serde(default)]
-    pub frame_id: Option<String>,
+    @frame_id,
     /// Frame the depth image and points are stamped in. Depth is rendered through the same
     /// optics as colour, so it is registered to colour; the default is the colour optical frame.
     #[serde(default)]
@@ -134,13 +107,7 @@ pub struct CameraConfig {
     /// software-rendered frame and no depth or label depends on it).
     #[serde(default)]
     pub shadows: Option<bool>,
-    /// Topic prefix of the device's layout (`camera` → `camera/color/image_raw`).
-    #[serde(default)]
-    pub camera_name: Option<String>,
-    /// Topic renames by endpoint role (image, image_compressed, camera_info, depth, depth_info,
-    /// points): relative inside the namespace, or absolute `/x`.
-    #[serde(default)]
-    pub topics: BTreeMap<String, String>,
+    @camera_name, @topics,
 }
 
 /// The topic layout of a device family (relative to `camera_name`).
@@ -212,6 +179,8 @@ pub struct Device {
     pub clip_far: f64,
     /// Stereo baseline (m) for the noise model.
     pub baseline: f64,
+    /// Default depth wire format (depthai-ros publishes 16UC1 millimetres).
+    pub depth_encoding: DepthEncoding,
     /// Default topic prefix.
     pub camera_name: &'static str,
     /// Topic layout.
@@ -234,6 +203,7 @@ pub const GENERIC_CAMERA: Device = Device {
     clip_near: 0.05,
     clip_far: 10.0,
     baseline: 0.05,
+    depth_encoding: DepthEncoding::F32,
     camera_name: "camera",
     layout: GENERIC,
     frame_suffix: "_optical_frame",
@@ -345,14 +315,28 @@ impl CameraConfig {
         }
         let mut intrinsics = None;
         if let Some(l) = &self.intrinsics {
-            let ok = [l.fx, l.fy, l.cx, l.cy].iter().all(|v| v.is_finite())
-                && l.fx > 0.0
-                && l.fy > 0.0
+            let ok = [l.fx, l.fy].iter().all(|v| v.is_finite() && *v > 0.0)
                 && l.width > 0
                 && l.height > 0
                 && l.width <= MAX_SIDE
                 && l.height <= MAX_SIDE;
-            if ok {
+            // The principal point lies on the image it was measured on: with the first pixel's
+            // centre at 0, that is [-0.5, side - 0.5] px.
+            let mut centre_ok = ok;
+            for (key, c, side, what) in [
+                ("intrinsics.cx", l.cx, l.width, "width"),
+                ("intrinsics.cy", l.cy, l.height, "height"),
+            ] {
+                let hi = side as f64 - 0.5;
+                if ok && !(c.is_finite() && (-0.5..=hi).contains(&c)) {
+                    centre_ok = false;
+                    e.push(bad(
+                        key,
+                        format!("the principal point must lie on the image it was measured on: within [-0.5, {hi}] px for {what} {side} (the first pixel's centre is 0), got {c}"),
+                    ));
+                }
+            }
+            if centre_ok {
                 let k = Intrinsics {
                     width: l.width,
                     height: l.height,
@@ -362,8 +346,11 @@ impl CameraConfig {
                     cy: l.cy,
                 };
                 intrinsics = Some(k.scaled(width.max(1), height.max(1)));
-            } else {
-                e.push(bad("intrinsics", format!("fx, fy must be > 0, cx, cy finite and width, height 1..={MAX_SIDE}, got {l:?}")));
+            } else if !ok {
+                e.push(bad(
+                    "intrinsics",
+                    format!("fx, fy must be > 0 and width, height 1..={MAX_SIDE}, got {l:?}"),
+                ));
             }
         }
         if self.site.is_some() && fovy.is_none() && intrinsics.is_none() {
@@ -387,12 +374,19 @@ impl CameraConfig {
                 format!("clip_near ({clip_near}) must be below clip_far ({clip_far}): they bound the depth measured (m)"),
             ));
         }
-        let depth_encoding = self.depth_encoding.unwrap_or(DepthEncoding::F32);
+        let depth_encoding = self.depth_encoding.unwrap_or(dev.depth_encoding);
         if depth_encoding == DepthEncoding::U16 && clip_far > 65.535 {
-            e.push(bad(
-                "depth_encoding",
-                format!("16UC1 carries millimetres up to 65.535 m, but clip_far is {clip_far} m; lower clip_far to the depth the world needs (or keep 32FC1) rather than saturate"),
-            ));
+            e.push(if self.depth_encoding.is_some() {
+                bad(
+                    "depth_encoding",
+                    format!("16UC1 carries millimetres up to 65.535 m, but clip_far is {clip_far} m; lower clip_far to the depth the world needs (or keep 32FC1) rather than saturate"),
+                )
+            } else {
+                bad(
+                    "clip_far",
+                    format!("{} publishes depth as 16UC1 millimetres, which carry up to 65.535 m, but clip_far is {clip_far} m; lower clip_far to the depth the world needs, or set `depth_encoding: 32FC1`", dev.plugin),
+                )
+            });
         }
         let q = self.jpeg_quality.unwrap_or(95);
         if !(1..=100).contains(&q) {

@@ -30,6 +30,12 @@ pub const MAX_DEPTH_SUBPIXEL_PX: f64 = 10.0;
 /// Shortest stereo baseline a depth camera may state (m): a millimetre; shorter, the error model
 /// divides by almost nothing and every depth pixel reads ±inf.
 pub const MIN_DEPTH_BASELINE_M: f64 = 1e-3;
+/// Largest position noise or bias a ground-truth object detector may state (m): a detector 100 m
+/// off is no detector; beyond it the published covariance (stddev squared) overflows to inf.
+pub const MAX_DETECTOR_POSITION_ERROR_M: f64 = 100.0;
+/// Largest orientation noise a ground-truth object detector may state (rad): half a turn already
+/// makes the orientation random; beyond it the covariance overflows.
+pub const MAX_DETECTOR_ORIENTATION_STDDEV_RAD: f64 = std::f64::consts::PI;
 /// Heaviest mass a prop may state (kg): a loaded container ship; beyond it the inertia swamps
 /// every contact of the world.
 pub const MAX_MASS_KG: f64 = 1e9;

@@ -281,6 +281,8 @@ fn load_inner(
     // An entry resolves its relative files from its own folder (inherited through `extends:`),
     // else from its carrier's, else from the world file's.
     let mut dirs: std::collections::HashMap<String, PathBuf> = std::collections::HashMap::new();
+    let plugin_at: std::collections::HashMap<String, String> =
+        flat.iter().map(|(a, _, c)| (a.clone(), c.plugin.clone())).collect();
     for (addr, owner, c) in flat {
         let dir = c
             .base_dir
@@ -302,6 +304,7 @@ fn load_inner(
         let args = PluginArgs {
             label: c.label().to_string(),
             address: addr.clone(),
+            owner_plugin: owner.as_ref().and_then(|o| plugin_at.get(o).cloned()),
             owner,
             base_dir: dir,
         };

@@ -2,14 +2,16 @@
 //! publishes it.
 //!
 //! Datasheet (Luxonis OAK-D Pro, DM9098): colour IMX378, FOV 69° × 55° (H × V); stereo pair
-//! OV9282, baseline 75 mm; ideal depth range 0.7–12 m, min-Z ~0.3 m (seed default kept). Its
-//! default `clip_far` is 100 m, beyond what 16UC1 millimetres carry: opting into 16UC1 means
-//! lowering `clip_far` too, and the plugin says so at load. Topics (under `<camera_name>/`,
-//! default `oak`): `rgb/image_raw`, `rgb/camera_info`, `rgb/image_raw/compressed`,
-//! `stereo/image_raw`, `stereo/camera_info`, `points`; frame `oak_rgb_camera_optical_frame`.
+//! OV9282, baseline 75 mm; ideal depth range 0.7–12 m, min-Z ~0.3 m. `clip_far` 35 m: beyond
+//! about fx·B / 1 px ≈ 441 px × 0.075 m ≈ 33 m (800P) the pair resolves less than one disparity
+//! step. Depth goes out as depthai-ros's default RGBD pipeline publishes it: `16UC1` millimetres
+//! (0 invalid), aligned to the colour camera (`i_align_depth` true) and so stamped in
+//! `oak_rgb_camera_optical_frame`. Topics (under `<camera_name>/`, default `oak`, the driver
+//! node's name): `rgb/image_raw`, `rgb/camera_info`, `rgb/image_raw/compressed`,
+//! `stereo/image_raw`, `stereo/camera_info`, `points`. The device model's manifest turns depth on.
 
 use crate::camera::config::{Device, DEPTHAI};
-use crate::camera::CameraConfig;
+use crate::camera::{CameraConfig, DepthEncoding};
 use crate::plugin::{PluginDescriptor, PluginFlags};
 
 /// The OAK-D Pro's defaults.
@@ -24,8 +26,9 @@ pub const OAKD: Device = Device {
     depth: false,
     points: false,
     clip_near: 0.3,
-    clip_far: 100.0,
+    clip_far: 35.0,
     baseline: 0.075,
+    depth_encoding: DepthEncoding::U16,
     camera_name: "oak",
     layout: DEPTHAI,
     frame_suffix: "_rgb_camera_optical_frame",
@@ -35,7 +38,7 @@ pub const OAKD: Device = Device {
 pub fn descriptor() -> PluginDescriptor {
     PluginDescriptor {
         name: "oakd_camera",
-        summary: "Luxonis OAK-D Pro RGB-D camera on depthai-ros topics (55 deg colour VFOV, 75 mm baseline, depth 0.3-100 m).",
+        summary: "Luxonis OAK-D Pro RGB-D camera on depthai-ros topics (55 deg colour VFOV, 75 mm baseline, depth 0.3-35 m as 16UC1 mm).",
         flags: PluginFlags::default(),
         expansion_keys: &[],
         schema: crate::plugin::schema_of::<CameraConfig>,

@@ -31,6 +31,9 @@ use crate::math::{quat_from_rpy, quat_mul, quat_normalize, relative, wxyz_to_xyz
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::plugins::shared::{self as common, Scope};
+use crate::world::bounds::{
+    MAX_DETECTOR_ORIENTATION_STDDEV_RAD, MAX_DETECTOR_POSITION_ERROR_M, MAX_POSITION_M,
+};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["detections"];
@@ -121,17 +124,22 @@ impl ValidateConfig for ObjectDetectorConfig {
                 ));
             }
         }
-        for (k, v) in [
-            ("position_stddev", self.position_stddev),
-            ("orientation_stddev", self.orientation_stddev),
-            ("max_range", self.max_range),
+        let (max_pos, max_rot) =
+            (MAX_DETECTOR_POSITION_ERROR_M, MAX_DETECTOR_ORIENTATION_STDDEV_RAD);
+        for (k, v, max, unit) in [
+            ("position_stddev", self.position_stddev, max_pos, "m"),
+            ("orientation_stddev", self.orientation_stddev, max_rot, "rad"),
+            ("max_range", self.max_range, MAX_POSITION_M, "m"),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                e.push(ConfigError::new(k, format!("must be >= 0, got {v}")));
+            if !(v.is_finite() && (0.0..=max).contains(&v)) {
+                e.push(ConfigError::new(k, format!("must be within [0, {max}] {unit}, got {v}")));
             }
         }
-        if !self.position_bias.iter().all(|b| b.is_finite()) {
-            e.push(ConfigError::new("position_bias", "must be finite (m)"));
+        if !self.position_bias.iter().all(|b| b.is_finite() && b.abs() <= max_pos) {
+            e.push(ConfigError::new(
+                "position_bias",
+                format!("each axis must be within ±{max_pos} m, got {:?}", self.position_bias),
+            ));
         }
         if !(0.0..=100.0).contains(&self.dropout_percent) {
             e.push(ConfigError::new(
@@ -251,13 +259,42 @@ impl ObjectDetector {
     }
 }
 
-/// The descriptor (refused at the top of a document: `requires_owner`).
+/// The spawn plugins whose entity is a robot: the only carriers a detector may be nested under.
+pub const ROBOT_SPAWNERS: [&str; 2] = ["spawn_robot", "spawn_arm"];
+
+/// Registry constructor: the typed config, plus the carrier check (the poses are expressed in a
+/// link of the robot it is nested under, so nesting it under a prop or a sensor mount is refused).
+pub fn create(
+    value: &serde_norway::Value,
+    args: &PluginArgs,
+) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
+    if let (Some(owner), Some(kind)) = (&args.owner, &args.owner_plugin) {
+        if !ROBOT_SPAWNERS.contains(&kind.as_str()) {
+            return Err(vec![ConfigError::new(
+                "",
+                format!(
+                    "`object_detector` reports poses in a link of the robot it is nested under, but `{owner}` is a `{kind}`, not a robot; \
+                     move this entry into the `components:` of a {} entry",
+                    ROBOT_SPAWNERS.join(" or ")
+                ),
+            )]);
+        }
+    }
+    crate::plugin::construct::<ObjectDetectorConfig, ObjectDetector>(
+        value,
+        args,
+        ObjectDetector::new,
+    )
+}
+
+/// The descriptor (refused at the top of a document: `requires_owner`; under a non-robot: by
+/// [`create`]).
 pub fn descriptor() -> PluginDescriptor {
     plugin_descriptor!(
         "object_detector",
         "Named objects as vision_msgs/Detection3DArray in a robot frame, from ground truth plus stddev/bias/dropout/max_range/confidence.",
-        ObjectDetectorConfig,
-        ObjectDetector
+        ObjectDetectorConfig;
+        create
     )
     .requires_owner()
 }

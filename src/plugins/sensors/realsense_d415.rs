@@ -6,7 +6,7 @@
 //! the colour optics). Topics and frames as `realsense_d435`.
 
 use crate::camera::config::{Device, REALSENSE};
-use crate::camera::CameraConfig;
+use crate::camera::{CameraConfig, DepthEncoding};
 use crate::plugin::{PluginDescriptor, PluginFlags};
 
 /// The D415's defaults.
@@ -23,6 +23,7 @@ pub const D415: Device = Device {
     clip_near: 0.45,
     clip_far: 3.0,
     baseline: 0.055,
+    depth_encoding: DepthEncoding::F32,
     camera_name: "camera",
     layout: REALSENSE,
     frame_suffix: "_color_optical_frame",

@@ -11,7 +11,7 @@
 //! (the device model's manifest turns depth on).
 
 use crate::camera::config::{Device, REALSENSE};
-use crate::camera::CameraConfig;
+use crate::camera::{CameraConfig, DepthEncoding};
 use crate::plugin::{PluginDescriptor, PluginFlags};
 
 /// The D435's defaults.
@@ -28,6 +28,7 @@ pub const D435: Device = Device {
     clip_near: 0.28,
     clip_far: 3.0,
     baseline: 0.050,
+    depth_encoding: DepthEncoding::F32,
     camera_name: "camera",
     layout: REALSENSE,
     frame_suffix: "_color_optical_frame",

@@ -5,7 +5,7 @@
 //! ~0.52 m at 1280×720; ideal range 0.6–6 m. Topics and frames as `realsense_d435`.
 
 use crate::camera::config::{Device, REALSENSE};
-use crate::camera::CameraConfig;
+use crate::camera::{CameraConfig, DepthEncoding};
 use crate::plugin::{PluginDescriptor, PluginFlags};
 
 /// The D455's defaults.
@@ -22,6 +22,7 @@ pub const D455: Device = Device {
     clip_near: 0.52,
     clip_far: 6.0,
     baseline: 0.095,
+    depth_encoding: DepthEncoding::F32,
     camera_name: "camera",
     layout: REALSENSE,
     frame_suffix: "_color_optical_frame",

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::camera::config::{CameraConfig, Device, LensConfig, GENERIC};
+use crate::camera::config::{CameraConfig, DepthEncoding, Device, GENERIC};
 use crate::camera::labels::{self, ClassConfig, LabelTable};
 use crate::camera::Capture;
 use crate::context::payload::Image;
@@ -42,6 +42,7 @@ pub const SEGMENTATION: Device = Device {
     clip_near: 0.05,
     clip_far: 10.0,
     baseline: 0.05,
+    depth_encoding: DepthEncoding::F32,
     camera_name: "segmentation",
     layout: GENERIC,
     frame_suffix: "_optical_frame",
@@ -58,10 +59,16 @@ fn d_min_pixels() -> u32 {
     16
 }
 
-/// Config of `segmentation_camera`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SegmentationConfig {
+crate::camera_keys! {
+    {
+        /// Config of `segmentation_camera`: its own keys, then the camera keys it shares with
+        /// `camera` (defined once in `crate::camera::keys`). Defaults: 640×480 at 10 Hz, topics
+        /// under `segmentation/`, frame `camera_optical_frame` (the frame of the camera whose
+        /// optics it shares).
+        #[derive(Debug, Clone, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct SegmentationConfig
+    }
     /// The vocabulary, in priority order (the first class that matches a geom wins). Required.
     #[serde(default)]
     pub classes: Vec<ClassConfig>,
@@ -77,48 +84,8 @@ pub struct SegmentationConfig {
     /// Publish the colour stream too (off by default).
     #[serde(default)]
     pub color: bool,
-    /// The MJCF `<camera>` to render through (its own lens unless `fovy`/`intrinsics`). Exclusive
-    /// with `site`.
-    #[serde(default)]
-    pub camera: Option<String>,
-    /// A site to render from instead (+x boresight, +z up); needs `fovy` or `intrinsics`.
-    #[serde(default)]
-    pub site: Option<String>,
-    /// Image width (px), 1..=8192. Default 640.
-    #[serde(default)]
-    pub width: Option<u32>,
-    /// Image height (px), 1..=8192. Default 480.
-    #[serde(default)]
-    pub height: Option<u32>,
-    /// Vertical field of view (deg), in (0, 180).
-    #[serde(default)]
-    pub fovy: Option<f64>,
-    /// A full pinhole lens instead of `fovy`.
-    #[serde(default)]
-    pub intrinsics: Option<LensConfig>,
-    /// Frame rate (Hz). Default 10.
-    #[serde(default)]
-    pub rate_hz: Option<f64>,
-    /// Offer the JPEG companion of the colour stream.
-    #[serde(default)]
-    pub compressed: Option<bool>,
-    /// JPEG quality 1..=100.
-    #[serde(default)]
-    pub jpeg_quality: Option<u8>,
-    /// Optical frame of every stream. Default `camera_optical_frame` (the frame of the camera it
-    /// shares its optics with).
-    #[serde(default)]
-    pub frame_id: Option<String>,
-    /// Topic prefix (default `segmentation`).
-    #[serde(default)]
-    pub camera_name: Option<String>,
-    /// Transport scope. Default: the owning entity's namespace.
-    #[serde(default)]
-    pub namespace: Option<String>,
-    /// Topic renames by role (image, image_compressed, camera_info, labels, instances,
-    /// detections): relative inside the namespace, or absolute `/x`.
-    #[serde(default)]
-    pub topics: BTreeMap<String, String>,
+    @camera, @site, @width, @height, @fovy, @intrinsics, @rate_hz, @compressed, @jpeg_quality,
+    @frame_id, @camera_name, @namespace, @topics,
 }
 
 /// The `segmentation_camera` plugin.
@@ -245,15 +212,19 @@ impl Plugin for SegmentationCamera {
         self.capture.configure(ctx)?;
         self.table = Some(LabelTable::build(ctx.model(), &ctx.entities, &self.cfg.classes)?);
         let t = &self.topics;
-        self.labels =
-            Some(self.capture.add_endpoint(ctx, "labels", "sensor_msgs/msg/Image", &t["labels"]));
+        self.labels = Some(self.capture.add_endpoint(
+            ctx,
+            "labels",
+            "sensor_msgs/msg/Image",
+            &t["labels"],
+        )?);
         if self.cfg.instances {
             self.instances = Some(self.capture.add_endpoint(
                 ctx,
                 "instances",
                 "sensor_msgs/msg/Image",
                 &t["instances"],
-            ));
+            )?);
         }
         if self.cfg.detections {
             self.detections = Some(self.capture.add_endpoint(
@@ -261,7 +232,7 @@ impl Plugin for SegmentationCamera {
                 "detections",
                 "vision_msgs/msg/Detection2DArray",
                 &t["detections"],
-            ));
+            )?);
         }
         Ok(())
     }
