@@ -176,3 +176,32 @@ fn a_campaign_over_a_packaged_world_resumes() {
     assert_eq!(r.stderr.trim(), refusal("package://acme_cells/worlds/cell/parts.xml"));
     assert_eq!(snapshot(&out), before);
 }
+
+#[test]
+fn a_mesh_the_main_files_meshdir_places_for_an_include_is_an_input() {
+    // MuJoCo's <compiler> holds for the whole model: meshdir set in the main file places the
+    // mesh that the included file names.
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    write(d.path(), "cell.yaml", "sim: {world: scene.xml, timestep: 0.002}\n");
+    write(
+        d.path(),
+        "scene.xml",
+        &SCENE.replace("<include", "<compiler meshdir=\"meshes\"/><include"),
+    );
+    write(d.path(), "parts.xml", PARTS);
+    write(d.path(), "meshes/wedge.obj", TETRA_OBJ);
+    write(d.path(), "campaign.yaml", "world: cell.yaml\nrepetitions: 2\nlimits: {steps: 10}\n");
+    let r = run_campaign(d.path(), &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = d.path().join("out");
+    let keys: Vec<String> = inputs(&out).keys().cloned().collect();
+    let mesh = root.join("meshes/wedge.obj").display().to_string();
+    assert!(keys.contains(&mesh), "{keys:?}");
+    let before = snapshot(&out);
+    write(d.path(), "meshes/wedge.obj", &TETRA_OBJ.replace("v 0 0 0.1", "v 0 0 0.2"));
+    let r = run_campaign(d.path(), &[]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stderr.trim(), refusal(&mesh));
+    assert_eq!(snapshot(&out), before);
+}
