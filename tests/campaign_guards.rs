@@ -554,8 +554,8 @@ fn a_symlinked_lock_or_table_and_a_foreign_folder_for_campaign_trial_are_refused
     std::os::unix::fs::symlink(&victim, out.join(".lock")).unwrap();
     let lock = out.join(".lock");
     let want = format!(
-        "out: {l} is not a plain file (a symbolic link, a folder or a device): a campaign's lock \
-         is a plain file it creates; remove {l} and run again",
+        "out: {l} is not a plain file (a symbolic or hard link, a folder or a device): a \
+         campaign's lock is a plain file it creates; remove {l} and run again",
         l = lock.display()
     );
     let r = run_campaign(d.path(), "out");
@@ -566,6 +566,13 @@ fn a_symlinked_lock_or_table_and_a_foreign_folder_for_campaign_trial_are_refused
     assert_eq!(r.stderr.trim(), format!("error: {want}"));
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     assert_eq!(snapshot(&out), before);
+    // Nor is a hard link (the pid would be written over the file it shares).
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::hard_link(&victim, &lock).unwrap();
+    let r = run_campaign(d.path(), "out");
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stderr.trim(), format!("error: -o {want}"));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     std::fs::remove_file(&lock).unwrap();
     // A table file the table cannot be written to is refused before any trial runs.
     std::fs::remove_file(out.join("results.csv")).unwrap();

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -39,15 +39,15 @@ pub struct FolderLock {
 
 /// Take `dir`'s lock without waiting; refused naming the folder and the pid holding it. The
 /// caller has checked that `dir` is a campaign's (or empty) first, so a refused folder never gets
-/// a `.lock`. A `.lock` that is a symbolic link (or anything but a plain file) is refused, never
-/// followed: the pid would be written wherever it points. `shown` is the folder as the user
+/// a `.lock`. A `.lock` that is a symbolic or hard link (or anything but a plain file) is
+/// refused, never followed: the pid would be written over whatever it points to. `shown` is the folder as the user
 /// named it.
 pub fn lock(dir: &Path, shown: &Path) -> Result<FolderLock, String> {
     let p = dir.join(LOCK);
     let not_plain = || {
         format!(
-            "{}: {} is not a plain file (a symbolic link, a folder or a device): a campaign's \
-             lock is a plain file it creates; remove {} and run again",
+            "{}: {} is not a plain file (a symbolic or hard link, a folder or a device): a \
+             campaign's lock is a plain file it creates; remove {} and run again",
             shown.display(),
             p.display(),
             p.display()
@@ -67,7 +67,8 @@ pub fn lock(dir: &Path, shown: &Path) -> Result<FolderLock, String> {
         }
         Err(e) => return Err(format!("{}: {e}", p.display())),
     };
-    if !f.metadata().is_ok_and(|m| m.is_file()) {
+    // A hard link would have the pid written over the file it shares.
+    if !f.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 1) {
         return Err(not_plain());
     }
     // SAFETY: flock(2) on a descriptor this function owns and keeps open.
