@@ -444,3 +444,164 @@ fn an_unwritable_summary_path_is_refused_before_the_run() {
     assert_eq!(r.code, 2);
     assert!(!d.path().join("s.json").exists());
 }
+
+#[test]
+fn two_factors_that_set_one_key_are_refused_before_anything_is_written() {
+    let refused = |doc: &str| {
+        let d = setup(doc);
+        std::fs::write(d.path().join("wide.yaml"), "sim: {timestep: 0.001}\n").unwrap();
+        std::fs::write(
+            d.path().join("fast.yaml"),
+            "components: {robot: {navigator: {speed: 0.5}}}\n",
+        )
+        .unwrap();
+        let r = run_campaign(d.path(), "out");
+        assert_eq!(r.code, 2, "{}", r.stdout);
+        assert!(!d.path().join("out").exists(), "a refused campaign wrote its folder");
+        r.stderr.trim().to_string()
+    };
+    const WHY: &str = "two factors must not set one key (in every trial one would silently win, \
+                       and rows that differ only in the other's level would run the same world); \
+                       vary the key in one factor, or remove it from one of them";
+    // A value factor and a files factor whose file sets the same key.
+    assert_eq!(
+        refused(
+            "world: open.yaml\nfactors:\n  sim.timestep: [0.002, 0.004]\n  \
+             variant: {files: [narrow.yaml]}\nlimits: {steps: 5}\n"
+        ),
+        format!(
+            "error: campaign.yaml: factors.variant: sets `sim.timestep` (in `narrow.yaml`), and \
+             factor `sim.timestep` sets `sim.timestep`: {WHY}"
+        )
+    );
+    // Two files factors touching one path.
+    assert_eq!(
+        refused(
+            "world: open.yaml\nfactors:\n  a: {files: [fast.yaml, narrow.yaml]}\n  \
+             b: {files: [wide.yaml]}\nlimits: {steps: 5}\n"
+        ),
+        format!(
+            "error: campaign.yaml: factors.b: sets `sim.timestep` (in `wide.yaml`), and factor \
+             `a` sets `sim.timestep` (in `narrow.yaml`): {WHY}"
+        )
+    );
+    // A key inside another factor's key.
+    assert_eq!(
+        refused(
+            "world: open.yaml\nfactors:\n  variant: {files: [fast.yaml]}\n  \
+             components.robot.navigator: [{speed: 0.2}]\nlimits: {steps: 5}\n"
+        ),
+        format!(
+            "error: campaign.yaml: factors.components.robot.navigator: sets \
+             `components.robot.navigator`, and factor `variant` sets \
+             `components.robot.navigator.speed` (in `fast.yaml`): {WHY}"
+        )
+    );
+}
+
+#[test]
+fn a_non_finite_level_is_refused_naming_the_factor() {
+    for (level, shown) in [(".nan", ".nan"), (".inf", ".inf"), ("-.inf", "-.inf")] {
+        let d = setup(&format!(
+            "world: open.yaml\nfactors:\n  components.robot.navigator.speed: [0.3, {level}]\n\
+             limits: {{steps: 5}}\n"
+        ));
+        let r = run_campaign(d.path(), "out");
+        assert_eq!(r.code, 2, "{}", r.stdout);
+        assert_eq!(
+            r.stderr.trim(),
+            format!(
+                "error: campaign.yaml: factors.components.robot.navigator.speed[1]: is {shown}, \
+                 not a finite number: a factor level must be finite (a trial cannot be told \
+                 apart by it, and the table would show it as null); give a finite value"
+            )
+        );
+        assert!(!d.path().join("out").exists());
+    }
+}
+
+#[test]
+fn a_bad_ray_address_is_refused_before_anything_is_read() {
+    let d = setup("world: open.yaml\nlimits: {steps: 5}\n");
+    const FIX: &str = "give `auto` (the cluster of this node) or HOST:PORT with a port from 1 to \
+                       65535, as `ray start --head` printed it (e.g. 127.0.0.1:6379)";
+    for (addr, want) in [
+        ("nohost:abc", format!("--ray nohost:abc: not a Ray cluster address: {FIX}")),
+        ("", format!("--ray is empty: {FIX}")),
+        ("127.0.0.1:0", format!("--ray 127.0.0.1:0: not a Ray cluster address: {FIX}")),
+        ("127.0.0.1:65536", format!("--ray 127.0.0.1:65536: not a Ray cluster address: {FIX}")),
+        (":6379", format!("--ray :6379: not a Ray cluster address: {FIX}")),
+        ("localhost", format!("--ray localhost: not a Ray cluster address: {FIX}")),
+    ] {
+        let r = roqsim(&["campaign", "run", "campaign.yaml", "-o", "out", "--ray", addr], d.path());
+        assert_eq!(r.code, 2, "{addr}: {}", r.stdout);
+        assert_eq!(r.stderr.trim(), format!("error: {want}"), "{addr}");
+        assert!(!d.path().join("out").exists());
+    }
+}
+
+#[test]
+fn a_symlinked_lock_or_table_and_a_foreign_folder_for_campaign_trial_are_refused() {
+    let d = setup("world: open.yaml\nrepetitions: 2\nlimits: {steps: 5}\n");
+    let r = run_campaign(d.path(), "out");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = std::fs::canonicalize(d.path().join("out")).unwrap();
+    let before = snapshot(&out);
+    // A `.lock` that is a symbolic link is never followed (the pid would be written there).
+    let victim = d.path().join("victim.txt");
+    std::fs::write(&victim, "precious\n").unwrap();
+    std::fs::remove_file(out.join(".lock")).unwrap();
+    std::os::unix::fs::symlink(&victim, out.join(".lock")).unwrap();
+    let lock = out.join(".lock");
+    let want = format!(
+        "out: {l} is not a plain file (a symbolic or hard link, a folder or a device): a \
+         campaign's lock is a plain file it creates; remove {l} and run again",
+        l = lock.display()
+    );
+    let r = run_campaign(d.path(), "out");
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stderr.trim(), format!("error: -o {want}"));
+    let r = roqsim(&["campaign", "trial", "out", "0"], d.path());
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stderr.trim(), format!("error: {want}"));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_eq!(snapshot(&out), before);
+    // Nor is a hard link (the pid would be written over the file it shares).
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::hard_link(&victim, &lock).unwrap();
+    let r = run_campaign(d.path(), "out");
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(r.stderr.trim(), format!("error: -o {want}"));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    std::fs::remove_file(&lock).unwrap();
+    // A table file the table cannot be written to is refused before any trial runs.
+    std::fs::remove_file(out.join("results.csv")).unwrap();
+    std::os::unix::fs::symlink("/dev/full", out.join("results.csv")).unwrap();
+    let r = run_campaign(d.path(), "out");
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.stderr.trim(),
+        format!(
+            "error: -o out: {} is not a plain file (a symbolic link, a folder or a device): the \
+             results table is written there after the trials; remove it (the table is rewritten \
+             from the trial folders) and run again",
+            out.join("results.csv").display()
+        )
+    );
+    std::fs::remove_file(out.join("results.csv")).unwrap();
+    let r = run_campaign(d.path(), "out");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(table(&out).len(), 2);
+    // `campaign trial` in a folder that is not a campaign's leaves no `.lock` behind.
+    let data = d.path().join("data");
+    std::fs::create_dir_all(data.join("trials/0000")).unwrap();
+    let r = roqsim(&["campaign", "trial", "data", "0"], d.path());
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert_eq!(
+        r.stderr.trim(),
+        "error: trial 0 of data: the folder is not a campaign's folder (it has no \
+         campaign.yaml): name a campaign's output folder; nothing in it was touched"
+    );
+    let names: Vec<_> = std::fs::read_dir(&data).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["trials"]);
+}

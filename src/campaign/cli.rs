@@ -88,6 +88,11 @@ fn run(a: &RunArgs) -> ExitCode {
     if a.jobs == Some(0) {
         return fail("--jobs must be at least 1");
     }
+    if let Some(addr) = &a.ray {
+        if let Err(m) = crate::campaign::ray::check_address(addr) {
+            return fail(m);
+        }
+    }
     if a.output.exists() && !a.output.is_dir() {
         return fail(format!(
             "-o {}: is a file, not a folder: name a new folder (or a campaign's folder to resume)",
@@ -124,6 +129,10 @@ fn run(a: &RunArgs) -> ExitCode {
         return fail(format!("-o {}: {e}", a.output.display()));
     }
     let dir = std::fs::canonicalize(&a.output).unwrap_or_else(|_| a.output.clone());
+    // Checked again just before the lock is made: a folder refused as foreign gets no `.lock`.
+    if let Err(m) = folder::check_not_foreign(&dir, &a.output) {
+        return fail(m);
+    }
     // One campaign at a time in a folder; held until this process ends.
     let _lock = match folder::lock(&dir, &a.output) {
         Ok(l) => l,
@@ -182,6 +191,10 @@ fn run(a: &RunArgs) -> ExitCode {
                 return fail(m);
             }
         }
+    }
+    // The table is written after the trials: a place it cannot be written is refused now.
+    if let Err(m) = crate::campaign::table::check_table_files(&dir) {
+        return fail(format!("-o {}: {m}", a.output.display()));
     }
     // A trial folder written for another trial (DIR/campaign.yaml edited, a folder reused)
     // holds results that are not this campaign's: refused before any folder is rewritten.
@@ -321,6 +334,14 @@ fn trial(dir: &Path, index: usize) -> ExitCode {
             )
         });
     }
+    // A folder that is not a campaign's gets no `.lock`.
+    if !dir.join("campaign.yaml").is_file() {
+        return fail(format!(
+            "trial {index} of {}: the folder is not a campaign's folder (it has no \
+             campaign.yaml): name a campaign's output folder; nothing in it was touched",
+            dir.display()
+        ));
+    }
     // Not while a campaign (or another `campaign trial`) runs in the folder.
     let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let _lock = match folder::lock(&canonical, dir) {
@@ -352,6 +373,9 @@ fn trial(dir: &Path, index: usize) -> ExitCode {
             ))
         }
         Ok(None) => {}
+    }
+    if let Err(m) = crate::campaign::table::check_table_files(dir) {
+        return fail(format!("trial {index} of {}: {m}", dir.display()));
     }
     handle_stops();
     let st = run_trial(&exe, &f, &td);

@@ -305,6 +305,74 @@ fn check_seed(raw: &RawDoc, factors: &[Factor], worlds: usize, errors: &mut Conf
     }
 }
 
+/// Every override path a factor sets in any of its levels, each with where it is set (`None` for
+/// a value factor, the file as written for a files factor), in document order.
+fn factor_paths(f: &Factor) -> Vec<(Vec<String>, Option<&str>)> {
+    match &f.levels {
+        Levels::Values(_) => vec![(f.name.split('.').map(str::to_string).collect(), None)],
+        Levels::Files(files) => files
+            .iter()
+            .flat_map(|(w, a)| a.iter().map(move |x| (x.path.clone(), Some(w.as_str()))))
+            .collect(),
+    }
+}
+
+/// A path as a message names it: `` `a.b` `` or `` `a.b` (in `f.yaml`) ``.
+fn where_set(path: &[String], file: Option<&str>) -> String {
+    match file {
+        Some(f) => format!("`{}` (in `{f}`)", path.join(".")),
+        None => format!("`{}`", path.join(".")),
+    }
+}
+
+/// Refuse two factors that set one key (the same override path, or one inside the other): in
+/// every trial one of them would silently win over the other, and rows that differ in the
+/// loser's column would run the same world. Named at the later factor, with both paths.
+fn check_overlap(factors: &[Factor], errors: &mut ConfigErrors) {
+    let paths: Vec<_> = factors.iter().map(factor_paths).collect();
+    for (j, later) in factors.iter().enumerate() {
+        let clash = (0..j).find_map(|i| {
+            paths[j].iter().find_map(|(q, qf)| {
+                paths[i]
+                    .iter()
+                    .find(|(p, _)| p.starts_with(q) || q.starts_with(p))
+                    .map(|(p, pf)| (i, where_set(p, *pf), where_set(q, *qf)))
+            })
+        });
+        if let Some((i, first, second)) = clash {
+            errors.push(
+                format!("factors.{}", later.name),
+                format!(
+                    "sets {second}, and factor `{}` sets {first}: two factors must not set one \
+                     key (in every trial one would silently win, and rows that differ only in \
+                     the other's level would run the same world); vary the key in one factor, or \
+                     remove it from one of them",
+                    factors[i].name
+                ),
+            );
+        }
+    }
+}
+
+/// The first number in `v` that is not finite (NaN or ±infinity), as YAML writes it.
+fn non_finite(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(n) => n.as_f64().filter(|x| !x.is_finite()).map(|x| {
+            if x.is_nan() {
+                ".nan".to_string()
+            } else if x > 0.0 {
+                ".inf".to_string()
+            } else {
+                "-.inf".to_string()
+            }
+        }),
+        Value::Sequence(s) => s.iter().find_map(non_finite),
+        Value::Mapping(m) => m.values().find_map(non_finite),
+        Value::Tagged(t) => non_finite(&t.value),
+        _ => None,
+    }
+}
+
 /// Read and check `path`.
 pub fn load_campaign(path: &Path) -> Result<Campaign, ConfigErrors> {
     let text = crate::world::yaml::read_document(path, "campaign")
@@ -410,6 +478,7 @@ pub fn parse_campaign(text: &str, dir: &Path) -> Result<Campaign, ConfigErrors> 
             );
         }
     }
+    check_overlap(&factors, &mut errors);
     check_trial_count(&factors, worlds.len().max(1), raw.repetitions, &mut errors);
     check_seed(&raw, &factors, worlds.len().max(1), &mut errors);
     errors.into_result()?;
@@ -479,6 +548,16 @@ fn parse_factor(name: &str, val: &Value, dir: &Path) -> Result<Factor, ConfigErr
             }
             for (i, v) in s.iter().enumerate() {
                 crate::world::yaml::check_strings(v, &format!("{key}[{i}]"))?;
+                if let Some(x) = non_finite(v) {
+                    return Err(ConfigError::new(
+                        format!("{key}[{i}]"),
+                        format!(
+                            "is {x}, not a finite number: a factor level must be finite (a trial \
+                             cannot be told apart by it, and the table would show it as null); \
+                             give a finite value"
+                        ),
+                    ));
+                }
             }
             Ok(Factor { name: name.to_string(), levels: Levels::Values(s.clone()) })
         }

@@ -3,21 +3,26 @@
 //!
 //! `DIR/resolved.json` records what the document's names resolved to when the folder was made
 //! (the document's folder, the world files, the override files of a files factor) and what the
-//! trials ran on: the content hash of every input file (each world YAML and the worlds it
-//! `extends:`, each override file, the MJCF world and the files of every model a component names)
-//! and the identity of the roqsim binary (its version and content hash). A resume, and
+//! trials ran on: the content hash of every input file (every file `roqsim scenes inputs` lists
+//! for each trial's world with its overrides — the world YAML and the worlds it `extends:`, the
+//! MJCF world and what it `<include>`s, meshes, textures, the models' files and the asset folders
+//! they borrow — and each override file of a files factor) and the identity of the roqsim binary
+//! (its version and content hash). A resume, and
 //! `campaign trial`, re-hash the same files and refuse when one differs: its results would sit in
 //! one table beside results of another world.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value as Json};
 
-use crate::record::provenance::{hash_bytes, hash_input};
+use crate::introspect::inputs::world_inputs;
+use crate::record::provenance::{hash_bytes, hash_input, input_key};
+use crate::world::LoadOptions;
 
 /// `DIR/resolved.json`.
 pub const RESOLVED: &str = "resolved.json";
@@ -32,17 +37,40 @@ pub struct FolderLock {
     _file: File,
 }
 
-/// Take `dir`'s lock without waiting; refused naming the folder and the pid holding it.
-/// `shown` is the folder as the user named it.
+/// Take `dir`'s lock without waiting; refused naming the folder and the pid holding it. The
+/// caller has checked that `dir` is a campaign's (or empty) first, so a refused folder never gets
+/// a `.lock`. A `.lock` that is a symbolic or hard link (or anything but a plain file) is
+/// refused, never followed: the pid would be written over whatever it points to. `shown` is the folder as the user
+/// named it.
 pub fn lock(dir: &Path, shown: &Path) -> Result<FolderLock, String> {
     let p = dir.join(LOCK);
-    let mut f = std::fs::OpenOptions::new()
+    let not_plain = || {
+        format!(
+            "{}: {} is not a plain file (a symbolic or hard link, a folder or a device): a \
+             campaign's lock is a plain file it creates; remove {} and run again",
+            shown.display(),
+            p.display(),
+            p.display()
+        )
+    };
+    let mut f = match std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(&p)
-        .map_err(|e| format!("{}: {e}", p.display()))?;
+    {
+        Ok(f) => f,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP) | Some(libc::EISDIR)) => {
+            return Err(not_plain())
+        }
+        Err(e) => return Err(format!("{}: {e}", p.display())),
+    };
+    // A hard link would have the pid written over the file it shares.
+    if !f.metadata().is_ok_and(|m| m.is_file() && m.nlink() == 1) {
+        return Err(not_plain());
+    }
     // SAFETY: flock(2) on a descriptor this function owns and keeps open.
     if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         let e = std::io::Error::last_os_error();
@@ -97,6 +125,35 @@ pub fn binary_identity(exe: &Path) -> Result<Json, String> {
         "path": exe.display().to_string(),
         "sha256": hash_bytes(&bytes),
     }))
+}
+
+/// Every input file of one trial's world with its overrides, hashed: exactly the files
+/// `roqsim scenes inputs` walks ([`world_inputs`]: the world YAML and its `extends:` chain, the
+/// MJCF world and its includes, meshes, textures and height fields, the models' MJCF and
+/// manifests and the asset folders they borrow, files a component's config names), plus the
+/// override files of its files-factor levels. A file an installed package ships is keyed
+/// `package://<pkg>/<path>` (as a recording keys it), so a resume finds it wherever the package
+/// is installed then.
+pub fn world_input_hashes(
+    world: &Path,
+    opts: &LoadOptions,
+    override_files: &[PathBuf],
+) -> BTreeMap<String, String> {
+    let walked = world_inputs(world, opts);
+    let shares = package_shares();
+    let keys: Vec<String> =
+        walked.inputs.iter().chain(override_files).map(|f| input_key(f, &shares)).collect();
+    hash_inputs(keys.iter().map(String::as_str))
+}
+
+/// Every `<prefix>/share` of `AMENT_PREFIX_PATH`, resolved: where [`input_key`] finds packages.
+fn package_shares() -> Vec<PathBuf> {
+    std::env::var("AMENT_PREFIX_PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| Path::new(s).join("share").canonicalize().ok())
+        .collect()
 }
 
 /// `files` hashed (`key → sha256:…`; an unreadable file says so in place of a hash). A key is a

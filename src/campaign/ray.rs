@@ -17,6 +17,32 @@ use crate::campaign::run::{die_with_parent, read_status, trial_dir, Tally, STOP}
 /// How long a stopped driver has to cancel its tasks and leave the cluster before it is killed.
 pub const DRIVER_STOP_GRACE: Duration = Duration::from_secs(20);
 
+/// What a `--ray` address must be, for its refusals.
+const ADDRESS_FIX: &str = "give `auto` (the cluster of this node) or HOST:PORT with a port from 1 \
+                           to 65535, as `ray start --head` printed it (e.g. 127.0.0.1:6379)";
+
+/// Check a `--ray` address before anything is read or written: `auto`, or `HOST:PORT` with a
+/// non-empty host and a port from 1 to 65535.
+pub fn check_address(address: &str) -> Result<(), String> {
+    if address.trim().is_empty() {
+        return Err(format!("--ray is empty: {ADDRESS_FIX}"));
+    }
+    if address == "auto" {
+        return Ok(());
+    }
+    let ok = address.rsplit_once(':').is_some_and(|(host, port)| {
+        !host.is_empty()
+            && !host.chars().any(char::is_whitespace)
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && port.parse::<u16>().is_ok_and(|p| p >= 1)
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("--ray {address}: not a Ray cluster address: {ADDRESS_FIX}"))
+    }
+}
+
 /// Run the trials `todo` of folder `dir` on the Ray cluster at `address`; the tally of how they
 /// ended. A stop (STOP set) ends the driver and returns what had finished.
 pub fn ray_run(

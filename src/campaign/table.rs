@@ -139,6 +139,30 @@ pub fn rows(c: &Campaign, trials: &[Trial], dir: &Path) -> Vec<Vec<(String, Json
         .collect()
 }
 
+/// The table's files: `results.csv`, `results.jsonl`.
+pub const TABLE_FILES: [&str; 2] = ["results.csv", "results.jsonl"];
+
+/// Refuse, before any trial runs, a table file that exists and is not a plain file (a symbolic
+/// link — to `/dev/full`, say —, a folder, a device): the table would be written through it, or
+/// fail, only after every trial had run.
+pub fn check_table_files(dir: &Path) -> Result<(), String> {
+    for name in TABLE_FILES {
+        let p = dir.join(name);
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if !m.file_type().is_file() => {
+                return Err(format!(
+                    "{} is not a plain file (a symbolic link, a folder or a device): the results \
+                     table is written there after the trials; remove it (the table is rewritten \
+                     from the trial folders) and run again",
+                    p.display()
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Write `results.csv` and `results.jsonl` under `dir`.
 pub fn write_table(c: &Campaign, trials: &[Trial], dir: &Path) -> Result<(), String> {
     let rows = rows(c, trials, dir);

@@ -4,18 +4,16 @@
 //! Trials that differ only in their repetition (their seed) build the same model, so each
 //! distinct (world, overrides) cell is built once. The first cell that fails names the trial,
 //! its levels and the world's own refusal. Each cell's input files are hashed on the way (every
-//! file a recording's provenance names, and the worlds each world `extends:`): what
-//! `DIR/resolved.json` keeps so a resume can tell that a world changed.
+//! file `roqsim scenes inputs` lists for it, and its override files): what `DIR/resolved.json`
+//! keeps so a resume can tell that a world, or any file it is made of, changed.
 
 use std::collections::BTreeMap;
 
 use crate::campaign::document::Campaign;
 use crate::campaign::expand::Trial;
-use crate::campaign::folder::hash_inputs;
+use crate::campaign::folder::world_input_hashes;
 use crate::campaign::summary::check_endpoints;
 use crate::engine::{Engine, EngineOptions};
-use crate::record::provenance::input_hashes;
-use crate::record::RunInputs;
 use crate::world::{load_world, LoadOptions};
 
 /// A trial's name in messages: `trial 3 (world = a.yaml, components.x.y = 0.01)`.
@@ -54,19 +52,7 @@ pub fn validate(c: &Campaign, trials: &[Trial]) -> Result<BTreeMap<String, Strin
         };
         let world = load_world(&t.world.path, &opts)
             .map_err(|e| format!("{who}: the world {} refuses it:\n{e}", t.world.path.display()))?;
-        let run = RunInputs {
-            world_path: t.world.path.clone(),
-            override_files: t.files.clone(),
-            ..RunInputs::default()
-        };
-        inputs.extend(input_hashes(&run, &world));
-        let chain: Vec<String> = world
-            .doc
-            .chain
-            .iter()
-            .map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()).display().to_string())
-            .collect();
-        inputs.extend(hash_inputs(chain.iter().map(String::as_str)));
+        inputs.extend(world_input_hashes(&t.world.path, &opts, &t.files));
         // A preview seed: building is not a measurement.
         let engine = Engine::new(world, EngineOptions { profile: false, seed: Some(0) })
             .map_err(|e| format!("{who}: the world does not build: {e}"))?;

@@ -103,8 +103,10 @@ pub fn yaml_chain(path: &Path, gave_up: &mut Vec<String>) -> Option<(WorldDoc, V
     Some((doc, chain))
 }
 
-/// Files an MJCF names (includes, meshes, textures, height fields, skins), searched in its own
-/// `meshdir`/`texturedir`/`assetdir` (relative to the file), then `extra_dirs`, then its folder.
+/// Files an MJCF names (includes, meshes, textures, height fields, skins), searched in the
+/// model's `meshdir`/`texturedir`/`assetdir` (relative to the main file), then `extra_dirs`, then
+/// the main file's folder. A `<compiler>` setting holds for the whole model, as in MuJoCo: one
+/// declared in the main file also places the meshes of the files it `<include>`s.
 pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
     let mut stack = vec![path.to_path_buf()];
     let mut visited = BTreeSet::new();
@@ -112,6 +114,7 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
     let attr = regex::Regex::new(r#"\b([a-z]+)\s*=\s*"([^"]*)""#).expect("valid regex");
     let tag = regex::Regex::new(r"<([a-z]+)\b([^>]*)>").expect("valid regex");
     let comments = regex::Regex::new(r"(?s)<!--.*?-->").expect("valid regex");
+    let (mut meshdir, mut texturedir) = (None::<String>, None::<String>);
     while let Some(f) = stack.pop() {
         if !visited.insert(f.clone()) {
             continue;
@@ -119,7 +122,6 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
         let Ok(text) = std::fs::read_to_string(&f) else { continue };
         out.push(f.clone());
         let text = comments.replace_all(&text, "");
-        let (mut meshdir, mut texturedir) = (None::<String>, None::<String>);
         for t in tag.captures_iter(&text) {
             if &t[1] == "compiler" {
                 for a in attr.captures_iter(&t[2]) {
