@@ -321,6 +321,26 @@ impl Interface {
         self.endpoints[id].inbox.drain(..).collect()
     }
 
+    /// Answer every service call still waiting in an inbox with `success: false` and `why` (the
+    /// run ended before a hook drained it: a caller gets a reason, not silence). Returns how many.
+    pub fn refuse_pending_calls(&mut self, why: &str) -> usize {
+        let mut n = 0;
+        for e in &mut self.endpoints {
+            e.inbox.retain(|p| match p {
+                Payload::Call(call) => {
+                    let _ = call.reply.send(Payload::Ack {
+                        success: false,
+                        message: format!("the run ended before this request was served: {why}"),
+                    });
+                    n += 1;
+                    false
+                }
+                _ => true,
+            });
+        }
+        n
+    }
+
     /// Clear inboxes and published state (reset).
     pub fn clear(&mut self) {
         for e in &mut self.endpoints {
@@ -352,5 +372,33 @@ impl Interface {
             .collect();
         rows.extend(self.extra_rates.iter().cloned());
         rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::payload::ServiceCall;
+
+    #[test]
+    fn calls_left_in_an_inbox_are_refused_with_the_reason() {
+        let mut i = Interface::new(500.0);
+        let id = i.add(Endpoint::input("lidar/override"));
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        i.deliver(
+            id,
+            Payload::Call(ServiceCall { request: Box::new(Payload::Bool(true)), reply: tx }),
+        );
+        i.deliver(id, Payload::Bool(false));
+        assert_eq!(i.refuse_pending_calls("the run failed: non-finite state"), 1);
+        match rx.try_recv() {
+            Ok(Payload::Ack { success, message }) => {
+                assert!(!success);
+                assert_eq!(message, "the run ended before this request was served: the run failed: non-finite state");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Plain payloads stay for their consumer.
+        assert!(matches!(i.drain(id).as_slice(), [Payload::Bool(false)]));
     }
 }
