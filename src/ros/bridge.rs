@@ -166,6 +166,8 @@ impl Plugin for Ros2Bridge {
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let cfg = self.cfg.clone();
+        // A run starts: requests are served again (a process may run several in turn).
+        crate::ros::services::begin_run();
         // The physical robot of an owner: an arm `mount:`ed on a base belongs to the base's.
         let robot_of = |owner: &str| -> String {
             let mut cur = owner.to_string();

@@ -74,6 +74,13 @@ pub fn end_run(why: &str) {
     }
 }
 
+/// A run starts (the bridge's configure): requests wait for the simulation's answer again.
+pub fn begin_run() {
+    if let Ok(mut e) = RUN_END.lock() {
+        *e = None;
+    }
+}
+
 fn run_end() -> Option<String> {
     RUN_END.lock().ok().and_then(|e| e.clone())
 }
