@@ -537,6 +537,24 @@ def test_param_files_match_rclcpps_wildcards_and_an_unparsable_file_fails_the_lo
     assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
 
 
+def test_1000_simultaneous_controller_manager_requests_are_all_answered(roqsim, ros):
+    """Every controller_manager service keeps all requests (KEEP_ALL): 1000 list_controllers sent
+    at once by a KEEP_ALL client all come back, each listing the world's three controllers. (A
+    client with the default services QoS, keep-last 10, drops its own excess replies: docs/ros.md,
+    Limits.)"""
+    from controller_manager_msgs.srv import ListControllers
+
+    sim = roqsim("sim", "worlds/ur_pick.yaml", "--ros", "--pacing", "4", "--seconds", "600", "-q", wait_ready="/clock")
+    keep_all = QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.VOLATILE)
+    client = ros.node.create_client(ListControllers, "/ur/controller_manager/list_controllers", qos_profile=keep_all)
+    ros.spin_until(client.service_is_ready, 15, "list_controllers")
+    futs = [client.call_async(ListControllers.Request()) for _ in range(1000)]
+    ros.spin_until(lambda: all(f.done() for f in futs), 120, "1000 answers")
+    assert {tuple(sorted(c.name for c in f.result().controller)) for f in futs} == {tuple(sorted([JSB, GRIP, JTC]))}
+    assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
 def test_hardware_component_lifecycle(roqsim, ros, tmp_path):
     """Point 4, hardware_spawner and set_hardware_component_state: the robot is a hardware
     component whose lifecycle follows ros2_control's resource manager — inactive takes no
