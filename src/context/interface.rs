@@ -324,14 +324,18 @@ impl Interface {
     /// Answer every service call still waiting in an inbox with `success: false` and `why` (the
     /// run ended before a hook drained it: a caller gets a reason, not silence). Returns how many.
     pub fn refuse_pending_calls(&mut self, why: &str) -> usize {
+        self.refuse_calls(&format!("the run ended before this request was served: {why}"))
+    }
+
+    /// Answer every service call in an inbox `success: false` with `message`; how many.
+    fn refuse_calls(&mut self, message: &str) -> usize {
         let mut n = 0;
         for e in &mut self.endpoints {
             e.inbox.retain(|p| match p {
                 Payload::Call(call) => {
-                    let _ = call.reply.send(Payload::Ack {
-                        success: false,
-                        message: format!("the run ended before this request was served: {why}"),
-                    });
+                    let _ = call
+                        .reply
+                        .send(Payload::Ack { success: false, message: message.to_string() });
                     n += 1;
                     false
                 }
@@ -341,8 +345,10 @@ impl Interface {
         n
     }
 
-    /// Clear inboxes and published state (reset).
+    /// Clear inboxes and published state (reset). A service call still in an inbox is answered
+    /// `success: false` saying the reset came first (dropping it would leave its caller silent).
     pub fn clear(&mut self) {
+        self.refuse_calls("the world was reset before this request was served; send it again");
         for e in &mut self.endpoints {
             e.inbox.clear();
             e.latest = None;
@@ -400,5 +406,14 @@ mod tests {
         }
         // Plain payloads stay for their consumer.
         assert!(matches!(i.drain(id).as_slice(), [Payload::Bool(false)]));
+        // A reset answers the calls it clears.
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        i.deliver(
+            id,
+            Payload::Call(ServiceCall { request: Box::new(Payload::Bool(true)), reply: tx }),
+        );
+        i.clear();
+        assert!(matches!(rx.try_recv(), Ok(Payload::Ack { success: false, message })
+            if message == "the world was reset before this request was served; send it again"));
     }
 }
