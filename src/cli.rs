@@ -569,6 +569,10 @@ fn finish(
     result: Result<runner::Summary, crate::SimError>,
     profile: bool,
 ) -> ExitCode {
+    engine.ctx.run.end_reason = Some(match &result {
+        Ok(summary) => format!("the run finished ({})", summary.reason),
+        Err(e) => format!("the run failed: {e}"),
+    });
     let shutdown_errors = engine.shutdown();
     match result {
         Ok(summary) => {

@@ -321,8 +321,34 @@ impl Interface {
         self.endpoints[id].inbox.drain(..).collect()
     }
 
-    /// Clear inboxes and published state (reset).
+    /// Answer every service call still waiting in an inbox with `success: false` and `why` (the
+    /// run ended before a hook drained it: a caller gets a reason, not silence). Returns how many.
+    pub fn refuse_pending_calls(&mut self, why: &str) -> usize {
+        self.refuse_calls(&format!("the run ended before this request was served: {why}"))
+    }
+
+    /// Answer every service call in an inbox `success: false` with `message`; how many.
+    fn refuse_calls(&mut self, message: &str) -> usize {
+        let mut n = 0;
+        for e in &mut self.endpoints {
+            e.inbox.retain(|p| match p {
+                Payload::Call(call) => {
+                    let _ = call
+                        .reply
+                        .send(Payload::Ack { success: false, message: message.to_string() });
+                    n += 1;
+                    false
+                }
+                _ => true,
+            });
+        }
+        n
+    }
+
+    /// Clear inboxes and published state (reset). A service call still in an inbox is answered
+    /// `success: false` saying the reset came first (dropping it would leave its caller silent).
     pub fn clear(&mut self) {
+        self.refuse_calls("the world was reset before this request was served; send it again");
         for e in &mut self.endpoints {
             e.inbox.clear();
             e.latest = None;
@@ -352,5 +378,42 @@ impl Interface {
             .collect();
         rows.extend(self.extra_rates.iter().cloned());
         rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::payload::ServiceCall;
+
+    #[test]
+    fn calls_left_in_an_inbox_are_refused_with_the_reason() {
+        let mut i = Interface::new(500.0);
+        let id = i.add(Endpoint::input("lidar/override"));
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        i.deliver(
+            id,
+            Payload::Call(ServiceCall { request: Box::new(Payload::Bool(true)), reply: tx }),
+        );
+        i.deliver(id, Payload::Bool(false));
+        assert_eq!(i.refuse_pending_calls("the run failed: non-finite state"), 1);
+        match rx.try_recv() {
+            Ok(Payload::Ack { success, message }) => {
+                assert!(!success);
+                assert_eq!(message, "the run ended before this request was served: the run failed: non-finite state");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Plain payloads stay for their consumer.
+        assert!(matches!(i.drain(id).as_slice(), [Payload::Bool(false)]));
+        // A reset answers the calls it clears.
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        i.deliver(
+            id,
+            Payload::Call(ServiceCall { request: Box::new(Payload::Bool(true)), reply: tx }),
+        );
+        i.clear();
+        assert!(matches!(rx.try_recv(), Ok(Payload::Ack { success: false, message })
+            if message == "the world was reset before this request was served; send it again"));
     }
 }

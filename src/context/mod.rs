@@ -78,6 +78,9 @@ pub struct RunInfo {
     /// `sim.sync.enabled`: the run steps in lockstep with its controller (GetSimulatorFeatures
     /// reports it).
     pub lockstep: bool,
+    /// Why the run ended (set by the driver before shutdown): the reason every service call
+    /// still waiting for an answer is refused with ([`Interface::refuse_pending_calls`]).
+    pub end_reason: Option<String>,
 }
 
 /// The context every hook receives.

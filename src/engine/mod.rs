@@ -134,6 +134,7 @@ impl Engine {
                     .map(|s| s.state())
                     .unwrap_or(crate::handles::controllers::State::Unloaded),
                 manual_control: false,
+                end_reason: None,
                 lockstep: sim.sync.as_ref().is_some_and(|s| s.enabled == Some(true)),
             },
         );
@@ -517,6 +518,15 @@ impl Engine {
         }
         self.shut_down = true;
         self.ctx.drain_commands();
+        // A call delivered but never drained (the run ended between delivery and the consumer's
+        // hook, e.g. on a failed step) is answered now, with why, before the transport stops.
+        let why = self.ctx.run.end_reason.get_or_insert_with(|| "the run ended".into()).clone();
+        let refused = self.ctx.interface.refuse_pending_calls(&why);
+        if refused > 0 {
+            tracing::info!(
+                "{refused} service call(s) pending at the end of the run refused: {why}"
+            );
+        }
         let mut errs = Vec::new();
         for s in self.slots.iter_mut().rev().filter(|s| s.hooks.contains(Hooks::SHUTDOWN)) {
             let t = Instant::now();

@@ -46,6 +46,8 @@ const GRAPH_PERIOD: Duration = Duration::from_secs(1);
 /// How long one `spin_once` may block (bounds shutdown latency, not message latency: a wait
 /// returns as soon as something is ready).
 const SPIN_TIMEOUT: Duration = Duration::from_millis(10);
+/// How long shutdown waits for the answers to service requests still in flight.
+const ANSWER_GRACE: Duration = Duration::from_secs(2);
 /// Wall period of the re-sends while paused (latest joint_states and TF, /clock at the time it
 /// stands at): controllers and TF listeners do not starve, and nothing new is invented.
 const PAUSED_PERIOD: Duration = Duration::from_millis(100);
@@ -164,6 +166,8 @@ impl Plugin for Ros2Bridge {
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
         let cfg = self.cfg.clone();
+        // A run starts: requests are served again (a process may run several in turn).
+        crate::ros::services::begin_run();
         // The physical robot of an owner: an arm `mount:`ed on a base belongs to the base's.
         let robot_of = |owner: &str| -> String {
             let mut cur = owner.to_string();
@@ -486,6 +490,17 @@ impl Plugin for Ros2Bridge {
             || r.tf_pub.get_inter_process_subscription_count().unwrap_or(0) > 0;
         if listened && self.cfg.linger_s > 0.0 {
             std::thread::sleep(Duration::from_secs_f64(self.cfg.linger_s));
+        }
+        // Every request still waiting for the simulation, and every later one, is answered
+        // with why the run ended; the node spins on until those answers are out (bounded).
+        let why = ctx.run.end_reason.clone().unwrap_or_else(|| "the run ended".into());
+        crate::ros::services::end_run(&why);
+        if !crate::ros::services::wait_answered(ANSWER_GRACE) {
+            tracing::warn!(
+                "[{}] service requests still unanswered {} s after the run ended",
+                self.address,
+                ANSWER_GRACE.as_secs()
+            );
         }
         crate::ros::rosout::detach();
         r.stop.store(true, Ordering::SeqCst);

@@ -66,7 +66,7 @@ use crate::handles::controllers::{
 use crate::ros::config::BridgeConfig;
 use crate::ros::controller_nodes::{self, ControllerNodes, Loaded};
 use crate::ros::convert::{self, Task};
-use crate::ros::services::{recv_async, serve_loop, REPLY_TIMEOUT};
+use crate::ros::services::{recv_async, serve_loop, InFlight, REPLY_TIMEOUT};
 use crate::ros::{names, param_files, params};
 
 /// The services under `<namespace>/controller_manager/` (every controller_manager_msgs service
@@ -706,15 +706,24 @@ impl Ctx<'_> {
                 let _ = tx.send(resp);
             });
             let (name, act, nodes) = (name.clone(), act.clone(), nodes.clone());
+            let busy = InFlight::start();
             Box::pin(async move {
+                let _busy = busy;
                 let resp = match recv_async(rx, REPLY_TIMEOUT).await {
-                    Some(Some((r, snap))) => {
+                    Ok(Some((r, snap))) => {
                         // The controllers' nodes come and go before the answer, as upstream's.
                         snap.apply(&nodes, &act);
                         r
                     }
-                    _ => {
-                        tracing::warn!("{name}: no answer from the simulation within {} s; replying with a default (failed) response", REPLY_TIMEOUT.as_secs());
+                    Ok(None) => {
+                        tracing::warn!("{name}: the robot has no controller registry; replying with a default (failed) response");
+                        S::Response::default()
+                    }
+                    Err(e) => {
+                        tracing::warn!(
+                            "{name}: {}; replying with a default (failed) response",
+                            e.reason()
+                        );
                         S::Response::default()
                     }
                 };

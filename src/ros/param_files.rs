@@ -2,10 +2,12 @@
 //! the manager is told `<controller>.params_file` (and `<controller>.type`, read from the file by
 //! the spawner), and `load_controller` reads the controller's section.
 //!
-//! A section is found under the keys the spawner itself accepts, in its order: `<controller>`
-//! (only when the manager has no namespace), `/<ns>/<controller>`, `/**/<controller>`,
-//! `/**/<ns>/<controller>`, or a `/**` block whose `ros__parameters` apply to every node. Its
-//! `ros__parameters` must be a mapping.
+//! A controller's values are those of every section whose node name matches its node
+//! `/<ns>/<controller>` by rclcpp's rules (a leading `/` added, `/*` one name token, `/**` any
+//! number of them: `/ur/jtc`, `/*/jtc`, `/**/jtc`, `/**`, `jtc` for a manager without namespace),
+//! merged in file order. A file rcl cannot parse (not YAML, no `ros__parameters` mapping under a
+//! node name) fails the load with rcl's words, as ros2_control's manager fails it when the
+//! controller's node cannot be created.
 //!
 //! The world declares which controllers exist and their types, so a file may confirm the
 //! controller's `type` (a different type refuses the load, naming both). Its other keys become the
@@ -41,61 +43,117 @@ pub fn section(file: &str, controller: &str, ns: &str) -> Result<Option<Section>
     section_of(&text, file, controller, ns)
 }
 
-/// [`section`] of a file's text.
+/// What rcl answers when a `--params-file` cannot be parsed, as ros2_control's manager logs it
+/// when the controller's node cannot be created (the load fails).
+fn unparsable(file: &str, controller: &str, why: &str) -> String {
+    format!(
+        "Caught exception of type : rclcpp::exceptions::RCLInvalidROSArgsError while initializing controller '{controller}': failed to parse arguments: Couldn't parse params file: '--params-file {file}'. Error: {why}"
+    )
+}
+
+/// The node-name sections of a parameter file as rcl's YAML parser reads them, in file order:
+/// the keys down to a `ros__parameters` mapping joined with `/`, with a leading `/` (rclcpp).
+fn node_sections<'a>(
+    prefix: &str,
+    m: &'a Mapping,
+    out: &mut Vec<(String, &'a Mapping)>,
+) -> Result<(), String> {
+    for (k, v) in m {
+        let Some(k) = k.as_str() else {
+            return Err(format!("a node name is not a string ({k:?})"));
+        };
+        if k == "ros__parameters" {
+            if prefix.is_empty() {
+                return Err("`ros__parameters` at the top level names no node".into());
+            }
+            let Value::Mapping(p) = v else {
+                return Err(format!("`{prefix}`'s `ros__parameters` is not a mapping"));
+            };
+            out.push((prefix.to_string(), p));
+            continue;
+        }
+        let name = if prefix.is_empty() { k.to_string() } else { format!("{prefix}/{k}") };
+        match v {
+            Value::Mapping(inner) => node_sections(&name, inner, out)?,
+            _ => return Err(format!("`{name}` has no `ros__parameters` mapping")),
+        }
+    }
+    Ok(())
+}
+
+/// rclcpp's node-name match of a parameter file's section: the name with a leading `/`, every
+/// `/*` made `(/\w+)` (so `/*` is one name token and `/**` any number, none included), the whole
+/// node name matched. `Err`: the name is not a valid pattern (rclcpp's regex throws).
+pub fn node_name_matches(section: &str, fqn: &str) -> Result<bool, String> {
+    let name = if section.starts_with('/') { section.to_string() } else { format!("/{section}") };
+    let mut rx = String::from("^(?:");
+    let mut rest = name.as_str();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("/*") {
+            rx += "(/[A-Za-z0-9_]+)";
+            rest = r;
+        } else {
+            let c = rest.chars().next().expect("not empty");
+            // A `*` left over (the second of `/**`) is a repetition, as in rclcpp's regex.
+            if c == '*' {
+                rx.push('*');
+            } else {
+                rx += &regex::escape(&c.to_string());
+            }
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+    rx += ")$";
+    let re = regex::Regex::new(&rx)
+        .map_err(|e| format!("node name `{section}` is not a valid pattern: {e}"))?;
+    Ok(re.is_match(fqn))
+}
+
+/// [`section`] of a file's text: every section whose node name matches the controller's node
+/// (`/<ns>/<controller>`) by rclcpp's rules ([`node_name_matches`]), merged in file order (a
+/// later section's value replaces an earlier one's, as rclcpp applies them).
 pub fn section_of(
     text: &str,
     file: &str,
     controller: &str,
     ns: &str,
 ) -> Result<Option<Section>, String> {
-    let doc: Value = serde_norway::from_str(text)
-        .map_err(|e| format!("parameter file `{file}` is not YAML: {e}"))?;
+    let doc: Value =
+        serde_norway::from_str(text).map_err(|e| unparsable(file, controller, &e.to_string()))?;
     let Value::Mapping(top) = doc else {
-        return Err(format!("parameter file `{file}` is not a mapping of node names"));
+        return Err(unparsable(file, controller, "the file is not a mapping of node names"));
     };
     let ns = if ns.is_empty() { "/" } else { ns };
-    let namespaced =
-        if ns == "/" { format!("/{controller}") } else { format!("{ns}/{controller}") };
-    let wild = top.get("/**").and_then(Value::as_mapping);
-    let mut candidates: Vec<(String, Option<&Value>)> = Vec::new();
-    if ns == "/" {
-        candidates.push((controller.to_string(), top.get(controller)));
-    }
-    candidates.push((namespaced.clone(), top.get(namespaced.as_str())));
-    let k = format!("/**/{controller}");
-    candidates
-        .push((k.clone(), top.get(k.as_str()).or_else(|| wild.and_then(|w| w.get(controller)))));
-    let k = format!("/**{namespaced}");
-    candidates.push((k.clone(), top.get(k.as_str())));
-    let (key, node) = match candidates.into_iter().find(|(_, v)| v.is_some()) {
-        Some((k, Some(v))) => (k, v),
-        _ => match wild {
-            Some(w) if w.contains_key("ros__parameters") => {
-                ("/**".to_string(), top.get("/**").expect("present"))
+    let fqn = if ns == "/" { format!("/{controller}") } else { format!("{ns}/{controller}") };
+    let mut sections = Vec::new();
+    node_sections("", &top, &mut sections).map_err(|e| unparsable(file, controller, &e))?;
+    let mut keys = Vec::new();
+    let mut type_name = None;
+    let mut others: Vec<(String, Value)> = Vec::new();
+    for (name, params) in sections {
+        if !node_name_matches(&name, &fqn).map_err(|e| unparsable(file, controller, &e))? {
+            continue;
+        }
+        keys.push(name);
+        for (k, v) in params {
+            let Some(k) = k.as_str() else { continue };
+            if k == "type" {
+                type_name = v.as_str().map(str::to_string);
+            } else {
+                let mut flat = Vec::new();
+                flatten(k, v, &mut flat);
+                for (k, v) in flat {
+                    others.retain(|(n, _)| n != &k);
+                    others.push((k, v));
+                }
             }
-            _ => return Ok(None),
-        },
-    };
-    let params: &Mapping = node
-        .as_mapping()
-        .and_then(|m| m.get("ros__parameters"))
-        .and_then(Value::as_mapping)
-        .ok_or_else(|| {
-            format!(
-                "parameter file `{file}`: `{key}` has no `ros__parameters` mapping; it is not a ROS parameter file for controller {namespaced}"
-            )
-        })?;
-    let mut sec = Section { file: file.to_string(), key, ..Default::default() };
-    for (k, v) in params {
-        let Some(k) = k.as_str() else { continue };
-        if k == "type" {
-            sec.type_name = v.as_str().map(str::to_string);
-        } else {
-            flatten(k, v, &mut sec.others);
         }
     }
-    sec.others.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(Some(sec))
+    if keys.is_empty() {
+        return Ok(None);
+    }
+    others.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Some(Section { file: file.to_string(), key: keys.join(", "), type_name, others }))
 }
 
 fn flatten(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
@@ -228,9 +286,47 @@ mod tests {
             None
         );
         let e = section_of("/ur/x: 3\n", "g.yaml", "x", "/ur").unwrap_err();
-        assert!(e.contains("has no `ros__parameters` mapping"), "{e}");
+        assert_eq!(e, "Caught exception of type : rclcpp::exceptions::RCLInvalidROSArgsError while initializing controller 'x': failed to parse arguments: Couldn't parse params file: '--params-file g.yaml'. Error: `/ur/x` has no `ros__parameters` mapping");
         let e = section_of("- a\n", "g.yaml", "x", "/ur").unwrap_err();
-        assert_eq!(e, "parameter file `g.yaml` is not a mapping of node names");
+        assert!(
+            e.ends_with("'--params-file g.yaml'. Error: the file is not a mapping of node names"),
+            "{e}"
+        );
+        let e =
+            section_of("/ur/x:\n  ros__parameters: {a: [1,\n", "g.yaml", "x", "/ur").unwrap_err();
+        assert!(
+            e.starts_with("Caught exception of type : rclcpp::exceptions::RCLInvalidROSArgsError while initializing controller 'x': failed to parse arguments: Couldn't parse params file: '--params-file g.yaml'. Error: "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn node_names_match_by_rclcpps_wildcard_rules() {
+        let m = |p: &str, f: &str| node_name_matches(p, f).unwrap();
+        assert!(m("/*/jtc", "/ur/jtc"));
+        assert!(!m("/*/jtc", "/jtc"), "`/*` is exactly one token");
+        assert!(!m("/*/jtc", "/a/b/jtc"));
+        assert!(m("/**/jtc", "/jtc") && m("/**/jtc", "/a/b/jtc"), "`/**` is any number");
+        assert!(m("/**", "/ur/jtc") && m("/ur/*", "/ur/jtc") && !m("/ur/*", "/ur/a/jtc"));
+        assert!(m("jtc", "/jtc") && !m("jtc", "/ur/jtc"), "a leading `/` is added");
+        assert!(m("/ur/**", "/ur/jtc") && !m("/ur/**", "/left/jtc"));
+        assert!(!m("/ur/jt", "/ur/jtc") && !m("/ur.x/jtc", "/urax/jtc"), "whole name, literal");
+        // Every matching section applies, in file order: later values replace earlier ones.
+        let f = "/**:\n  ros__parameters:\n    a: 1\n    b: 1\n/*/jtc:\n  ros__parameters:\n    b: 2\n    c: 2\n/**/jtc:\n  ros__parameters:\n    c: 3\n/*/other:\n  ros__parameters:\n    a: 9\n/*/*/jtc:\n  ros__parameters:\n    a: 9\n";
+        let s = section_of(f, "f.yaml", "jtc", "/ur").unwrap().unwrap();
+        assert_eq!(s.key, "/**, /*/jtc, /**/jtc");
+        let vals: Vec<(String, i64)> =
+            s.others.iter().map(|(k, v)| (k.clone(), v.as_i64().unwrap())).collect();
+        assert_eq!(vals, vec![("a".into(), 1), ("b".into(), 2), ("c".into(), 3)]);
+        // Nested node names join with `/` as rcl reads them.
+        let f = "ur:\n  jtc:\n    ros__parameters:\n      type: t/T\n";
+        let s = section_of(f, "f.yaml", "jtc", "/ur").unwrap().unwrap();
+        assert_eq!((s.key.as_str(), s.type_name.as_deref()), ("ur/jtc", Some("t/T")));
+        // `/*/jtc` names no controller of a manager without namespace.
+        assert_eq!(
+            section_of("/*/jtc:\n  ros__parameters: {a: 1}\n", "f.yaml", "jtc", "/").unwrap(),
+            None
+        );
     }
 
     #[test]

@@ -13,15 +13,21 @@
 //! ready (possibly steps later). A crossbeam receiver cannot wake an async task, so one short-lived
 //! helper thread per pending reply blocks on it and hands the answer to the task through a
 //! oneshot ([`recv_async`]); requests are rare (a fault switch, a tare), so a thread each is cheap
-//! and keeps the ROS thread free. A reply that never comes (the run ended, or nothing drains the
-//! endpoint) is answered `success: false` after [`REPLY_TIMEOUT`] with the reason.
+//! and keeps the ROS thread free. Every request is answered within a bounded time: a reply that
+//! never comes (nothing drains the endpoint, the run is paused) is answered `success: false` after
+//! [`REPLY_TIMEOUT`] with the reason; when the run ends, the engine refuses the calls still in an
+//! inbox with why it ended, [`end_run`] makes every waiting or later request answer the same at
+//! once, and the bridge keeps its node spinning until those answers are out ([`wait_answered`])
+//! before it stops: a run that ends (a failed step, `--seconds`) never leaves a caller without
+//! an answer while the node is still on the graph.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, RecvTimeoutError};
 use futures::stream::{FuturesUnordered, Stream, StreamExt};
 use r2r::std_srvs::srv::{SetBool, Trigger};
 
@@ -51,18 +57,129 @@ pub fn sim_time() -> f64 {
     f64::from_bits(SIM_TIME_BITS.load(Ordering::Relaxed))
 }
 
-/// The next value of a crossbeam receiver as a future: a helper thread blocks on it (at most
-/// `timeout`) and passes it on. `None` when every sender is gone or the time ran out.
+/// Why the run ended, once it has (process-wide: one run per process); see [`end_run`].
+static RUN_END: Mutex<Option<String>> = Mutex::new(None);
+
+/// Service requests received and not yet answered (every server of the process).
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// How often a waiting reply thread looks whether the run ended.
+const END_POLL: Duration = Duration::from_millis(20);
+
+/// The run ended (the bridge's shutdown, on the physics thread): every request still waiting for
+/// the simulation's answer, and every later one, is answered `success: false` with `why`.
+pub fn end_run(why: &str) {
+    if let Ok(mut e) = RUN_END.lock() {
+        e.get_or_insert_with(|| why.to_string());
+    }
+}
+
+/// A run starts (the bridge's configure): requests wait for the simulation's answer again.
+pub fn begin_run() {
+    if let Ok(mut e) = RUN_END.lock() {
+        *e = None;
+    }
+}
+
+fn run_end() -> Option<String> {
+    RUN_END.lock().ok().and_then(|e| e.clone())
+}
+
+/// Wait (at most `limit`) until every service request received so far has been answered; true
+/// when none is left. The bridge calls it after [`end_run`], before it stops its ROS thread.
+pub fn wait_answered(limit: Duration) -> bool {
+    let end = Instant::now() + limit;
+    while IN_FLIGHT.load(Ordering::SeqCst) > 0 {
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
+/// Counts one service request as in flight until it is dropped (after its response was sent).
+pub struct InFlight(());
+
+impl InFlight {
+    /// A request just arrived.
+    pub fn start() -> InFlight {
+        IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+        InFlight(())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Why no answer came: the reason a failed response carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoAnswer {
+    /// [`REPLY_TIMEOUT`] passed (the run is paused, or nothing drains the endpoint).
+    TimedOut(Duration),
+    /// The run ended before the request was served (its reason).
+    Ended(String),
+    /// The consumer dropped the request without answering while the run went on.
+    Dropped,
+}
+
+impl NoAnswer {
+    /// The reason, for a response's message or a log line.
+    pub fn reason(&self) -> String {
+        match self {
+            NoAnswer::TimedOut(t) => format!(
+                "no answer from the simulation within {} s (the run is paused, or nothing consumes this endpoint)",
+                t.as_secs()
+            ),
+            NoAnswer::Ended(why) => format!("the run ended before this request was served: {why}"),
+            NoAnswer::Dropped => {
+                "the simulation dropped the request without answering (a consumer bug)".into()
+            }
+        }
+    }
+}
+
+/// Block (at most `timeout`) for the next value of `rx`; gives up as soon as the run has ended
+/// ([`end_run`]) and nothing is left to receive.
+pub fn recv_bounded<T>(rx: &Receiver<T>, timeout: Duration) -> Result<T, NoAnswer> {
+    let end = Instant::now() + timeout;
+    loop {
+        let now = Instant::now();
+        if now >= end {
+            return Err(NoAnswer::TimedOut(timeout));
+        }
+        match rx.recv_timeout(END_POLL.min(end - now)) {
+            Ok(v) => return Ok(v),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(run_end().map(NoAnswer::Ended).unwrap_or(NoAnswer::Dropped))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(why) = run_end() {
+                    return rx.try_recv().map_err(|_| NoAnswer::Ended(why));
+                }
+            }
+        }
+    }
+}
+
+/// The next value of a crossbeam receiver as a future: a helper thread blocks on it
+/// ([`recv_bounded`]) and passes it on.
 pub fn recv_async<T: Send + 'static>(
     rx: Receiver<T>,
     timeout: Duration,
-) -> impl Future<Output = Option<T>> + Send {
+) -> impl Future<Output = Result<T, NoAnswer>> + Send {
     let (tx, frx) = futures::channel::oneshot::channel();
-    // If the thread cannot start, `tx` is dropped with the closure and the future yields None.
-    let _ = std::thread::Builder::new().name("roqsim-reply".into()).spawn(move || {
-        let _ = tx.send(rx.recv_timeout(timeout).ok());
+    // If the thread cannot start, `tx` is dropped with the closure and the future says so.
+    let spawned = std::thread::Builder::new().name("roqsim-reply".into()).spawn(move || {
+        let _ = tx.send(recv_bounded(&rx, timeout));
     });
-    async move { frx.await.ok().flatten() }
+    if let Err(e) = &spawned {
+        tracing::error!("cannot start a reply thread: {e}");
+    }
+    async move { frx.await.unwrap_or(Err(NoAnswer::Dropped)) }
 }
 
 /// Serve a request stream: every request becomes a future from `handle`, and all of them run
@@ -101,17 +218,17 @@ pub fn call(commands: &CommandSender, id: EndpointId, request: Payload) -> Recei
 }
 
 /// The (success, message) of an answer to a SetBool/Trigger-shaped call.
-pub fn ack_of(answer: Option<Payload>, service: &str) -> (bool, String) {
+pub fn ack_of(answer: Result<Payload, NoAnswer>, service: &str) -> (bool, String) {
     match answer {
-        Some(Payload::Ack { success, message }) => (success, message),
-        Some(other) => (false, format!("{service}: the simulation answered a {} payload, not an Ack (a consumer bug)", other.kind())),
-        None => (
+        Ok(Payload::Ack { success, message }) => (success, message),
+        Ok(other) => (
             false,
             format!(
-                "{service}: no answer from the simulation within {} s (the run ended, is paused, or nothing consumes this endpoint)",
-                REPLY_TIMEOUT.as_secs()
+                "{service}: the simulation answered a {} payload, not an Ack (a consumer bug)",
+                other.kind()
             ),
         ),
+        Err(e) => (false, format!("{service}: {}", e.reason())),
     }
 }
 
@@ -124,9 +241,10 @@ pub fn serve_set_bool(a: ServeArgs) -> Result<Task, String> {
     let (commands, id, name) = (a.commands, a.endpoint, a.name.to_string());
     Ok(serve_loop(stream, move |req: r2r::ServiceRequest<SetBool::Service>| {
         let rx = call(&commands, id, Payload::Bool(req.message.data));
-        let name = name.clone();
+        let (name, busy) = (name.clone(), InFlight::start());
         Box::pin(async move {
             let (success, message) = ack_of(recv_async(rx, REPLY_TIMEOUT).await, &name);
+            let _busy = busy;
             if let Err(e) = req.respond(SetBool::Response { success, message }) {
                 tracing::warn!("{name}: cannot send the SetBool response: {e}");
             }
@@ -143,9 +261,10 @@ pub fn serve_trigger(a: ServeArgs) -> Result<Task, String> {
     let (commands, id, name) = (a.commands, a.endpoint, a.name.to_string());
     Ok(serve_loop(stream, move |req: r2r::ServiceRequest<Trigger::Service>| {
         let rx = call(&commands, id, Payload::Empty);
-        let name = name.clone();
+        let (name, busy) = (name.clone(), InFlight::start());
         Box::pin(async move {
             let (success, message) = ack_of(recv_async(rx, REPLY_TIMEOUT).await, &name);
+            let _busy = busy;
             if let Err(e) = req.respond(Trigger::Response { success, message }) {
                 tracing::warn!("{name}: cannot send the Trigger response: {e}");
             }
@@ -160,25 +279,61 @@ mod tests {
     #[test]
     fn replies_map_to_success_and_message() {
         let (ok, m) =
-            ack_of(Some(Payload::Ack { success: true, message: "landed".into() }), "/x/override");
+            ack_of(Ok(Payload::Ack { success: true, message: "landed".into() }), "/x/override");
         assert!(ok);
         assert_eq!(m, "landed");
-        let (ok, m) = ack_of(Some(Payload::Bool(true)), "/x/override");
+        let (ok, m) = ack_of(Ok(Payload::Bool(true)), "/x/override");
         assert!(!ok && m.contains("a Bool payload, not an Ack"), "{m}");
-        let (ok, m) = ack_of(None, "/x/override");
-        assert!(!ok && m.contains("/x/override: no answer from the simulation within 30 s"), "{m}");
+        let (ok, m) = ack_of(Err(NoAnswer::TimedOut(REPLY_TIMEOUT)), "/x/override");
+        assert!(!ok);
+        assert_eq!(m, "/x/override: no answer from the simulation within 30 s (the run is paused, or nothing consumes this endpoint)");
+        let (ok, m) = ack_of(Err(NoAnswer::Ended("the run failed: boom".into())), "/x/override");
+        assert!(!ok);
+        assert_eq!(
+            m,
+            "/x/override: the run ended before this request was served: the run failed: boom"
+        );
     }
 
+    // One test for everything that touches the process-wide end flag (tests run in parallel).
     #[test]
-    fn recv_async_passes_the_value_or_none() {
+    fn recv_passes_the_value_or_says_why_not() {
         let (tx, rx) = crossbeam_channel::bounded(1);
         tx.send(7).unwrap();
-        assert_eq!(futures::executor::block_on(recv_async(rx, Duration::from_secs(1))), Some(7));
+        assert_eq!(futures::executor::block_on(recv_async(rx, Duration::from_secs(1))), Ok(7));
         let (tx, rx) = crossbeam_channel::bounded::<i32>(1);
         drop(tx);
-        assert_eq!(futures::executor::block_on(recv_async(rx, Duration::from_secs(5))), None);
+        assert_eq!(
+            futures::executor::block_on(recv_async(rx, Duration::from_secs(5))),
+            Err(NoAnswer::Dropped)
+        );
         let (_tx, rx) = crossbeam_channel::bounded::<i32>(1);
-        assert_eq!(futures::executor::block_on(recv_async(rx, Duration::from_millis(20))), None);
+        assert_eq!(
+            futures::executor::block_on(recv_async(rx, Duration::from_millis(20))),
+            Err(NoAnswer::TimedOut(Duration::from_millis(20)))
+        );
+        // The run ends while a request waits: it is answered with why, long before the timeout;
+        // an answer already sent still wins; a dropped request then says the run ended.
+        let (_tx, rx) = crossbeam_channel::bounded::<i32>(1);
+        let waiting = std::thread::spawn(move || recv_bounded(&rx, Duration::from_secs(600)));
+        let busy = InFlight::start();
+        end_run("the run failed: non-finite state");
+        assert!(!wait_answered(Duration::from_millis(30)));
+        drop(busy);
+        assert!(wait_answered(Duration::from_secs(1)));
+        assert_eq!(
+            waiting.join().unwrap(),
+            Err(NoAnswer::Ended("the run failed: non-finite state".into()))
+        );
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        tx.send(3).unwrap();
+        assert_eq!(recv_bounded(&rx, Duration::from_secs(1)), Ok(3));
+        let (tx, rx) = crossbeam_channel::bounded::<i32>(1);
+        drop(tx);
+        assert_eq!(
+            recv_bounded(&rx, Duration::from_secs(1)),
+            Err(NoAnswer::Ended("the run failed: non-finite state".into()))
+        );
     }
 
     #[test]

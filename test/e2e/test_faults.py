@@ -133,3 +133,64 @@ def test_lidar_fault_raises_the_scan_dropout_while_on(roqsim, ros):
     assert faulted == pytest.approx(0.60, abs=0.03)
     assert restored == 0.0
     assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
+# ------------------------------------------- every fault request is answered (issue 16's hang)
+
+GRIP_SRV, LIDAR_SRV = "/grip_fault/override", "/robot/rplidar/lidar/override"
+EXPECTED = {
+    (GRIP_SRV, True): (True, "untested: geom_friction -> [0.0, 0.0, 0.0] on [ur_left_pad, ur_right_pad]: nothing was touching"),
+    (GRIP_SRV, False): (True, "untested: geom_friction restored to nominal (nothing to verify)"),
+    (LIDAR_SRV, True): (True, "landed: `robot.rplidar.lidar` reads its fault values from the next frame"),
+    (LIDAR_SRV, False): (True, "untested: `robot.rplidar.lidar` restored to its nominal config (nothing to verify)"),
+}
+
+
+def test_fault_services_answer_50_alternating_back_to_back_requests(roqsim, ros):
+    """The demo's two fault services (worlds/first_run.yaml), called as the demo calls them: the
+    grip fault and right after it the lidar fault, both requests in flight at once, 25 times with
+    the switch alternating: all 50 are answered, each with its own verdict."""
+    from std_srvs.srv import SetBool
+
+    sim = roqsim("sim", "worlds/first_run.yaml", "--ros", "--sim-control", "--pacing", "4", "--seconds", "600", "-q",
+                 wait_ready="/clock")
+    clients = {n: ros.node.create_client(SetBool, n) for n in (GRIP_SRV, LIDAR_SRV)}
+    for n, c in clients.items():
+        ros.spin_until(c.service_is_ready, 30, f"service {n}")
+    answers = []
+    for k in range(25):
+        on = k % 2 == 0
+        futs = [(n, on, clients[n].call_async(SetBool.Request(data=on))) for n in (GRIP_SRV, LIDAR_SRV)]
+        ros.spin_until(lambda: all(f.done() for _, _, f in futs), 30, f"the answers of pair {k}")
+        answers += [(n, on, f.result().success, f.result().message) for n, on, f in futs]
+    assert len(answers) == 50
+    for n, on, ok, msg in answers:
+        want_ok, want_msg = EXPECTED[(n, on)]
+        assert ok == want_ok and msg.startswith(want_msg), (n, on, ok, msg)
+    assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
+def test_a_fault_request_pending_when_the_run_ends_is_answered_with_why(roqsim, ros):
+    """Paused, the lidar (not a transport plugin) does not step, so its override request waits;
+    the run then ends (SIGINT): the request is answered, refused with why, before the node leaves
+    the graph (a run that fails mid-request, as a diverging step does, answers the same way)."""
+    import signal
+
+    from simulation_interfaces.msg import SimulationState
+    from simulation_interfaces.srv import SetSimulationState
+    from std_srvs.srv import SetBool
+
+    sim = roqsim("sim", str(HERE / "worlds" / "lidar_fault.yaml"), "--ros", "--sim-control", "--pacing", "4",
+                 "--seconds", "600", "-q", wait_ready="/clock")
+    r = ros.call(SetSimulationState, "/set_simulation_state",
+                 SetSimulationState.Request(state=SimulationState(state=SimulationState.STATE_PAUSED)))
+    assert r.result.result == 1, r.result.error_message  # RESULT_OK
+    client = ros.node.create_client(SetBool, LIDAR_SRV)
+    ros.spin_until(client.service_is_ready, 30, f"service {LIDAR_SRV}")
+    fut = client.call_async(SetBool.Request(data=True))
+    ros.spin(1.0)
+    sim.proc.send_signal(signal.SIGINT)
+    ros.spin_until(fut.done, 15, f"the answer of {LIDAR_SRV}")
+    assert (fut.result().success, fut.result().message) == (
+        False, "the run ended before this request was served: the run finished (interrupted)"), fut.result()
+    assert sim.stop() in INTERRUPTED, sim.output()[-3000:]

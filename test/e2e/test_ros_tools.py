@@ -488,6 +488,73 @@ def test_each_loaded_controller_is_a_node_with_its_parameters(roqsim, ros, tmp_p
     assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
 
 
+def test_param_files_match_rclcpps_wildcards_and_an_unparsable_file_fails_the_load(roqsim, ros, tmp_path):
+    """A params file's sections apply to a controller's node as rclcpp applies them (`/*` one name
+    token, `/**` any number, every matching section in file order); a file rcl cannot parse fails
+    the load with rcl's words, as ros2_control's manager fails it when the node cannot be made."""
+    CM = "/ur/controller_manager"
+    sim = roqsim("sim", "worlds/ur_pick.yaml", "--ros", "--pacing", "4", "--seconds", "600", "-q",
+                 "--set", "sim.controllers.initial_state=unloaded", *launch_args(tmp_path), wait_ready="/clock")
+    sp = Spawner(ros, CM)
+    ros.spin_until(lambda: CM in node_names(ros), 15, CM)
+
+    # not YAML: the spawner's parameter sets, then load_controller
+    bad = tmp_path / "broken.yaml"
+    bad.write_text(f"/**/{JTC}:\n  ros__parameters:\n    joints: [a,\n")
+    assert all(r.successful for r in sp.set_parameters([(f"{JTC}.params_file", [str(bad)]), (f"{JTC}.type", JTC_TYPE)]))
+    assert not sp.call("LoadController", sp.srv.LoadController.Request(name=JTC)).ok
+    m = sim.wait_output(r"load_controller refused: (Caught exception of type : .*)$", 10)
+    assert m.group(1).startswith(
+        f"Caught exception of type : rclcpp::exceptions::RCLInvalidROSArgsError while initializing controller '{JTC}': "
+        f"failed to parse arguments: Couldn't parse params file: '--params-file {bad}'. Error: "), m.group(1)
+    print("refused:", m.group(1))
+    assert JTC not in sp.states() and f"/ur/{JTC}" not in node_names(ros)
+
+    # wildcards: `/**` and `/*/<name>` apply, `/*/*/<name>` (two tokens) and another name do not
+    pf = tmp_path / "wild.yaml"
+    pf.write_text(f"""/**:
+  ros__parameters:
+    action_monitor_rate: 12.0
+/*/{JTC}:
+  ros__parameters:
+    type: {JTC_TYPE}
+    constraints:
+      goal_time: 0.7
+/*/*/{JTC}:
+  ros__parameters:
+    constraints:
+      goal_time: 9.0
+/*/{JTC}_other:
+  ros__parameters:
+    allow_partial_joints_goal: false
+""")
+    rc, steps = sp.spawn(JTC, param_file=pf)
+    assert (rc, steps[-1]) == (0, ("switch", "active")), (rc, steps)
+    ros.spin_until(lambda: f"/ur/{JTC}" in node_names(ros), 10, f"/ur/{JTC}")
+    rate, goal_time, partial = ParamClient(ros, f"/ur/{JTC}").get(
+        ["action_monitor_rate", "constraints.goal_time", "allow_partial_joints_goal"])
+    assert (rate.double_value, goal_time.double_value, partial.bool_value) == (12.0, 0.7, True)
+    assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
+def test_1000_simultaneous_controller_manager_requests_are_all_answered(roqsim, ros):
+    """Every controller_manager service keeps all requests (KEEP_ALL): 1000 list_controllers sent
+    at once by a KEEP_ALL client all come back, each listing the world's three controllers. (A
+    client with the default services QoS, keep-last 10, drops its own excess replies: docs/ros.md,
+    Limits.)"""
+    from controller_manager_msgs.srv import ListControllers
+
+    sim = roqsim("sim", "worlds/ur_pick.yaml", "--ros", "--pacing", "4", "--seconds", "600", "-q", wait_ready="/clock")
+    keep_all = QoSProfile(history=HistoryPolicy.KEEP_ALL, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.VOLATILE)
+    client = ros.node.create_client(ListControllers, "/ur/controller_manager/list_controllers", qos_profile=keep_all)
+    ros.spin_until(client.service_is_ready, 15, "list_controllers")
+    futs = [client.call_async(ListControllers.Request()) for _ in range(1000)]
+    ros.spin_until(lambda: all(f.done() for f in futs), 120, "1000 answers")
+    assert {tuple(sorted(c.name for c in f.result().controller)) for f in futs} == {tuple(sorted([JSB, GRIP, JTC]))}
+    assert sim.stop() in INTERRUPTED, sim.output()[-3000:]
+
+
 def test_hardware_component_lifecycle(roqsim, ros, tmp_path):
     """Point 4, hardware_spawner and set_hardware_component_state: the robot is a hardware
     component whose lifecycle follows ros2_control's resource manager — inactive takes no
