@@ -117,7 +117,14 @@ fn package_parents_and_borrowed_assets() {
     let hashes = input_hashes(&inputs, &w);
     let child_key = child.canonicalize().unwrap().display().to_string();
     let keys: Vec<&str> = hashes.keys().map(String::as_str).collect();
-    assert_eq!(keys, [child_key.as_str(), "package://acme_worlds/worlds/depot/depot.xml"]);
+    assert_eq!(
+        keys,
+        [
+            child_key.as_str(),
+            "package://acme_worlds/worlds/depot.yaml",
+            "package://acme_worlds/worlds/depot/depot.xml"
+        ]
+    );
     let depot_hash = hash_file(&scene).unwrap();
     assert_eq!(hashes["package://acme_worlds/worlds/depot/depot.xml"], depot_hash);
     let moved = tempfile::tempdir().unwrap();
