@@ -128,7 +128,29 @@ fn record_then_replay_verify_is_bitwise_over_10000_steps() {
         "{}",
         p["actuator_tables"]
     );
-    assert!(p["endpoint_rates"].contains("\"name\":\"scan\""), "{}", p["endpoint_rates"]);
+    // Each rate row names its topic: the lidar's, and the Create 3's eleven `range` endpoints'.
+    let rates: serde_json::Value = serde_json::from_str(&p["endpoint_rates"]).unwrap();
+    let rows = rates.as_array().unwrap();
+    let topic_of = |name: &str| -> Vec<&str> {
+        rows.iter().filter(|r| r["name"] == name).map(|r| r["topic"].as_str().unwrap()).collect()
+    };
+    assert_eq!(topic_of("scan"), ["/scan"]);
+    assert_eq!(
+        topic_of("range"),
+        [
+            "/cliff_side_left",
+            "/cliff_side_right",
+            "/cliff_front_left",
+            "/cliff_front_right",
+            "/ir_intensity_side_left",
+            "/ir_intensity_left",
+            "/ir_intensity_front_left",
+            "/ir_intensity_front_center_left",
+            "/ir_intensity_front_center_right",
+            "/ir_intensity_front_right",
+            "/ir_intensity_right"
+        ]
+    );
 
     let r = record::replay(&rec, true, None).unwrap();
     assert!(r.divergence.is_none(), "{r}");
@@ -287,17 +309,30 @@ sim: {seed: 7}
 
 /// Record `steps` plain steps of `world` (no commands) at 50 Hz.
 fn record_steps(world: &Path, out: &Path, steps: u64) {
-    let mut rec = Recorder::create(RecordOptions {
-        path: out.to_path_buf(),
-        rate_hz: 50.0,
-        topics: TopicFilter::All,
-    })
-    .unwrap();
-    let w = load_world(world, &LoadOptions::default()).unwrap();
+    record_with(world, out, steps, TopicFilter::All, None);
+}
+
+/// [`record_steps`] keeping `topics`, with the assignments of an `--override` file.
+fn record_with(
+    world: &Path,
+    out: &Path,
+    steps: u64,
+    topics: TopicFilter,
+    override_file: Option<&Path>,
+) {
+    let mut rec =
+        Recorder::create(RecordOptions { path: out.to_path_buf(), rate_hz: 50.0, topics }).unwrap();
+    let assignments = override_file
+        .map(|f| roqsim::world::overrides::load_override_file(f).unwrap())
+        .unwrap_or_default();
+    let opts = LoadOptions { assignments: assignments.clone(), ..Default::default() };
+    let w = load_world(world, &opts).unwrap();
     let inputs = RunInputs {
         world_ref: world.display().to_string(),
         world_path: world.to_path_buf(),
         world_yaml: std::fs::read_to_string(world).unwrap(),
+        assignments,
+        override_files: override_file.map(Path::to_path_buf).into_iter().collect(),
         seed: 7,
         ..Default::default()
     };
@@ -418,4 +453,42 @@ fn a_time_outside_the_recording_is_refused_with_its_range() {
     assert_eq!(record::replay::state_at(&rec, 1.009).unwrap().step, 500);
     assert_eq!(record::replay::state_at(&rec, -0.009).unwrap().step, 0);
     assert!(record::replay::state_at(&rec, 1.011).is_err());
+}
+
+#[test]
+fn an_edited_override_file_is_not_read_by_the_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = world_file(dir.path(), WORLD);
+    let o = dir.path().join("light.yaml");
+    std::fs::write(&o, "components:\n  crate:\n    mass: 3.0\n").unwrap();
+    let out = dir.path().join("run.mcap");
+    // A glob that keeps nothing is named in the provenance with the run's topics.
+    let topics = TopicFilter::parse("/scan,/nothing/*").unwrap();
+    record_with(&world, &out, 500, topics, Some(&o));
+    let rec = record::open(&out).unwrap();
+    let meta: serde_json::Value = serde_json::from_str(&rec.provenance["record"]).unwrap();
+    let unmatched = meta["unmatched_topic_globs"].as_array().unwrap();
+    assert_eq!(unmatched.len(), 1);
+    assert!(
+        unmatched[0].as_str().unwrap().starts_with(
+            "--record-topics: `/nothing/*` matches no topic of this run, so it keeps nothing; the run's topics: "
+        ) && unmatched[0].as_str().unwrap().contains("/scan"),
+        "{unmatched:?}"
+    );
+    assert_eq!(
+        rec.counts.keys().filter(|t| !t.starts_with("/roqsim/")).collect::<Vec<_>>(),
+        ["/scan"]
+    );
+
+    // The override file edited: the replay applies the recorded assignments, and says so.
+    std::fs::write(&o, "components:\n  crate:\n    mass: 30.0\n").unwrap();
+    let r = record::replay(&rec, true, None).unwrap();
+    assert!(r.divergence.is_none(), "{r}");
+    assert_eq!(
+        r.notes,
+        [format!(
+            "{} changed on disk since the recording; the file is not read: the assignments recorded from it (provenance `overrides`) are applied",
+            o.canonicalize().unwrap().display()
+        )]
+    );
 }

@@ -729,4 +729,20 @@ mod tests {
             "--record-topics is empty: give all, none or topic globs like /robot/*"
         );
     }
+
+    #[test]
+    fn a_glob_that_keeps_nothing_is_named_with_the_topics_there_are() {
+        let topics: std::collections::BTreeSet<String> =
+            ["/scan", "/odom", "/clock"].into_iter().map(String::from).collect();
+        let f = TopicFilter::parse("/scan, /robot/*, /odo?, /camera/**").unwrap();
+        assert_eq!(
+            f.unmatched(&topics),
+            [
+                "--record-topics: `/robot/*` matches no topic of this run, so it keeps nothing; the run's topics: /clock, /odom, /scan",
+                "--record-topics: `/camera/**` matches no topic of this run, so it keeps nothing; the run's topics: /clock, /odom, /scan",
+            ]
+        );
+        assert!(TopicFilter::All.unmatched(&topics).is_empty());
+        assert!(TopicFilter::parse("/s*").unwrap().unmatched(&topics).is_empty());
+    }
 }
