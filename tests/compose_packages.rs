@@ -111,21 +111,45 @@ fn package_parents_and_borrowed_assets() {
 
     // A recording keys a packaged input by `package://`, so a replay finds it after the package
     // moved prefixes (and reads an older recording's absolute keys as before).
-    use roqsim::record::provenance::{hash_file, hash_input, input_hashes, RunInputs};
+    use roqsim::record::provenance::{
+        chain_from_json, chain_json, hash_file, hash_input, input_hashes, RunInputs,
+    };
+    use roqsim::world::load_world_recorded;
     let w = load_world(&child, &LoadOptions::default()).unwrap();
     let inputs = RunInputs { world_path: child.clone(), ..Default::default() };
     let hashes = input_hashes(&inputs, &w);
     let child_key = child.canonicalize().unwrap().display().to_string();
     let keys: Vec<&str> = hashes.keys().map(String::as_str).collect();
-    assert_eq!(keys, [child_key.as_str(), "package://acme_worlds/worlds/depot/depot.xml"]);
+    assert_eq!(
+        keys,
+        [
+            child_key.as_str(),
+            "package://acme_worlds/worlds/depot.yaml",
+            "package://acme_worlds/worlds/depot/depot.xml"
+        ]
+    );
     let depot_hash = hash_file(&scene).unwrap();
     assert_eq!(hashes["package://acme_worlds/worlds/depot/depot.xml"], depot_hash);
+    // The package parent is kept by its package key, with its package and text.
+    let chain = chain_from_json(&chain_json(&w.doc.parents)).unwrap();
+    assert_eq!(chain.len(), 1);
+    assert_eq!(chain[0].0, "package://acme_worlds/worlds/depot.yaml");
+    assert_eq!(chain[0].1.package.as_ref().map(|(p, _)| p.as_str()), Some("acme_worlds"));
+    assert!(chain[0].1.text.starts_with("# A depot cell for tests."));
     let moved = tempfile::tempdir().unwrap();
     std::fs::rename(&share, moved.path().join("share")).unwrap();
     std::env::set_var("AMENT_PREFIX_PATH", format!("{}:{old}", moved.path().display()));
     for (k, h) in &hashes {
         assert_eq!(&hash_input(k), h, "{k}");
     }
+    // Composed from the kept text after the package moved: the scene resolves in its new place.
+    let parents: Vec<_> = chain.into_iter().map(|(_, p)| p).collect();
+    let text = std::fs::read_to_string(&child).unwrap();
+    let again = load_world_recorded(&text, dir.path(), &parents, &LoadOptions::default()).unwrap();
+    let moved_scene =
+        moved.path().join("share/acme_worlds/worlds/depot/depot.xml").canonicalize().unwrap();
+    assert_eq!(again.world, WorldDef::Mjcf(moved_scene));
+    assert_eq!(again.components.len(), w.components.len());
     std::env::set_var("AMENT_PREFIX_PATH", &old);
     assert!(hash_input("package://acme_worlds/worlds/depot/depot.xml").starts_with("unreadable: "));
 }

@@ -128,7 +128,29 @@ fn record_then_replay_verify_is_bitwise_over_10000_steps() {
         "{}",
         p["actuator_tables"]
     );
-    assert!(p["endpoint_rates"].contains("\"name\":\"scan\""), "{}", p["endpoint_rates"]);
+    // Each rate row names its topic: the lidar's, and the Create 3's eleven `range` endpoints'.
+    let rates: serde_json::Value = serde_json::from_str(&p["endpoint_rates"]).unwrap();
+    let rows = rates.as_array().unwrap();
+    let topic_of = |name: &str| -> Vec<&str> {
+        rows.iter().filter(|r| r["name"] == name).map(|r| r["topic"].as_str().unwrap()).collect()
+    };
+    assert_eq!(topic_of("scan"), ["/scan"]);
+    assert_eq!(
+        topic_of("range"),
+        [
+            "/cliff_side_left",
+            "/cliff_side_right",
+            "/cliff_front_left",
+            "/cliff_front_right",
+            "/ir_intensity_side_left",
+            "/ir_intensity_left",
+            "/ir_intensity_front_left",
+            "/ir_intensity_front_center_left",
+            "/ir_intensity_front_center_right",
+            "/ir_intensity_front_right",
+            "/ir_intensity_right"
+        ]
+    );
 
     let r = record::replay(&rec, true, None).unwrap();
     assert!(r.divergence.is_none(), "{r}");
@@ -261,4 +283,212 @@ fn an_unwritable_path_is_refused_before_anything_is_built() {
     .err()
     .unwrap();
     assert_eq!(e, "--record-rate must be a rate in [0.001, 1000000] Hz (above the physics rate every step is recorded), got 0");
+}
+
+/// A world two `extends:` deep: the robot and its lidar in the grandparent, the crate in the
+/// parent, the seed in the child.
+const GRANDPARENT: &str = "sim:
+  timestep: 0.002
+components:
+  - spawn_robot: {model: turtlebot4, pose: {position: {x: 0.0, y: 0.0}, orientation: {yaw: 0.0}}}
+    name: robot
+    components:
+      - spawn_sensor: {}
+        name: rplidar
+        components:
+          - lidar: {range_stddev: 0.02}
+";
+const PARENT: &str = "extends: ../base/grandparent.yaml
+components:
+  - box: {pose: {position: {x: 0.8, y: 0.0, z: 0.6}}, size: [0.3, 0.3, 0.3], motion: physics, mass: 1.0}
+    name: crate
+";
+const CHILD: &str = "extends: ../mid/parent.yaml
+sim: {seed: 7}
+";
+
+/// Record `steps` plain steps of `world` (no commands) at 50 Hz.
+fn record_steps(world: &Path, out: &Path, steps: u64) {
+    record_with(world, out, steps, TopicFilter::All, None);
+}
+
+/// [`record_steps`] keeping `topics`, with the assignments of an `--override` file.
+fn record_with(
+    world: &Path,
+    out: &Path,
+    steps: u64,
+    topics: TopicFilter,
+    override_file: Option<&Path>,
+) {
+    let mut rec =
+        Recorder::create(RecordOptions { path: out.to_path_buf(), rate_hz: 50.0, topics }).unwrap();
+    let assignments = override_file
+        .map(|f| roqsim::world::overrides::load_override_file(f).unwrap())
+        .unwrap_or_default();
+    let opts = LoadOptions { assignments: assignments.clone(), ..Default::default() };
+    let w = load_world(world, &opts).unwrap();
+    let inputs = RunInputs {
+        world_ref: world.display().to_string(),
+        world_path: world.to_path_buf(),
+        world_yaml: std::fs::read_to_string(world).unwrap(),
+        assignments,
+        override_files: override_file.map(Path::to_path_buf).into_iter().collect(),
+        seed: 7,
+        ..Default::default()
+    };
+    rec.prepare(&inputs, &w).unwrap();
+    let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(7) }).unwrap();
+    rec.attach(&mut e).unwrap();
+    e.step_n(steps).unwrap();
+    assert!(e.shutdown().is_empty());
+}
+
+#[test]
+fn an_extends_chain_is_rebuilt_from_the_recording_after_its_parents_change_or_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p.canonicalize().unwrap()
+    };
+    let gp = write("base/grandparent.yaml", GRANDPARENT);
+    let parent = write("mid/parent.yaml", PARENT);
+    let child = write("top/child.yaml", CHILD);
+    let out = dir.path().join("run.mcap");
+    record_steps(&child, &out, 500);
+
+    // The chain is kept, nearest parent first, text and hash of each.
+    let rec = record::open(&out).unwrap();
+    let p = &rec.provenance;
+    let chain = record::provenance::chain_from_json(&p["world_chain"]).unwrap();
+    let keys: Vec<String> = chain.iter().map(|(k, _)| k.clone()).collect();
+    let (pk, gk) = (parent.display().to_string(), gp.display().to_string());
+    assert_eq!(keys, [pk.clone(), gk.clone()]);
+    assert_eq!((chain[0].1.text.as_str(), chain[1].1.text.as_str()), (PARENT, GRANDPARENT));
+    let hashes: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(&p["input_hashes"]).unwrap();
+    use record::provenance::hash_bytes;
+    assert_eq!(hashes[&gk], hash_bytes(GRANDPARENT.as_bytes()));
+    assert_eq!(hashes[&pk], hash_bytes(PARENT.as_bytes()));
+    assert_eq!(hashes[&child.display().to_string()], hash_bytes(CHILD.as_bytes()));
+
+    let changed = vec![
+        format!("{gk} changed on disk since the recording; the recorded text is used"),
+        format!("{pk} changed on disk since the recording; the recorded text is used"),
+    ];
+    // Both parents edited: a noisier lidar, the crate elsewhere. Replayed from the recorded texts.
+    std::fs::write(&gp, GRANDPARENT.replace("range_stddev: 0.02", "range_stddev: 0.5")).unwrap();
+    std::fs::write(&parent, PARENT.replace("x: 0.8", "x: 1.5")).unwrap();
+    let r = record::replay(&rec, true, None).unwrap();
+    assert_eq!(
+        r.to_string(),
+        "replay ok: 500 steps, 0 inbound events applied, 51 state samples bitwise identical"
+    );
+    assert_eq!(r.notes, changed);
+
+    // Both parents deleted: replay, state and a sensor re-run still work.
+    std::fs::remove_file(&gp).unwrap();
+    std::fs::remove_file(&parent).unwrap();
+    let r = record::replay(&rec, true, None).unwrap();
+    assert!(r.divergence.is_none(), "{r}");
+    assert_eq!((r.compared, r.notes.clone()), (51, changed.clone()));
+    let s = record::replay::state_at(&rec, 0.5).unwrap();
+    assert_eq!(s.step, 250);
+    let (v, notes) = record::restore::rerun_sensor(&rec, 0.5, "robot.rplidar.lidar").unwrap();
+    assert_eq!(notes, changed);
+    assert_eq!((v["step"].as_u64(), v["tick"].as_u64()), (Some(250), Some(250)));
+    let scan = v["outputs"].as_object().unwrap().values().next().unwrap().to_string();
+    assert!(scan.contains("\"ranges\""), "{v}");
+}
+
+#[test]
+fn a_corrupted_chunk_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = world_file(dir.path(), WORLD);
+    let out = dir.path().join("run.mcap");
+    record_steps(&world, &out, 3000);
+    let mut bytes = std::fs::read(&out).unwrap();
+    let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
+    let n = summary.chunk_indexes.len();
+    assert!(n >= 3, "{n} chunks");
+    let k = n / 2;
+    let idx = &summary.chunk_indexes[k];
+    let (start, end) = (idx.chunk_start_offset, idx.chunk_start_offset + idx.chunk_length);
+    bytes[(start + idx.chunk_length / 2) as usize] ^= 0x10;
+    let bad = dir.path().join("bad.mcap");
+    std::fs::write(&bad, &bytes).unwrap();
+    let e = record::open(&bad).unwrap_err();
+    let head = format!(
+        "{}: corrupt: chunk {} of {n} (bytes {start}–{end}, log times {} s to {} s) fails its CRC check (Chunk CRC failed (expected ",
+        bad.display(),
+        k + 1,
+        idx.message_start_time as f64 * 1e-9,
+        idx.message_end_time as f64 * 1e-9
+    );
+    assert!(e.starts_with(&head), "{e}\nwant {head}");
+    assert!(
+        e.ends_with("): the file was damaged after it was written; MCAP tools in recovery mode read the intact chunks, but a replay needs the whole run"),
+        "{e}"
+    );
+    // The intact file opens.
+    assert!(record::open(&out).is_ok());
+}
+
+#[test]
+fn a_time_outside_the_recording_is_refused_with_its_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = world_file(dir.path(), WORLD);
+    let out = dir.path().join("run.mcap");
+    record_steps(&world, &out, 500);
+    let rec = record::open(&out).unwrap();
+    let range =
+        "the recording holds sim times 0 s to 1 s (51 state samples): give a time in that range";
+    for (t, shown) in [(1.5, "1.5"), (-0.1, "-0.1"), (f64::NAN, "NaN"), (f64::INFINITY, "inf")] {
+        let e = record::replay::state_at(&rec, t).unwrap_err();
+        assert_eq!(e, format!("--at {shown}: {range}"));
+    }
+    // The ends themselves, and a hair past them, have their samples.
+    assert_eq!(record::replay::state_at(&rec, 1.0).unwrap().step, 500);
+    assert_eq!(record::replay::state_at(&rec, 1.009).unwrap().step, 500);
+    assert_eq!(record::replay::state_at(&rec, -0.009).unwrap().step, 0);
+    assert!(record::replay::state_at(&rec, 1.011).is_err());
+}
+
+#[test]
+fn an_edited_override_file_is_not_read_by_the_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = world_file(dir.path(), WORLD);
+    let o = dir.path().join("light.yaml");
+    std::fs::write(&o, "components:\n  crate:\n    mass: 3.0\n").unwrap();
+    let out = dir.path().join("run.mcap");
+    // A glob that keeps nothing is named in the provenance with the run's topics.
+    let topics = TopicFilter::parse("/scan,/nothing/*").unwrap();
+    record_with(&world, &out, 500, topics, Some(&o));
+    let rec = record::open(&out).unwrap();
+    let meta: serde_json::Value = serde_json::from_str(&rec.provenance["record"]).unwrap();
+    let unmatched = meta["unmatched_topic_globs"].as_array().unwrap();
+    assert_eq!(unmatched.len(), 1);
+    assert!(
+        unmatched[0].as_str().unwrap().starts_with(
+            "--record-topics: `/nothing/*` matches no topic of this run, so it keeps nothing; the run's topics: "
+        ) && unmatched[0].as_str().unwrap().contains("/scan"),
+        "{unmatched:?}"
+    );
+    assert_eq!(
+        rec.counts.keys().filter(|t| !t.starts_with("/roqsim/")).collect::<Vec<_>>(),
+        ["/scan"]
+    );
+
+    // The override file edited: the replay applies the recorded assignments, and says so.
+    std::fs::write(&o, "components:\n  crate:\n    mass: 30.0\n").unwrap();
+    let r = record::replay(&rec, true, None).unwrap();
+    assert!(r.divergence.is_none(), "{r}");
+    assert_eq!(
+        r.notes,
+        [format!(
+            "{} changed on disk since the recording; the file is not read: the assignments recorded from it (provenance `overrides`) are applied",
+            o.canonicalize().unwrap().display()
+        )]
+    );
 }

@@ -331,14 +331,21 @@ fn centroid(img: &(u32, u32, Vec<u8>), pick: fn([u8; 3]) -> bool) -> (f64, f64, 
 #[test]
 fn a_recording_renders_as_it_moved() {
     let d = Dir::new();
-    let world = d.world(RED_BOX);
+    // The boxes live in a parent world the recorded world extends.
+    let parent = d.path("boxes.yaml");
+    std::fs::write(&parent, RED_BOX).unwrap();
+    let world = d.world("extends: boxes.yaml\n");
     let rec = d.path("run.mcap");
     let r = rec.to_str().unwrap();
     let (code, _, err) =
         roqsim(&["sim", world.to_str().unwrap(), "--seconds", "1", "-q", "--record", r]);
     assert_eq!(code, 0, "{err}");
-    // The world file edited after the run: the render rebuilds what was recorded.
-    std::fs::write(&world, RED_BOX.replace("x: 0.4", "x: -0.4")).unwrap();
+    // The parent edited after the run: the render rebuilds what was recorded, and says so.
+    std::fs::write(&parent, RED_BOX.replace("x: 0.4", "x: -0.4")).unwrap();
+    let changed = format!(
+        "note: {} changed on disk since the recording; the recorded text is used",
+        parent.canonicalize().unwrap().display()
+    );
     // back far enough to see the green box at its 1.5 m start and on the floor
     let view = "distance=5";
     let clip = d.path("rec.mp4");
@@ -384,7 +391,10 @@ fn a_recording_renders_as_it_moved() {
         println!("{j}");
         read_png(&p)
     };
-    let (first, last) = (shot("0", "first.png"), shot("1", "last.png"));
+    let first = shot("0", "first.png");
+    // The parent deleted: still drawn from the recording.
+    std::fs::remove_file(&parent).unwrap();
+    let last = shot("1", "last.png");
     let (g0, g1) = (centroid(&first, green), centroid(&last, green));
     let (r0, r1) = (centroid(&first, red), centroid(&last, red));
     println!("green {g0:?} -> {g1:?}; red {r0:?} -> {r1:?}");
@@ -396,6 +406,21 @@ fn a_recording_renders_as_it_moved() {
     // both pictures, pixel for pixel
     assert!(r0.2 > 20 && r0.0 > 160.0, "{r0:?}");
     assert_eq!(r0, r1);
+    // Nothing past the recording's end: a time outside it, a video running past it.
+    let (code, _, err) = roqsim(&["render", r, "--at", "1.5"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.lines().last().unwrap(),
+        format!("error: {r}: --at 1.5: the recording holds sim times 0 s to 1 s (51 state samples): give a time in that range")
+    );
+    assert!(err.contains(&changed), "{err}");
+    let (code, _, err) =
+        roqsim(&["render", r, "--at", "0.5", "--video", clip.to_str().unwrap(), "--seconds", "2"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.lines().last().unwrap(),
+        "error: --seconds 2: the recording ends 0.5 s after the sample at 0.5 s (it holds sim times 0 s to 1 s): give --seconds at most 0.5, or leave it out to draw to the end"
+    );
     // a recording renders what ran: no seed or overrides of its own
     let (code, _, err) = roqsim(&["render", r, "--seed", "3"]);
     assert_eq!(code, 2);

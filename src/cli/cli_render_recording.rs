@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::engine::Engine;
+use crate::error::num;
+use crate::record::replay::secs as shown;
 use crate::record::replay::{rebuild_with, state_at, Recording};
 use crate::record::restore::restore;
 use crate::record::state::StateSample;
@@ -167,7 +169,21 @@ fn clip(
     // samples from the first frame's on, in run order
     let samples: Vec<&StateSample> = rec.states.iter().filter(|s| s.step >= first.step).collect();
     let last_step = samples.last().map(|s| s.step).unwrap_or(first.step);
-    let span = secs.unwrap_or((last_step - first.step) as f64 * dt);
+    let avail = (last_step - first.step) as f64 * dt;
+    // Past the last sample there is nothing to draw (the last frame would only repeat).
+    if let Some(s) = secs.filter(|&s| s > avail + 1e-9) {
+        let (lo, hi) = crate::record::replay::time_range(rec).unwrap_or((first.time, first.time));
+        return Err(format!(
+            "--seconds {}: the recording ends {} s after the sample at {} s (it holds sim times {} s to {} s): give --seconds at most {}, or leave it out to draw to the end",
+            num(s),
+            shown(avail),
+            shown(first.time),
+            shown(lo),
+            shown(hi),
+            shown(avail)
+        ));
+    }
+    let span = secs.unwrap_or(avail);
     // (a hair of slack: 500 steps of 0.002 s are 1 s, not 0.9999999 s, for the frame count)
     let n = (span * r.fps + 1e-9).floor() as u64 + 1;
     let mut video = shot::VideoWriter::start(prog, path, w, h, r.fps)?;

@@ -142,6 +142,8 @@ pub struct RateRow {
     pub realised_hz: f64,
     /// Gate spacing in physics steps.
     pub every_steps: u64,
+    /// The endpoint the row is of (`None` for a stream a plugin gates itself).
+    pub endpoint: Option<EndpointId>,
 }
 
 /// The endpoint registry of one world.
@@ -181,6 +183,7 @@ impl Interface {
             requested_hz: hz,
             realised_hz: s.realised_hz,
             every_steps: s.every_steps,
+            endpoint: None,
         });
         s
     }
@@ -197,6 +200,7 @@ impl Interface {
             requested_hz: s.requested_hz,
             realised_hz: s.realised_hz,
             every_steps: s.every_steps,
+            endpoint: None,
         });
     }
 
@@ -361,7 +365,8 @@ impl Interface {
         let mut rows: Vec<RateRow> = self
             .endpoints
             .iter()
-            .filter_map(|e| {
+            .enumerate()
+            .filter_map(|(id, e)| {
                 let s = e.snapped?;
                 let name = if e.namespace.is_empty() {
                     e.name.clone()
@@ -373,6 +378,7 @@ impl Interface {
                     requested_hz: s.requested_hz,
                     realised_hz: s.realised_hz,
                     every_steps: s.every_steps,
+                    endpoint: Some(id),
                 })
             })
             .collect();

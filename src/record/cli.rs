@@ -105,9 +105,11 @@ pub fn state(a: &StateArgs) -> ExitCode {
     };
     if let Some(address) = &a.sensor {
         return match crate::record::restore::rerun_sensor(&rec, a.at, address) {
-            Ok(v) => {
-                println!("{v}");
-                ExitCode::SUCCESS
+            Ok((v, notes)) => {
+                for n in &notes {
+                    eprintln!("note: {n}");
+                }
+                crate::cli::stdout::emit_then(&v.to_string(), ExitCode::SUCCESS)
             }
             Err(e) => {
                 eprintln!("error: {}: {e}", a.file.display());

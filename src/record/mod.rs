@@ -9,6 +9,7 @@
 
 pub mod cdr;
 pub mod cli;
+pub mod integrity;
 pub mod msgs;
 pub mod provenance;
 pub mod recorder;

@@ -1,9 +1,10 @@
 //! Provenance: what a recording keeps so the run can be traced and rebuilt without the files it
 //! was loaded from (the keys are listed in docs/recording.md).
 //!
-//! The world is rebuilt from the world YAML text as it was read, the override assignments in
-//! their order, and the load flags; files the world points at (the MJCF world, the models, their
-//! meshes) are named with a SHA-256 each, so a replay states exactly which input changed since.
+//! The world is rebuilt from the world YAML text as it was read, the text of every parent world it
+//! extends, the override assignments in their order, and the load flags; files the world points
+//! at (the MJCF world, the models, their meshes) are named with a SHA-256 each, so a replay states
+//! exactly which input changed since.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,8 +13,9 @@ use serde_json::{json, Value as Json};
 use serde_norway::{Mapping, Value};
 use sha2::{Digest, Sha256};
 
+use crate::world::compose::ParentText;
 use crate::world::overrides::Assignment;
-use crate::world::{LoadOptions, LoadedWorld, WorldDef};
+use crate::world::{LoadOptions, LoadedWorld};
 
 /// The recording format this build writes; a newer one is refused on read, older ones are read.
 pub const FORMAT_VERSION: u32 = 1;
@@ -76,58 +78,15 @@ pub fn hash_bytes(b: &[u8]) -> String {
     s
 }
 
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files_under(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
-fn model_refs(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Mapping(m) => {
-            for (k, v) in m {
-                if k.as_str() == Some("model") {
-                    if let Some(s) = v.as_str() {
-                        out.push(s.to_string());
-                    }
-                }
-                model_refs(v, out);
-            }
-        }
-        Value::Sequence(s) => s.iter().for_each(|v| model_refs(v, out)),
-        _ => {}
-    }
-}
-
-/// Every file the world was built from, with its content hash: the world YAML, the override
-/// files, the MJCF world, and every file in the directory of each model a component names.
-pub fn input_hashes(inputs: &RunInputs, world: &LoadedWorld) -> BTreeMap<String, String> {
-    let mut files = vec![inputs.world_path.clone()];
+/// Every file the world was built from, with its content hash: the files `roqsim scenes inputs`
+/// lists for it (the world YAML and every parent it extends, the MJCF world, each model's MJCF,
+/// manifest, meshes, textures and includes, files a component's config names), then the
+/// override files.
+pub fn input_hashes(inputs: &RunInputs, _world: &LoadedWorld) -> BTreeMap<String, String> {
+    let walked =
+        crate::introspect::inputs::world_inputs(&inputs.world_path, &inputs.load_options());
+    let mut files = walked.inputs;
     files.extend(inputs.override_files.iter().cloned());
-    if let WorldDef::Mjcf(p) = &world.world {
-        files.push(p.clone());
-    }
-    let mut refs = Vec::new();
-    for c in &world.components {
-        model_refs(&Value::Mapping(c.config.clone()), &mut refs);
-    }
-    refs.sort();
-    refs.dedup();
-    for r in refs {
-        if let Ok(asset) = crate::world::models::resolve_model(&r, &world.base_dir) {
-            match asset.path.parent() {
-                Some(dir) => files_under(dir, &mut files),
-                None => files.push(asset.path.clone()),
-            }
-        }
-    }
     let mut out = BTreeMap::new();
     let shares = package_shares();
     for f in files {
@@ -136,6 +95,49 @@ pub fn input_hashes(inputs: &RunInputs, world: &LoadedWorld) -> BTreeMap<String,
         out.insert(key, h);
     }
     out
+}
+
+/// The parent worlds as read, nearest first, as the `world_chain` JSON: each with its key among
+/// `input_hashes` (`input`), its path, its package and that package's worlds folder, its text.
+pub fn chain_json(parents: &[ParentText]) -> String {
+    let shares = package_shares();
+    let list: Vec<Json> = parents
+        .iter()
+        .map(|p| {
+            json!({
+                "input": input_key(&p.path, &shares),
+                "path": p.path.display().to_string(),
+                "package": p.package.as_ref().map(|(pkg, _)| pkg),
+                "package_worlds": p.package.as_ref().map(|(_, root)| root.display().to_string()),
+                "text": p.text,
+            })
+        })
+        .collect();
+    Json::Array(list).to_string()
+}
+
+/// Parse [`chain_json`] back: the parents and their `input_hashes` keys.
+pub fn chain_from_json(text: &str) -> Result<Vec<(String, ParentText)>, String> {
+    let v: Json = serde_json::from_str(text).map_err(|e| format!("world_chain: {e}"))?;
+    let items = v.as_array().ok_or("world_chain: not a list")?;
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| {
+            let s = |k: &str| it.get(k).and_then(Json::as_str);
+            let need = |k: &str| s(k).ok_or_else(|| format!("world_chain[{i}]: no `{k}`"));
+            let package = match (s("package"), s("package_worlds")) {
+                (Some(p), Some(r)) => Some((p.to_string(), PathBuf::from(r))),
+                _ => None,
+            };
+            let parent = ParentText {
+                path: PathBuf::from(need("path")?),
+                package,
+                text: need("text")?.to_string(),
+            };
+            Ok((need("input")?.to_string(), parent))
+        })
+        .collect()
 }
 
 /// Every `<prefix>/share` of `AMENT_PREFIX_PATH`, resolved.
@@ -238,8 +240,13 @@ pub fn before_build(inputs: &RunInputs, world: &LoadedWorld) -> BTreeMap<String,
     put("world_path", inputs.world_path.display().to_string());
     put("world_input", input_key(&inputs.world_path, &package_shares()));
     put("world_yaml", inputs.world_yaml.clone());
+    put("world_chain", chain_json(&world.doc.parents));
     put("base_dir", world.base_dir.display().to_string());
     put("overrides", assignments_yaml(&inputs.assignments));
+    let shares = package_shares();
+    let override_inputs: Vec<String> =
+        inputs.override_files.iter().map(|f| input_key(f, &shares)).collect();
+    put("override_inputs", json!(override_inputs).to_string());
     put(
         "load_options",
         json!({

@@ -75,6 +75,23 @@ impl TopicFilter {
         }
     }
 
+    /// One warning per glob that keeps none of `topics` (the run's topics), naming the glob and
+    /// the topics there are.
+    pub fn unmatched(&self, topics: &std::collections::BTreeSet<String>) -> Vec<String> {
+        let TopicFilter::Globs(gs) = self else { return Vec::new() };
+        let all: Vec<&str> = topics.iter().map(String::as_str).collect();
+        gs.iter()
+            .filter(|g| !topics.iter().any(|t| g.matches(t)))
+            .map(|g| {
+                format!(
+                    "--record-topics: `{}` matches no topic of this run, so it keeps nothing; the run's topics: {}",
+                    g.as_str(),
+                    if all.is_empty() { "(none)".to_string() } else { all.join(", ") }
+                )
+            })
+            .collect()
+    }
+
     /// Whether `topic` is kept.
     pub fn keeps(&self, topic: &str) -> bool {
         match self {
@@ -264,6 +281,28 @@ impl Recorder {
         let mut rates = Vec::new();
         let mut not_recorded = Vec::new();
         let keep = self.opts.topics.clone();
+        // Every topic the run has, for the globs that keep none of them, and each output
+        // endpoint's topic, for the rate table.
+        let mut run_topics: std::collections::BTreeSet<String> = Default::default();
+        let mut out_topic: BTreeMap<usize, String> = BTreeMap::new();
+        for o in &plan.outputs {
+            run_topics.insert(o.topic.clone());
+            out_topic.insert(o.id, o.topic.clone());
+        }
+        for i in &plan.inputs {
+            if let InKind::Topic { .. } = &i.kind {
+                run_topics.insert(i.name.clone());
+            }
+        }
+        run_topics.extend(plan.merged.iter().map(|m| m.topic.clone()));
+        if !plan.tf.is_empty() {
+            run_topics.insert(plan.tf_topic.clone());
+            run_topics.insert(plan.tf_static_topic.clone());
+        }
+        if self.bridge_cfg.publish_clock {
+            run_topics.insert("/clock".to_string());
+        }
+        let unmatched = keep.unmatched(&run_topics);
         for o in &plan.outputs {
             if !keep.keeps(&o.topic) {
                 continue;
@@ -316,7 +355,7 @@ impl Recorder {
             let channel = self.channel(&m.topic, "sensor_msgs/msg/JointState", "cdr")?;
             let s = snap_rate(m.requested_hz, physics_hz);
             rates.push(json!({"name": format!("record merged joint_states {}", m.topic),
-                "requested_hz": s.requested_hz, "realised_hz": s.realised_hz,
+                "topic": m.topic, "requested_hz": s.requested_hz, "realised_hz": s.realised_hz,
                 "every_steps": s.every_steps}));
             self.merged.push(MergedSlot {
                 channel,
@@ -330,15 +369,19 @@ impl Recorder {
         if self.bridge_cfg.publish_clock && keep.keeps("/clock") {
             let s = snap_rate(self.bridge_cfg.clock_rate_hz.unwrap_or(physics_hz), physics_hz);
             self.clock_every = Some(s.every_steps);
-            rates.push(json!({"name": "record /clock", "requested_hz": s.requested_hz,
-                "realised_hz": s.realised_hz, "every_steps": s.every_steps}));
+            rates.push(
+                json!({"name": "record /clock", "topic": "/clock", "requested_hz": s.requested_hz,
+                "realised_hz": s.realised_hz, "every_steps": s.every_steps}),
+            );
         }
         rates.push(
-            json!({"name": format!("record {STATE_TOPIC}"), "requested_hz": state.requested_hz,
+            json!({"name": format!("record {STATE_TOPIC}"), "topic": STATE_TOPIC, "requested_hz": state.requested_hz,
             "realised_hz": state.realised_hz, "every_steps": state.every_steps}),
         );
         for r in ctx.interface.rate_table() {
-            rates.push(json!({"name": r.name, "requested_hz": r.requested_hz,
+            // The ROS topic the endpoint publishes on (several endpoints may share a name).
+            let topic = r.endpoint.and_then(|id| out_topic.get(&id));
+            rates.push(json!({"name": r.name, "topic": topic, "requested_hz": r.requested_hz,
                 "realised_hz": r.realised_hz, "every_steps": r.every_steps}));
         }
         let mut topics = BTreeMap::new();
@@ -389,7 +432,8 @@ impl Recorder {
             json!({"state_topic": STATE_TOPIC, "inbound_topic": INBOUND_TOPIC,
                 "state_every_steps": state.every_steps, "state_requested_hz": state.requested_hz,
                 "state_realised_hz": state.realised_hz,
-                "topics": format!("{:?}", self.opts.topics)})
+                "topics": format!("{:?}", self.opts.topics),
+                "unmatched_topic_globs": unmatched})
             .to_string(),
         );
         self.w()?
@@ -399,6 +443,9 @@ impl Recorder {
         self.inbound_channel = self.channel(INBOUND_TOPIC, "", "json")?;
         for n in &not_recorded {
             tracing::warn!("--record: {n}");
+        }
+        for u in &unmatched {
+            tracing::warn!("{u}");
         }
         ctx.interface.enable_tap();
         // The state right after the initial reset: step 0.
@@ -681,5 +728,21 @@ mod tests {
             TopicFilter::parse(" ").unwrap_err(),
             "--record-topics is empty: give all, none or topic globs like /robot/*"
         );
+    }
+
+    #[test]
+    fn a_glob_that_keeps_nothing_is_named_with_the_topics_there_are() {
+        let topics: std::collections::BTreeSet<String> =
+            ["/scan", "/odom", "/clock"].into_iter().map(String::from).collect();
+        let f = TopicFilter::parse("/scan, /robot/*, /odo?, /camera/**").unwrap();
+        assert_eq!(
+            f.unmatched(&topics),
+            [
+                "--record-topics: `/robot/*` matches no topic of this run, so it keeps nothing; the run's topics: /clock, /odom, /scan",
+                "--record-topics: `/camera/**` matches no topic of this run, so it keeps nothing; the run's topics: /clock, /odom, /scan",
+            ]
+        );
+        assert!(TopicFilter::All.unmatched(&topics).is_empty());
+        assert!(TopicFilter::parse("/s*").unwrap().unmatched(&topics).is_empty());
     }
 }

@@ -78,6 +78,7 @@ pub fn open(path: &Path) -> Result<Recording, String> {
              recovery mode, but a replay needs the whole run",
         ));
     }
+    crate::record::integrity::check(&buf).map_err(|e| err(path, e))?;
     let mut provenance = None;
     let mut summary = None;
     for rec in mcap::read::LinearReader::new(&buf).map_err(|e| err(path, e))? {
@@ -154,8 +155,9 @@ fn parse_event(v: &Json) -> Result<(u64, Event), String> {
     Ok((step, Event::Deliver { endpoint, endpoint_id, payload: Box::new(payload) }))
 }
 
-/// Rebuild the recorded world from the provenance alone (the world YAML text as recorded, the
-/// override assignments, the seed); transport plugins are dropped (a replay talks to nobody).
+/// Rebuild the recorded world from the provenance alone (the world YAML text and the text of
+/// every parent world it extends as recorded, the override assignments, the seed); transport
+/// plugins are dropped (a replay talks to nobody).
 /// Returns the engine and notes on inputs that changed on disk since the recording.
 pub fn rebuild(rec: &Recording) -> Result<(Engine, Vec<String>), String> {
     rebuild_with(rec, Vec::new())
@@ -175,23 +177,49 @@ pub fn rebuild_with(
     assignments.extend(extra);
     let seed: u64 = get("seed")?.parse().map_err(|e| format!("provenance seed: {e}"))?;
     let opts = LoadOptions { assignments, no_communication: true, ..Default::default() };
-    let mut world = crate::world::load_world_str(yaml, &base_dir, &opts)
-        .map_err(|e| format!("the recorded world no longer loads:\n{e}"))?;
+    // Recordings before `world_chain` read their parents from disk.
+    let chain = match p.get("world_chain") {
+        Some(c) => Some(provenance::chain_from_json(c)?),
+        None => None,
+    };
+    let loaded = match &chain {
+        Some(c) => {
+            let parents: Vec<_> = c.iter().map(|(_, t)| t.clone()).collect();
+            crate::world::load_world_recorded(yaml, &base_dir, &parents, &opts)
+        }
+        None => crate::world::load_world_str(yaml, &base_dir, &opts),
+    };
+    let mut world = loaded.map_err(|e| format!("the recorded world no longer loads:\n{e}"))?;
     world.warnings.clear();
     let mut notes = Vec::new();
     let recorded: BTreeMap<String, String> =
         serde_json::from_str(get("input_hashes")?).map_err(|e| format!("input_hashes: {e}"))?;
     let world_path = get("world_path")?.clone();
-    // The world file's key among the hashes (recordings before it had only `world_path`).
+    // The world file's key among the hashes (recordings before it had only `world_path`), and
+    // the keys of the parent worlds whose text the recording holds.
     let world_input = p.get("world_input").cloned().unwrap_or_default();
+    let parent_inputs: Vec<&str> = chain.iter().flatten().map(|(k, _)| k.as_str()).collect();
+    // The override files' keys (recordings before `override_inputs`: the files the recorded
+    // assignments name as their source).
+    let override_inputs: Vec<String> = match p.get("override_inputs") {
+        Some(o) => serde_json::from_str(o).map_err(|e| format!("override_inputs: {e}"))?,
+        None => opts
+            .assignments
+            .iter()
+            .filter_map(|a| a.source.strip_prefix("--override "))
+            .map(|f| Path::new(f).canonicalize().map_or(f.to_string(), |c| c.display().to_string()))
+            .collect(),
+    };
     for (file, h) in &recorded {
         let now = provenance::hash_input(file);
         if &now != h {
             let is_world = *file == world_input
                 || Path::new(file) == Path::new(&world_path)
                 || Path::new(&world_path).canonicalize().ok().as_deref() == Some(Path::new(file));
-            notes.push(if is_world {
+            notes.push(if is_world || parent_inputs.contains(&file.as_str()) {
                 format!("{file} changed on disk since the recording; the recorded text is used")
+            } else if override_inputs.contains(file) {
+                format!("{file} changed on disk since the recording; the file is not read: the assignments recorded from it (provenance `overrides`) are applied")
             } else {
                 format!("{file} changed on disk since the recording ({h} then, {now} now): the replay builds from the file as it is now")
             });
@@ -334,8 +362,48 @@ pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<Repla
     Ok(report)
 }
 
-/// The state sample nearest sim time `t` (the first of equally near ones).
+/// The recording's sim time range, (earliest, latest) sample time (s); resets restart the clock,
+/// so these are the extremes, not the first and last sample.
+pub fn time_range(rec: &Recording) -> Option<(f64, f64)> {
+    let mut it = rec.states.iter().map(|s| s.time);
+    let first = it.next()?;
+    Some(it.fold((first, first), |(lo, hi), t| (lo.min(t), hi.max(t))))
+}
+
+/// Half the spacing of the state samples (s): a time that close past either end of the range
+/// still has its nearest sample (the sample times add up the timestep, so the last one of a 1 s
+/// run can be a hair off 1 s).
+fn half_sample(rec: &Recording) -> f64 {
+    let p = &rec.provenance;
+    let every = p
+        .get("record")
+        .and_then(|r| serde_json::from_str::<Json>(r).ok())
+        .and_then(|r| r.get("state_every_steps").and_then(Json::as_u64))
+        .unwrap_or(1);
+    let dt = p.get("timestep").and_then(|t| t.parse::<f64>().ok()).unwrap_or(0.0);
+    every as f64 * dt / 2.0
+}
+
+/// A time as a message shows it: rounded to the nanosecond.
+pub fn secs(t: f64) -> String {
+    crate::error::num((t * 1e9).round() / 1e9)
+}
+
+/// The state sample nearest sim time `t` (the first of equally near ones). A time that is not a
+/// number, or outside the recording's time range, is refused with the range.
 pub fn state_at(rec: &Recording, t: f64) -> Result<&StateSample, String> {
+    let (lo, hi) =
+        time_range(rec).ok_or_else(|| "the recording holds no state samples".to_string())?;
+    let slack = half_sample(rec);
+    if !(t >= lo - slack && t <= hi + slack) {
+        return Err(format!(
+            "--at {}: the recording holds sim times {} s to {} s ({} state samples): give a time in that range",
+            crate::error::num(t),
+            secs(lo),
+            secs(hi),
+            rec.states.len()
+        ));
+    }
     let mut best: Option<&StateSample> = None;
     for s in &rec.states {
         if best.is_none_or(|b| (s.time - t).abs() < (b.time - t).abs()) {

@@ -75,9 +75,10 @@ pub fn sensor_addresses(engine: &Engine) -> Vec<String> {
 /// rebuilt from the recording, run the sensor at `address` on it (its rate gate forced open, so a
 /// sample between two of its publications still gets one) and return one JSON object: the
 /// sample's time, step, tick and episode, and every payload the sensor published, by endpoint.
-pub fn rerun_sensor(rec: &Recording, t: f64, address: &str) -> Result<Json, String> {
+/// Also returns the rebuild's notes on inputs that changed on disk since the recording.
+pub fn rerun_sensor(rec: &Recording, t: f64, address: &str) -> Result<(Json, Vec<String>), String> {
     let sample = state_at(rec, t)?.clone();
-    let (mut engine, _notes) = rebuild(rec)?;
+    let (mut engine, notes) = rebuild(rec)?;
     let sensors = sensor_addresses(&engine);
     if !sensors.iter().any(|a| a == address) {
         return Err(format!(
@@ -107,12 +108,13 @@ pub fn rerun_sensor(rec: &Recording, t: f64, address: &str) -> Result<Json, Stri
         }
     }
     engine.shutdown();
-    Ok(json!({
+    let line = json!({
         "sensor": address,
         "time": sample.time,
         "step": sample.step,
         "tick": sample.tick,
         "episode": sample.episode,
         "outputs": outputs,
-    }))
+    });
+    Ok((line, notes))
 }

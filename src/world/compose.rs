@@ -229,6 +229,20 @@ struct Level {
     path: PathBuf,
     package: Option<(String, PathBuf)>,
     dir: PathBuf,
+    text: String,
+}
+
+/// A parent world as composition read it: its file, the package (and that package's worlds
+/// folder) it came from, and its text. A recording keeps these so a replay composes the same
+/// chain without the files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParentText {
+    /// The parent world file (absolute).
+    pub path: PathBuf,
+    /// `(package, worlds folder)` for a `<package>:<world>` parent.
+    pub package: Option<(String, PathBuf)>,
+    /// Its YAML text as read.
+    pub text: String,
 }
 
 /// Compose `doc` with its `extends:` chain. `self_path` is the document's own file (for cycle
@@ -242,6 +256,18 @@ pub fn compose(
     doc: WorldDoc,
     base_dir: &Path,
     self_path: Option<&Path>,
+    errors: &mut ConfigErrors,
+) -> WorldDoc {
+    compose_from(doc, base_dir, self_path, None, errors)
+}
+
+/// [`compose`] reading the parents from `recorded` (nearest parent first, as
+/// [`WorldDoc::parents`] lists them) instead of the file system: the chain a recording kept.
+pub fn compose_from(
+    doc: WorldDoc,
+    base_dir: &Path,
+    self_path: Option<&Path>,
+    recorded: Option<&[ParentText]>,
     errors: &mut ConfigErrors,
 ) -> WorldDoc {
     let max = crate::world::bounds::MAX_EXTENDS_DEPTH;
@@ -268,12 +294,29 @@ pub fn compose(
             );
             break;
         }
-        let parent = match resolve_world_ref(&ext, &dir) {
-            Ok(p) => p,
-            Err(e) => {
-                push_at(errors, here, "extends", e);
-                break;
-            }
+        let parent = match recorded {
+            Some(rec) => match rec.get(levels.len()) {
+                Some(p) => WorldRef { path: p.path.clone(), package: p.package.clone() },
+                None => {
+                    push_at(
+                        errors,
+                        here,
+                        "extends",
+                        format!(
+                            "extends `{ext}`, but the recording holds only {} parent worlds",
+                            rec.len()
+                        ),
+                    );
+                    break;
+                }
+            },
+            None => match resolve_world_ref(&ext, &dir) {
+                Ok(p) => p,
+                Err(e) => {
+                    push_at(errors, here, "extends", e);
+                    break;
+                }
+            },
         };
         if stack.contains(&parent.path) {
             let start = stack.iter().position(|p| p == &parent.path).unwrap_or(0);
@@ -293,7 +336,11 @@ pub fn compose(
             );
             break;
         }
-        let text = match crate::world::yaml::read_document(&parent.path, "parent world") {
+        let read = match recorded.and_then(|rec| rec.get(levels.len())) {
+            Some(p) => Ok(p.text.clone()),
+            None => crate::world::yaml::read_document(&parent.path, "parent world"),
+        };
+        let text = match read {
             Ok(t) => t,
             Err(m) => {
                 push_at(errors, here, "extends", m);
@@ -319,14 +366,23 @@ pub fn compose(
             path: parent.path,
             package: parent.package,
             dir: dir.clone(),
+            text,
         });
     }
     let sim_sources: Vec<(PathBuf, Mapping)> =
         levels.iter().map(|l| (l.path.clone(), l.doc.sim.clone())).collect();
+    let parents: Vec<ParentText> = levels
+        .iter_mut()
+        .map(|l| ParentText {
+            path: l.path.clone(),
+            package: l.package.clone(),
+            text: std::mem::take(&mut l.text),
+        })
+        .collect();
 
     // Fold from the farthest parent down: each level composes over the one above it.
     let mut above: Option<(WorldDoc, PathBuf)> = None;
-    for Level { doc: ldoc, path, package, dir } in levels.into_iter().rev() {
+    for Level { doc: ldoc, path, package, dir, .. } in levels.into_iter().rev() {
         let mut composed = match above.take() {
             Some((pdoc, ppath)) => merge(ldoc, pdoc, &ppath, Some(&path), errors),
             None => {
@@ -345,6 +401,7 @@ pub fn compose(
         }
     };
     out.sim_sources = sim_sources;
+    out.parents = parents;
     out
 }
 
@@ -474,6 +531,7 @@ fn merge(
         disable: doc.disable,
         chain,
         sim_sources: Vec::new(),
+        parents: Vec::new(),
     }
 }
 

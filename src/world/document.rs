@@ -89,6 +89,9 @@ pub struct WorldDoc {
     /// Each parent world's own `sim:` block with its file, nearest parent first (filled by
     /// composition): an error in a merged `sim:` key names the file that set it.
     pub sim_sources: Vec<(PathBuf, Mapping)>,
+    /// Each parent world's file and text as read, nearest parent first (filled by composition;
+    /// a recording keeps them).
+    pub parents: Vec<crate::world::compose::ParentText>,
 }
 
 fn type_name(v: &Value) -> &'static str {

@@ -105,7 +105,7 @@ pub fn load_world(path: &Path, opts: &LoadOptions) -> Result<LoadedWorld, Config
     let text = yaml::read_document(path, "world").map_err(|m| ConfigError::new("", m))?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     let base_dir = if base_dir.as_os_str().is_empty() { PathBuf::from(".") } else { base_dir };
-    let mut w = load_inner(&text, &base_dir, Some(path), opts)?;
+    let mut w = load_inner(&text, &base_dir, Some(path), None, opts)?;
     w.path = Some(path.to_path_buf());
     Ok(w)
 }
@@ -118,13 +118,25 @@ pub fn load_world_str(
     base_dir: &Path,
     opts: &LoadOptions,
 ) -> Result<LoadedWorld, ConfigErrors> {
-    load_inner(text, base_dir, None, opts)
+    load_inner(text, base_dir, None, None, opts)
+}
+
+/// [`load_world_str`] composing the `extends:` chain from `parents` (nearest parent first, as a
+/// recording kept them) rather than from the files on disk.
+pub fn load_world_recorded(
+    text: &str,
+    base_dir: &Path,
+    parents: &[compose::ParentText],
+    opts: &LoadOptions,
+) -> Result<LoadedWorld, ConfigErrors> {
+    load_inner(text, base_dir, None, Some(parents), opts)
 }
 
 fn load_inner(
     text: &str,
     base_dir: &Path,
     self_path: Option<&Path>,
+    parents: Option<&[compose::ParentText]>,
     opts: &LoadOptions,
 ) -> Result<LoadedWorld, ConfigErrors> {
     let t0 = std::time::Instant::now();
@@ -134,7 +146,7 @@ fn load_inner(
     let mut warnings = Vec::new();
     let doc = WorldDoc::parse(&root, &mut errors);
     let own_sim = doc.sim.clone();
-    let mut doc = compose::compose(doc, base_dir, self_path, &mut errors);
+    let mut doc = compose::compose_from(doc, base_dir, self_path, parents, &mut errors);
     let inherited = compose::Provenance::of(&doc, &own_sim);
 
     // Transport flags.
