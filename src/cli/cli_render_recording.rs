@@ -33,7 +33,7 @@ pub(super) struct Request {
 }
 
 fn refuse(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
+    crate::cli::stderr::say!("error: {msg}");
     ExitCode::from(2)
 }
 
@@ -67,7 +67,7 @@ pub(super) fn render(
         Err(e) => return refuse(format!("{}: {e}", file.display())),
     };
     for n in notes {
-        eprintln!("note: {n}");
+        crate::cli::stderr::say!("note: {n}");
     }
     let v = engine.sim.view.clone().unwrap_or_default();
     let camera = match ViewCamera::resolve(&v, &engine.ctx) {
@@ -79,6 +79,9 @@ pub(super) fn render(
         if let Err(e) = o.prepare(w, h) {
             return refuse(format!("--overlay {}: {e}", o.name()));
         }
+    }
+    if let Some(m) = beyond_the_recording(&rec, r.at) {
+        return refuse(format!("{}: {m}", file.display()));
     }
     let first = match state_at(&rec, r.at) {
         Ok(s) => s.clone(),
@@ -117,8 +120,22 @@ pub(super) fn render(
         }
     };
     engine.shutdown();
-    println!("{line}");
-    ExitCode::SUCCESS
+    crate::cli::stdout::emit_then(&line.to_string(), ExitCode::SUCCESS)
+}
+
+/// `--at` past the recording's last state sample (by more than half a sample spacing): the
+/// nearest sample would be the last one, silently not the time asked for.
+fn beyond_the_recording(rec: &crate::record::replay::Recording, at: f64) -> Option<String> {
+    let n = rec.states.len();
+    let first = rec.states.first()?.time;
+    let last = rec.states.iter().map(|s| s.time).fold(first, f64::max);
+    let half = if n > 1 { 0.5 * (last - first) / (n - 1) as f64 } else { 0.0 };
+    (at > last + half).then(|| {
+        format!(
+            "--at {} s is beyond the recording: its state samples cover {first} to {last} s; give a time within them",
+            crate::error::num(at)
+        )
+    })
 }
 
 fn draw(
