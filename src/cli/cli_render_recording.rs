@@ -130,10 +130,14 @@ fn beyond_the_recording(rec: &crate::record::replay::Recording, at: f64) -> Opti
     let first = rec.states.first()?.time;
     let last = rec.states.iter().map(|s| s.time).fold(first, f64::max);
     let half = if n > 1 { 0.5 * (last - first) / (n - 1) as f64 } else { 0.0 };
+    // Sample times are sums of timesteps: shown to the nanosecond (0.1, not 0.10000000000000007).
+    let ns = |t: f64| (t * 1e9).round() / 1e9;
     (at > last + half).then(|| {
         format!(
-            "--at {} s is beyond the recording: its state samples cover {first} to {last} s; give a time within them",
-            crate::error::num(at)
+            "--at {} s is beyond the recording: its state samples cover {} to {} s; give a time within them",
+            crate::error::num(at),
+            ns(first),
+            ns(last)
         )
     })
 }
