@@ -18,6 +18,8 @@ use crate::{load_world, Engine, EngineOptions, LoadOptions};
 mod cli_render;
 mod cli_render_recording;
 mod cli_view;
+mod outputs;
+pub mod stderr;
 pub mod stdout;
 
 /// Plugin-driven MuJoCo simulator for mobile robots, arms, mobile manipulators and conveyors.
@@ -227,7 +229,7 @@ fn assignments(w: &WorldArgs) -> Result<Vec<Assignment>, ConfigErrors> {
 }
 
 fn fail_config(e: &ConfigErrors) -> ExitCode {
-    eprint!("error: {e}");
+    crate::cli::stderr::say_text!("error: {e}");
     ExitCode::from(2)
 }
 
@@ -243,7 +245,7 @@ pub fn main() -> ExitCode {
 pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
     if !plugins.is_empty() {
         if let Err(e) = crate::plugins::external::register_external(provider, plugins) {
-            eprintln!("error: {e}");
+            crate::cli::stderr::say!("error: {e}");
             return ExitCode::from(2);
         }
     }
@@ -266,11 +268,14 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
     let args = match strip_ros_args(std::env::args_os()) {
         Ok(a) => a,
         Err(m) => {
-            eprintln!("error: {m}");
+            crate::cli::stderr::say!("error: {m}");
             return ExitCode::from(2);
         }
     };
-    let cli = Cli::parse_from(args);
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => return clap_answer(&e),
+    };
     match cli.command {
         Command::Plugins { what } => plugins_cmd(what),
         Command::Check(w) => check(w),
@@ -285,6 +290,32 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
     }
 }
 
+/// What clap answers instead of a run: `--help` and `--version` on stdout (exit 0), a usage error
+/// on stderr (exit 2). Like coreutils (`ls --help >/dev/full`), help that cannot be written is a
+/// write error, exit 2: clap's own `exit()` drops the failure and exits 0.
+fn clap_answer(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    use std::io::Write;
+    let to_stdout = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    let written = e.print().and_then(|()| {
+        if to_stdout {
+            std::io::stdout().flush()
+        } else {
+            std::io::stderr().flush()
+        }
+    });
+    match written {
+        Err(err) if to_stdout && err.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(stdout::BROKEN_PIPE_EXIT)
+        }
+        Err(err) if to_stdout => {
+            stderr::say!("error: write error: cannot write to stdout: {err}");
+            ExitCode::from(2)
+        }
+        _ => ExitCode::from(e.exit_code() as u8),
+    }
+}
+
 fn plugins_cmd(what: PluginsCmd) -> ExitCode {
     match what {
         PluginsCmd::List => {
@@ -295,13 +326,16 @@ fn plugins_cmd(what: PluginsCmd) -> ExitCode {
             stdout::emit_then(&rows.join("\n"), ExitCode::SUCCESS)
         }
         PluginsCmd::Describe { name } => match crate::plugins::lookup(&name) {
-            Some(d) => {
-                print!("{}", crate::plugins::describe(d));
-                ExitCode::SUCCESS
-            }
+            Some(d) => match stdout::emit_text(&crate::plugins::describe(d)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(code) => code,
+            },
             None => {
                 let names: Vec<&str> = crate::plugins::registry().iter().map(|d| d.name).collect();
-                eprintln!("error: unknown plugin `{name}`; registered: {}", names.join(", "));
+                crate::cli::stderr::say!(
+                    "error: unknown plugin `{name}`; registered: {}",
+                    names.join(", ")
+                );
                 ExitCode::from(2)
             }
         },
@@ -325,7 +359,7 @@ fn check(w: WorldArgs) -> ExitCode {
         Err(e) => return fail_config(&e),
     };
     for warn in &world.warnings {
-        eprintln!("warning: {warn}");
+        crate::cli::stderr::say!("warning: {warn}");
     }
     let n = world.components.len();
     // A preview seed: checking a world is not a measurement.
@@ -333,7 +367,9 @@ fn check(w: WorldArgs) -> ExitCode {
         Ok(mut e) => {
             // One step reveals what compiling cannot (a state that goes non-finite at once).
             if let Err(err) = e.step() {
-                eprintln!("error: the world compiles, but its first step fails: {err}");
+                crate::cli::stderr::say!(
+                    "error: the world compiles, but its first step fails: {err}"
+                );
                 return ExitCode::from(2);
             }
             let m = e.ctx.model().ffi();
@@ -344,7 +380,7 @@ fn check(w: WorldArgs) -> ExitCode {
             stdout::emit_then(&line, ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::cli::stderr::say!("error: {e}");
             ExitCode::from(2)
         }
     }
@@ -382,37 +418,28 @@ fn write_summary(
     let run = result.as_ref().map_err(|e| e.to_string());
     let json = crate::campaign::summary::summary_json(&engine.ctx, run, &a.summary_endpoints);
     if let Err(m) = crate::campaign::summary::write_summary(path, &json) {
-        eprintln!("error: {m}");
+        crate::cli::stderr::say!("error: {m}");
         engine.shutdown();
         return Some(ExitCode::from(1));
     }
     None
 }
 
-/// `--record` or `--summary` naming the world file, an `--override` file, or each other.
+/// `--record` or `--summary` naming a file the run reads ([`outputs::Inputs`]), or each other.
 fn output_clash(a: &SimArgs) -> Option<String> {
-    let abs = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let same = |x: &std::path::Path, y: &std::path::Path| match (x.canonicalize(), y.canonicalize())
-    {
-        (Ok(x), Ok(y)) => x == y,
-        _ => abs(x) == abs(y),
-    };
-    let mut inputs: Vec<(String, PathBuf)> =
-        a.world.overrides.iter().map(|p| ("the --override file".to_string(), p.clone())).collect();
-    if let Ok(w) = runner::resolve_world(&a.world.world) {
-        inputs.push(("the world file".to_string(), w));
+    let outputs: Vec<(&str, &std::path::Path)> =
+        [("--record", a.record.record.as_ref()), ("--summary", a.summary.as_ref())]
+            .into_iter()
+            .filter_map(|(f, o)| o.map(|o| (f, o.as_path())))
+            .collect();
+    if outputs.is_empty() {
+        return None;
     }
-    let outputs = [("--record", a.record.record.as_ref()), ("--summary", a.summary.as_ref())];
-    for (flag, out) in outputs.iter().filter_map(|(f, o)| o.map(|o| (f, o))) {
-        if let Some((what, _)) = inputs.iter().find(|(_, i)| same(out, i)) {
-            return Some(format!(
-                "{flag} {} is {what}: writing it would overwrite it; name another file",
-                out.display()
-            ));
-        }
+    if let Some(m) = outputs::Inputs::of_world(&a.world).clash(&outputs) {
+        return Some(m);
     }
     if let (Some(r), Some(s)) = (&a.record.record, &a.summary) {
-        if same(r, s) {
+        if outputs::same(r, s) {
             return Some(format!(
                 "--record and --summary both name {}: name two files",
                 r.display()
@@ -422,24 +449,44 @@ fn output_clash(a: &SimArgs) -> Option<String> {
     None
 }
 
+/// A span of sim time a flag asks for (`sim --seconds`, `render --at`, a video's `--seconds`):
+/// finite, >= 0 and at most [`MAX_RUN_SECONDS`](crate::world::bounds::MAX_RUN_SECONDS).
+pub(crate) fn check_span(flag: &str, s: f64) -> Result<f64, String> {
+    let max = crate::world::bounds::MAX_RUN_SECONDS;
+    if (0.0..=max).contains(&s) {
+        Ok(s)
+    } else {
+        Err(format!(
+            "{flag} must be a sim time within [0, {max}] s (a year; count a longer run with --steps), got {}",
+            crate::error::num(s)
+        ))
+    }
+}
+
 /// Load the world and build the engine as `sim` does: (engine, limits, pacing factor).
 fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
     // The output files first: an unwritable path is refused before anything is built or run,
     // and so is one that names an input (writing it would destroy the world being run).
     if let Some(m) = output_clash(a) {
-        eprintln!("error: {m}");
+        crate::cli::stderr::say!("error: {m}");
         return Err(ExitCode::from(2));
+    }
+    if let Some(s) = a.seconds {
+        if let Err(m) = check_span("--seconds", s) {
+            crate::cli::stderr::say!("error: {m}");
+            return Err(ExitCode::from(2));
+        }
     }
     if let Some(p) = &a.summary {
         if let Err(m) = crate::campaign::summary::check_writable(p) {
-            eprintln!("error: {m}");
+            crate::cli::stderr::say!("error: {m}");
             return Err(ExitCode::from(2));
         }
     }
     let mut recorder = match a.record.create() {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::cli::stderr::say!("error: {e}");
             return Err(ExitCode::from(2));
         }
     };
@@ -462,7 +509,7 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
         Err(e) => return Err(fail_config(&e)),
     };
     for warn in &world.warnings {
-        eprintln!("warning: {warn}");
+        crate::cli::stderr::say!("warning: {warn}");
     }
     let factor = match a.pacing.as_deref() {
         None => world.sim.pacing.map(|p| p.factor()).unwrap_or(Some(1.0)),
@@ -477,18 +524,12 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
                 Ok(f) => Some(f),
                 Err(m) => {
                     let why = if m.is_empty() { String::new() } else { format!(": {m}") };
-                    eprintln!("error: --pacing takes realtime, asap or a real-time factor, got `{x}`{why}");
+                    crate::cli::stderr::say!("error: --pacing takes realtime, asap or a real-time factor, got `{x}`{why}");
                     return Err(ExitCode::from(2));
                 }
             }
         }
     };
-    if let Some(s) = a.seconds {
-        if !(s >= 0.0 && s.is_finite()) {
-            eprintln!("error: --seconds must be a finite number >= 0, got {s}");
-            return Err(ExitCode::from(2));
-        }
-    }
     let seed = match a.seed.or(world.sim.seed) {
         Some(s) => s,
         None => {
@@ -498,13 +539,13 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
                 .unwrap_or(1)
                 ^ std::process::id() as u64;
             let s = s % 1_000_000_000;
-            eprintln!("seed: {s} (drawn; pass --seed {s} to repeat this run)");
+            crate::cli::stderr::say!("seed: {s} (drawn; pass --seed {s} to repeat this run)");
             s
         }
     };
     if let Some(s) = a.seconds {
         if s > 0.0 && (s / world.timestep).round() < 1.0 {
-            eprintln!(
+            crate::cli::stderr::say!(
                 "error: --seconds {s} is shorter than one physics step ({} s)",
                 world.timestep
             );
@@ -513,7 +554,7 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
     }
     if let Some(r) = recorder.as_mut() {
         if let Err(e) = r.prepare(&run_inputs(a, seed), &world) {
-            eprintln!("error: --record: {e}");
+            crate::cli::stderr::say!("error: --record: {e}");
             return Err(ExitCode::from(2));
         }
     }
@@ -521,26 +562,26 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
         match Engine::new(world, EngineOptions { profile: a.profile, seed: Some(seed) }) {
             Ok(e) => e,
             Err(e) => {
-                eprintln!("error: {e}");
+                crate::cli::stderr::say!("error: {e}");
                 return Err(ExitCode::from(2));
             }
         };
     if let Some(r) = recorder {
         let path = r.path().to_path_buf();
         if let Err(e) = r.attach(&mut engine) {
-            eprintln!("error: --record {}: {e}", path.display());
+            crate::cli::stderr::say!("error: --record {}: {e}", path.display());
             return Err(ExitCode::from(2));
         }
     }
     if a.profile {
-        eprintln!("load phases:");
+        crate::cli::stderr::say!("load phases:");
         for (name, secs) in engine.load_report() {
-            eprintln!("  {:<12} {:>9.2} ms", name, secs * 1e3);
+            crate::cli::stderr::say!("  {:<12} {:>9.2} ms", name, secs * 1e3);
         }
     }
     engine.ctx.run.manual_control = a.manual_control;
     if let Err(m) = crate::campaign::summary::check_endpoints(&engine.ctx, &a.summary_endpoints) {
-        eprintln!("error: --summary-endpoint: {m}");
+        crate::cli::stderr::say!("error: --summary-endpoint: {m}");
         return Err(ExitCode::from(2));
     }
     Ok((engine, Limits { steps: a.steps, seconds: a.seconds }, factor))
@@ -579,7 +620,7 @@ fn finish(
             // The run is done either way; a reader that left early changes only the exit code.
             let written = stdout::emit(&summary.to_string());
             if profile {
-                eprint!("{}", engine.format_timing());
+                crate::cli::stderr::say_text!("{}", engine.format_timing());
             }
             if let Err(code) = written {
                 code
@@ -590,7 +631,7 @@ fn finish(
             }
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::cli::stderr::say!("error: {e}");
             ExitCode::from(1)
         }
     }
@@ -687,6 +728,15 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
         | ExportCmd::Srdf { world, robot, .. }
         | ExportCmd::Moveit { world, robot, .. } => (world.clone(), robot.clone()),
     };
+    // -o must not name a file the export reads (refused before anything is built).
+    let inputs = outputs::Inputs::of_world(&world);
+    if let ExportCmd::Urdf { output: Some(p), .. } | ExportCmd::Srdf { output: Some(p), .. } = &what
+    {
+        if let Some(m) = inputs.clash(&[("-o", p)]) {
+            stderr::say!("error: {m}");
+            return ExitCode::from(2);
+        }
+    }
     let w = match load(&world, LoadOptions::default()) {
         Ok(x) => x,
         Err(e) => return fail_config(&e),
@@ -699,7 +749,7 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
             Ok(b) => b,
             Err(es) => {
                 for e in es {
-                    eprintln!("error: {e}");
+                    crate::cli::stderr::say!("error: {e}");
                 }
                 return ExitCode::from(2);
             }
@@ -709,12 +759,12 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
     let mut e = match Engine::new(w, EngineOptions { profile: false, seed: Some(0) }) {
         Ok(e) => e,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::cli::stderr::say!("error: {e}");
             return ExitCode::from(2);
         }
     };
     let Some(ent) = e.ctx.entities.get(&robot).cloned() else {
-        eprintln!(
+        crate::cli::stderr::say!(
             "error: --robot: no entity `{robot}` in this world; entities: [{}]",
             e.ctx.entities.names().join(", ")
         );
@@ -737,18 +787,25 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
             let files = match crate::export::moveit::export_moveit(&mut e.ctx, &ent, &opts) {
                 Ok(f) => f,
                 Err(m) => {
-                    eprintln!("error: export moveit `{robot}`: {m}");
+                    crate::cli::stderr::say!("error: export moveit `{robot}`: {m}");
                     return ExitCode::from(2);
                 }
             };
+            let paths: Vec<PathBuf> = files.iter().map(|(name, _)| output.join(name)).collect();
+            let flagged: Vec<(&str, &std::path::Path)> =
+                paths.iter().map(|p| ("-o", p.as_path())).collect();
+            if let Some(m) = inputs.clash(&flagged) {
+                stderr::say!("error: {m}");
+                return ExitCode::from(2);
+            }
             if let Err(err) = std::fs::create_dir_all(&output) {
-                eprintln!("error: -o {}: {err}", output.display());
+                crate::cli::stderr::say!("error: -o {}: {err}", output.display());
                 return ExitCode::from(2);
             }
             for (name, text) in files {
                 let p = output.join(&name);
                 if let Err(err) = std::fs::write(&p, text) {
-                    eprintln!("error: -o {}: {err}", p.display());
+                    crate::cli::stderr::say!("error: -o {}: {err}", p.display());
                     return ExitCode::from(2);
                 }
                 if let Err(c) = stdout::emit(&p.display().to_string()) {
@@ -761,19 +818,19 @@ fn export_cmd(what: ExportCmd) -> ExitCode {
     let text = match text {
         Ok(u) => u,
         Err(m) => {
-            eprintln!("error: export {what_name} `{robot}`: {m}");
+            crate::cli::stderr::say!("error: export {what_name} `{robot}`: {m}");
             return ExitCode::from(2);
         }
     };
     match output {
-        None => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
+        None => match stdout::emit_text(&text) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(code) => code,
+        },
         Some(p) => match std::fs::write(&p, text) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
-                eprintln!("error: -o {}: {err}", p.display());
+                crate::cli::stderr::say!("error: -o {}: {err}", p.display());
                 ExitCode::from(2)
             }
         },

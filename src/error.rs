@@ -181,6 +181,82 @@ pub fn clip(s: &str) -> String {
     }
 }
 
+/// serde's type and shape errors in the words the other refusals use: "invalid type: integer `3`,
+/// expected a sequence" reads "must be a list ([a, b, ...]), got the integer 3". Every config
+/// deserialisation maps its serde errors through here (`crate::plugin::typed_config`); a
+/// message of another form is returned as is.
+pub fn plain_serde(message: &str) -> String {
+    use std::sync::OnceLock;
+    static FORMS: OnceLock<[regex::Regex; 3]> = OnceLock::new();
+    let [invalid_type, invalid_value, invalid_length] = FORMS.get_or_init(|| {
+        [
+            regex::Regex::new(r"(?s)^invalid type: (.*), expected (.*)$").expect("valid pattern"),
+            regex::Regex::new(r"(?s)^invalid value: (.*), expected (.*)$").expect("valid pattern"),
+            regex::Regex::new(r"(?s)^invalid length (\d+), expected (.*)$").expect("valid pattern"),
+        ]
+    });
+    if let Some(c) = invalid_type.captures(message).or_else(|| invalid_value.captures(message)) {
+        return format!("must be {}, got {}", serde_expected(&c[2]), serde_unexpected(&c[1]));
+    }
+    if let Some(c) = invalid_length.captures(message) {
+        let n = &c[1];
+        let items = if n == "1" { "item" } else { "items" };
+        return format!("must be {}, got a list of {n} {items}", serde_expected(&c[2]));
+    }
+    message.to_string()
+}
+
+/// serde's "expected" phrase in plain words.
+fn serde_expected(e: &str) -> String {
+    use std::sync::OnceLock;
+    static SIZED: OnceLock<regex::Regex> = OnceLock::new();
+    let sized = SIZED.get_or_init(|| {
+        regex::Regex::new(
+            r"^(?:an array of length|a tuple of size|(?:a )?tuple of|tuple struct \w+ with) (\d+)(?: elements?)?$",
+        )
+        .expect("valid pattern")
+    });
+    if let Some(c) = sized.captures(e) {
+        let n = &c[1];
+        return format!("a list of {n} {}", if n == "1" { "item" } else { "items" });
+    }
+    match e {
+        "f64" | "f32" => "a number".into(),
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a whole number >= 0".into(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number".into(),
+        "a string" | "a borrowed string" | "string" => "text (a string)".into(),
+        "a boolean" => "true or false".into(),
+        "a character" | "char" => "a single character".into(),
+        "a sequence" => "a list ([a, b, ...])".into(),
+        "a map" => "a mapping ({key: value, ...})".into(),
+        "unit" => "null".into(),
+        _ if e.starts_with("struct ") => "a mapping ({key: value, ...})".into(),
+        _ => e.into(),
+    }
+}
+
+/// serde's "invalid type" phrase for the value found, in plain words.
+fn serde_unexpected(u: &str) -> String {
+    let quoted = |p: &str| u.strip_prefix(p).and_then(|r| r.strip_prefix('`')?.strip_suffix('`'));
+    if let Some(v) = quoted("integer ") {
+        format!("the integer {v}")
+    } else if let Some(v) = quoted("floating point ") {
+        format!("the number {v}")
+    } else if let Some(v) = quoted("boolean ") {
+        v.to_string()
+    } else if let Some(v) = u.strip_prefix("string ") {
+        format!("the string {}", clip(v))
+    } else {
+        match u {
+            "sequence" => "a list".into(),
+            "map" => "a mapping".into(),
+            "unit value" => "null (an empty value)".into(),
+            "enum" => "a tagged value (`!tag`)".into(),
+            _ => u.into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -230,7 +230,7 @@ pub fn typed_config<C: DeserializeOwned>(value: &Value) -> Result<C, Vec<ConfigE
     let to_err = |e: serde_path_to_error::Error<serde_norway::Error>| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        ConfigError::new(path, e.into_inner().to_string())
+        ConfigError::new(path, crate::error::plain_serde(&e.into_inner().to_string()))
     };
     let first = match serde_path_to_error::deserialize::<_, C>(v.clone()) {
         Ok(c) => return Ok(c),

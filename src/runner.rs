@@ -152,7 +152,7 @@ pub fn run_with(
         if progress && last_report.elapsed() >= Duration::from_secs(1) {
             last_report = Instant::now();
             let wall = start.elapsed().as_secs_f64();
-            eprintln!(
+            crate::cli::stderr::say!(
                 "t = {:.2} s sim, {:.1} s wall, real-time factor {:.2}x",
                 engine.sim_time(),
                 wall,

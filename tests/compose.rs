@@ -637,7 +637,12 @@ fn refusal_disable_longer_than_components_may_be_and_duplicates_named() {
     assert_eq!(e.0.len(), 1999);
     assert_eq!(e.0[1998].path, "disable[1999]");
     assert_eq!(
-        e.0[1998].message,
+        e.0[0].message,
         "`pick_box` matches no component inherited from `ur_pick.yaml` (it is listed twice); inherited: table, ur, pick_box"
+    );
+    // The inherited list is given once; the other misses point at it.
+    assert_eq!(
+        e.0[1998].message,
+        "`pick_box` matches no component inherited from `ur_pick.yaml` (it is listed twice) (the inherited components are listed at disable[1])"
     );
 }

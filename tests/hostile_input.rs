@@ -638,7 +638,7 @@ fn negative_cli_numbers_are_refused_saying_what_the_flag_takes() {
         (["--steps", "-1"], "invalid value '-1' for '--steps <STEPS>': takes a whole number from 0 to 18446744073709551615"),
         (["--seed", "-5"], "invalid value '-5' for '--seed <SEED>': takes a whole number"),
         (["--steps", "1.5"], "got `1.5`"),
-        (["--seconds", "-1"], "--seconds must be a finite number >= 0, got -1"),
+        (["--seconds", "-1"], "--seconds must be a sim time within [0, 31536000] s (a year; count a longer run with --steps), got -1"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_roqsim"))
             .args(["sim", w.to_str().unwrap()])

@@ -265,7 +265,9 @@ fn refusals_name_the_flag() {
         (vec!["--size", "big"], "error: --size big: give WIDTHxHEIGHT in pixels, e.g. --size 1280x720"),
         (vec!["--view", "track=nobody"], "error: sim.view.track: no entity `nobody` in this world (--view track=...); entities: falling, red"),
         (vec!["--view", "zoom=3"], "sim.view"),
-        (vec!["--at", "-1"], "error: --at must be a sim time >= 0 s, got -1"),
+        (vec!["--at", "-1"], "error: --at must be a sim time within [0, 31536000] s (a year; count a longer run with --steps), got -1"),
+        (vec!["--at", "1e308"], "error: --at must be a sim time within [0, 31536000] s (a year; count a longer run with --steps), got 1e308"),
+        (vec!["--at", "NaN"], "error: --at must be a sim time within [0, 31536000] s (a year; count a longer run with --steps), got NaN"),
         (vec!["--seconds", "2"], "error: --seconds is the length of a --video; give --video FILE too"),
         (vec!["--overlay", "sun"], "error: --overlay sun: no overlay `sun`; registered: clock"),
     ];

@@ -112,7 +112,7 @@ fn bad_11_wrong_type() {
     refused(
         "components:\n  - dummy: {size: big}\n    name: a\n",
         "components.a.size",
-        "invalid type: string \"big\", expected f64",
+        "must be a number, got the string \"big\"",
     );
 }
 
@@ -296,7 +296,11 @@ fn bad_30_plugin_value_checks() {
 
 #[test]
 fn bad_31_gravity_wrong_length() {
-    refused("sim: {gravity: [0, -9.81]}\n", "sim.gravity", "invalid length 2");
+    refused(
+        "sim: {gravity: [0, -9.81]}\n",
+        "sim.gravity",
+        "must be a list of 3 items, got a list of 2 items",
+    );
 }
 
 #[test]

@@ -48,7 +48,7 @@ pub struct RenderArgs {
 }
 
 fn refuse(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
+    crate::cli::stderr::say!("error: {msg}");
     ExitCode::from(2)
 }
 
@@ -65,8 +65,8 @@ pub fn render(a: RenderArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return refuse(e),
     };
-    if !(a.at >= 0.0 && a.at.is_finite()) {
-        return refuse(format!("--at must be a sim time >= 0 s, got {}", a.at));
+    if let Err(m) = super::check_span("--at", a.at) {
+        return refuse(m);
     }
     let mut ovs: Vec<Box<dyn Overlay>> = Vec::new();
     for spec in &a.overlays {
@@ -86,10 +86,13 @@ pub fn render(a: RenderArgs) -> ExitCode {
         }
         Some(path) => {
             let secs = match a.seconds {
-                Some(secs) if !(secs > 0.0 && secs.is_finite()) => {
-                    return refuse(format!("--seconds must be > 0, got {secs}"))
-                }
-                Some(secs) => Some(secs),
+                Some(secs) => match super::check_span("--seconds", secs) {
+                    Ok(s) if s > 0.0 => Some(s),
+                    Ok(_) => {
+                        return refuse("--seconds is the length of the --video: give more than 0")
+                    }
+                    Err(m) => return refuse(m),
+                },
                 // a recording's video runs to its end unless told otherwise
                 None if recording => None,
                 None => return refuse("--video needs --seconds S (its length in sim seconds)"),
@@ -120,6 +123,20 @@ pub fn render(a: RenderArgs) -> ExitCode {
         if let Err(e) = shot::check_writable(&a.out, "--out") {
             return refuse(e);
         }
+    }
+    // The file written must not be one the render reads (the recording, the world, its parents,
+    // its model files).
+    let written = match &video {
+        Some((p, ..)) => ("--video", p.as_path()),
+        None => ("--out", a.out.as_path()),
+    };
+    let inputs = if recording {
+        super::outputs::Inputs::file("the recording", std::path::Path::new(&a.world.world))
+    } else {
+        super::outputs::Inputs::of_world(&a.world)
+    };
+    if let Some(m) = inputs.clash(&[written]) {
+        return refuse(m);
     }
     let assigns = match a.view.as_deref().map(cli_view::view_assignments).transpose() {
         Ok(v) => v.unwrap_or_default(),

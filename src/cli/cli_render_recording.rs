@@ -35,7 +35,7 @@ pub(super) struct Request {
 }
 
 fn refuse(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
+    crate::cli::stderr::say!("error: {msg}");
     ExitCode::from(2)
 }
 
@@ -69,7 +69,7 @@ pub(super) fn render(
         Err(e) => return refuse(format!("{}: {e}", file.display())),
     };
     for n in notes {
-        eprintln!("note: {n}");
+        crate::cli::stderr::say!("note: {n}");
     }
     let v = engine.sim.view.clone().unwrap_or_default();
     let camera = match ViewCamera::resolve(&v, &engine.ctx) {
@@ -119,8 +119,7 @@ pub(super) fn render(
         }
     };
     engine.shutdown();
-    println!("{line}");
-    ExitCode::SUCCESS
+    crate::cli::stdout::emit_then(&line.to_string(), ExitCode::SUCCESS)
 }
 
 fn draw(

@@ -24,7 +24,7 @@ pub fn view_assignments(spec: &str) -> Result<Vec<Assignment>, ConfigErrors> {
 
 #[cfg(not(feature = "viewer"))]
 pub fn sim_windowed(_a: SimArgs) -> ExitCode {
-    eprintln!(
+    crate::cli::stderr::say!(
         "error: --view: this roqsim was built without the window (cargo feature `viewer`); \
          rebuild with `cargo build --release --features viewer`"
     );
@@ -40,7 +40,7 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
     use crate::view::window::{self, WindowOptions};
 
     if let Some(why) = window::display_refusal() {
-        eprintln!("error: {why}");
+        crate::cli::stderr::say!("error: {why}");
         return ExitCode::from(2);
     }
     let opts = WindowOptions {
@@ -62,7 +62,7 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
         let camera = match ViewCamera::resolve(&view, &engine.ctx) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("error: {e}");
+                crate::cli::stderr::say!("error: {e}");
                 engine.shutdown();
                 return ExitCode::from(2);
             }
@@ -76,7 +76,7 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
             );
         }
         if let Err(e) = link.open(&engine, camera.pose(engine.ctx.data())) {
-            eprintln!("error: --view: {e}");
+            crate::cli::stderr::say!("error: --view: {e}");
             engine.shutdown();
             return ExitCode::from(1);
         }

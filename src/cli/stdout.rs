@@ -11,18 +11,20 @@ pub const BROKEN_PIPE_EXIT: u8 = 141;
 
 /// Write `line` and a newline to stdout and flush; `Err` is the exit code to end with.
 pub fn emit(line: &str) -> Result<(), ExitCode> {
+    emit_text(&format!("{line}\n"))
+}
+
+/// Write `text` to stdout as is and flush ([`emit`] without the added newline).
+pub fn emit_text(text: &str) -> Result<(), ExitCode> {
     let mut out = std::io::stdout().lock();
-    let r = out
-        .write_all(line.as_bytes())
-        .and_then(|()| out.write_all(b"\n"))
-        .and_then(|()| out.flush());
+    let r = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     match r {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             Err(ExitCode::from(BROKEN_PIPE_EXIT))
         }
         Err(e) => {
-            eprintln!("error: cannot write the answer to stdout: {e}");
+            crate::cli::stderr::say!("error: cannot write the answer to stdout: {e}");
             Err(ExitCode::from(1))
         }
     }

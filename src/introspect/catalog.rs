@@ -34,9 +34,11 @@ pub fn mjcf_headline(path: &Path) -> Option<String> {
     first_sentence(body)
 }
 
-/// Words a period follows without ending a sentence.
-const ABBREVIATIONS: [&str; 12] =
-    ["approx", "e.g", "i.e", "etc", "vs", "cf", "fig", "no", "ca", "incl", "resp", "dia"];
+/// Words a period follows without ending a sentence (titles, Latin and measuring abbreviations).
+const ABBREVIATIONS: [&str; 22] = [
+    "approx", "e.g", "i.e", "etc", "vs", "cf", "fig", "no", "ca", "incl", "resp", "dia", "mr",
+    "mrs", "ms", "dr", "prof", "st", "jr", "sr", "eq", "ref",
+];
 
 /// The first sentence of prose wrapped over lines: the lines joined, cut after the first `.`, `!`
 /// or `?` that ends a word, is followed by a space and a capital (or the end), and does not close
@@ -58,14 +60,21 @@ pub fn first_sentence(text: &str) -> Option<String> {
     Some(out.join(" ")).filter(|s| !s.is_empty())
 }
 
-/// The headline of a world YAML: the first sentence of its leading comment block (the `#` lines
-/// before the first blank comment line or key), joined across wrapped lines.
-pub fn yaml_headline(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+/// The headline of a world YAML's text: the first sentence of its leading comment block (the
+/// `#` lines before the first key, or a blank comment line after the text began), joined across
+/// wrapped lines. A `#!` interpreter line and bare `#` lines before the text are not part of it.
+pub fn yaml_headline(text: &str) -> Option<String> {
     let mut block = Vec::new();
-    for line in text.lines() {
+    for (i, line) in text.lines().enumerate() {
+        let line = if i == 0 { line.trim_start_matches('\u{feff}') } else { line };
         let Some(c) = line.trim().strip_prefix('#') else { break };
+        if i == 0 && c.starts_with('!') {
+            continue;
+        }
         if c.trim().is_empty() {
+            if block.is_empty() {
+                continue;
+            }
             break;
         }
         block.push(c.trim());
@@ -234,12 +243,19 @@ pub fn worlds() -> Json {
                     continue;
                 }
                 let path = root.join(format!("{w}.yaml"));
+                // Read as a world is read: at most 8 MiB, and only a regular file (a FIFO or a
+                // device named `x.yaml` would never end).
+                let (headline, errors) = match crate::world::yaml::read_document(&path, "world") {
+                    Ok(text) => (yaml_headline(&text), vec![]),
+                    Err(m) => (None, vec![m]),
+                };
                 rows.push(json!({
                     "name": w,
                     "ref": format!("{pkg}:{w}"),
                     "package": pkg,
                     "path": path.display().to_string(),
-                    "headline": yaml_headline(&path),
+                    "headline": headline,
+                    "errors": errors,
                 }));
             }
         }
@@ -294,5 +310,34 @@ mod tests {
             Some("A box approx. 3 m wide, per v1.5 of README.md.")
         );
         assert_eq!(first_sentence("No full stop at all").as_deref(), Some("No full stop at all"));
+    }
+
+    #[test]
+    fn titles_and_latin_abbreviations_do_not_end_a_headline() {
+        assert_eq!(
+            first_sentence("A shop run by Mr. Smith and Dr. Jones, e.g. Tuesdays. Next one.")
+                .as_deref(),
+            Some("A shop run by Mr. Smith and Dr. Jones, e.g. Tuesdays.")
+        );
+        assert_eq!(
+            first_sentence("Two rovers (e.g. Husky) on St. Kilda. Next.").as_deref(),
+            Some("Two rovers (e.g. Husky) on St. Kilda.")
+        );
+    }
+
+    #[test]
+    fn a_world_headline_skips_an_interpreter_line_and_leading_bare_hashes() {
+        let h = |t: &str| yaml_headline(t);
+        assert_eq!(
+            h("#!/usr/bin/env roqsim sim\n# A warehouse aisle. More.\nsim: {}\n").as_deref(),
+            Some("A warehouse aisle.")
+        );
+        assert_eq!(
+            h("#\n# A warehouse aisle.\n#\n# Not this.\n").as_deref(),
+            Some("A warehouse aisle.")
+        );
+        assert_eq!(h("#!/usr/bin/env roqsim\n#\n#\nsim: {}\n"), None);
+        assert_eq!(h("\u{feff}# With a BOM. X.\n").as_deref(), Some("With a BOM."));
+        assert_eq!(h("sim: {} # not a headline\n"), None);
     }
 }

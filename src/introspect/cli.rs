@@ -59,7 +59,7 @@ pub enum CatalogCmd {
 
 fn resolve(world: &str) -> Result<PathBuf, ExitCode> {
     crate::runner::resolve_world(world).map_err(|e| {
-        eprintln!("error: {e}");
+        crate::cli::stderr::say!("error: {e}");
         ExitCode::from(2)
     })
 }
@@ -74,9 +74,12 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
             };
             let i = inputs::world_inputs(&path, &LoadOptions::default());
             if require_complete && !i.gave_up.is_empty() {
-                eprintln!("error: the inputs of `{}` are incomplete; gave up on:", path.display());
+                crate::cli::stderr::say!(
+                    "error: the inputs of `{}` are incomplete; gave up on:",
+                    path.display()
+                );
                 for g in &i.gave_up {
-                    eprintln!("  - {g}");
+                    crate::cli::stderr::say!("  - {g}");
                 }
                 return ExitCode::from(1);
             }
@@ -92,7 +95,7 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
             };
             if let Some(g) = &overridable {
                 if let Err(e) = describe::check_glob(g) {
-                    eprintln!("error: {e}");
+                    crate::cli::stderr::say!("error: {e}");
                     return ExitCode::from(2);
                 }
             }
@@ -111,7 +114,7 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
                 }
             }
             if !errors.is_empty() {
-                eprint!("error: {errors}");
+                crate::cli::stderr::say_text!("error: {errors}");
                 return ExitCode::from(2);
             }
             let opts = describe::DescribeOptions {
@@ -122,7 +125,7 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
             match describe::describe(&path, &opts) {
                 Ok(d) => {
                     for n in &d.notes {
-                        eprintln!("{n}");
+                        crate::cli::stderr::say!("{n}");
                     }
                     if let Err(c) = emit_json(&d.json) {
                         return c;
@@ -130,7 +133,7 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
                     if d.complete {
                         ExitCode::SUCCESS
                     } else {
-                        eprintln!(
+                        crate::cli::stderr::say!(
                             "error: the build failed: {}",
                             d.json["errors"]["build"].as_str().unwrap_or("")
                         );
@@ -138,7 +141,7 @@ pub fn scenes(cmd: ScenesCmd) -> ExitCode {
                     }
                 }
                 Err(e) => {
-                    eprint!("error: {e}");
+                    crate::cli::stderr::say_text!("error: {e}");
                     ExitCode::from(2)
                 }
             }
@@ -153,7 +156,7 @@ pub fn catalog(cmd: CatalogCmd) -> ExitCode {
             let v = catalog::models();
             for m in v["models"].as_array().into_iter().flatten() {
                 for e in m["errors"].as_array().into_iter().flatten() {
-                    eprintln!(
+                    crate::cli::stderr::say!(
                         "warning: model `{}`: {}",
                         m["ref"].as_str().unwrap_or(""),
                         e.as_str().unwrap_or("")
@@ -165,7 +168,7 @@ pub fn catalog(cmd: CatalogCmd) -> ExitCode {
         CatalogCmd::Model { name } => match catalog::model(&name) {
             Ok(v) => v,
             Err(e) => {
-                eprintln!("error: {e}");
+                crate::cli::stderr::say!("error: {e}");
                 return ExitCode::from(2);
             }
         },

@@ -69,14 +69,14 @@ pub fn replay(a: &ReplayArgs) -> ExitCode {
     let rec = match crate::record::open(&a.file) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::cli::stderr::say!("error: {e}");
             return ExitCode::from(2);
         }
     };
     match crate::record::replay(&rec, a.verify, a.until) {
         Ok(report) => {
             for n in &report.notes {
-                eprintln!("note: {n}");
+                crate::cli::stderr::say!("note: {n}");
             }
             if let Err(c) = crate::cli::stdout::emit(&report.to_string()) {
                 return c;
@@ -88,7 +88,7 @@ pub fn replay(a: &ReplayArgs) -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::cli::stderr::say!("error: {e}");
             ExitCode::from(2)
         }
     }
@@ -99,7 +99,7 @@ pub fn state(a: &StateArgs) -> ExitCode {
     let rec = match crate::record::open(&a.file) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::cli::stderr::say!("error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -107,12 +107,12 @@ pub fn state(a: &StateArgs) -> ExitCode {
         return match crate::record::restore::rerun_sensor(&rec, a.at, address) {
             Ok((v, notes)) => {
                 for n in &notes {
-                    eprintln!("note: {n}");
+                    crate::cli::stderr::say!("note: {n}");
                 }
                 crate::cli::stdout::emit_then(&v.to_string(), ExitCode::SUCCESS)
             }
             Err(e) => {
-                eprintln!("error: {}: {e}", a.file.display());
+                crate::cli::stderr::say!("error: {}: {e}", a.file.display());
                 ExitCode::from(2)
             }
         };
@@ -120,7 +120,7 @@ pub fn state(a: &StateArgs) -> ExitCode {
     match crate::record::replay::state_at(&rec, a.at) {
         Ok(s) => crate::cli::stdout::emit_then(&s.to_json().to_string(), ExitCode::SUCCESS),
         Err(e) => {
-            eprintln!("error: {}: {e}", a.file.display());
+            crate::cli::stderr::say!("error: {}: {e}", a.file.display());
             ExitCode::from(2)
         }
     }

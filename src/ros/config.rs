@@ -155,8 +155,10 @@ fn merged_from_value<'de, D: Deserializer<'de>>(d: D) -> Result<MergedJointState
         serde_norway::Value::Sequence(items) => {
             let mut groups = Vec::new();
             for (i, item) in items.into_iter().enumerate() {
-                let g: MergeGroup = serde_norway::from_value(item)
-                    .map_err(|e| D::Error::custom(format!("group [{i}]: {e} ({HOW})")))?;
+                let g: MergeGroup = serde_norway::from_value(item).map_err(|e| {
+                    let e = crate::error::plain_serde(&e.to_string());
+                    D::Error::custom(format!("group [{i}]: {e} ({HOW})"))
+                })?;
                 groups.push(g);
             }
             Ok(MergedJointStates::Groups(groups))

@@ -200,20 +200,24 @@ impl Progress {
         let frac = if self.total == 0 { 1.0 } else { done as f64 / self.total as f64 };
         if self.tty {
             let n = (frac * 30.0).round() as usize;
-            eprint!(
+            crate::cli::stderr::say_text!(
                 "\rrender [{}{}] {done}/{} frames",
                 "#".repeat(n),
                 ".".repeat(30 - n),
                 self.total
             );
             if done == self.total {
-                eprintln!();
+                crate::cli::stderr::say!();
             }
         } else {
             let decile = (frac * 10.0).floor() as u64;
             if decile > self.last_decile || done == self.total {
                 self.last_decile = decile;
-                eprintln!("render: {done}/{} frames ({:.0} %)", self.total, frac * 100.0);
+                crate::cli::stderr::say!(
+                    "render: {done}/{} frames ({:.0} %)",
+                    self.total,
+                    frac * 100.0
+                );
             }
         }
     }

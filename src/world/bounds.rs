@@ -79,6 +79,10 @@ pub const MAX_PERSON_SPEED: f64 = 12.5;
 pub const MAX_MODEL_SCALE: f64 = 1e3;
 /// Fastest recording sample rate (Hz).
 pub const MAX_RECORD_RATE_HZ: f64 = 1e6;
+/// Longest span of sim time a flag may ask for (`sim --seconds`, `render --at` and a video's
+/// `--seconds`), in s: a year. At the default 2 ms step that is 1.6e10 steps, days of wall time
+/// even asap; `1e308` would run until interrupted. A longer run counts `--steps`.
+pub const MAX_RUN_SECONDS: f64 = 31_536_000.0;
 /// Largest frame rate a rendered video may state (fps).
 pub const MAX_VIDEO_FPS: f64 = 1000.0;
 /// Longest distance a navigation tuning key (lookahead, radii, corridor) may state (m).

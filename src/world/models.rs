@@ -317,7 +317,13 @@ pub fn load_manifest(asset: &ModelAsset) -> Result<Manifest, String> {
             "frame_id" => out.frame_id = v.as_str().map(str::to_string),
             "frames" => {
                 out.frames = serde_norway::from_value(v)
-                    .map_err(|e| format!("{}: frames: {e}", p.display()))?;
+                    .map_err(|e| {
+                        format!(
+                            "{}: frames: {}",
+                            p.display(),
+                            crate::error::plain_serde(&e.to_string())
+                        )
+                    })?;
             }
             "components" => {
                 out.components = parse_list(&v, "components", &mut errors);

@@ -157,10 +157,9 @@ impl Plugin for SpawnArm {
         self.home = match &cfg.home {
             Some(h) => Some(h.clone()),
             None => match m.manifest.extra.get("home") {
-                Some(v) => Some(
-                    serde_norway::from_value::<Home>(v.clone())
-                        .map_err(|e| format!("model manifest `home:`: {e}"))?,
-                ),
+                Some(v) => Some(serde_norway::from_value::<Home>(v.clone()).map_err(|e| {
+                    format!("model manifest `home:`: {}", crate::error::plain_serde(&e.to_string()))
+                })?),
                 None => None,
             },
         };

@@ -1,0 +1,63 @@
+//! An output flag naming an input: `sim --record/--summary`, `render --out/--video` and
+//! `export -o` pointing at a file the run reads would overwrite it — the world, a parent it
+//! `extends:`, an `--override` file, or an MJCF, mesh, texture or manifest it loads. Such an output
+//! is refused before anything is written; the inputs are those `roqsim scenes inputs` lists (the
+//! same walk), plus the `--override` files.
+
+use std::path::{Path, PathBuf};
+
+use super::{assignments, WorldArgs};
+use crate::runner;
+
+/// The files a command reads, each with how a refusal names it.
+pub(super) struct Inputs(Vec<(String, PathBuf)>);
+
+impl Inputs {
+    /// The files a world reads: the world file, its `--override` files and everything its inputs
+    /// walk finds (parents, model files, their meshes and textures).
+    pub(super) fn of_world(w: &WorldArgs) -> Inputs {
+        let mut list: Vec<(String, PathBuf)> =
+            w.overrides.iter().map(|p| ("the --override file".to_string(), p.clone())).collect();
+        if let Ok(path) = runner::resolve_world(&w.world) {
+            list.push(("the world file".to_string(), path.clone()));
+            let opts = crate::LoadOptions {
+                assignments: assignments(w).unwrap_or_default(),
+                ..Default::default()
+            };
+            for f in crate::introspect::inputs::world_inputs(&path, &opts).inputs {
+                list.push((
+                    "a file the world reads (`roqsim scenes inputs` lists it)".to_string(),
+                    f,
+                ));
+            }
+        }
+        Inputs(list)
+    }
+
+    /// One file read as is (a recording).
+    pub(super) fn file(what: &str, p: &Path) -> Inputs {
+        Inputs(vec![(what.to_string(), p.to_path_buf())])
+    }
+
+    /// The first output (flag, path) that names one of the inputs, as a refusal.
+    pub(super) fn clash(&self, outputs: &[(&str, &Path)]) -> Option<String> {
+        for (flag, out) in outputs {
+            if let Some((what, _)) = self.0.iter().find(|(_, i)| same(out, i)) {
+                return Some(format!(
+                    "{flag} {} is {what}: writing it would overwrite it; name another file",
+                    out.display()
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// Two paths naming one file (through links and `..` when both exist).
+pub(super) fn same(x: &Path, y: &Path) -> bool {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    match (x.canonicalize(), y.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => abs(x) == abs(y),
+    }
+}

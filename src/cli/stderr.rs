@@ -1,0 +1,36 @@
+//! Writing to stderr without panicking: `eprintln!` panics when stderr is closed or full
+//! (`2>/dev/full`), so a refusal written there would end in a panic instead of its own exit code.
+//! Every line the command line writes to stderr goes through here; a failed write is dropped (there
+//! is nowhere left to report it) and the verb ends with the code it was ending with anyway.
+
+use std::io::Write;
+
+/// Write `text` to stderr as is; a failed write is dropped.
+pub fn text(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+}
+
+/// Write `line` and a newline to stderr; a failed write is dropped.
+pub fn line(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(line.as_bytes()).and_then(|()| err.write_all(b"\n"));
+}
+
+/// `eprintln!` that never panics ([`line`]).
+macro_rules! say {
+    () => {
+        $crate::cli::stderr::line("")
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::stderr::line(&format!($($arg)*))
+    };
+}
+/// `eprint!` that never panics ([`text`]).
+macro_rules! say_text {
+    ($($arg:tt)*) => {
+        $crate::cli::stderr::text(&format!($($arg)*))
+    };
+}
+pub(crate) use say;
+pub(crate) use say_text;
