@@ -144,3 +144,42 @@ pub fn quat_dist(a: [f64; 4], b: [f64; 4]) -> f64 {
 pub fn write_empty_world(dir: &Path) {
     std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
 }
+
+/// The world `components:` over the MJCF `scene` (written as `scene.xml` into a fresh folder, kept
+/// alive by the returned guard), as loaded: the refusal when it is refused.
+pub fn scene_world(
+    scene: &str,
+    components: &str,
+) -> (tempfile::TempDir, Result<roqsim::LoadedWorld, roqsim::error::ConfigErrors>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.xml"), scene).unwrap();
+    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
+    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
+    (dir, loaded)
+}
+
+/// An engine of [`scene_world`] with `seed` (`None`: the world's); panics on a load refusal,
+/// returns the engine's own error.
+pub fn scene_engine(scene: &str, components: &str, seed: Option<u64>) -> Result<Engine, String> {
+    let (_dir, loaded) = scene_world(scene, components);
+    let w = loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
+    Engine::new(w, EngineOptions { profile: false, seed }).map_err(|e| e.to_string())
+}
+
+/// Assert that `loaded` was refused with an error at key path `path` whose message contains
+/// `needle`.
+#[track_caller]
+pub fn assert_refused_at(
+    loaded: Result<roqsim::LoadedWorld, roqsim::error::ConfigErrors>,
+    path: &str,
+    needle: &str,
+) {
+    let e = match loaded {
+        Ok(_) => panic!("expected a refusal at `{path}`"),
+        Err(e) => e,
+    };
+    assert!(
+        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
+        "no error at `{path}` containing `{needle}`; got:\n{e}"
+    );
+}
