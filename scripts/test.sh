@@ -13,6 +13,9 @@
 #               (the ROS-gated unit tests, the in-process bridge test, r2r's nav2_msgs; the
 #               ROS-free integration tests already ran in stage 1, so they are not rebuilt in
 #               release here)
+#      colcon test: `colcon test` of the root package with the ros stage's arguments (colcon-cargo
+#               runs `cargo test` in the colcon build tree, which is target/, so nothing is rebuilt,
+#               and `cargo fmt --check`), then `colcon test-result --verbose` on its results
 #   4. e2e:     pytest test/e2e, the whole run inside a private network namespace
 #               (`unshare --net`, lo up with multicast), against target/release/roqsim
 # Every stage runs even when an earlier one failed (except that 3 and 4 need 2); the script
@@ -120,12 +123,42 @@ if [ "$ROS_BUILD_OK" = 1 ]; then
   cargo_stage clippy "$LOGS/test-clippy.log" cargo clippy --release --all-targets --features ros -- -D warnings || true
 
   say "colcon: colcon build of the root package (ament install in .deps/colcon/install)"
+  COLCON_OK=1
   if ! bash "$ROOT/scripts/setup.sh" --colcon; then
     FAILED+=(colcon)
+    COLCON_OK=0
   fi
 
   say "ros: cargo test --release --features ros --lib --test ros_bridge --test ros_nav2_msgs"
   cargo_stage ros-test "$LOGS/test-ros-test.log" cargo test --release --features ros --no-fail-fast --lib --test ros_bridge --test ros_nav2_msgs || true
+
+  if [ "$COLCON_OK" = 1 ]; then
+    say "colcon test: colcon test of the root package, then colcon test-result"
+    # The same build, install and log bases as the colcon build stage (setup.sh --colcon); the
+    # cargo arguments are the ros stage's, so the test binaries it runs are already built.
+    COLCON_BASE="$ROOT/.deps/colcon"
+    rc=0
+    rm -f "$COLCON_BASE/build/roqsim/cargo_test.xml"
+    (cd "$COLCON_BASE" && "$ROQSIM_VENV/bin/colcon" --log-base "$COLCON_BASE/log" test \
+        --paths "$ROOT" --packages-select roqsim \
+        --build-base "$COLCON_BASE/build" --install-base "$COLCON_BASE/install" \
+        --event-handlers console_direct- \
+        --cargo-args " --release" " --features=ros" " --lib" " --test" "ros_bridge" " --test" "ros_nav2_msgs" \
+      ) >"$LOGS/test-colcon-test.log" 2>&1 || rc=$?
+    # colcon test itself exits 0 when a test fails: colcon-cargo records the result (a `unit` and
+    # a `fmt` case) in <build base>/roqsim/cargo_test.xml, and colcon test-result exits non-zero
+    # when a recorded case failed. The file is read from a folder of its own: the package's build
+    # base is target/, whose whole tree test-result would otherwise crawl for *.xml.
+    RESULTS="$LOGS/colcon-test-result"
+    rm -rf "$RESULTS" && mkdir -p "$RESULTS/roqsim"
+    cp "$COLCON_BASE/build/roqsim/cargo_test.xml" "$RESULTS/roqsim/" 2>/dev/null || rc=1
+    if [ "$rc" != 0 ] || ! "$ROQSIM_VENV/bin/colcon" test-result \
+        --test-result-base "$RESULTS" --verbose 2>&1 | tee -a "$LOGS/test-colcon-test.log"; then
+      FAILED+=(colcon-test)
+      echo "--- colcon test failed; full log: $LOGS/test-colcon-test.log"
+      tail -n 30 "$LOGS/test-colcon-test.log"
+    fi
+  fi
 fi
 
 # ---------------------------------------------------------------------------------------------
