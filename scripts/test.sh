@@ -14,8 +14,10 @@
 #               ROS-free integration tests already ran in stage 1, so they are not rebuilt in
 #               release here)
 #      colcon test: `colcon test` of the root package with the ros stage's arguments (colcon-cargo
-#               runs `cargo test` in the colcon build tree, which is target/, so nothing is rebuilt,
-#               and `cargo fmt --check`), then `colcon test-result --verbose` on its results
+#               runs `cargo test` in the colcon build tree, which is target/, and `cargo fmt
+#               --check`), then `colcon test-result --verbose` on its results. colcon puts the
+#               package's own install prefix on AMENT_PREFIX_PATH, which r2r watches, so this
+#               stage regenerates r2r's message code and rebuilds the ROS test binaries once
 #   4. e2e:     pytest test/e2e, the whole run inside a private network namespace
 #               (`unshare --net`, lo up with multicast), against target/release/roqsim
 # Every stage runs even when an earlier one failed (except that 3 and 4 need 2); the script
@@ -134,8 +136,8 @@ if [ "$ROS_BUILD_OK" = 1 ]; then
 
   if [ "$COLCON_OK" = 1 ]; then
     say "colcon test: colcon test of the root package, then colcon test-result"
-    # The same build, install and log bases as the colcon build stage (setup.sh --colcon); the
-    # cargo arguments are the ros stage's, so the test binaries it runs are already built.
+    # The same build, install and log bases as the colcon build stage (setup.sh --colcon) and the
+    # ros stage's cargo arguments (the same test binaries, rebuilt once for colcon's environment).
     COLCON_BASE="$ROOT/.deps/colcon"
     rc=0
     rm -f "$COLCON_BASE/build/roqsim/cargo_test.xml"
