@@ -2,13 +2,13 @@
 //! sensors it backs) and `gnss`. Measured values from small MJCF scenes, endpoint metadata, and
 //! every refusal's message.
 
-use std::path::Path;
+mod common;
 
+use common::{assert_refused_at, scene_engine, scene_world};
 use roqsim::context::payload::Range;
 use roqsim::context::Payload;
-use roqsim::error::ConfigErrors;
 use roqsim::plugins::sensors::range_sensor::{RangeReader, RangeReading};
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions, LoadedWorld};
+use roqsim::Engine;
 
 /// Two floor slabs (top at z = 0) with a 0.4 m gap between x = 1.0 and x = 1.4, nothing below it.
 /// `cliff_floor` and `cliff_hole` are 0.0192 m above the floor line, pitched 80° down (a Create 3
@@ -33,37 +33,13 @@ const SCENE: &str = r#"<mujoco model="range_scene">
 </mujoco>
 "#;
 
-struct World {
-    _dir: tempfile::TempDir,
-    loaded: Result<LoadedWorld, ConfigErrors>,
-}
-
-fn world(components: &str) -> World {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scene.xml"), SCENE).unwrap();
-    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
-    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
-    World { _dir: dir, loaded }
-}
-
 fn engine(components: &str, seed: u64) -> Engine {
-    let w = world(components);
-    let loaded = w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(loaded, EngineOptions { profile: false, seed: Some(seed) })
-        .unwrap_or_else(|e| panic!("{e}"))
+    scene_engine(SCENE, components, Some(seed)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[track_caller]
 fn refused(components: &str, path: &str, needle: &str) {
-    let w = world(components);
-    let e = match w.loaded {
-        Ok(_) => panic!("expected a refusal at `{path}`"),
-        Err(e) => e,
-    };
-    assert!(
-        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
-        "no error at `{path}` containing `{needle}`; got:\n{e}"
-    );
+    assert_refused_at(scene_world(SCENE, components).1, path, needle);
 }
 
 fn reading(e: &Engine, address: &str) -> RangeReading {
@@ -281,11 +257,9 @@ fn refuse_range_sensor_bad_config() {
 
 #[test]
 fn refuse_range_sensor_unknown_site_at_setup() {
-    let w = world("  - range_sensor: {site: nowhere}\n");
-    let err = match Engine::new(w.loaded.unwrap(), EngineOptions { profile: false, seed: Some(1) })
-    {
+    let err = match scene_engine(SCENE, "  - range_sensor: {site: nowhere}\n", Some(1)) {
         Ok(_) => panic!("expected a setup error"),
-        Err(e) => e.to_string(),
+        Err(e) => e,
     };
     assert!(err.contains("site: no site `nowhere` in the model; its sites: [cliff_hole, ir, ir_close, ir_absent, cliff_floor]"), "{err}");
 }
@@ -300,11 +274,7 @@ components:
     name: robot
 "
     );
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds");
-    let w = load_world_str(&yaml, &base, &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("{e}"))
+    common::engine(&yaml)
 }
 
 const CLIFFS: [&str; 4] = ["side_left", "side_right", "front_left", "front_right"];
@@ -400,21 +370,8 @@ const GNSS_SCENE: &str = r#"<mujoco model="gnss_scene">
 
 const DATUM: &str = "datum: {lat: 47.397742, lon: 8.545594, alt: 488.0}";
 
-fn gnss_world(components: &str) -> (tempfile::TempDir, Result<LoadedWorld, ConfigErrors>) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scene.xml"), GNSS_SCENE).unwrap();
-    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
-    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
-    (dir, loaded)
-}
-
 fn gnss_engine(components: &str, seed: Option<u64>) -> Result<Engine, String> {
-    let (_d, w) = gnss_world(components);
-    Engine::new(
-        w.unwrap_or_else(|e| panic!("refused:\n{e}")),
-        EngineOptions { profile: false, seed },
-    )
-    .map_err(|e| e.to_string())
+    scene_engine(GNSS_SCENE, components, seed)
 }
 
 fn fix(e: &Engine, address: &str) -> GnssReading {
@@ -605,15 +562,7 @@ fn gnss_denied_fix_type_accuracy_and_endpoints() {
 
 #[track_caller]
 fn gnss_refused(components: &str, path: &str, needle: &str) {
-    let (_d, w) = gnss_world(components);
-    let e = match w {
-        Ok(_) => panic!("expected a refusal at `{path}`"),
-        Err(e) => e,
-    };
-    assert!(
-        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
-        "no error at `{path}` containing `{needle}`; got:\n{e}"
-    );
+    assert_refused_at(scene_world(GNSS_SCENE, components).1, path, needle);
 }
 
 #[test]
@@ -699,13 +648,7 @@ const CLOUD_SCENE: &str = r#"<mujoco model="cloud_scene">
 "#;
 
 fn cloud_engine(components: &str, seed: u64) -> Engine {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scene.xml"), CLOUD_SCENE).unwrap();
-    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
-    let w = load_world_str(&yaml, dir.path(), &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(seed) })
-        .unwrap_or_else(|e| panic!("{e}"))
+    scene_engine(CLOUD_SCENE, components, Some(seed)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn cloud(e: &Engine, address: &str) -> PointCloud {

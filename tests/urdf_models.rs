@@ -6,24 +6,17 @@
 //! The tests of this binary share one process environment: [`setup`] puts a temporary install
 //! prefix (`share/test_bot`) first on AMENT_PREFIX_PATH, once, before any of them resolves a model.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
+use common::quat_dist;
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::Payload;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn venv_python() -> PathBuf {
-    let p = repo().join(".deps/venv/bin/python");
-    assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
-    p
-}
 
 const CHASSIS_OBJ: &str = "v -0.15 -0.1 -0.04\nv 0.15 -0.1 -0.04\nv 0.15 0.1 -0.04\nv -0.15 0.1 -0.04\n\
 v -0.15 -0.1 0.04\nv 0.15 -0.1 0.04\nv 0.15 0.1 0.04\nv -0.15 0.1 0.04\n\
@@ -176,26 +169,17 @@ fn setup() -> &'static Path {
         let new = if old.is_empty() { prefix } else { format!("{prefix}:{old}") };
         // Set once, before any test of this binary resolves a model (every test calls setup()).
         std::env::set_var("AMENT_PREFIX_PATH", new);
-        std::env::set_var("ROQSIM_PYTHON", venv_python());
+        std::env::set_var("ROQSIM_PYTHON", common::venv_python());
         root
     })
 }
 
 fn engine(dir: &Path, yaml: &str) -> Engine {
-    let w = load_world_str(yaml, dir, &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
+    common::engine_in(yaml, dir)
 }
 
 fn refusal(dir: &Path, yaml: &str) -> String {
-    match load_world_str(yaml, dir, &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
+    common::refusal_in(yaml, dir)
 }
 
 /// Plain MuJoCo's poses of the rewritten URDF (written beside the original as `<name>.mujoco.urdf`).
@@ -203,19 +187,13 @@ fn plain_poses(urdf: &Path, n: usize, seed: u64) -> Value {
     let src = roqsim::spawn::urdf::prepare(urdf).unwrap();
     let out = urdf.with_extension("mujoco.urdf");
     std::fs::write(&out, &src.rewritten).unwrap();
-    let o = Command::new(venv_python())
-        .arg(repo().join("tests/third_party/plain_mujoco.py"))
+    let o = Command::new(common::venv_python())
+        .arg(common::root().join("tests/third_party/plain_mujoco.py"))
         .args(["poses", out.to_str().unwrap(), &n.to_string(), &seed.to_string()])
         .output()
         .unwrap();
     assert!(o.status.success(), "plain_mujoco.py: {}", String::from_utf8_lossy(&o.stderr));
     serde_json::from_slice(&o.stdout).unwrap()
-}
-
-fn quat_dist(a: [f64; 4], b: [f64; 4]) -> f64 {
-    let d1 = (0..4).map(|i| (a[i] - b[i]).abs()).fold(0.0, f64::max);
-    let d2 = (0..4).map(|i| (a[i] + b[i]).abs()).fold(0.0, f64::max);
-    d1.min(d2)
 }
 
 /// At every configuration plain MuJoCo dumped, the same joint values in a copy of the engine's
@@ -702,7 +680,7 @@ fn export_moveit_names_the_served_actions_and_the_declared_controllers() {
     for (n, t) in &files {
         std::fs::write(dir.join(n), t).unwrap();
     }
-    let o = Command::new(venv_python())
+    let o = Command::new(common::venv_python())
         .args(["-m", "py_compile"])
         .arg(dir.join("move_group.launch.py"))
         .output()
@@ -777,7 +755,7 @@ fn roqsim_export_srdf_and_moveit_write_their_files() {
 #[test]
 fn the_urdf_export_carries_the_static_frames_sensor_plugins_publish() {
     let mut e = engine(
-        &repo().join("worlds"),
+        &common::root().join("worlds"),
         "components:\n  - spawn_robot: {model: turtlebot4}\n    name: robot\n",
     );
     let ent = e.ctx.entities.get("robot").unwrap().clone();

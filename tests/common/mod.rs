@@ -103,3 +103,83 @@ pub fn endpoint(e: &Engine, name: &str) -> usize {
 pub fn assert_contains(text: &str, needle: &str) {
     assert!(text.contains(needle), "expected\n  {needle}\nin\n  {text}");
 }
+
+/// The venv's Python (found by the repository path, so it works under `env -i`); panics naming
+/// the setup step when it is missing.
+pub fn venv_python() -> PathBuf {
+    let p = root().join(".deps/venv/bin/python");
+    assert!(p.exists(), "{} missing: run scripts/setup.sh", p.display());
+    p
+}
+
+/// The stdout of `tests/third_party/plain_mujoco.py ARGS` (plain MuJoCo / yourdfpy in the venv);
+/// panics with its stderr when it fails.
+pub fn plain_mujoco(args: &[&str]) -> String {
+    let out = std::process::Command::new(venv_python())
+        .arg(root().join("tests/third_party/plain_mujoco.py"))
+        .args(args)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "plain_mujoco.py {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The absolute path of `rel` inside the installed Python package `package`.
+pub fn locate(package: &str, rel: &str) -> String {
+    plain_mujoco(&["locate", package, rel]).trim().to_string()
+}
+
+/// Largest component difference of two unit quaternions, up to sign (q and -q are one rotation).
+pub fn quat_dist(a: [f64; 4], b: [f64; 4]) -> f64 {
+    let d1 = (0..4).map(|i| (a[i] - b[i]).abs()).fold(0.0, f64::max);
+    let d2 = (0..4).map(|i| (a[i] + b[i]).abs()).fold(0.0, f64::max);
+    d1.min(d2)
+}
+
+/// Write `empty.xml` (a world with no ground: plain MuJoCo compiles a model file alone) into `dir`.
+pub fn write_empty_world(dir: &Path) {
+    std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
+}
+
+/// The world `components:` over the MJCF `scene` (written as `scene.xml` into a fresh folder, kept
+/// alive by the returned guard), as loaded: the refusal when it is refused.
+pub fn scene_world(
+    scene: &str,
+    components: &str,
+) -> (tempfile::TempDir, Result<roqsim::LoadedWorld, roqsim::error::ConfigErrors>) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scene.xml"), scene).unwrap();
+    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
+    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
+    (dir, loaded)
+}
+
+/// An engine of [`scene_world`] with `seed` (`None`: the world's); panics on a load refusal,
+/// returns the engine's own error.
+pub fn scene_engine(scene: &str, components: &str, seed: Option<u64>) -> Result<Engine, String> {
+    let (_dir, loaded) = scene_world(scene, components);
+    let w = loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
+    Engine::new(w, EngineOptions { profile: false, seed }).map_err(|e| e.to_string())
+}
+
+/// Assert that `loaded` was refused with an error at key path `path` whose message contains
+/// `needle`.
+#[track_caller]
+pub fn assert_refused_at(
+    loaded: Result<roqsim::LoadedWorld, roqsim::error::ConfigErrors>,
+    path: &str,
+    needle: &str,
+) {
+    let e = match loaded {
+        Ok(_) => panic!("expected a refusal at `{path}`"),
+        Err(e) => e,
+    };
+    assert!(
+        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
+        "no error at `{path}` containing `{needle}`; got:\n{e}"
+    );
+}

@@ -27,7 +27,7 @@ use crate::error::{ConfigError, HookResult};
 use crate::plugin::check_rate;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::{check_names, default_ignore, is_present, GeomWatch};
+use crate::plugins::shared::contact_watch::{check_names, default_ignore, is_present, GeomWatch};
 use crate::plugins::shared::{self as common, Scope};
 
 fn d_min_force() -> f64 {

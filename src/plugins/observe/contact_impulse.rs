@@ -28,12 +28,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::payload::{ContactImpulseReport, Payload};
-use crate::context::{Endpoint, EndpointId, SimContext};
+use crate::context::{EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{check_rate, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::{check_names, default_ignore, is_present, GeomWatch, SpawnEdge};
-use crate::plugins::shared::{self as common, geom_name, Scope};
+use crate::plugins::shared::contact_watch::{
+    check_names, is_present, GeomWatch, SpawnEdge, WatchKeys,
+};
+use crate::plugins::shared::report::{publish_due, ReportEndpoint};
+use crate::plugins::shared::{self as common, geom_name};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["contact_impulse"];
@@ -134,6 +137,15 @@ impl ContactImpulse {
             id: 0,
         }
     }
+
+    fn watch_keys(&self) -> WatchKeys<'_> {
+        WatchKeys {
+            body: &self.cfg.body,
+            ignore: self.cfg.ignore.as_deref(),
+            ignore_prefixes: &self.cfg.ignore_prefixes,
+            namespace: self.cfg.namespace.as_deref(),
+        }
+    }
 }
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
@@ -153,26 +165,17 @@ impl Plugin for ContactImpulse {
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
-        let entity = common::owner_entity(ctx, "contact_impulse", self.owner.as_deref())?;
-        let ignore = self.cfg.ignore.clone().unwrap_or_else(default_ignore);
-        self.watch = GeomWatch::resolve(
-            ctx.model(),
-            &entity,
-            &self.cfg.body,
-            &ignore,
-            &self.cfg.ignore_prefixes,
-            self.cfg.ignore.is_some(),
-        )?;
-        let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
-        let mut ep = Endpoint::out("contact_impulse")
-            .rate(self.cfg.rate_hz)
-            .hint("ros2", "type", "std_msgs/msg/Float64")
-            .hint("ros2", "field", "impulse_ns")
-            .hint("ros2", "qos", "reliable");
-        if !self.cfg.topics.contains_key("contact_impulse") {
-            ep = ep.hint("ros2", "topic", "contact_impulse");
+        let (watch, _, scope) =
+            GeomWatch::for_owner(ctx, "contact_impulse", self.owner.as_deref(), self.watch_keys())?;
+        self.watch = watch;
+        self.id = ReportEndpoint {
+            role: "contact_impulse",
+            ros_type: "std_msgs/msg/Float64",
+            field: Some("impulse_ns"),
+            reliable: true,
+            topic: "contact_impulse",
         }
-        self.id = ctx.interface.add(scope.apply(ep, &self.cfg.topics));
+        .add(ctx, &scope, self.cfg.rate_hz, &self.cfg.topics);
         ctx.blackboard.set(reader_key(&self.address), ContactImpulseReader(self.report.clone()));
         Ok(())
     }
@@ -210,11 +213,7 @@ impl Plugin for ContactImpulse {
                 }
             }
         }
-        if ctx.interface.is_due(self.id, ctx.tick) {
-            let p = Payload::ContactImpulseReport(self.report.borrow().clone());
-            let tick = ctx.tick;
-            ctx.interface.publish(self.id, tick, p);
-        }
+        publish_due(ctx, self.id, || Payload::ContactImpulseReport(self.report.borrow().clone()));
         Ok(())
     }
 }

@@ -24,12 +24,13 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::payload::{ContactLocation, Payload};
-use crate::context::{Endpoint, EndpointId, SimContext};
+use crate::context::{EndpointId, SimContext};
 use crate::error::{num, ConfigError, HookResult};
 use crate::plugin::{check_rate, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::{check_names, default_ignore, is_present, GeomWatch};
-use crate::plugins::shared::{self as common, Scope};
+use crate::plugins::shared as common;
+use crate::plugins::shared::contact_watch::{check_names, is_present, GeomWatch, WatchKeys};
+use crate::plugins::shared::report::{publish_due, ReportEndpoint};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["contact_location"];
@@ -192,6 +193,15 @@ impl ContactLocationPlugin {
         }
     }
 
+    fn watch_keys(&self) -> WatchKeys<'_> {
+        WatchKeys {
+            body: &self.cfg.body,
+            ignore: self.cfg.ignore.as_deref(),
+            ignore_prefixes: &self.cfg.ignore_prefixes,
+            namespace: self.cfg.namespace.as_deref(),
+        }
+    }
+
     fn compute(&self, ctx: &SimContext) -> ContactLocation {
         let now = ctx.sim_time();
         if !is_present(ctx, &self.watch.entity) {
@@ -258,16 +268,13 @@ impl Plugin for ContactLocationPlugin {
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
-        let entity = common::owner_entity(ctx, "contact_location", self.owner.as_deref())?;
-        let ignore = self.cfg.ignore.clone().unwrap_or_else(default_ignore);
-        self.watch = GeomWatch::resolve(
-            ctx.model(),
-            &entity,
-            &self.cfg.body,
-            &ignore,
-            &self.cfg.ignore_prefixes,
-            self.cfg.ignore.is_some(),
+        let (watch, entity, scope) = GeomWatch::for_owner(
+            ctx,
+            "contact_location",
+            self.owner.as_deref(),
+            self.watch_keys(),
         )?;
+        self.watch = watch;
         self.frame_id = if self.cfg.frame == "world" {
             "world".into()
         } else {
@@ -282,16 +289,14 @@ impl Plugin for ContactLocationPlugin {
             self.every = ((1.0 / (self.cfg.compute_rate_hz * ctx.dt)).round() as u64).max(1);
         }
         *self.reading.borrow_mut() = none(0.0, &self.frame_id);
-        let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
-        let mut ep = Endpoint::out("contact_location").rate(self.cfg.rate_hz).hint(
-            "ros2",
-            "type",
-            "geometry_msgs/msg/PointStamped",
-        );
-        if !self.cfg.topics.contains_key("contact_location") {
-            ep = ep.hint("ros2", "topic", "contact_location");
+        self.id = ReportEndpoint {
+            role: "contact_location",
+            ros_type: "geometry_msgs/msg/PointStamped",
+            field: None,
+            reliable: false,
+            topic: "contact_location",
         }
-        self.id = ctx.interface.add(scope.apply(ep, &self.cfg.topics));
+        .add(ctx, &scope, self.cfg.rate_hz, &self.cfg.topics);
         ctx.blackboard.set(reader_key(&self.address), ContactLocationReader(self.reading.clone()));
         Ok(())
     }
@@ -306,11 +311,7 @@ impl Plugin for ContactLocationPlugin {
             let r = self.compute(ctx);
             *self.reading.borrow_mut() = r;
         }
-        if ctx.interface.is_due(self.id, ctx.tick) {
-            let p = Payload::ContactLocation(self.reading.borrow().clone());
-            let tick = ctx.tick;
-            ctx.interface.publish(self.id, tick, p);
-        }
+        publish_due(ctx, self.id, || Payload::ContactLocation(self.reading.borrow().clone()));
         Ok(())
     }
 }

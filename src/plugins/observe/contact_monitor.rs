@@ -26,14 +26,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::payload::{ContactReport, Payload};
-use crate::context::{Endpoint, EndpointId, SimContext};
+use crate::context::{EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::check_rate;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::{check_names, default_ignore, is_present, GeomWatch, SpawnEdge};
-use crate::plugins::shared::geom_name;
-use crate::plugins::shared::{self as common, Scope};
+use crate::plugins::shared::contact_watch::{
+    check_names, is_present, GeomWatch, SpawnEdge, WatchKeys,
+};
+use crate::plugins::shared::report::{publish_due, ReportEndpoint};
+use crate::plugins::shared::{self as common, geom_name};
 
 /// Endpoint roles (keys of `topics:`).
 pub const ROLES: [&str; 1] = ["contact"];
@@ -146,6 +148,15 @@ impl ContactMonitor {
             id: 0,
         }
     }
+
+    fn watch_keys(&self) -> WatchKeys<'_> {
+        WatchKeys {
+            body: &self.cfg.body,
+            ignore: self.cfg.ignore.as_deref(),
+            ignore_prefixes: &self.cfg.ignore_prefixes,
+            namespace: self.cfg.namespace.as_deref(),
+        }
+    }
 }
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
@@ -165,26 +176,17 @@ impl Plugin for ContactMonitor {
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
-        let entity = common::owner_entity(ctx, "contact_monitor", self.owner.as_deref())?;
-        let ignore = self.cfg.ignore.clone().unwrap_or_else(default_ignore);
-        self.watch = GeomWatch::resolve(
-            ctx.model(),
-            &entity,
-            &self.cfg.body,
-            &ignore,
-            &self.cfg.ignore_prefixes,
-            self.cfg.ignore.is_some(),
-        )?;
-        let scope = Scope::new(&entity, self.cfg.namespace.as_deref());
-        let mut ep = Endpoint::out("contact")
-            .rate(self.cfg.rate_hz)
-            .hint("ros2", "type", "std_msgs/msg/Bool")
-            .hint("ros2", "field", "in_contact")
-            .hint("ros2", "qos", "reliable");
-        if !self.cfg.topics.contains_key("contact") {
-            ep = ep.hint("ros2", "topic", "collision");
+        let (watch, _, scope) =
+            GeomWatch::for_owner(ctx, "contact_monitor", self.owner.as_deref(), self.watch_keys())?;
+        self.watch = watch;
+        self.id = ReportEndpoint {
+            role: "contact",
+            ros_type: "std_msgs/msg/Bool",
+            field: Some("in_contact"),
+            reliable: true,
+            topic: "collision",
         }
-        self.id = ctx.interface.add(scope.apply(ep, &self.cfg.topics));
+        .add(ctx, &scope, self.cfg.rate_hz, &self.cfg.topics);
         ctx.blackboard.set(reader_key(&self.address), ContactReader(self.report.clone()));
         Ok(())
     }
@@ -215,11 +217,7 @@ impl Plugin for ContactMonitor {
             }
             r.in_contact = if self.cfg.latch { r.first_time >= 0.0 } else { !hits.is_empty() };
         }
-        if ctx.interface.is_due(self.id, ctx.tick) {
-            let p = Payload::ContactReport(self.report.borrow().clone());
-            let tick = ctx.tick;
-            ctx.interface.publish(self.id, tick, p);
-        }
+        publish_due(ctx, self.id, || Payload::ContactReport(self.report.borrow().clone()));
         Ok(())
     }
 }

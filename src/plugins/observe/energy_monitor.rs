@@ -40,7 +40,7 @@ use crate::error::{ConfigError, HookResult};
 use crate::plugin::check_rate;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
-use crate::plugins::observe::is_present;
+use crate::plugins::shared::contact_watch::is_present;
 use crate::plugins::shared::{self as common, Scope};
 
 /// Endpoint roles (keys of `topics:`).

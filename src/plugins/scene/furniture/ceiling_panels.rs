@@ -17,8 +17,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::parts::{
-    check_color, check_len, check_len0, check_unit, place, rgba_or, stem_of, Contact, Look, Parts,
-    Placement,
+    check_color, check_len, check_len0, check_unit, rgba_or, Contact, Look, Parts, Placement,
 };
 use crate::error::{num, ConfigError, HookResult};
 use crate::math::quat_from_rpy;
@@ -222,7 +221,6 @@ impl Plugin for CeilingPanels {
     }
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         let c = &self.cfg;
-        let parts = c.parts(&stem_of(&self.address));
         let a = c.area;
         let at = Placement {
             address: &self.address,
@@ -231,7 +229,7 @@ impl Plugin for CeilingPanels {
             pos: [(a[0] + a[2]) / 2.0, (a[1] + a[3]) / 2.0, 0.0],
             quat: quat_from_rpy(0.0, 0.0, c.yaw),
         };
-        place(spec, b.ctx, &parts, &at)
+        at.build(spec, b.ctx, |stem| c.parts(stem))
     }
 }
 

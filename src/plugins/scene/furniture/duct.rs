@@ -12,8 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::parts::{
-    check_color, check_len, check_len0, check_pos, place, rgba_or, stem_of, um, Contact, Look,
-    Parts, Placement,
+    check_color, check_len, check_len0, check_pos, rgba_or, um, Contact, Look, Parts, Placement,
 };
 use crate::error::{num, ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
@@ -212,7 +211,6 @@ impl Plugin for Duct {
     }
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         let c = &self.cfg;
-        let parts = c.parts(&stem_of(&self.address));
         let at = Placement {
             address: &self.address,
             prefix: &c.prefix,
@@ -220,7 +218,7 @@ impl Plugin for Duct {
             pos: [0.0; 3],
             quat: [1.0, 0.0, 0.0, 0.0],
         };
-        place(spec, b.ctx, &parts, &at)
+        at.build(spec, b.ctx, |stem| c.parts(stem))
     }
 }
 

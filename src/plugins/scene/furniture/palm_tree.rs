@@ -20,8 +20,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::parts::{
-    check_len, check_len0, check_pos, check_rpy, place, point3, stem_of, Contact, Look, Parts,
-    Placement,
+    check_len, check_len0, check_pos, check_rpy, point3, Contact, Look, Parts, Placement,
 };
 use crate::error::{num, ConfigError, HookResult};
 use crate::math::{quat_from_rpy, quat_rotate};
@@ -330,15 +329,11 @@ impl Plugin for PalmTree {
     }
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         let c = &self.cfg;
-        let parts = c.parts(&stem_of(&self.address));
-        let at = Placement {
-            address: &self.address,
-            prefix: &c.prefix,
-            model: "palm_tree",
-            pos: point3(&c.pos),
-            quat: quat_from_rpy(c.rpy[0], c.rpy[1], c.rpy[2]),
-        };
-        place(spec, b.ctx, &parts, &at)
+        Placement::at_rpy(&self.address, &c.prefix, "palm_tree", point3(&c.pos), c.rpy).build(
+            spec,
+            b.ctx,
+            |stem| c.parts(stem),
+        )
     }
 }
 

@@ -1,7 +1,7 @@
 //! What every furniture plugin shares (no plugin lives here): the checks of the placement and
 //! size keys, an MJCF writer for the primitive parts a piece is made of ([`Parts`]), and the
 //! build step that attaches a piece at its world pose under its prefix and registers it as a
-//! welded scenery entity ([`place`]).
+//! welded scenery entity ([`Placement::build`]).
 //!
 //! Names: a piece's body is `<prefix><stem>` and each part `<prefix><stem>_<part>`, where the
 //! stem is the entry's address with dots as `_` (the entry's label at the top of a document).
@@ -12,6 +12,7 @@ use mujoco_rs::prelude::*;
 
 use crate::context::{Entity, EntityKind, Pose, SimContext};
 use crate::error::{num, ConfigError, HookResult};
+use crate::math::quat_from_rpy;
 use crate::spawn::mjcf::{attach, child_spec_from_str};
 use crate::world::bounds::{MAX_POSITION_M, MAX_SIZE_M};
 
@@ -182,24 +183,44 @@ pub fn stem_of(address: &str) -> String {
     address.replace('.', "_")
 }
 
-/// Attach `parts` at `at` and register the piece as a static Object entity.
-pub fn place(spec: &mut MjSpec, ctx: &mut SimContext, parts: &Parts, at: &Placement) -> HookResult {
-    let body = format!("{}{}", at.prefix, parts.stem);
-    if spec.body(&body).is_some() {
-        return Err(format!(
-            "prefix: the world already has a body `{body}`; give this {} a distinct prefix or name",
-            at.model
-        ));
+impl Placement<'_> {
+    /// The placement at world position `pos` (m) and orientation `rpy` (roll, pitch, yaw; rad).
+    pub fn at_rpy<'a>(
+        address: &'a str,
+        prefix: &'a str,
+        model: &'a str,
+        pos: [f64; 3],
+        rpy: [f64; 3],
+    ) -> Placement<'a> {
+        Placement { address, prefix, model, pos, quat: quat_from_rpy(rpy[0], rpy[1], rpy[2]) }
     }
-    let mut child = child_spec_from_str(&parts.xml(at.model))?;
-    attach(spec, None, &mut child, at.pos, at.quat, at.prefix)?;
-    let mut e = Entity::new(at.address, EntityKind::Object, &body);
-    e.prefix = at.prefix.to_string();
-    e.model = at.model.to_string();
-    e.initial_pose = Pose { pos: at.pos, quat: at.quat };
-    e.weld_reason = Some(format!("a {} is welded scenery", at.model));
-    e.meta.insert("motion".into(), "static".into());
-    ctx.entities.add(e)
+
+    /// The build tail every furniture plugin shares: make the piece's parts under the entry's
+    /// stem (`parts(stem)`), attach them here and register the piece as a static Object entity.
+    pub fn build(
+        &self,
+        spec: &mut MjSpec,
+        ctx: &mut SimContext,
+        parts: impl FnOnce(&str) -> Parts,
+    ) -> HookResult {
+        let parts = parts(&stem_of(self.address));
+        let body = format!("{}{}", self.prefix, parts.stem);
+        if spec.body(&body).is_some() {
+            return Err(format!(
+                "prefix: the world already has a body `{body}`; give this {} a distinct prefix or name",
+                self.model
+            ));
+        }
+        let mut child = child_spec_from_str(&parts.xml(self.model))?;
+        attach(spec, None, &mut child, self.pos, self.quat, self.prefix)?;
+        let mut e = Entity::new(self.address, EntityKind::Object, &body);
+        e.prefix = self.prefix.to_string();
+        e.model = self.model.to_string();
+        e.initial_pose = Pose { pos: self.pos, quat: self.quat };
+        e.weld_reason = Some(format!("a {} is welded scenery", self.model));
+        e.meta.insert("motion".into(), "static".into());
+        ctx.entities.add(e)
+    }
 }
 
 /// A computed length for a message: rounded to the micrometre, so a float sum reads as written.

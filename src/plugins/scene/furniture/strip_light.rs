@@ -13,8 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::parts::{
-    check_color, check_len, check_pos, check_unit, place, rgba_or, stem_of, Contact, Look, Parts,
-    Placement,
+    check_color, check_len, check_pos, check_unit, rgba_or, Contact, Look, Parts, Placement,
 };
 use crate::error::{num, ConfigError, HookResult};
 use crate::math::quat_from_rpy;
@@ -169,7 +168,6 @@ impl Plugin for StripLight {
     }
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         let c = &self.cfg;
-        let parts = c.parts(&stem_of(&self.address));
         let at = Placement {
             address: &self.address,
             prefix: &c.prefix,
@@ -177,7 +175,7 @@ impl Plugin for StripLight {
             pos: [c.pos[0], c.pos[1], c.pos[2]],
             quat: quat_from_rpy(0.0, 0.0, c.yaw),
         };
-        place(spec, b.ctx, &parts, &at)
+        at.build(spec, b.ctx, |stem| c.parts(stem))
     }
 }
 

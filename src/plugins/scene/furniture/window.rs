@@ -14,11 +14,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::parts::{
-    check_color, check_len, check_pos, check_rpy, place, point3, rgba_or, stem_of, Contact, Look,
-    Parts, Placement,
+    check_color, check_len, check_pos, check_rpy, point3, rgba_or, Contact, Look, Parts, Placement,
 };
 use crate::error::{num, ConfigError, HookResult};
-use crate::math::quat_from_rpy;
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 
 /// Default frame colour: a neutral grey.
@@ -167,15 +165,11 @@ impl Plugin for Window {
     }
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         let c = &self.cfg;
-        let parts = c.parts(&stem_of(&self.address));
-        let at = Placement {
-            address: &self.address,
-            prefix: &c.prefix,
-            model: "window",
-            pos: point3(&c.pos),
-            quat: quat_from_rpy(c.rpy[0], c.rpy[1], c.rpy[2]),
-        };
-        place(spec, b.ctx, &parts, &at)
+        Placement::at_rpy(&self.address, &c.prefix, "window", point3(&c.pos), c.rpy).build(
+            spec,
+            b.ctx,
+            |stem| c.parts(stem),
+        )
     }
 }
 

@@ -18,11 +18,8 @@ use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::parts::{
-    check_len, check_pos, check_rpy, place, point3, stem_of, Contact, Look, Parts, Placement,
-};
+use super::parts::{check_len, check_pos, check_rpy, point3, Contact, Look, Parts, Placement};
 use crate::error::{num, ConfigError, HookResult};
-use crate::math::quat_from_rpy;
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 
 /// The lift columns' stroke: lowest and highest worktop height (m).
@@ -296,15 +293,11 @@ impl Plugin for Workbench {
     }
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         let c = &self.cfg;
-        let parts = c.parts(&stem_of(&self.address));
-        let at = Placement {
-            address: &self.address,
-            prefix: &c.prefix,
-            model: "workbench",
-            pos: point3(&c.pos),
-            quat: quat_from_rpy(c.rpy[0], c.rpy[1], c.rpy[2]),
-        };
-        place(spec, b.ctx, &parts, &at)
+        Placement::at_rpy(&self.address, &c.prefix, "workbench", point3(&c.pos), c.rpy).build(
+            spec,
+            b.ctx,
+            |stem| c.parts(stem),
+        )
     }
 }
 
