@@ -22,6 +22,29 @@ pub fn view_assignments(spec: &str) -> Result<Vec<Assignment>, ConfigErrors> {
     Ok(out)
 }
 
+/// Why the window's panel flags cannot be taken as given, if they cannot: `--left-ui` does
+/// nothing with mujoco-rs 7.0.0's viewer (its left panel always opens, with no switch), and
+/// `--right-ui` is a panel of the window, so it needs `--view`.
+pub fn panel_flag_refusal(left_ui: bool, right_ui: bool, view: bool) -> Option<String> {
+    if left_ui {
+        return Some(
+            "--left-ui: the window's left panel (the viewer's own UI: toggles, the Actuator, Joint, \
+             Equality and Group windows) always opens expanded, and mujoco-rs 7.0.0's viewer has \
+             no switch to start it shown or hidden, so the flag would change nothing; drop it and \
+             press X in the window to hide or show that panel"
+                .to_string(),
+        );
+    }
+    if right_ui && !view {
+        return Some(
+            "--right-ui shows roqsim's run panel in the --view window: add --view, or drop \
+             --right-ui"
+                .to_string(),
+        );
+    }
+    None
+}
+
 #[cfg(not(feature = "viewer"))]
 pub fn sim_windowed(_a: SimArgs) -> ExitCode {
     eprintln!(

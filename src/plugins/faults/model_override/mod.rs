@@ -7,7 +7,10 @@
 //! fired (`active: false`), so adding it changes nothing about a nominal run.
 //!
 //! **The allowlist** ([`FIELD_CATALOG`]), two write classes measured against MuJoCo:
-//! - live, in effect on the next step: `geom_friction` (row [sliding, torsional, rolling]),
+//! - live, in effect on the next step: `geom_friction` (row [sliding, torsional, rolling]; a
+//!   sliding value below [`FRICTIONLESS_BELOW`] (1e-4) also writes condim 1 while the fault is on:
+//!   under MuJoCo's pyramidal cone a contact at the friction floor is numerically rigid and fires
+//!   a squeezed object out at tens of m/s, while a condim-1 contact lets it slide out under gravity),
 //!   `geom_contype` + `geom_conaffinity` (together: either alone was measured to be a no-op),
 //!   `actuator_forcerange` (row [lo, hi]; the actuator must be force-limited);
 //! - needs_setconst: `body_mass`, whose write the dynamics ignore until `mj_setConst`
