@@ -92,9 +92,10 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
         };
         if let Some(t) = &camera.track {
             tracing::warn!(
-                "sim.view.track: the window starts on `{}`, but mujoco-rs's viewer has no camera \
-                 API to keep following it; Ctrl+Alt+double-click the body to track it by hand \
-                 (roqsim render follows it)",
+                "sim.view.track: the window starts on `{}`, but mujoco-rs 7.0.0's viewer has no \
+                 camera API to keep following it; track it by hand with Ctrl+Alt+double-click on \
+                 its body or the left panel's Rendering > Camera > Track (roqsim render follows \
+                 it)",
                 t.entity
             );
         }
