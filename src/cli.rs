@@ -194,6 +194,9 @@ struct SimArgs {
     /// With --view: show roqsim's run panel (state, sim time, play/pause/step/reset, keys).
     #[arg(long)]
     right_ui: bool,
+    /// Refused (see docs/view.md): the viewer's left panel always opens; X toggles it.
+    #[arg(long, hide = true)]
+    left_ui: bool,
     /// Controllers stop writing ctrl each tick (they still hold the pose on reset): the window's
     /// actuator sliders drive the actuators, world-wide.
     #[arg(long)]
@@ -387,6 +390,10 @@ fn check(w: WorldArgs) -> ExitCode {
 }
 
 fn sim(a: SimArgs) -> ExitCode {
+    if let Some(why) = cli_view::panel_flag_refusal(a.left_ui, a.right_ui, a.view.is_some()) {
+        eprintln!("error: {why}");
+        return ExitCode::from(2);
+    }
     if a.view.is_some() {
         return cli_view::sim_windowed(a);
     }

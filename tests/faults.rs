@@ -39,6 +39,24 @@ fn body_z(e: &Engine, name: &str) -> f64 {
     e.ctx.data().xpos()[id][2]
 }
 
+fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
+    let id = e
+        .ctx
+        .model()
+        .name_to_id(MjtObjBase::mjOBJ_BODY, name)
+        .unwrap_or_else(|| panic!("no body {name}"));
+    e.ctx.data().xpos()[id]
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+fn geom_condim(e: &Engine, name: &str) -> i32 {
+    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_GEOM, name).unwrap();
+    e.ctx.model().geom_condim()[id]
+}
+
 fn geom_friction(e: &Engine, name: &str) -> [f64; 3] {
     let id = e
         .ctx
@@ -128,26 +146,47 @@ fn grip_fault_lands_and_the_box_slips_out() {
         msg.contains("8 of 8 contact(s) touching the selection carry sliding friction 0"),
         "{msg}"
     );
+    assert!(msg.ends_with("(frictionless: condim 1 while the fault is on)"), "{msg}");
     assert_eq!(geom_friction(&e, "grip_left_pad"), [0.0, 0.0, 0.0]);
+    assert_eq!((geom_condim(&e, "grip_left_pad"), geom_condim(&e, "grip_right_pad")), (1, 1));
     let h =
         e.ctx.blackboard.get::<ModelOverrideHandle>("model_override:grip_fault").unwrap().clone();
     assert!(h.active());
     assert_eq!(h.verified(), "landed");
-    // the box slips out within 2 s
-    let z0 = body_z(&e, "parcel");
-    let mut slipped_at = None;
+    // the box slips out within 2 s and drops straight down onto the floor: frictionless pads
+    // squeezing a box do no work on it, so it leaves with gravity's speed only (a pyramidal
+    // contact at MuJoCo's friction floor used to fire it out at ~40 m/s)
+    let p0 = body_pos(&e, "parcel");
+    let z0 = p0[2];
+    let (mut slipped_at, mut peak_z, mut top_speed) = (None, z0, 0.0f64);
+    let mut last = p0;
     for i in 0..1000 {
         e.step().unwrap();
-        if slipped_at.is_none() && z0 - body_z(&e, "parcel") > 0.05 {
+        let p = body_pos(&e, "parcel");
+        top_speed = top_speed.max(dist(p, last) / e.dt());
+        peak_z = peak_z.max(p[2]);
+        last = p;
+        if slipped_at.is_none() && z0 - p[2] > 0.05 {
             slipped_at = Some((i + 1) as f64 * e.dt());
         }
     }
-    eprintln!("slipped 5 cm after {slipped_at:?} s");
+    let end = body_pos(&e, "parcel");
+    let off = dist([end[0], end[1], 0.0], [p0[0], p0[1], 0.0]);
+    eprintln!(
+        "slipped 5 cm after {slipped_at:?} s; top speed {top_speed:.3} m/s, rose {:.4} m, \
+         ended at {end:.3?} ({off:.3} m to the side)",
+        peak_z - z0
+    );
     assert!(
         slipped_at.is_some_and(|t| t < 2.0),
         "the box did not slip out: dropped {} m",
         z0 - body_z(&e, "parcel")
     );
+    // free fall from the pads (0.36 m) to the floor: sqrt(2 g 0.335) = 2.56 m/s at impact
+    assert!(top_speed < 2.7, "the box left the grip at {top_speed} m/s");
+    assert!(peak_z < z0 + 0.002, "the box rose {} m out of the grip", peak_z - z0);
+    assert!(off < 0.1, "the box ended {off} m to the side, at {end:?}");
+    assert!((end[2] - 0.025).abs() < 0.003, "the box is not lying on the floor: {end:?}");
     // the topics say so
     let state = e
         .ctx
@@ -174,6 +213,7 @@ fn grip_fault_lands_and_the_box_slips_out() {
     let (ok, msg) = ack(&rx);
     assert!(ok && msg.starts_with("untested: geom_friction restored to nominal"), "{msg}");
     assert_eq!(geom_friction(&e, "grip_left_pad"), nominal);
+    assert_eq!(geom_condim(&e, "grip_left_pad"), 4);
 
     // reset returns the configured (nominal) model exactly, even when reset while faulted
     h.set_active(true);
@@ -182,6 +222,7 @@ fn grip_fault_lands_and_the_box_slips_out() {
     e.reset().unwrap();
     assert_eq!(geom_friction(&e, "grip_right_pad"), nominal);
     assert_eq!(geom_friction(&e, "grip_left_pad"), nominal);
+    assert_eq!((geom_condim(&e, "grip_left_pad"), geom_condim(&e, "grip_right_pad")), (4, 4));
     assert!(!h.active());
     assert_eq!(h.verified(), "untested");
 }

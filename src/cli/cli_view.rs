@@ -22,6 +22,29 @@ pub fn view_assignments(spec: &str) -> Result<Vec<Assignment>, ConfigErrors> {
     Ok(out)
 }
 
+/// Why the window's panel flags cannot be taken as given, if they cannot: `--left-ui` does
+/// nothing with mujoco-rs 7.0.0's viewer (its left panel always opens, with no switch), and
+/// `--right-ui` is a panel of the window, so it needs `--view`.
+pub fn panel_flag_refusal(left_ui: bool, right_ui: bool, view: bool) -> Option<String> {
+    if left_ui {
+        return Some(
+            "--left-ui: the window's left panel (the viewer's own UI: toggles, the Actuator, Joint, \
+             Equality and Group windows) always opens expanded, and mujoco-rs 7.0.0's viewer has \
+             no switch to start it shown or hidden, so the flag would change nothing; drop it and \
+             press X in the window to hide or show that panel"
+                .to_string(),
+        );
+    }
+    if right_ui && !view {
+        return Some(
+            "--right-ui shows roqsim's run panel in the --view window: add --view, or drop \
+             --right-ui"
+                .to_string(),
+        );
+    }
+    None
+}
+
 #[cfg(not(feature = "viewer"))]
 pub fn sim_windowed(_a: SimArgs) -> ExitCode {
     crate::cli::stderr::say!(
@@ -69,9 +92,10 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
         };
         if let Some(t) = &camera.track {
             tracing::warn!(
-                "sim.view.track: the window starts on `{}`, but mujoco-rs's viewer has no camera \
-                 API to keep following it; Ctrl+Alt+double-click the body to track it by hand \
-                 (roqsim render follows it)",
+                "sim.view.track: the window starts on `{}`, but mujoco-rs 7.0.0's viewer has no \
+                 camera API to keep following it; track it by hand with Ctrl+Alt+double-click on \
+                 its body or the left panel's Rendering > Camera > Track (roqsim render follows \
+                 it)",
                 t.entity
             );
         }

@@ -2,7 +2,7 @@
 //! `model_override`, `payload`, the gripper's force limit) goes through a [`ModelWriter`].
 //!
 //! - It writes **values** of fields MuJoCo reads per step (a geom's group, contact masks and
-//!   friction; a body's mass and gravity compensation; an actuator's force range), never a size,
+//!   friction and condim; a body's mass and gravity compensation; an actuator's force range), never a size,
 //!   an address table or an id, so the model stays consistent with its `MjData`.
 //! - Every write indexes a typed slice of the right length (`geom_friction_mut()[geom]`), so an
 //!   id out of range panics like any slice index instead of writing past an array.
@@ -55,6 +55,16 @@ impl<'a> ModelWriter<'a> {
     /// `geom_friction[geom] = [slide, spin, roll]`.
     pub fn geom_friction(&mut self, geom: usize, friction: [f64; 3]) {
         self.model.geom_friction_mut()[geom] = friction;
+    }
+
+    /// `geom_condim[geom]` (contact dimensionality 1, 3, 4 or 6; read per contact, each step).
+    /// Panics on any other value.
+    pub fn geom_condim(&mut self, geom: usize, condim: i32) {
+        assert!(matches!(condim, 1 | 3 | 4 | 6), "condim must be 1, 3, 4 or 6, got {condim}");
+        // SAFETY: mujoco-rs marks geom_condim unsafe because MuJoCo trusts it to be one of
+        // 1/3/4/6 (it sizes a contact's constraint rows from it); that is asserted above, and the
+        // constraint arrays are sized per step from the contacts, not at compile.
+        unsafe { self.model.geom_condim_mut()[geom] = condim };
     }
 
     /// `body_gravcomp[body]` (fraction of the body's weight compensated).
@@ -111,6 +121,7 @@ mod tests {
             // SAFETY (test): only values of existing elements are written, as in the seam's use.
             let mut w = ModelWriter::new(unsafe { data.model_mut() });
             w.geom_friction(geom, [0.2, 0.01, 0.001]);
+            w.geom_condim(geom, 1);
             w.geom_contact(geom, 0, 0);
             w.geom_group(geom, 5);
             w.body_gravcomp(body, 1.0);
@@ -121,6 +132,7 @@ mod tests {
         }
         let m = data.model();
         assert_eq!(m.geom_friction()[geom], [0.2, 0.01, 0.001]);
+        assert_eq!(m.geom_condim()[geom], 1);
         assert_eq!(
             (m.geom_contype()[geom], m.geom_conaffinity()[geom], m.geom_group()[geom]),
             (0, 0, 5)

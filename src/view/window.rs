@@ -326,3 +326,37 @@ fn state_name(s: Option<RunState>) -> &'static str {
         Some(RunState::Quitting) => "quitting",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mujoco_rs::prelude::MjvCamera;
+
+    /// The viewer builds its start camera with `MjvCamera::new_free(model)` on the model it is
+    /// given: on the window's model that is exactly `sim.view`'s camera, and the clip planes,
+    /// shadow clip and fog stay where the world's model puts them, in metres.
+    #[test]
+    fn the_viewer_starts_on_the_view_camera_and_nothing_else_moves() {
+        let m = MjModel::from_xml_string(
+            "<mujoco><worldbody><geom type='box' size='1 2 0.5' pos='3 0 0'/></worldbody></mujoco>",
+        )
+        .unwrap();
+        let pose =
+            CameraPose { lookat: [0.4, 0.1, 0.8], distance: 2.2, azimuth: 150.0, elevation: -25.0 };
+        let w = window_model(&m, pose);
+        let cam = MjvCamera::new_free(&w);
+        assert_eq!(cam.lookat, pose.lookat);
+        assert!((cam.distance - 2.2).abs() < 1e-12, "{}", cam.distance);
+        assert_eq!((cam.azimuth, cam.elevation), (150.0, -25.0));
+        let metres = |m: &MjModel| {
+            let (v, e) = (m.vis().map.clone(), m.stat().extent as f32);
+            [v.znear * e, v.zfar * e, v.shadowclip * e, v.fogstart * e, v.fogend * e]
+        };
+        let (a, b) = (metres(&m), metres(&w));
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() <= 1e-5 * x.abs().max(1.0), "{a:?} vs {b:?}");
+        }
+        // the world's own model is not touched
+        assert_ne!(m.stat().center, pose.lookat);
+    }
+}

@@ -55,13 +55,17 @@ def test_demo_drives_through_the_door_picks_a_parcel_and_the_grip_fault_drops_it
             assert p[2] == pytest.approx(0.775, abs=0.002), f"{name} waits on the halted belt"
 
     # The faults: both services answered, and the frictionless pads let the parcel go: squeezed
-    # without friction it slips out of the jaws — down onto the belt, or squirted out upward;
-    # where depends on the step the fault lands on, so the test asks only that it left the grip.
+    # without friction it slides out of the jaws and drops onto the halted belt below them (the
+    # fault writes a frictionless contact, condim 1; at MuJoCo's friction floor under the pyramidal
+    # cone it used to be fired out, 16 m up and 1.3 km away).
     f = m["faults"]
     assert f["/grip_fault/override"]["success"] and f["/grip_fault/override"]["message"].startswith("landed:")
     assert f["/robot/rplidar/lidar/override"] == {
         "success": True, "message": "landed: `robot.rplidar.lidar` reads its fault values from the next frame"}, f
-    assert math.dist(m["picked_after_grip_fault"], m["parcels_end"][picked]) > 0.1, m["picked_after_grip_fault"]
+    held, after = m["parcels_end"][picked], m["picked_after_grip_fault"]
+    assert after[2] < held[2] - 0.1, ("it fell below the lift height", held, after)
+    assert math.dist(after[:2], held[:2]) < 0.1, ("it fell straight down", held, after)
+    assert after[2] == pytest.approx(m["parcels_start"][picked][2], abs=0.01), ("it lies on the belt", after)
 
     # The recording the demo renders from was written and is complete.
     assert sim.stop() in (130, 0)

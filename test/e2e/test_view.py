@@ -178,3 +178,19 @@ def test_world_that_fails_to_load_with_view_exits_without_a_window(roqsim_bin, x
                        env={**os.environ, "DISPLAY": xvfb}, capture_output=True, text=True, timeout=60)
     assert p.returncode == 2, p.stderr
     assert "sim.view" in p.stderr and "zoom" in p.stderr, p.stderr
+
+
+def test_panel_flags_that_would_do_nothing_are_refused(roqsim_bin):
+    p = subprocess.run([roqsim_bin, "sim", WORLD, "--view", "--left-ui"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.strip() == (
+        "error: --left-ui: the window's left panel (the viewer's own UI: toggles, the Actuator, Joint, "
+        "Equality and Group windows) always opens expanded, and mujoco-rs 7.0.0's viewer has no switch "
+        "to start it shown or hidden, so the flag would change nothing; drop it and press X in the "
+        "window to hide or show that panel"), p.stderr
+    p = subprocess.run([roqsim_bin, "sim", WORLD, "--right-ui"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.strip() == (
+        "error: --right-ui shows roqsim's run panel in the --view window: add --view, or drop --right-ui"), p.stderr

@@ -7,6 +7,14 @@ use super::*;
 /// MuJoCo's floor on a contact's friction coefficients (`mjMINMU`): a requested 0 reads 1e-5.
 pub const MJ_MINMU: f64 = 1e-5;
 
+/// A sliding friction below this is written as a frictionless contact: the geom's condim becomes 1
+/// while the fault is on (its nominal condim comes back on restore and reset). Under MuJoCo's
+/// default pyramidal cone each friction facet is regularised with `2 μ² R` (R: the normal's), so
+/// at the floor μ = 1e-5 a contact is numerically rigid: a 0.5 kg box squeezed at ~50 N between
+/// two pads at μ = 1e-5 or 3e-5 was shot out at 33–87 m/s (measured), while μ = 1e-4 and above,
+/// condim 1, or the elliptic cone drop it under gravity alone.
+pub const FRICTIONLESS_BELOW: f64 = 1e-4;
+
 /// Object namespace a field's `select:` names live in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldNs {
@@ -68,7 +76,7 @@ pub const FIELD_CATALOG: &[FieldRow] = &[
         ns: FieldNs::Geom,
         width: 3,
         class: WriteClass::Live,
-        what: "contact friction [sliding, torsional, rolling] of the selected geoms (a grip that stops holding, a wheel that loses traction)",
+        what: "contact friction [sliding, torsional, rolling] of the selected geoms (a grip that stops holding, a wheel that loses traction); a sliding value below 1e-4 is a frictionless contact, written with condim 1 while the fault is on",
         caveat: "a contact takes its friction from the geom with the higher priority, and at equal priority the element-wise maximum: lowering one side cannot bring a pair below the other side's value; select the side that owns the contact, or both",
     },
     FieldRow {

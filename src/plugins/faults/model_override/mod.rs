@@ -7,7 +7,10 @@
 //! fired (`active: false`), so adding it changes nothing about a nominal run.
 //!
 //! **The allowlist** ([`FIELD_CATALOG`]), two write classes measured against MuJoCo:
-//! - live, in effect on the next step: `geom_friction` (row [sliding, torsional, rolling]),
+//! - live, in effect on the next step: `geom_friction` (row [sliding, torsional, rolling]; a
+//!   sliding value below [`FRICTIONLESS_BELOW`] (1e-4) also writes condim 1 while the fault is on:
+//!   under MuJoCo's pyramidal cone a contact at the friction floor is numerically rigid and fires
+//!   a squeezed object out at tens of m/s, while a condim-1 contact lets it slide out under gravity),
 //!   `geom_contype` + `geom_conaffinity` (together: either alone was measured to be a no-op),
 //!   `actuator_forcerange` (row [lo, hi]; the actuator must be force-limited);
 //! - needs_setconst: `body_mass`, whose write the dynamics ignore until `mj_setConst`
@@ -85,6 +88,8 @@ struct Resolved {
     target: Vec<f64>,
     /// Per id: the nominal row (empty until captured).
     nominal: Vec<Vec<f64>>,
+    /// Per id, `geom_friction` only: the nominal condim (a frictionless target writes condim 1).
+    nominal_condim: Vec<i32>,
 }
 
 /// Shared state behind the blackboard handle.
@@ -148,6 +153,15 @@ fn touching(ctx: &SimContext, sel: &BTreeSet<usize>) -> Vec<(usize, usize, usize
             }
         })
         .collect()
+}
+
+/// What a landed friction reply adds for a frictionless target (see [`FRICTIONLESS_BELOW`]).
+fn frictionless_note(sliding: f64) -> &'static str {
+    if sliding < FRICTIONLESS_BELOW {
+        " (frictionless: condim 1 while the fault is on)"
+    } else {
+        ""
+    }
 }
 
 fn pairs_collide(ct: &[i32], ca: &[i32], a: usize, b: usize) -> bool {
@@ -245,6 +259,13 @@ impl ModelOverride {
                 }
                 let row = if on { &r.target } else { &r.nominal[k] };
                 Self::write_row(ctx, r.field.name, id, row);
+                if r.field.name == "geom_friction" {
+                    // a frictionless contact is condim 1: MuJoCo's pyramidal facets at the
+                    // friction floor are unregularised and fire a squeezed object out
+                    let frictionless = on && r.target[0] < FRICTIONLESS_BELOW;
+                    let condim = if frictionless { 1 } else { r.nominal_condim[k] };
+                    ctx.model_writer().geom_condim(id, condim);
+                }
             }
             setconst |= r.field.class == WriteClass::NeedsSetConst;
         }
@@ -256,6 +277,10 @@ impl ModelOverride {
     fn capture(&mut self, ctx: &SimContext) {
         for r in &mut self.resolved {
             r.nominal = r.ids.iter().map(|&id| Self::read_row(ctx, r.field.name, id)).collect();
+            if r.field.name == "geom_friction" {
+                let condim = ctx.model().geom_condim();
+                r.nominal_condim = r.ids.iter().map(|&id| condim[id]).collect();
+            }
         }
         self.captured = true;
     }
@@ -313,10 +338,10 @@ impl ModelOverride {
                         ),
                     )
                 } else if carry == n {
-                    (Verdict::Landed, format!("{what}: {carry} of {n} contact(s) touching the selection carry sliding friction {want}"))
+                    (Verdict::Landed, format!("{what}: {carry} of {n} contact(s) touching the selection carry sliding friction {want}{}", frictionless_note(want)))
                 } else {
                     let others: Vec<String> = others.into_iter().collect();
-                    (Verdict::Landed, format!("{what}: {carry} of {n} contact(s) carry sliding friction {want}; the rest are owned by the other side ([{}])", others.join(", ")))
+                    (Verdict::Landed, format!("{what}: {carry} of {n} contact(s) carry sliding friction {want}{}; the rest are owned by the other side ([{}])", frictionless_note(want), others.join(", ")))
                 }
             }
             "geom_contype" | "geom_conaffinity" => {
@@ -653,6 +678,7 @@ impl Plugin for ModelOverride {
                 names,
                 target: o.row(row.width),
                 nominal: Vec::new(),
+                nominal_condim: Vec::new(),
             });
         }
         // contype and conaffinity over the same geoms
