@@ -117,8 +117,9 @@ fn sim_seconds_and_render_at_are_bounded() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let text = stderr(&out);
     assert!(
-        text.starts_with(&format!("error: {r}: --at 5: the recording holds sim times 0 s to 0.1 s ("))
-            && text.ends_with(" state samples): give a time in that range\n"),
+        text.starts_with(&format!(
+            "error: {r}: --at 5: the recording holds sim times 0 s to 0.1 s ("
+        )) && text.ends_with(" state samples): give a time in that range\n"),
         "{text}"
     );
     assert!(!png.exists());
