@@ -2,9 +2,13 @@
 //! pipeline gives.
 //!
 //! ```text
-//! setup:    build(p0..pN) → compile → MjData → configure(p0..pN) → reset
-//! reset:    drain → mj_resetData → mj_forward → on_reset(p0..pN) → mj_forward
-//! step:     drain → pre_step(p0..pN) → mj_step → post_step(p0..pN) → snapshot
+//! setup:    build(p0..pN) → world definition → sim options → arm gravcomp → compile → MjData
+//!           → configure(p0..pN) → presence capture → reset
+//! reset:    drain → mj_resetData → declared presence → mj_forward → on_reset(p0..pN)
+//!           → mj_forward → snapshot
+//! step:     drain → pre_step(p0..pN) → mj_step → finite-state check → post_step(p0..pN)
+//!           → snapshot
+//! idle:     drain → post_step of transport plugins only (paused)
 //! shutdown: shutdown(pN..p0)   (best effort: a failure is logged, the others still run)
 //! ```
 //! Only hooks a plugin declares are called, and (with profiling on) timed.
