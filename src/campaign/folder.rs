@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value as Json};
 
 use crate::introspect::inputs::world_inputs;
-use crate::record::provenance::{hash_bytes, hash_input, input_key};
+use crate::record::provenance::{hash_bytes, hash_input, input_key, package_shares};
 use crate::world::LoadOptions;
 
 /// `DIR/resolved.json`.
@@ -144,16 +144,6 @@ pub fn world_input_hashes(
     let keys: Vec<String> =
         walked.inputs.iter().chain(override_files).map(|f| input_key(f, &shares)).collect();
     hash_inputs(keys.iter().map(String::as_str))
-}
-
-/// Every `<prefix>/share` of `AMENT_PREFIX_PATH`, resolved: where [`input_key`] finds packages.
-fn package_shares() -> Vec<PathBuf> {
-    std::env::var("AMENT_PREFIX_PATH")
-        .unwrap_or_default()
-        .split(':')
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| Path::new(s).join("share").canonicalize().ok())
-        .collect()
 }
 
 /// `files` hashed (`key → sha256:…`; an unreadable file says so in place of a hash). A key is a

@@ -33,8 +33,7 @@ fn leaves(v: &Json, prefix: &str, out: &mut Vec<(String, Json)>) {
 
 /// Yaw (rad) of an `[x, y, z, w]` quaternion.
 fn yaw(q: &[f64]) -> f64 {
-    let (x, y, z, w) = (q[0], q[1], q[2], q[3]);
-    (2.0 * (w * z + x * y)).atan2(1.0 - 2.0 * (y * y + z * z))
+    crate::math::yaw_of(&[q[3], q[0], q[1], q[2]])
 }
 
 /// The metric cells of one trial's results.json.

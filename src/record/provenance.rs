@@ -140,8 +140,9 @@ pub fn chain_from_json(text: &str) -> Result<Vec<(String, ParentText)>, String> 
         .collect()
 }
 
-/// Every `<prefix>/share` of `AMENT_PREFIX_PATH`, resolved.
-fn package_shares() -> Vec<PathBuf> {
+/// Every `<prefix>/share` of `AMENT_PREFIX_PATH`, resolved: where [`input_key`] finds packages
+/// (recordings and campaign input hashes key packaged files by it).
+pub fn package_shares() -> Vec<PathBuf> {
     std::env::var("AMENT_PREFIX_PATH")
         .unwrap_or_default()
         .split(':')

@@ -4,12 +4,7 @@ use crate::error::ConfigError;
 
 /// The TF frame prefix of a namespace: `robot1` → `robot1/`, `""` → `""`.
 pub fn frame_prefix(namespace: &str) -> String {
-    let ns = namespace.trim_matches('/');
-    if ns.is_empty() {
-        String::new()
-    } else {
-        format!("{ns}/")
-    }
+    crate::ros::names::normalize_prefix(namespace)
 }
 
 /// Default MJCF prefix of a device mounted on a carrier: `<attach_prefix><label>_`.

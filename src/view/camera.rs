@@ -111,8 +111,7 @@ impl ViewCamera {
         let (mut off, mut az) = (self.lookat, self.azimuth);
         if t.follow_heading {
             let q = &data.xquat()[t.body];
-            let yaw =
-                (2.0 * (q[0] * q[3] + q[1] * q[2])).atan2(1.0 - 2.0 * (q[2] * q[2] + q[3] * q[3]));
+            let yaw = crate::math::yaw_of(&[q[0], q[1], q[2], q[3]]);
             let (s, c) = yaw.sin_cos();
             off = [c * off[0] - s * off[1], s * off[0] + c * off[1], off[2]];
             az += yaw.to_degrees();

@@ -164,7 +164,7 @@ impl GroundTruthPose {
             }
             Target::Site(s) => (
                 d.site_xpos()[s],
-                mat_to_quat(&d.site_xmat()[s]),
+                crate::math::quat_from_mat(&d.site_xmat()[s]),
                 d.object_velocity(MjtObjBase::mjOBJ_SITE, s, false),
             ),
         };
@@ -193,27 +193,6 @@ impl GroundTruthPose {
             angular: w,
         }
     }
-}
-
-/// Rotation matrix (row-major 3×3) → quaternion `[w, x, y, z]` (Shepperd's method, w ≥ 0).
-pub fn mat_to_quat(m: &[f64; 9]) -> [f64; 4] {
-    let tr = m[0] + m[4] + m[8];
-    let q = if tr > 0.0 {
-        let s = (tr + 1.0).sqrt() * 2.0;
-        [0.25 * s, (m[7] - m[5]) / s, (m[2] - m[6]) / s, (m[3] - m[1]) / s]
-    } else if m[0] > m[4] && m[0] > m[8] {
-        let s = (1.0 + m[0] - m[4] - m[8]).sqrt() * 2.0;
-        [(m[7] - m[5]) / s, 0.25 * s, (m[1] + m[3]) / s, (m[2] + m[6]) / s]
-    } else if m[4] > m[8] {
-        let s = (1.0 + m[4] - m[0] - m[8]).sqrt() * 2.0;
-        [(m[2] - m[6]) / s, (m[1] + m[3]) / s, 0.25 * s, (m[5] + m[7]) / s]
-    } else {
-        let s = (1.0 + m[8] - m[0] - m[4]).sqrt() * 2.0;
-        [(m[3] - m[1]) / s, (m[2] + m[6]) / s, (m[5] + m[7]) / s, 0.25 * s]
-    };
-    let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    let sgn = if q[0] < 0.0 { -1.0 } else { 1.0 };
-    [sgn * q[0] / n, sgn * q[1] / n, sgn * q[2] / n, sgn * q[3] / n]
 }
 
 /// Short model name of a model reference (`turtlebot4`, `pkg:car`, `/x/y/car.xml` → `car`).
@@ -327,7 +306,7 @@ mod tests {
             2.0 * (y * z + w * x),
             1.0 - 2.0 * (x * x + y * y),
         ];
-        let r = mat_to_quat(&m);
+        let r = crate::math::quat_from_mat(&m);
         let sgn = if q[0] < 0.0 { -1.0 } else { 1.0 };
         for i in 0..4 {
             assert!((r[i] - sgn * q[i]).abs() < 1e-12, "{r:?} vs {q:?}");
