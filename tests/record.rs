@@ -435,6 +435,32 @@ fn a_corrupted_chunk_is_refused_naming_it() {
     assert!(record::open(&out).is_ok());
 }
 
+/// A damaged length field (the header's, a record's, the footer's) is refused like any other
+/// damage: the reader is fed only the bytes the file holds, so a length of 2^63 is never
+/// allocated (it aborted the process before).
+#[test]
+fn damaged_length_fields_are_refused_not_allocated() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = world_file(dir.path(), WORLD);
+    let out = dir.path().join("run.mcap");
+    record_steps(&world, &out, 300);
+    let good = std::fs::read(&out).unwrap();
+    let bad = dir.path().join("bad.mcap");
+    // The header record's opcode and length (bytes 8..17), and the last 300 bytes (summary,
+    // summary offsets, footer).
+    let offsets: Vec<usize> = (8..17).chain(good.len() - 300..good.len() - 8).collect();
+    for o in offsets {
+        for x in [0x80u8, 0x01] {
+            let mut bytes = good.clone();
+            bytes[o] ^= x;
+            std::fs::write(&bad, &bytes).unwrap();
+            let e = record::open(&bad).expect_err(&format!("byte {o} ^ {x:#x} opened"));
+            assert!(e.starts_with(&format!("{}: ", bad.display())), "byte {o}: {e}");
+        }
+    }
+    assert!(record::open(&out).is_ok());
+}
+
 #[test]
 fn a_time_outside_the_recording_is_refused_with_its_range() {
     let dir = tempfile::tempdir().unwrap();

@@ -14,7 +14,7 @@ fn scan(buf: &[u8], opts: LinearReaderOptions) -> Result<(), McapError> {
         match event? {
             LinearReadEvent::ReadRequest(need) => {
                 let n = need.min(buf.len() - pos);
-                reader.insert(need)[..n].copy_from_slice(&buf[pos..pos + n]);
+                reader.insert(n)[..n].copy_from_slice(&buf[pos..pos + n]);
                 reader.notify_read(n);
                 pos += n;
             }
