@@ -66,6 +66,15 @@ fn outputs_naming_a_parent_or_a_model_file_are_refused_and_the_inputs_keep_their
             format!("error: -o {p} {reads}\n"),
         ),
     ];
+    // A hard link to an input is that input (refused as the file it is).
+    let hard = dir.path().join("parent_link.yaml");
+    std::fs::hard_link(&parent, &hard).unwrap();
+    let h = hard.to_str().unwrap();
+    let mut cases = cases;
+    cases.push((
+        vec!["sim", c, "--steps", "2", "-q", "--summary", h],
+        format!("error: --summary {h} {reads}\n"),
+    ));
     for (args, want) in cases {
         let out = roqsim(&args);
         let err = stderr(&out);

@@ -603,3 +603,56 @@ fn refusals_name_what_was_written() {
         assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (2, "", want));
     }
 }
+
+/// The walk reads MJCF as MuJoCo does: single-quoted attributes, an `<include>` naming a file
+/// that includes meshes, an `<asset><model file=…>` (an MJCF attached with `<attach>`); and a
+/// URDF's `<mesh filename=…>`. Each was missed before (found by review: a campaign resumed over
+/// an edited mesh, and `sim --summary` overwrote one).
+#[test]
+fn inputs_follow_single_quotes_asset_models_and_urdf_meshes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "m/meshes/a.obj", TETRA_OBJ);
+    write(d, "m/meshes/b.obj", TETRA_OBJ);
+    write(d, "m/parts.xml", "<mujoco><asset><mesh name='b' file='meshes/b.obj'/></asset></mujoco>");
+    write(d, "m/sub.xml", "<mujoco model='sub'><worldbody><body name='s'><geom size='0.1'/></body></worldbody></mujoco>");
+    write(
+        d,
+        "m/prop.xml",
+        "<mujoco model='prop'><include file='parts.xml'/>\
+         <asset><mesh name='a' file='meshes/a.obj'/><model name='sub' file='sub.xml'/></asset>\
+         <worldbody><body name='p'><geom type='mesh' mesh='a'/></body></worldbody></mujoco>",
+    );
+    write(d, "m/prop.manifest.yaml", "license: original\n");
+    write(d, "u/meshes/body.obj", TETRA_OBJ);
+    write(
+        d,
+        "u/bot.urdf",
+        "<robot name='bot'><link name='base'><visual><geometry>\
+         <mesh filename=\"meshes/body.obj\"/></geometry></visual></link></robot>",
+    );
+    let w = write(
+        d,
+        "world.yaml",
+        "components:\n  - spawn_model: {model: m/prop.xml}\n    name: p\n\
+         \x20 - spawn_robot: {model: u/bot.urdf}\n    name: r\n",
+    );
+    let out = roqsim(&["scenes", "inputs", w.to_str().unwrap()]);
+    let inputs: Vec<String> = out.json()["inputs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", out.stderr))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    for f in [
+        "m/prop.xml",
+        "m/parts.xml",
+        "m/meshes/a.obj",
+        "m/meshes/b.obj",
+        "m/sub.xml",
+        "u/bot.urdf",
+        "u/meshes/body.obj",
+    ] {
+        assert!(inputs.contains(&canon(&d.join(f))), "{f} missing from {inputs:?}\n{}", out.stderr);
+    }
+}

@@ -53,11 +53,13 @@ impl Inputs {
     }
 }
 
-/// Two paths naming one file (through links and `..` when both exist).
+/// Two paths naming one file: the same device and inode when both exist (through symlinks, `..`
+/// and hard links), else the same absolute path.
 pub(super) fn same(x: &Path, y: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    match (x.canonicalize(), y.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
+    match (std::fs::metadata(x), std::fs::metadata(y)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
         _ => abs(x) == abs(y),
     }
 }

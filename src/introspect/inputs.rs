@@ -111,7 +111,12 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
     let mut stack = vec![path.to_path_buf()];
     let mut visited = BTreeSet::new();
     let model_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let attr = regex::Regex::new(r#"\b([a-z]+)\s*=\s*"([^"]*)""#).expect("valid regex");
+    // XML allows either quote around an attribute value (MuJoCo reads `file='a.obj'` too).
+    let attr =
+        regex::Regex::new(r#"\b([a-z]+)\s*=\s*(?:"([^"]*)"|'([^']*)')"#).expect("valid regex");
+    let value = |a: &regex::Captures| {
+        a.get(2).or(a.get(3)).map_or(String::new(), |m| m.as_str().to_string())
+    };
     let tag = regex::Regex::new(r"<([a-z]+)\b([^>]*)>").expect("valid regex");
     let comments = regex::Regex::new(r"(?s)<!--.*?-->").expect("valid regex");
     let (mut meshdir, mut texturedir) = (None::<String>, None::<String>);
@@ -126,11 +131,11 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
             if &t[1] == "compiler" {
                 for a in attr.captures_iter(&t[2]) {
                     match &a[1] {
-                        "meshdir" => meshdir = Some(a[2].to_string()),
-                        "texturedir" => texturedir = Some(a[2].to_string()),
+                        "meshdir" => meshdir = Some(value(&a)),
+                        "texturedir" => texturedir = Some(value(&a)),
                         "assetdir" => {
-                            meshdir.get_or_insert(a[2].to_string());
-                            texturedir.get_or_insert(a[2].to_string());
+                            meshdir.get_or_insert(value(&a));
+                            texturedir.get_or_insert(value(&a));
                         }
                         _ => {}
                     }
@@ -153,7 +158,8 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
         for t in tag.captures_iter(&text) {
             let which = &t[1];
             let search = match which {
-                "include" => vec![model_dir.clone()],
+                // `<asset><model file=…>` (attached by `<attach>`) is an MJCF of its own.
+                "include" | "model" => vec![model_dir.clone()],
                 "mesh" | "hfield" | "skin" => dirs(&meshdir),
                 "texture" => dirs(&texturedir),
                 _ => continue,
@@ -162,14 +168,18 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
                 if !a[1].starts_with("file") {
                     continue;
                 }
-                let file = &a[2];
-                let found = if Path::new(file).is_absolute() {
-                    Some(PathBuf::from(file)).filter(|p| p.is_file())
+                let file = value(&a);
+                let found = if &a[1] == "filename" {
+                    // A URDF mesh: `package://`, `file://`, absolute or relative, resolved as the
+                    // URDF reader resolves it.
+                    crate::spawn::urdf::resolve_mesh(&file, &search).ok()
+                } else if Path::new(&file).is_absolute() {
+                    Some(PathBuf::from(&file)).filter(|p| p.is_file())
                 } else {
-                    search.iter().map(|d| d.join(file)).find(|p| p.is_file())
+                    search.iter().map(|d| d.join(&file)).find(|p| p.is_file())
                 };
                 if let Some(p) = found {
-                    if which == "include" {
+                    if which == "include" || which == "model" {
                         stack.push(p);
                     } else {
                         out.push(p);
