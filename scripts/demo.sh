@@ -51,19 +51,23 @@ trap - EXIT
 TIMES="$(python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["sim_times"]
-print("%.3f %.3f %.3f" % (t["done"], max(0.0, t["start"] - 0.5), t["end"] - t["start"] + 1.0))
+print("%.3f %.3f" % (t["done"], max(0.0, t["start"] - 0.5)))
 ' "$OUT/measured.json" 2>/dev/null || true)"
 if [ -n "$TIMES" ] && [ -s "$OUT/run.mcap" ]; then
-  read -r AT FROM LEN <<<"$TIMES"
+  # The video runs from the peer's start to the recording's end (no --seconds: a clip past the
+  # last recorded sample is refused).
+  read -r AT FROM <<<"$TIMES"
   SRC="$OUT/run.mcap"
+  LEN_ARGS=()
 else
-  AT=3 FROM=0 LEN=6
+  AT=3 FROM=0
   SRC="$WORLD"
+  LEN_ARGS=(--seconds 6)
 fi
 echo "+ $BIN render ${SRC#"$ROOT"/} --at $AT --size 1280x720 --out demo-output/first_run.png" >&2
 "$BIN" render "$SRC" --at "$AT" --size 1280x720 --out "$OUT/first_run.png" >"$OUT/render.json"
-echo "+ $BIN render ${SRC#"$ROOT"/} --at $FROM --video demo-output/first_run.mp4 --seconds $LEN --fps 30 --overlay clock" >&2
-"$BIN" render "$SRC" --at "$FROM" --video "$OUT/first_run.mp4" --seconds "$LEN" --fps 30 --size 1280x720 \
+echo "+ $BIN render ${SRC#"$ROOT"/} --at $FROM --video demo-output/first_run.mp4 ${LEN_ARGS[*]} --fps 30 --overlay clock" >&2
+"$BIN" render "$SRC" --at "$FROM" --video "$OUT/first_run.mp4" "${LEN_ARGS[@]}" --fps 30 --size 1280x720 \
   --overlay clock >"$OUT/video.json"
 
 # 3. What was measured.

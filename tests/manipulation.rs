@@ -914,9 +914,14 @@ fn ft_reads_a_1kg_payload_as_9_81_n_along_world_z_after_tare() {
     // Tare through the service endpoint (std_srvs/Trigger).
     let (tx, rx) = unbounded();
     let tare = endpoint(&e, "tare");
-    e.ctx
-        .interface
-        .deliver(tare, Payload::Call(ServiceCall { request: Box::new(Payload::Empty), reply: tx }));
+    e.ctx.interface.deliver(
+        tare,
+        Payload::Call(ServiceCall {
+            request: Box::new(Payload::Empty),
+            reply: tx,
+            claim: Default::default(),
+        }),
+    );
     e.step().unwrap();
     let Ok(Payload::Ack { success: true, message }) = rx.try_recv() else {
         panic!("no tare reply")

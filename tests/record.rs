@@ -78,7 +78,11 @@ fn record_run(world: &Path, out: &Path, rate_hz: f64) -> Vec<f64> {
         if step == 2500 || step == 4000 {
             let on = step == 2500;
             let (reply, _) = crossbeam_channel::unbounded();
-            let call = ServiceCall { request: Box::new(Payload::Bool(on)), reply };
+            let call = ServiceCall {
+                request: Box::new(Payload::Bool(on)),
+                reply,
+                claim: Default::default(),
+            };
             tx.post(move |ctx| ctx.interface.deliver(fault, Payload::Call(call)));
         }
         if step == 5000 {
@@ -390,13 +394,15 @@ fn an_extends_chain_is_rebuilt_from_the_recording_after_its_parents_change_or_go
     // Both parents deleted: replay, state and a sensor re-run still work.
     std::fs::remove_file(&gp).unwrap();
     std::fs::remove_file(&parent).unwrap();
+    let gone: Vec<String> =
+        changed.iter().map(|n| n.replace("changed on disk", "is gone")).collect();
     let r = record::replay(&rec, true, None).unwrap();
     assert!(r.divergence.is_none(), "{r}");
-    assert_eq!((r.compared, r.notes.clone()), (51, changed.clone()));
+    assert_eq!((r.compared, r.notes.clone()), (51, gone.clone()));
     let s = record::replay::state_at(&rec, 0.5).unwrap();
     assert_eq!(s.step, 250);
     let (v, notes) = record::restore::rerun_sensor(&rec, 0.5, "robot.rplidar.lidar").unwrap();
-    assert_eq!(notes, changed);
+    assert_eq!(notes, gone);
     assert_eq!((v["step"].as_u64(), v["tick"].as_u64()), (Some(250), Some(250)));
     let scan = v["outputs"].as_object().unwrap().values().next().unwrap().to_string();
     assert!(scan.contains("\"ranges\""), "{v}");

@@ -315,14 +315,14 @@ impl Interface {
     /// Take the newest delivered payload, dropping older ones.
     pub fn take_latest(&mut self, id: EndpointId) -> Option<Payload> {
         let inbox = &mut self.endpoints[id].inbox;
-        let last = inbox.pop_back();
+        let last = inbox.drain(..).rev().find(taken);
         inbox.clear();
         last
     }
 
     /// Take every delivered payload in arrival order.
     pub fn drain(&mut self, id: EndpointId) -> Vec<Payload> {
-        self.endpoints[id].inbox.drain(..).collect()
+        self.endpoints[id].inbox.drain(..).filter(taken).collect()
     }
 
     /// Answer every service call still waiting in an inbox with `success: false` and `why` (the
@@ -387,10 +387,54 @@ impl Interface {
     }
 }
 
+/// A payload an inbox hands over: anything but a service call its caller has withdrawn (the call
+/// is taken by the consumer as it is handed over).
+fn taken(p: &Payload) -> bool {
+    match p {
+        Payload::Call(call) => call.claim.take(),
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::context::payload::ServiceCall;
+
+    /// A call its caller withdrew (it stopped waiting: a paused run) is never handed to the
+    /// consumer; a call handed over can no longer be withdrawn (its answer is awaited).
+    #[test]
+    fn a_withdrawn_call_is_not_handed_over_and_a_taken_one_stays_taken() {
+        use crate::context::payload::CallClaim;
+        let mut i = Interface::new(500.0);
+        let id = i.add(Endpoint::input("grip_fault/override"));
+        let call = |on: bool, claim: &CallClaim| {
+            Payload::Call(ServiceCall {
+                request: Box::new(Payload::Bool(on)),
+                reply: crossbeam_channel::bounded(1).0,
+                claim: claim.clone(),
+            })
+        };
+        let (gave_up, waiting) = (CallClaim::default(), CallClaim::default());
+        i.deliver(id, call(true, &gave_up));
+        i.deliver(id, call(false, &waiting));
+        assert!(gave_up.withdraw());
+        let got = i.drain(id);
+        assert!(
+            matches!(got.as_slice(), [Payload::Call(c)] if *c.request == Payload::Bool(false)),
+            "{got:?}"
+        );
+        assert!(!waiting.withdraw(), "taken by the drain");
+        // take_latest skips a withdrawn newest call for the one before it.
+        let (older, newest) = (CallClaim::default(), CallClaim::default());
+        i.deliver(id, call(true, &older));
+        i.deliver(id, call(false, &newest));
+        assert!(newest.withdraw());
+        assert!(
+            matches!(i.take_latest(id), Some(Payload::Call(c)) if *c.request == Payload::Bool(true))
+        );
+        assert!(!older.withdraw());
+    }
 
     #[test]
     fn calls_left_in_an_inbox_are_refused_with_the_reason() {
@@ -399,7 +443,11 @@ mod tests {
         let (tx, rx) = crossbeam_channel::bounded(1);
         i.deliver(
             id,
-            Payload::Call(ServiceCall { request: Box::new(Payload::Bool(true)), reply: tx }),
+            Payload::Call(ServiceCall {
+                request: Box::new(Payload::Bool(true)),
+                reply: tx,
+                claim: Default::default(),
+            }),
         );
         i.deliver(id, Payload::Bool(false));
         assert_eq!(i.refuse_pending_calls("the run failed: non-finite state"), 1);
@@ -416,7 +464,11 @@ mod tests {
         let (tx, rx) = crossbeam_channel::bounded(1);
         i.deliver(
             id,
-            Payload::Call(ServiceCall { request: Box::new(Payload::Bool(true)), reply: tx }),
+            Payload::Call(ServiceCall {
+                request: Box::new(Payload::Bool(true)),
+                reply: tx,
+                claim: Default::default(),
+            }),
         );
         i.clear();
         assert!(matches!(rx.try_recv(), Ok(Payload::Ack { success: false, message })

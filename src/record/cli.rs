@@ -45,7 +45,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub verify: bool,
     /// Stop after this much run time (s).
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub until: Option<f64>,
 }
 
@@ -55,7 +55,7 @@ pub struct StateArgs {
     /// A recording made with `roqsim sim --record`.
     pub file: PathBuf,
     /// Sim time (s): the sample nearest it is printed as one line of JSON.
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
     pub at: f64,
     /// Re-run the sensor at this plugin address on the restored sample (seed and episode from
     /// the recording) and print what it publishes instead.
@@ -73,6 +73,13 @@ pub fn replay(a: &ReplayArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(t) = a.until.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+        crate::cli::stderr::say!(
+            "error: --until {}: give a run time in seconds, 0 or more",
+            crate::error::num(t)
+        );
+        return ExitCode::from(2);
+    }
     match crate::record::replay(&rec, a.verify, a.until) {
         Ok(report) => {
             for n in &report.notes {

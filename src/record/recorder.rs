@@ -70,8 +70,24 @@ impl TopicFilter {
                     glob::Pattern::new(g)
                         .map_err(|e| format!("--record-topics: `{g}` is not a topic glob: {e}"))
                 })
-                .collect::<Result<_, _>>()
-                .map(TopicFilter::Globs),
+                .collect::<Result<Vec<_>, _>>()
+                .and_then(|gs| {
+                    if gs.is_empty() {
+                        Err(format!("--record-topics `{s}` names no glob: give all, none or topic globs like /robot/*"))
+                    } else {
+                        Ok(TopicFilter::Globs(gs))
+                    }
+                }),
+        }
+    }
+
+    /// As the provenance states it: `all`, `none` or the glob list (the way `--record-topics`
+    /// takes it).
+    pub fn describe(&self) -> String {
+        match self {
+            TopicFilter::All => "all".into(),
+            TopicFilter::None => "none".into(),
+            TopicFilter::Globs(gs) => gs.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(","),
         }
     }
 
@@ -81,6 +97,8 @@ impl TopicFilter {
         let TopicFilter::Globs(gs) = self else { return Vec::new() };
         let all: Vec<&str> = topics.iter().map(String::as_str).collect();
         gs.iter()
+            // State samples and inbound events are always kept: a glob naming them is no miss.
+            .filter(|g| !g.matches(STATE_TOPIC) && !g.matches(INBOUND_TOPIC))
             .filter(|g| !topics.iter().any(|t| g.matches(t)))
             .map(|g| {
                 format!(
@@ -432,7 +450,7 @@ impl Recorder {
             json!({"state_topic": STATE_TOPIC, "inbound_topic": INBOUND_TOPIC,
                 "state_every_steps": state.every_steps, "state_requested_hz": state.requested_hz,
                 "state_realised_hz": state.realised_hz,
-                "topics": format!("{:?}", self.opts.topics),
+                "topics": self.opts.topics.describe(),
                 "unmatched_topic_globs": unmatched})
             .to_string(),
         );

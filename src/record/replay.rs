@@ -216,10 +216,17 @@ pub fn rebuild_with(
             let is_world = *file == world_input
                 || Path::new(file) == Path::new(&world_path)
                 || Path::new(&world_path).canonicalize().ok().as_deref() == Some(Path::new(file));
+            // A file that is no longer there (a packaged key is looked up, not tested here).
+            let gone = !file.starts_with("package://") && !Path::new(file).exists();
+            let what = if gone {
+                "is gone since the recording"
+            } else {
+                "changed on disk since the recording"
+            };
             notes.push(if is_world || parent_inputs.contains(&file.as_str()) {
-                format!("{file} changed on disk since the recording; the recorded text is used")
+                format!("{file} {what}; the recorded text is used")
             } else if override_inputs.contains(file) {
-                format!("{file} changed on disk since the recording; the file is not read: the assignments recorded from it (provenance `overrides`) are applied")
+                format!("{file} {what}; the file is not read: the assignments recorded from it (provenance `overrides`) are applied")
             } else {
                 format!("{file} changed on disk since the recording ({h} then, {now} now): the replay builds from the file as it is now")
             });

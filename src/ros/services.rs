@@ -31,7 +31,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError};
 use futures::stream::{FuturesUnordered, Stream, StreamExt};
 use r2r::std_srvs::srv::{SetBool, Trigger};
 
-use crate::context::payload::{Payload, ServiceCall};
+use crate::context::payload::{CallClaim, Payload, ServiceCall};
 use crate::context::{CommandSender, EndpointId, SimContext};
 use crate::ros::convert::Task;
 use crate::ros::handlers::ServeArgs;
@@ -131,7 +131,7 @@ impl NoAnswer {
     pub fn reason(&self) -> String {
         match self {
             NoAnswer::TimedOut(t) => format!(
-                "no answer from the simulation within {} s (the run is paused, or nothing consumes this endpoint)",
+                "no answer from the simulation within {} s (the run is paused, or nothing consumes this endpoint); the request is withdrawn and will not be applied",
                 t.as_secs()
             ),
             NoAnswer::Ended(why) => format!("the run ended before this request was served: {why}"),
@@ -208,13 +208,41 @@ where
 
 /// Deliver `request` to endpoint `id` as a [`ServiceCall`] (on the physics thread, at the start of
 /// the next step); returns where the answer will arrive.
-pub fn call(commands: &CommandSender, id: EndpointId, request: Payload) -> Receiver<Payload> {
+pub fn call(commands: &CommandSender, id: EndpointId, request: Payload) -> PendingCall {
     let (tx, rx) = crossbeam_channel::bounded(1);
-    commands.post(move |ctx: &mut SimContext| {
-        ctx.interface
-            .deliver(id, Payload::Call(ServiceCall { request: Box::new(request), reply: tx }))
+    let claim = CallClaim::default();
+    let call = ServiceCall { request: Box::new(request), reply: tx, claim: claim.clone() };
+    commands.post(move |ctx: &mut SimContext| ctx.interface.deliver(id, Payload::Call(call)));
+    PendingCall { rx, claim }
+}
+
+/// A call on its way: where its answer arrives, and the claim its caller withdraws it by.
+pub struct PendingCall {
+    rx: Receiver<Payload>,
+    claim: CallClaim,
+}
+
+/// The answer to `call` as a future (see [`recv_async`]). When `timeout` passes, the call is
+/// withdrawn, so a consumer that drains it later never applies it; if the consumer took it first,
+/// its answer is awaited (it comes within the step that took it).
+pub fn answer_async(
+    call: PendingCall,
+    timeout: Duration,
+) -> impl Future<Output = Result<Payload, NoAnswer>> + Send {
+    let (tx, frx) = futures::channel::oneshot::channel();
+    let spawned = std::thread::Builder::new().name("roqsim-reply".into()).spawn(move || {
+        let answer = match recv_bounded(&call.rx, timeout) {
+            Err(NoAnswer::TimedOut(t)) if !call.claim.withdraw() => {
+                recv_bounded(&call.rx, timeout).map_err(|_| NoAnswer::TimedOut(t))
+            }
+            other => other,
+        };
+        let _ = tx.send(answer);
     });
-    rx
+    if let Err(e) = &spawned {
+        tracing::error!("cannot start a reply thread: {e}");
+    }
+    async move { frx.await.unwrap_or(Err(NoAnswer::Dropped)) }
 }
 
 /// The (success, message) of an answer to a SetBool/Trigger-shaped call.
@@ -240,10 +268,10 @@ pub fn serve_set_bool(a: ServeArgs) -> Result<Task, String> {
         .map_err(|e| format!("cannot create the std_srvs/srv/SetBool service {}: {e}", a.name))?;
     let (commands, id, name) = (a.commands, a.endpoint, a.name.to_string());
     Ok(serve_loop(stream, move |req: r2r::ServiceRequest<SetBool::Service>| {
-        let rx = call(&commands, id, Payload::Bool(req.message.data));
+        let pending = call(&commands, id, Payload::Bool(req.message.data));
         let (name, busy) = (name.clone(), InFlight::start());
         Box::pin(async move {
-            let (success, message) = ack_of(recv_async(rx, REPLY_TIMEOUT).await, &name);
+            let (success, message) = ack_of(answer_async(pending, REPLY_TIMEOUT).await, &name);
             let _busy = busy;
             if let Err(e) = req.respond(SetBool::Response { success, message }) {
                 tracing::warn!("{name}: cannot send the SetBool response: {e}");
@@ -260,10 +288,10 @@ pub fn serve_trigger(a: ServeArgs) -> Result<Task, String> {
         .map_err(|e| format!("cannot create the std_srvs/srv/Trigger service {}: {e}", a.name))?;
     let (commands, id, name) = (a.commands, a.endpoint, a.name.to_string());
     Ok(serve_loop(stream, move |req: r2r::ServiceRequest<Trigger::Service>| {
-        let rx = call(&commands, id, Payload::Empty);
+        let pending = call(&commands, id, Payload::Empty);
         let (name, busy) = (name.clone(), InFlight::start());
         Box::pin(async move {
-            let (success, message) = ack_of(recv_async(rx, REPLY_TIMEOUT).await, &name);
+            let (success, message) = ack_of(answer_async(pending, REPLY_TIMEOUT).await, &name);
             let _busy = busy;
             if let Err(e) = req.respond(Trigger::Response { success, message }) {
                 tracing::warn!("{name}: cannot send the Trigger response: {e}");
@@ -286,7 +314,7 @@ mod tests {
         assert!(!ok && m.contains("a Bool payload, not an Ack"), "{m}");
         let (ok, m) = ack_of(Err(NoAnswer::TimedOut(REPLY_TIMEOUT)), "/x/override");
         assert!(!ok);
-        assert_eq!(m, "/x/override: no answer from the simulation within 30 s (the run is paused, or nothing consumes this endpoint)");
+        assert_eq!(m, "/x/override: no answer from the simulation within 30 s (the run is paused, or nothing consumes this endpoint); the request is withdrawn and will not be applied");
         let (ok, m) = ack_of(Err(NoAnswer::Ended("the run failed: boom".into())), "/x/override");
         assert!(!ok);
         assert_eq!(

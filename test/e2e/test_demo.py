@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_demo_drives_through_the_door_picks_a_parcel_and_the_grip_fault_drops_it(roqsim, domain_id, tmp_path):
+def test_demo_drives_through_the_door_picks_a_parcel_and_the_grip_fault_drops_it(roqsim, roqsim_bin, domain_id, tmp_path):
     record = tmp_path / "run.mcap"
     sim = roqsim("sim", "worlds/first_run.yaml", "--ros", "--sim-control", "--seconds", "60",
                  "--record", record, wait_ready="/clock")
@@ -70,3 +70,18 @@ def test_demo_drives_through_the_door_picks_a_parcel_and_the_grip_fault_drops_it
     # The recording the demo renders from was written and is complete.
     assert sim.stop() in (130, 0)
     assert record.stat().st_size > 100_000
+
+    # demo.sh's two renders of it, with its arguments (smaller and sparser, for time): the picture
+    # when the arm holds the parcel, the video from the peer's start to the recording's end.
+    t = m["sim_times"]
+    png, mp4 = tmp_path / "first_run.png", tmp_path / "first_run.mp4"
+    shot = subprocess.run([str(roqsim_bin), "render", str(record), "--at", "%.3f" % t["done"], "--size", "160x90",
+                           "--out", str(png)], capture_output=True, text=True, timeout=120)
+    assert shot.returncode == 0, shot.stderr
+    assert json.loads(shot.stdout)["time"] == pytest.approx(t["done"], abs=0.02)
+    video = subprocess.run([str(roqsim_bin), "render", str(record), "--at", "%.3f" % max(0.0, t["start"] - 0.5),
+                            "--video", str(mp4), "--fps", "2", "--size", "160x90", "--overlay", "clock"],
+                           capture_output=True, text=True, timeout=300)
+    assert video.returncode == 0, video.stderr
+    v = json.loads(video.stdout)
+    assert v["frames"] >= 2 * (t["end"] - t["start"]), v

@@ -365,6 +365,38 @@ pub struct ServiceCall {
     pub request: Box<Payload>,
     /// Where the answer goes.
     pub reply: crossbeam_channel::Sender<Payload>,
+    /// Taken by its consumer or withdrawn by its caller: exactly one of the two.
+    pub claim: CallClaim,
+}
+
+/// Who a service call belongs to: its consumer, once an inbox hands it over ([`CallClaim::take`]),
+/// or its caller, who stopped waiting ([`CallClaim::withdraw`]): a caller answered "no answer"
+/// must never see the request applied later (a fault switched on after a paused run resumed).
+#[derive(Debug, Clone, Default)]
+pub struct CallClaim(std::sync::Arc<std::sync::atomic::AtomicU8>);
+
+impl CallClaim {
+    const WAITING: u8 = 0;
+    const TAKEN: u8 = 1;
+    const WITHDRAWN: u8 = 2;
+
+    fn to(&self, state: u8) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        match self.0.compare_exchange(Self::WAITING, state, SeqCst, SeqCst) {
+            Ok(_) => true,
+            Err(now) => now == state,
+        }
+    }
+
+    /// The consumer takes the call: false when its caller withdrew it first.
+    pub fn take(&self) -> bool {
+        self.to(Self::TAKEN)
+    }
+
+    /// The caller withdraws the call: false when the consumer took it first (its answer follows).
+    pub fn withdraw(&self) -> bool {
+        self.to(Self::WITHDRAWN)
+    }
 }
 
 /// An action goal delivered to an `in` endpoint with an `action` hint.
@@ -390,7 +422,11 @@ impl Serialize for ServiceCall {
 impl<'de> Deserialize<'de> for ServiceCall {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let request = Box::new(Payload::deserialize(d)?);
-        Ok(ServiceCall { request, reply: crossbeam_channel::unbounded().0 })
+        Ok(ServiceCall {
+            request,
+            reply: crossbeam_channel::unbounded().0,
+            claim: CallClaim::default(),
+        })
     }
 }
 
