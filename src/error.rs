@@ -203,7 +203,26 @@ pub fn plain_serde(message: &str) -> String {
         let items = if n == "1" { "item" } else { "items" };
         return format!("must be {}, got a list of {n} {items}", serde_expected(&c[2]));
     }
+    if let Some(form) = message.strip_prefix("data did not match any variant of untagged enum ") {
+        return format!(
+            "has none of the forms this key takes ({}; `roqsim plugins describe` shows them)",
+            untagged_forms(form.trim())
+        );
+    }
     message.to_string()
+}
+
+/// The forms an untagged enum of the configs takes, by its Rust name, in the docs' words.
+fn untagged_forms(name: &str) -> &'static str {
+    match name {
+        "Home" => "a list of joint positions in model order, or a mapping joint: position",
+        "Tolerance" => "one number for every joint, or a mapping joint: number",
+        "RangeValue" => "a number, or one of the words -inf, +inf, inf, nan (raw for too_close)",
+        "PublishTf" => "true or false, or one of the words static, dynamic",
+        "PairFriction" => "one number, or a list of 3 or 5 numbers",
+        "Resistive" => "one number for every actuator, or a mapping actuator: number",
+        _ => "see the plugin's keys",
+    }
 }
 
 /// serde's "expected" phrase in plain words.
@@ -231,6 +250,8 @@ fn serde_expected(e: &str) -> String {
         "a map" => "a mapping ({key: value, ...})".into(),
         "unit" => "null".into(),
         _ if e.starts_with("struct ") => "a mapping ({key: value, ...})".into(),
+        // serde_yaml's words for an enum: its names are text (`roqsim plugins describe` lists them).
+        "a Value::Tagged enum" | "enum" => "one of its names (text)".into(),
         _ => e.into(),
     }
 }

@@ -90,6 +90,17 @@ fn outputs_naming_a_parent_or_a_model_file_are_refused_and_the_inputs_keep_their
         roqsim(&["sim", c, "--steps", "2", "-q", "--seed", "1", "--summary", s.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(std::fs::read_to_string(&s).unwrap().contains("\"steps\": 2"));
+    // Rendering a recording reads the recorded world's model files from disk: they are inputs too.
+    let r = dir.path().join("r.mcap");
+    let out = roqsim(&["sim", c, "--steps", "2", "-q", "--record", r.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = roqsim(&["render", r.to_str().unwrap(), "--out", m]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!("error: --out {m} is a file the recorded world reads: writing it would overwrite it; name another file\n")
+    );
+    assert_eq!(std::fs::read_to_string(&model).unwrap(), MODEL);
 }
 
 /// Class: a span of sim time a flag asks for is bounded: `sim --seconds` and `render --at`
@@ -192,6 +203,26 @@ fn type_and_shape_errors_name_the_key_and_the_form_it_takes() {
         assert!(text.contains(&format!("  - {line}\n")), "missing `{line}` in:\n{text}");
     }
     for raw in ["invalid type", "invalid length", "invalid value", "expected a sequence"] {
+        assert!(!text.contains(raw), "{raw} in:\n{text}");
+    }
+}
+
+/// The same for enum keys (serde_yaml says "a Value::Tagged enum") and keys taking one of two
+/// forms (serde: "data did not match any variant of untagged enum Home").
+#[test]
+fn enum_and_two_form_keys_say_the_forms_they_take() {
+    let text = refusal(
+        "sim: {integrator: 3}\ncomponents:\n  - box: {motion: 3}\n    name: b\n  - spawn_arm: {model: ur5e, home: true}\n    name: arm\n  - spawn_model: {model: ur5e, publish_tf: [1]}\n    name: m\n",
+    );
+    for line in [
+        "sim.integrator: must be one of its names (text), got the integer 3",
+        "components.b.motion: must be one of its names (text), got the integer 3 (box)",
+        "components.arm.home: has none of the forms this key takes (a list of joint positions in model order, or a mapping joint: position; `roqsim plugins describe` shows them) (spawn_arm)",
+        "components.m.publish_tf: has none of the forms this key takes (true or false, or one of the words static, dynamic; `roqsim plugins describe` shows them) (spawn_model)",
+    ] {
+        assert!(text.contains(&format!("  - {line}\n")), "missing `{line}` in:\n{text}");
+    }
+    for raw in ["Value::Tagged", "untagged enum"] {
         assert!(!text.contains(raw), "{raw} in:\n{text}");
     }
 }

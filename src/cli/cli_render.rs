@@ -131,7 +131,7 @@ pub fn render(a: RenderArgs) -> ExitCode {
         None => ("--out", a.out.as_path()),
     };
     let inputs = if recording {
-        super::outputs::Inputs::file("the recording", std::path::Path::new(&a.world.world))
+        super::outputs::Inputs::of_recording(std::path::Path::new(&a.world.world))
     } else {
         super::outputs::Inputs::of_world(&a.world)
     };

@@ -34,9 +34,22 @@ impl Inputs {
         Inputs(list)
     }
 
-    /// One file read as is (a recording).
-    pub(super) fn file(what: &str, p: &Path) -> Inputs {
-        Inputs(vec![(what.to_string(), p.to_path_buf())])
+    /// A recording and the files its world was built from (its provenance's `input_hashes`: a
+    /// render rebuilds the world and reads the model files from disk). An unreadable recording
+    /// gives itself alone; opening it refuses it later with the reason.
+    pub(super) fn of_recording(p: &Path) -> Inputs {
+        let mut v = vec![("the recording".to_string(), p.to_path_buf())];
+        if let Ok(rec) = crate::record::open(p) {
+            let hashes: std::collections::BTreeMap<String, String> = rec
+                .provenance
+                .get("input_hashes")
+                .and_then(|h| serde_json::from_str(h).ok())
+                .unwrap_or_default();
+            for key in hashes.keys().filter(|k| !k.starts_with("package://")) {
+                v.push(("a file the recorded world reads".to_string(), key.into()));
+            }
+        }
+        Inputs(v)
     }
 
     /// The first output (flag, path) that names one of the inputs, as a refusal.
