@@ -684,6 +684,7 @@ fn warehouse_world_runs_with_its_conveyor_door_arm_and_faults() {
             Payload::Call(roqsim::context::payload::ServiceCall {
                 request: Box::new(Payload::Bool(true)),
                 reply: tx,
+                claim: Default::default(),
             }),
         );
         replies.push(rx);

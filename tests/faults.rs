@@ -18,7 +18,11 @@ fn call(e: &mut Engine, id: usize, on: bool) -> Receiver<Payload> {
     let (tx, rx) = crossbeam_channel::unbounded();
     e.ctx.interface.deliver(
         id,
-        Payload::Call(ServiceCall { request: Box::new(Payload::Bool(on)), reply: tx }),
+        Payload::Call(ServiceCall {
+            request: Box::new(Payload::Bool(on)),
+            reply: tx,
+            claim: Default::default(),
+        }),
     );
     rx
 }
