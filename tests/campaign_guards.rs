@@ -532,6 +532,7 @@ fn a_bad_ray_address_is_refused_before_anything_is_read() {
         ("127.0.0.1:65536", format!("--ray 127.0.0.1:65536: not a Ray cluster address: {FIX}")),
         (":6379", format!("--ray :6379: not a Ray cluster address: {FIX}")),
         ("localhost", format!("--ray localhost: not a Ray cluster address: {FIX}")),
+        ("h:1:2", format!("--ray h:1:2: not a Ray cluster address: {FIX}")),
     ] {
         let r = roqsim(&["campaign", "run", "campaign.yaml", "-o", "out", "--ray", addr], d.path());
         assert_eq!(r.code, 2, "{addr}: {}", r.stdout);

@@ -33,6 +33,8 @@ pub fn check_address(address: &str) -> Result<(), String> {
     let ok = address.rsplit_once(':').is_some_and(|(host, port)| {
         !host.is_empty()
             && !host.chars().any(char::is_whitespace)
+            // `h:1:2` is no host and port (an IPv6 host is not taken: Ray's address is host:port)
+            && !host.contains(':')
             && port.bytes().all(|b| b.is_ascii_digit())
             && port.parse::<u16>().is_ok_and(|p| p >= 1)
     });

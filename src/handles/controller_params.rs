@@ -66,14 +66,11 @@ impl ParamValue {
             _ => None,
         }
     }
-    /// `value` converted to this value's type where ROS parameter files allow it (an integer
-    /// written for a double); `None`: another type.
+    /// `value` when it has this value's type; `None`: another type. No conversion, not even an
+    /// integer written for a double: rclcpp's statically typed parameters refuse `10` for a double
+    /// (from a parameter file too), so a file that loads here loads on the robot.
     pub fn coerce(&self, value: ParamValue) -> Option<ParamValue> {
-        match (self, value) {
-            (ParamValue::Double(_), ParamValue::Int(i)) => Some(ParamValue::Double(i as f64)),
-            (a, b) if std::mem::discriminant(a) == std::mem::discriminant(&b) => Some(b),
-            _ => None,
-        }
+        (std::mem::discriminant(self) == std::mem::discriminant(&value)).then_some(value)
     }
 }
 
@@ -148,8 +145,9 @@ impl ParamSpec {
     /// `value` as this parameter's value, or why it cannot be (type, bound, a fixed value).
     pub fn accept(&self, value: ParamValue) -> Result<ParamValue, String> {
         let Some(v) = self.value.coerce(value.clone()) else {
+            // rclcpp's words (rclcpp::exceptions::InvalidParameterTypeException).
             return Err(format!(
-                "`{}` is a {}, not a {} ({value})",
+                "Wrong parameter type, parameter {{{}}} is of type {{{}}}, setting it to {{{}}} is not allowed.",
                 self.name,
                 self.value.type_name(),
                 value.type_name()
@@ -207,14 +205,18 @@ mod tests {
     fn applied_and_fixed_values() {
         let g = ParamSpec::applied("constraints.goal_time", ParamValue::Double(1.0), false, "s")
             .min(0.0);
-        assert_eq!(g.accept(ParamValue::Int(2)), Ok(ParamValue::Double(2.0)));
+        assert_eq!(g.accept(ParamValue::Double(2.0)), Ok(ParamValue::Double(2.0)));
+        assert_eq!(
+            g.accept(ParamValue::Int(2)).unwrap_err(),
+            "Wrong parameter type, parameter {constraints.goal_time} is of type {double}, setting it to {integer} is not allowed."
+        );
         assert_eq!(
             g.accept(ParamValue::Double(-1.0)).unwrap_err(),
             "`constraints.goal_time` must be >= 0, got -1"
         );
         assert_eq!(
             g.accept(ParamValue::Str("x".into())).unwrap_err(),
-            "`constraints.goal_time` is a double, not a string ('x')"
+            "Wrong parameter type, parameter {constraints.goal_time} is of type {double}, setting it to {string} is not allowed."
         );
         let f = ParamSpec::fixed(
             "command_interfaces",

@@ -421,7 +421,7 @@ def test_each_loaded_controller_is_a_node_with_its_parameters(roqsim, ros, tmp_p
     joints: [{', '.join(JOINTS)}]
     command_interfaces: [position]
     state_interfaces: [position, velocity]
-    action_monitor_rate: 10
+    action_monitor_rate: 10.0
     allow_partial_joints_goal: false
     constraints:
       goal_time: 0.6
