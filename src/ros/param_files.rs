@@ -331,8 +331,9 @@ mod tests {
 
     #[test]
     fn values_are_checked_against_the_declared_parameters() {
-        let dir = std::env::temp_dir().join(format!("roqsim_pf_{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // A folder of its own: the tests run in parallel threads of one process.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let f = dir.join("c.yaml");
         std::fs::write(&f, FILE).unwrap();
         let f = f.to_string_lossy().to_string();
@@ -393,8 +394,9 @@ mod tests {
 
     #[test]
     fn type_mismatch_refuses_the_load() {
-        let dir = std::env::temp_dir().join(format!("roqsim_pf_{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        // A folder of its own: the tests run in parallel threads of one process.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
         let f = dir.join("c.yaml");
         std::fs::write(&f, FILE).unwrap();
         let f = f.to_string_lossy().to_string();
