@@ -104,7 +104,7 @@ CLEAN_ENV=(env -i "PATH=$(dirname "$(command -v cargo)"):/usr/local/bin:/usr/bin
 for v in CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN CI TERM; do
   if [ -n "${!v:-}" ]; then CLEAN_ENV+=("$v=${!v}"); fi
 done
-cargo_stage core "$LOGS/test-core.log" "${CLEAN_ENV[@]}" cargo test || true
+cargo_stage core "$LOGS/test-core.log" "${CLEAN_ENV[@]}" cargo test --no-fail-fast || true
 
 # ---------------------------------------------------------------------------------------------
 # shellcheck source=scripts/env.sh
