@@ -391,7 +391,7 @@ fn check(w: WorldArgs) -> ExitCode {
 
 fn sim(a: SimArgs) -> ExitCode {
     if let Some(why) = cli_view::panel_flag_refusal(a.left_ui, a.right_ui, a.view.is_some()) {
-        eprintln!("error: {why}");
+        crate::cli::stderr::say!("error: {why}");
         return ExitCode::from(2);
     }
     if a.view.is_some() {

@@ -63,7 +63,7 @@ pub fn campaign(cmd: CampaignCmd) -> ExitCode {
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
     let m = msg.to_string();
-    eprintln!("error: {}", m.trim_end());
+    crate::cli::stderr::say!("error: {}", m.trim_end());
     ExitCode::from(2)
 }
 
@@ -223,7 +223,7 @@ fn run(a: &RunArgs) -> ExitCode {
         let t = run_pool(&exe, &dir, &todo, jobs, &mut |i, st| {
             if !st.is_ok() {
                 failed += 1;
-                bar.suspend(|| eprintln!("trial {i}: {} ({})", st.status, st.note));
+                bar.suspend(|| crate::cli::stderr::say!("trial {i}: {} ({})", st.status, st.note));
             }
             bar.set_message(format!("failed {failed}"));
             bar.inc(1);
@@ -241,7 +241,7 @@ fn run(a: &RunArgs) -> ExitCode {
         } else {
             "running trials were ended and marked interrupted (they run again on resume)"
         };
-        eprintln!(
+        crate::cli::stderr::say!(
             "campaign: stopped by a signal; {what}; table {}",
             dir.join("results.csv").display()
         );
@@ -398,7 +398,7 @@ fn trial(dir: &Path, index: usize) -> ExitCode {
         return fail(format!("the table of {} was not rewritten: {m}", dir.display()));
     }
     if stopped {
-        eprintln!(
+        crate::cli::stderr::say!(
             "campaign trial: stopped by a signal; the trial was ended and marked interrupted"
         );
         return ExitCode::from(130);
