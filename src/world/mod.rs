@@ -225,11 +225,14 @@ fn load_inner(
                     } else {
                         format!("sim.{}", e.path)
                     };
-                    let msg = if e.message.contains("untagged enum Pacing") {
-                        "expected `realtime`, `asap` or `{factor: x}` (x > 0)".to_string()
-                    } else {
-                        e.message
-                    };
+                    // serde's words for the untagged Pacing, already made plain
+                    // (error::plain_serde), said with the forms it takes.
+                    let msg =
+                        if e.path == "pacing" && e.message.starts_with("has none of the forms") {
+                            "expected `realtime`, `asap` or `{factor: x}` (x > 0)".to_string()
+                        } else {
+                            e.message
+                        };
                     errors.push(p, msg);
                 }
                 // Keep the keys that are fine on their own, so their values are still checked.

@@ -110,7 +110,11 @@ fn parameters_follow_load_and_sets() {
     r.load_with("jtc", &[("constraints.goal_time".into(), ParamValue::Double(2.5))], 0.0).unwrap();
     assert_eq!(r.value("jtc", "constraints.goal_time"), Some(ParamValue::Double(2.5)));
     assert!(r.parameter_generation() > g0);
-    r.set_parameter("jtc", "constraints.goal_time", ParamValue::Int(3)).unwrap();
+    assert_eq!(
+        r.set_parameter("jtc", "constraints.goal_time", ParamValue::Int(3)).unwrap_err(),
+        "Wrong parameter type, parameter {constraints.goal_time} is of type {double}, setting it to {integer} is not allowed."
+    );
+    r.set_parameter("jtc", "constraints.goal_time", ParamValue::Double(3.0)).unwrap();
     assert_eq!(r.value("jtc", "constraints.goal_time"), Some(ParamValue::Double(3.0)));
     assert_eq!(
         r.set_parameter("jtc", "joints", ParamValue::Strings(vec![])).unwrap_err(),
