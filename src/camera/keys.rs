@@ -9,7 +9,7 @@
 
 /// Declare a camera config struct from its own fields and named shared keys (see the module doc).
 ///
-/// ```ignore
+/// ```text
 /// camera_keys! {
 ///     { #[derive(Debug, Clone, Deserialize, JsonSchema)] #[serde(deny_unknown_fields)] pub struct X }
 ///     /// Own key.
