@@ -8,6 +8,9 @@ use std::process::Command;
 
 use serde_json::Value as Json;
 
+mod common;
+use common::snapshot;
+
 const BIN: &str = env!("CARGO_BIN_EXE_roqsim");
 
 /// A TurtleBot 4 in the empty room driving to `goal` under the navigator, with a contact
@@ -539,22 +542,6 @@ fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
         }
     }
-}
-
-/// Every file under `dir` with its bytes, but the folder's lock (it holds the last holder's
-/// pid).
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(snapshot(&p));
-        } else if p.file_name().is_some_and(|n| n != ".lock") {
-            out.push((p.clone(), std::fs::read(&p).unwrap()));
-        }
-    }
-    out.sort();
-    out
 }
 
 #[test]

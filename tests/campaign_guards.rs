@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 
+mod common;
+use common::snapshot;
+
 const BIN: &str = env!("CARGO_BIN_EXE_roqsim");
 
 /// A world extending `parent.yaml` (a TurtleBot 4 in the empty room under the navigator);
@@ -85,21 +88,6 @@ fn table(dir: &Path) -> Vec<Json> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
-}
-
-/// Every file under `dir` with its bytes, but the lock (it holds the last holder's pid).
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(snapshot(&p));
-        } else if p.file_name().is_some_and(|n| n != ".lock") {
-            out.push((p.clone(), std::fs::read(&p).unwrap()));
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The pids of live `roqsim sim` processes whose command line names `world` (the trials of a

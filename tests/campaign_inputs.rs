@@ -3,10 +3,13 @@
 //! packaged world so that a campaign over an installed world resumes. ROS-free; each test runs
 //! the real binary and reads what it wrote.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value as Json;
+
+mod common;
+use common::{snapshot, write};
 
 const BIN: &str = env!("CARGO_BIN_EXE_roqsim");
 
@@ -19,13 +22,6 @@ const SCENE: &str = "<mujoco model=\"cell\"><include file=\"parts.xml\"/>\
 const PARTS: &str = "<mujoco><asset><mesh name=\"wedge\" file=\"wedge.obj\"/></asset>\
     <worldbody><body name=\"wedge\" pos=\"0 0 0.5\"><freejoint/>\
     <geom type=\"mesh\" mesh=\"wedge\" mass=\"0.2\"/></body></worldbody></mujoco>";
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, text).unwrap();
-    p
-}
 
 struct Out {
     code: i32,
@@ -49,21 +45,6 @@ fn roqsim(args: &[&str], cwd: &Path, env: &[(&str, String)]) -> Out {
 
 fn run_campaign(d: &Path, env: &[(&str, String)]) -> Out {
     roqsim(&["campaign", "run", "campaign.yaml", "-o", "out", "--jobs", "2", "-q"], d, env)
-}
-
-/// Every file under `dir` with its bytes, but the lock (it holds the last holder's pid).
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(snapshot(&p));
-        } else if p.file_name().is_some_and(|n| n != ".lock") {
-            out.push((p.clone(), std::fs::read(&p).unwrap()));
-        }
-    }
-    out.sort();
-    out
 }
 
 fn inputs(out: &Path) -> serde_json::Map<String, Json> {

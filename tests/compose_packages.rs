@@ -7,12 +7,8 @@ use std::path::{Path, PathBuf};
 use roqsim::world::WorldDef;
 use roqsim::{load_world, load_world_str, Engine, EngineOptions, LoadOptions};
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, text).unwrap();
-    p
-}
+mod common;
+use common::write;
 
 const TETRA_OBJ: &str =
     "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";

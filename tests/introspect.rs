@@ -6,15 +6,11 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
+mod common;
+use common::write;
+
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, text).unwrap();
-    p
 }
 
 struct Out {

@@ -183,3 +183,27 @@ pub fn assert_refused_at(
         "no error at `{path}` containing `{needle}`; got:\n{e}"
     );
 }
+
+/// Write `text` to `dir/name`, creating the folders on the way; the path.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Every file under `dir` with its bytes, but a campaign folder's lock (it holds the last
+/// holder's pid): two snapshots are equal when nothing was written.
+pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(snapshot(&p));
+        } else if p.file_name().is_some_and(|n| n != ".lock") {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
