@@ -421,6 +421,99 @@ fn metres_and_travel_limits_clamp_the_path() {
     assert!((e.ctx.data().qpos()[0] - 0.2).abs() < 1e-9, "held at the +x soft limit");
 }
 
+/// Timed poses `t,x,y,yaw` in metres: east 0.1 m in 2 s, then north 0.1 m turning a quarter turn
+/// by t = 4 s.
+const TIMED: &str = "t,x,y,yaw\n0,0,0,0\n2,0.1,0,0\n4,0.1,0.1,1.5707963267948966\n";
+
+/// The plate's (x, y, yaw) from its joints.
+fn stage_pose(e: &Engine) -> [f64; 3] {
+    let q = e.ctx.data().qpos();
+    [q[0], q[1], q[2]]
+}
+
+#[test]
+fn a_timed_path_puts_the_plate_at_each_pose_at_its_time() {
+    let d = Dir::new();
+    d.file("timed.csv", TIMED);
+    let mut e = d.engine("  - prop_trajectory: {path: timed.csv, units: m, origin: [5.0, 5.0, 0.3]}\n    name: stage\n");
+    let h = handle(&e);
+    assert!(h.timed && h.warnings.is_empty());
+    let near = |a: [f64; 3], b: [f64; 3]| (0..3).all(|k| (a[k] - b[k]).abs() < 1e-9);
+    secs(&mut e, 1.0);
+    assert!(near(stage_pose(&e), [0.05, 0.0, 0.0]), "t = 1: {:?}", stage_pose(&e));
+    secs(&mut e, 2.0);
+    let q = stage_pose(&e);
+    assert!(near(q, [0.1, 0.05, std::f64::consts::FRAC_PI_4]), "t = 3: {q:?}");
+    assert_eq!(h.pose_at(3.0), [5.1, 5.05, std::f64::consts::FRAC_PI_4]);
+    // the body turns with the joint: its world yaw is the path's (xquat lags qpos by one step)
+    let m = e.ctx.model();
+    let b = m.name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, "stage").unwrap();
+    let yaw = roqsim::math::yaw_of(&e.ctx.data().xquat()[b]);
+    assert!((yaw - h.pose_at(3.0 - e.dt())[2]).abs() < 1e-9, "body yaw {yaw}");
+    secs(&mut e, 3.0); // past the last row: held there
+    assert!(near(stage_pose(&e), [0.1, 0.1, std::f64::consts::FRAC_PI_2]), "{:?}", stage_pose(&e));
+    // start_index starts at that row's time; reset re-seats it
+    let mut e = d.engine("  - prop_trajectory: {path: timed.csv, units: m, origin: [5.0, 5.0, 0.3], start_index: 1}\n    name: stage\n");
+    assert!(near(stage_pose(&e), [0.1, 0.0, 0.0]));
+    secs(&mut e, 1.0);
+    assert!(near(stage_pose(&e), [0.1, 0.05, std::f64::consts::FRAC_PI_4]), "{:?}", stage_pose(&e));
+}
+
+#[test]
+fn a_timed_yaml_path_without_yaw_loops_when_it_closes() {
+    let d = Dir::new();
+    // mm, t,x,y: a 100 mm out-and-back in 4 s
+    d.file("shuttle.yaml", "- [0, 0, 0]\n- [2, 100, 0]\n- [4, 0, 0]\n");
+    let mut e = d.engine("  - prop_trajectory: {path: shuttle.yaml, origin: [5.0, 5.0, 0.3], loop: true}\n    name: stage\n");
+    assert_eq!(e.ctx.data().qpos().len(), 2, "no yaw column: no yaw joint");
+    secs(&mut e, 5.0); // one lap and 1 s: halfway out again
+    let q = e.ctx.data().qpos();
+    assert!((q[0] - 0.05).abs() < 1e-9 && q[1].abs() < 1e-12, "{q:?}");
+}
+
+#[test]
+fn a_metres_file_read_as_millimetres_is_warned_about() {
+    let d = Dir::new();
+    d.file("metres.csv", "0.0,0.0\n0.5,0.0\n0.5,0.25\n");
+    let e = d.engine("  - prop_trajectory: {path: metres.csv, speed: 0.1, origin: [0.0, 0.0, 0.3]}\n    name: stage\n");
+    assert_eq!(handle(&e).warnings, vec!["prop_trajectory `stage`: every x and y in `metres.csv` is within ±2 of the origin, so read as millimetres (the default `units`) the whole path stays within 0.5 mm; if the file is in metres, set `units: m` (`units: mm` keeps millimetres and silences this)".to_string()]);
+    // stated units, or a millimetre path, are not warned about
+    let e = d.engine("  - prop_trajectory: {path: metres.csv, units: mm, speed: 0.1, origin: [0.0, 0.0, 0.3]}\n    name: stage\n");
+    assert!(handle(&e).warnings.is_empty());
+    d.file("square.csv", SQUARE);
+    let e = d.engine(&stage(""));
+    assert!(handle(&e).warnings.is_empty());
+}
+
+#[test]
+fn timed_path_refusals() {
+    let d = Dir::new();
+    d.file("timed.csv", TIMED);
+    d.file("back.csv", "0,0,0\n2,1,0\n2,2,0\n");
+    d.file("neg.csv", "-1,0,0\n2,1,0\n");
+    d.file("ragged.csv", "0,0,0,0\n1,1,1\n");
+    d.file("bad.yaml", "- [0, 0]\n- [1, 1, 1]\n");
+    let pt = |body: &str| format!("  - prop_trajectory: {{{body}}}\n");
+    refused(&d, &pt("path: timed.csv, units: m, origin: [0, 0, 0.5], speed: 0.1"), &["speed: `timed.csv` holds timed poses (t, x, y rows), which set their own pace: drop `speed`"]);
+    refused(
+        &d,
+        &pt("path: back.csv, origin: [0, 0, 0.5]"),
+        &["path: back.csv:3: t = 2 s is not after the previous row's 2 s; times must increase"],
+    );
+    refused(
+        &d,
+        &pt("path: neg.csv, origin: [0, 0, 0.5]"),
+        &["path: neg.csv:1: t = -1 s is before the start; times count from 0"],
+    );
+    refused(&d, &pt("path: ragged.csv, origin: [0, 0, 0.5]"), &["path: ragged.csv:2: expected four finite numbers `t,x,y,yaw` like the first row, got `1,1,1`"]);
+    refused(
+        &d,
+        &pt("path: bad.yaml, origin: [0, 0, 0.5]"),
+        &["path: bad.yaml: row 1: expected two finite numbers `x,y`, got 3 number(s)"],
+    );
+    refused(&d, &pt("path: timed.csv, units: m, origin: [0, 0, 0.5], loop: true"), &["loop: a looping timed path goes from its last row straight back to its first, so the last pose must be the first: `timed.csv` ends at (0.1, 0.1, yaw 1.5707963267948966) and starts at (0, 0, yaw 0); add a closing row at the time the loop should take"]);
+}
+
 // ---------------------------------------------------------------------------------- determinism
 
 #[test]

@@ -390,7 +390,7 @@ fn refusals_name_the_key() {
     )));
     assert_has(&r, &["avoidance.reroute", "needs `avoidance.stop: true`"]);
     let r =
-        refusal(&floorplan(&turtlebot(1.0, 1.0, 0.0, "{speed: 0.3, avoidance: {steer: orca}}")));
+        refusal(&floorplan(&turtlebot(1.0, 1.0, 0.0, "{speed: 0.3, avoidance: {steer: swerve}}")));
     assert_has(&r, &["avoidance.steer"]);
     let r = refusal(&floorplan(&turtlebot(1.0, 1.0, 0.0, "{speed: 0.3, output: mocap}")));
     assert_has(

@@ -72,6 +72,34 @@ pub struct AgentSpec {
     pub robots: Vec<RobotRef>,
     /// Its patrol.
     pub route: Route,
+    /// Getting unstuck, when it has `recovery`.
+    pub recovery: Option<Recovery>,
+}
+
+/// How an avoiding walker gets unstuck: coming no closer to its target by [`PROGRESS_M`] in
+/// `stuck_time` backs it up (half its speed, away from the target) for `backup_time`; after
+/// `max_recovery` of those on one target it gives that target up (a patrol heads for the next
+/// point, a goal fails).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Recovery {
+    /// Seconds without progress that count as stuck.
+    pub stuck_time: f64,
+    /// Seconds a recovery backs up.
+    pub backup_time: f64,
+    /// Recoveries per target before giving it up.
+    pub max_recovery: u32,
+}
+
+/// Progress (m) that resets a walker's stuck timer.
+pub const PROGRESS_M: f64 = 0.05;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Progress {
+    /// The closest it came to its target (m).
+    best: f64,
+    t: f64,
+    target: Option<usize>,
+    backing_until: Option<f64>,
 }
 
 /// One walker's state as the crowd last left it.
@@ -89,6 +117,12 @@ pub struct AgentState {
     pub present: bool,
     /// The route's target when the velocity was last decided (`None`: finished or standing).
     pub target: Option<usize>,
+    /// Backing up in a recovery.
+    pub backing: bool,
+    /// Recoveries run for the current target.
+    pub recoveries: u32,
+    /// Targets given up (recoveries ran out) since the route was set.
+    pub gave_up: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -113,6 +147,8 @@ struct State {
     entity_index: Vec<usize>,
     /// Physics steps since the reset (the update gates count on it).
     step: u64,
+    /// Each walker's progress toward its target (recovery).
+    progress: Vec<Progress>,
 }
 
 impl State {
@@ -130,6 +166,56 @@ impl State {
                 }
                 None => true,
             },
+        }
+    }
+}
+
+/// One step of walker recovery (see [`Recovery`]): track its progress toward its target, back it
+/// up when it made none for `stuck_time`, give the target up after `max_recovery` recoveries.
+fn recover(rc: &Recovery, a: &mut AgentSpec, st: &mut AgentState, pr: &mut Progress, now: f64) {
+    let to_target = |a: &AgentSpec, st: &AgentState| match st.target {
+        Some(k) if k < a.route.points().len() => {
+            let g = a.route.points()[k];
+            orca::norm([g[0] - st.pos[0], g[1] - st.pos[1]])
+        }
+        _ => 0.0,
+    };
+    let d = to_target(a, st);
+    if pr.target != st.target {
+        *pr = Progress { best: d, t: now, target: st.target, backing_until: None };
+        st.recoveries = 0;
+    }
+    st.backing = false;
+    if let Some(until) = pr.backing_until {
+        if now < until {
+            st.preferred = [-0.5 * st.preferred[0], -0.5 * st.preferred[1]];
+            st.backing = true;
+            return;
+        }
+        pr.backing_until = None;
+        pr.best = d;
+        pr.t = now;
+    }
+    let walking = orca::norm(st.preferred) > 0.0;
+    if !walking || d <= pr.best - PROGRESS_M {
+        pr.best = d;
+        pr.t = now;
+    } else if now - pr.t > rc.stuck_time {
+        pr.t = now;
+        if st.recoveries < rc.max_recovery {
+            st.recoveries += 1;
+            pr.backing_until = Some(now + rc.backup_time);
+            st.preferred = [-0.5 * st.preferred[0], -0.5 * st.preferred[1]];
+            st.backing = true;
+        } else {
+            a.route.skip();
+            st.gave_up += 1;
+            st.recoveries = 0;
+            st.preferred = [0.0, 0.0];
+            st.target = a.route.target();
+            st.dwelling = a.route.dwelling();
+            *pr =
+                Progress { best: to_target(a, st), t: now, target: st.target, backing_until: None };
         }
     }
 }
@@ -176,6 +262,7 @@ impl Crowd {
         s.yaw.push(0.0);
         s.quat.push([1.0, 0.0, 0.0, 0.0]);
         s.entity_index.push(usize::MAX);
+        s.progress.push(Progress::default());
     }
 
     /// How many walkers the crowd moves.
@@ -197,6 +284,8 @@ impl Crowd {
             a.route.reset();
             // no real target: the next step sees a change and re-decides this walker's velocity
             st.target = Some(usize::MAX);
+            st.recoveries = 0;
+            st.gave_up = 0;
         }
     }
 
@@ -255,6 +344,7 @@ impl Crowd {
         st.robots = robots;
         st.props = props;
         st.step = 0;
+        st.progress.iter_mut().for_each(|p| *p = Progress::default());
         Ok(())
     }
 
@@ -275,7 +365,7 @@ impl Crowd {
             let present = s.present(i, ctx);
             let p = ctx.data().mocap_pos()[s.agents[i].0.mocap];
             let (a, st) = &mut s.agents[i];
-            let was = (st.present, st.dwelling, st.target);
+            let was = (st.present, st.dwelling, st.target, st.backing);
             st.present = present;
             st.pos = [p[0], p[1]];
             // 2. preferred velocity (random dwells drawn from the run's generator)
@@ -291,7 +381,10 @@ impl Crowd {
             }
             st.dwelling = a.route.dwelling();
             st.target = a.route.target();
-            let changed = was != (st.present, st.dwelling, st.target);
+            if let Some(rc) = a.recovery.filter(|_| a.avoidance && st.present) {
+                recover(&rc, a, st, &mut s.progress[i], now);
+            }
+            let changed = was != (st.present, st.dwelling, st.target, st.backing);
             decide.push(!a.avoidance || changed || step % a.every == 0);
         }
         // 3. robots and props: measured positions and velocities
@@ -397,14 +490,21 @@ impl Crowd {
                 st.vel = [0.0, 0.0];
                 continue;
             }
-            // re-faced when the velocity changes (and on the first step after a reset)
+            // re-faced when the velocity changes (and on the first step after a reset); a finished
+            // route with a final yaw (a goal's orientation) faces it
             let turned = v != st.vel || step == 0;
             st.vel = v;
             st.pos = [st.pos[0] + v[0] * dt, st.pos[1] + v[1] * dt];
             let p = &mut d.mocap_pos_mut()[a.mocap];
             p[0] = st.pos[0];
             p[1] = st.pos[1];
-            if turned {
+            let face = a.route.final_yaw().filter(|_| a.route.target().is_none());
+            if let Some(y) = face {
+                if *yaw != y || turned {
+                    *yaw = y;
+                    *quat = [(y / 2.0).cos(), 0.0, 0.0, (y / 2.0).sin()];
+                }
+            } else if turned {
                 if orca::norm(v) > 1e-3 {
                     *yaw = v[1].atan2(v[0]);
                 }

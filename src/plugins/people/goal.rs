@@ -58,28 +58,31 @@ pub struct WalkerGoals {
 }
 
 impl WalkerGoals {
-    /// Declare the endpoints (`<label>/navigate_to_pose`, `<label>/navigate_through_poses` in the
-    /// walker's namespace) for walker `entity`.
+    /// Declare the endpoints for walker `entity`: the NavigateToPose and NavigateThroughPoses
+    /// actions at the relative names `names` (in that order) in the walker's namespace.
     pub fn declare(
         ctx: &mut SimContext,
         entity: &str,
         namespace: &str,
-        label: &str,
+        names: [String; 2],
         planner: GoalPlanner,
         feedback_every: u64,
     ) -> Self {
-        let mk = |name: &str, ty: &str| {
+        let mk = |name: &str, ty: &str, topic: &str| {
             Endpoint::input(name)
                 .owner(Some(entity))
                 .namespace(namespace)
                 .hint("ros2", "action", ty)
-                .hint("ros2", "topic", format!("{label}/{name}"))
+                .hint("ros2", "topic", topic)
         };
+        let [to_pose, through] = names;
         let ep_to_pose =
-            ctx.interface.add(mk("navigate_to_pose", "nav2_msgs/action/NavigateToPose"));
-        let ep_through = ctx
-            .interface
-            .add(mk("navigate_through_poses", "nav2_msgs/action/NavigateThroughPoses"));
+            ctx.interface.add(mk("navigate_to_pose", "nav2_msgs/action/NavigateToPose", &to_pose));
+        let ep_through = ctx.interface.add(mk(
+            "navigate_through_poses",
+            "nav2_msgs/action/NavigateThroughPoses",
+            &through,
+        ));
         WalkerGoals {
             entity: entity.to_string(),
             planner,
@@ -151,9 +154,12 @@ impl WalkerGoals {
         }
         let who = format!("walker `{}`", self.entity);
         for (call, goals) in take_goals(ctx, [self.ep_to_pose, self.ep_through], &who) {
-            let goals = goals.map(|g| g.into_iter().map(|(xy, _)| xy).collect::<Vec<_>>());
-            match goals.and_then(|g| self.plan(ctx, pos, &g)) {
-                Ok((path, goal_at)) => {
+            let goals = goals.map(|g| {
+                let yaw = g.last().and_then(|p| p.1);
+                (g.into_iter().map(|(xy, _)| xy).collect::<Vec<_>>(), yaw)
+            });
+            match goals.and_then(|(g, yaw)| self.plan(ctx, pos, &g).map(|r| (r, yaw))) {
+                Ok(((path, goal_at), yaw)) => {
                     self.finish(GoalStatus::Aborted, codes::NONE, "preempted by a newer goal");
                     let mut radii = vec![self.planner.waypoint_radius; path.len()];
                     for &k in &goal_at {
@@ -162,7 +168,7 @@ impl WalkerGoals {
                     let dwell = vec![Dwell::Fixed(0.0); path.len()];
                     crowd.set_route(
                         &self.entity,
-                        Route::with_radii(path.clone(), dwell, false, radii),
+                        Route::with_radii(path.clone(), dwell, false, radii).with_final_yaw(yaw),
                     );
                     self.active = Some(Active { call, t0: ctx.sim_time(), path, goal_at });
                 }
@@ -176,6 +182,15 @@ impl WalkerGoals {
     pub fn report(&mut self, ctx: &SimContext, crowd: &Crowd) {
         let Some(a) = &self.active else { return };
         let Some(st) = crowd.state(&self.entity) else { return };
+        if st.gave_up > 0 {
+            let why = format!(
+                "stuck at ({:.2}, {:.2}): no progress toward the goal after `recovery.max_recovery` recoveries",
+                st.pos[0], st.pos[1]
+            );
+            self.finish(GoalStatus::Aborted, codes::FAILED_TO_MAKE_PROGRESS, &why);
+            crowd.set_route(&self.entity, stand());
+            return;
+        }
         let Some(target) = st.target.filter(|&t| t < a.path.len()) else {
             if st.target.is_none() {
                 self.finish(GoalStatus::Succeeded, codes::NONE, "");
@@ -199,7 +214,7 @@ impl WalkerGoals {
             },
             navigation_time: ctx.sim_time() - a.t0,
             estimated_time_remaining: remaining / self.planner.speed,
-            number_of_recoveries: 0,
+            number_of_recoveries: st.recoveries,
             distance_remaining: remaining,
             number_of_poses_remaining: a.goal_at.iter().filter(|&&k| k >= target).count() as u32,
         };

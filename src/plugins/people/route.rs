@@ -23,6 +23,7 @@ pub struct Route {
     target: usize,
     dwell_until: Option<f64>,
     done: bool,
+    final_yaw: Option<f64>,
 }
 
 impl Route {
@@ -36,8 +37,16 @@ impl Route {
     /// A route whose points are each reached within their own radius (`arrival[k]`, m): a
     /// planned path's corners within the waypoint radius, its goals within the arrival radius.
     pub fn with_radii(points: Vec<V2>, dwell: Vec<Dwell>, looped: bool, arrival: Vec<f64>) -> Self {
-        let mut r =
-            Route { points, dwell, looped, arrival, target: 0, dwell_until: None, done: false };
+        let mut r = Route {
+            points,
+            dwell,
+            looped,
+            arrival,
+            target: 0,
+            dwell_until: None,
+            done: false,
+            final_yaw: None,
+        };
         r.reset();
         r
     }
@@ -53,6 +62,25 @@ impl Route {
     /// for a walker that stands).
     pub fn target(&self) -> Option<usize> {
         (!self.done).then_some(self.target)
+    }
+
+    /// Face `yaw` (rad) once the route is finished (a goal pose's orientation).
+    pub fn with_final_yaw(mut self, yaw: Option<f64>) -> Self {
+        self.final_yaw = yaw;
+        self
+    }
+
+    /// The yaw to face once finished.
+    pub fn final_yaw(&self) -> Option<f64> {
+        self.final_yaw
+    }
+
+    /// Give up on the point being walked to: on to the next (a patrol), or finished.
+    pub fn skip(&mut self) {
+        if !self.done {
+            self.dwell_until = None;
+            self.advance();
+        }
     }
 
     /// The route's points.

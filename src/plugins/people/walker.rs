@@ -24,9 +24,15 @@
 //! its velocity at `orca.update_hz` and whenever its route or presence changes, and moves every
 //! physics step in between.
 //!
+//! Recovery (`recovery`, off unless given; avoiding walkers): a walker that giving way holds
+//! without 5 cm of progress toward its target for `stuck_time` backs up for `backup_time`; after
+//! `max_recovery` recoveries on one target it gives it up — a patrol heads for its next point, a
+//! goal fails (nav2's FAILED_TO_MAKE_PROGRESS).
+//!
 //! Goals (`goal_endpoint`, default true): nav2 NavigateToPose / NavigateThroughPoses endpoints at
-//! `<body>/navigate_to_pose` and `<body>/navigate_through_poses`; a goal is planned by A* on the
-//! shared planner grid and replaces the patrol (`super::goal`).
+//! `<body>/navigate_to_pose` and `<body>/navigate_through_poses` (renamed by `action_name`); a
+//! goal is planned by A* on the shared planner grid and replaces the patrol, and the walker turns
+//! to the last pose's yaw on arrival (`super::goal`).
 //!
 //! The walker registers an entity of kind person (simulation_interfaces CATEGORY_HUMAN) named by
 //! the entry's address, its body `<address with dots as _>`: SetEntityState moves it (it walks on
@@ -81,6 +87,12 @@ pub const DEFAULT_WAYPOINT_RADIUS: f64 = 0.3;
 pub const PLANNER_FLOOR: f64 = 0.05;
 /// Planner grid cell (m), the navigator's default.
 pub const PLANNER_RESOLUTION: f64 = 0.05;
+/// Default `recovery.stuck_time` (s).
+pub const DEFAULT_STUCK_TIME: f64 = 1.5;
+/// Default `recovery.backup_time` (s).
+pub const DEFAULT_BACKUP_TIME: f64 = 0.5;
+/// Default `recovery.max_recovery`.
+pub const DEFAULT_MAX_RECOVERY: u32 = 4;
 /// Default `orca.update_hz` (Hz): the navigator's pipeline rate, and a period (50 ms) in which a
 /// walker covers 6 cm at its default pace.
 pub const DEFAULT_UPDATE_HZ: f64 = 20.0;
@@ -149,6 +161,59 @@ pub struct OrcaConfig {
     pub update_hz: Option<f64>,
 }
 
+/// `action_name`: the relative names of the goal actions.
+#[derive(Debug, Clone, Default, PartialEq, JsonSchema)]
+pub struct ActionNames {
+    /// Name of the nav2 NavigateToPose action. Default `<body>/navigate_to_pose`.
+    pub navigate_to_pose: Option<String>,
+    /// Name of the nav2 NavigateThroughPoses action. Default `<body>/navigate_through_poses`.
+    pub navigate_through_poses: Option<String>,
+}
+
+/// By hand: a plain name is the NavigateThroughPoses action's (a walker's multi-pose goal), a map
+/// names either action.
+impl<'de> Deserialize<'de> for ActionNames {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Map {
+            #[serde(default)]
+            navigate_to_pose: Option<String>,
+            #[serde(default)]
+            navigate_through_poses: Option<String>,
+        }
+        const TAKES: &str = "action_name takes a relative action name (the NavigateThroughPoses action's) or a map {navigate_to_pose: name, navigate_through_poses: name}";
+        let v = serde_norway::Value::deserialize(d)?;
+        match v {
+            serde_norway::Value::String(n) => {
+                Ok(ActionNames { navigate_to_pose: None, navigate_through_poses: Some(n) })
+            }
+            serde_norway::Value::Mapping(_) => serde_norway::from_value::<Map>(v)
+                .map(|m| ActionNames {
+                    navigate_to_pose: m.navigate_to_pose,
+                    navigate_through_poses: m.navigate_through_poses,
+                })
+                .map_err(|e| serde::de::Error::custom(format!("{TAKES}; {e}"))),
+            _ => Err(serde::de::Error::custom(TAKES)),
+        }
+    }
+}
+
+/// The `recovery:` block: how an avoiding walker gets unstuck.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WalkerRecoveryConfig {
+    /// Seconds with less than 5 cm of progress toward the target that count as stuck. Default 1.5.
+    #[serde(default)]
+    pub stuck_time: Option<f64>,
+    /// Seconds a recovery backs up (half speed, away from the target). Default 0.5.
+    #[serde(default)]
+    pub backup_time: Option<f64>,
+    /// Recoveries per target before giving it up. Default 4.
+    #[serde(default)]
+    pub max_recovery: Option<u32>,
+}
+
 /// The `planner:` block of a goal-driven walker.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -208,6 +273,14 @@ pub struct WalkerConfig {
     /// How a goal is planned (A* on the shared planner grid). Needs `goal_endpoint`.
     #[serde(default)]
     pub planner: WalkerPlannerConfig,
+    /// Relative names of the goal actions: one name (the NavigateThroughPoses action's) or
+    /// `{navigate_to_pose: .., navigate_through_poses: ..}`. Needs `goal_endpoint`.
+    #[serde(default)]
+    pub action_name: Option<ActionNames>,
+    /// Getting unstuck when giving way holds the walker in place (off unless given). Needs
+    /// `avoidance: true`.
+    #[serde(default)]
+    pub recovery: Option<WalkerRecoveryConfig>,
     /// false: compiled in, but absent until SpawnEntity brings it in. Default true.
     #[serde(default = "crate::plugin::yes")]
     pub present: bool,
@@ -407,10 +480,45 @@ impl ValidateConfig for WalkerConfig {
                 ));
             }
         }
+        if let Some(r) = &self.recovery {
+            check_positive(&mut e, "recovery.stuck_time", r.stuck_time, MAX_DWELL_S, "s");
+            if let Some(b) = r.backup_time {
+                if !(0.0..=60.0).contains(&b) {
+                    e.push(ConfigError::new(
+                        "recovery.backup_time",
+                        format!("must be in [0, 60] s, got {}", num(b)),
+                    ));
+                }
+            }
+            if !self.avoidance {
+                e.push(ConfigError::new("recovery", "gets a walker unstuck when giving way holds it in place, and this one has `avoidance: false` (nothing holds it: it walks its route): set `avoidance: true` or drop the key"));
+            }
+        }
+        if let Some(n) = &self.action_name {
+            let names = [
+                ("action_name.navigate_to_pose", &n.navigate_to_pose),
+                ("action_name.navigate_through_poses", &n.navigate_through_poses),
+            ];
+            for (k, v) in names {
+                let Some(v) = v else { continue };
+                if v.starts_with('/') {
+                    e.push(ConfigError::new(k, format!("`{v}` is absolute; an action name here is relative (placed in the walker's namespace): drop the leading `/`")));
+                } else if let Err(m) = crate::ros::names::check_topic(v) {
+                    e.push(ConfigError::new(k, m));
+                }
+            }
+            if n.navigate_to_pose.is_some() && n.navigate_to_pose == n.navigate_through_poses {
+                e.push(ConfigError::new(
+                    "action_name",
+                    "navigate_to_pose and navigate_through_poses are two actions and need two names",
+                ));
+            }
+        }
         if !self.goal_endpoint {
             for (k, set) in [
                 ("planner.inflation_radius", self.planner.inflation_radius.is_some()),
                 ("planner.waypoint_radius", self.planner.waypoint_radius.is_some()),
+                ("action_name", self.action_name.is_some()),
             ] {
                 if set {
                     e.push(ConfigError::new(k, format!("`{k}` plans the path to a goal, and this walker has `goal_endpoint: false` (it takes no goals): set `goal_endpoint: true` or drop the key")));
@@ -606,6 +714,11 @@ impl Plugin for Walker {
             .every_steps,
             robots,
             route: self.route(),
+            recovery: self.cfg.recovery.as_ref().map(|r| crowd::Recovery {
+                stuck_time: r.stuck_time.unwrap_or(DEFAULT_STUCK_TIME),
+                backup_time: r.backup_time.unwrap_or(DEFAULT_BACKUP_TIME),
+                max_recovery: r.max_recovery.unwrap_or(DEFAULT_MAX_RECOVERY),
+            }),
         });
         self.crowd = Some(crowd);
         self.mocap = mocap as usize;
@@ -629,11 +742,19 @@ impl Plugin for Walker {
                 speed: self.cfg.speed,
             };
             let every = crate::engine::rates::snap_rate(FEEDBACK_HZ, 1.0 / ctx.dt).every_steps;
+            let names = self.cfg.action_name.clone().unwrap_or_default();
+            let body = &self.body;
+            let names = [
+                names.navigate_to_pose.unwrap_or_else(|| format!("{body}/navigate_to_pose")),
+                names
+                    .navigate_through_poses
+                    .unwrap_or_else(|| format!("{body}/navigate_through_poses")),
+            ];
             self.goals = Some(WalkerGoals::declare(
                 ctx,
                 &self.address,
                 self.cfg.namespace.trim_matches('/'),
-                &self.body,
+                names,
                 planner,
                 every,
             ));

@@ -193,7 +193,34 @@ pub enum Steer {
     /// Nothing steers around: the probe stops, `reroute` plans around.
     #[default]
     None,
+    /// ORCA velocity obstacles in which this mover takes all of the avoidance against everything
+    /// that moves (it yields; the others need not react).
+    GiveWay,
+    /// Reciprocal ORCA: half the avoidance against another navigator that also steers with
+    /// `orca`, all of it against everything else that moves.
+    Orca,
 }
+
+/// `avoidance.params`: the steering model's per-agent keys.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SteerParams {
+    /// Movers whose centres are within this distance are considered (m). Default 3.0.
+    #[serde(default)]
+    pub neighbor_dist: Option<f64>,
+    /// How far ahead collisions are avoided (s). Default 2.0.
+    #[serde(default)]
+    pub time_horizon: Option<f64>,
+    /// Radius of the mover's disc (m): its body plus the clearance it keeps. Default: half of
+    /// `avoidance.width`.
+    #[serde(default)]
+    pub radius: Option<f64>,
+}
+
+/// Default `avoidance.params.neighbor_dist` (m).
+pub const DEFAULT_STEER_NEIGHBOR_DIST: f64 = 3.0;
+/// Default `avoidance.params.time_horizon` (s).
+pub const DEFAULT_STEER_TIME_HORIZON: f64 = 2.0;
 
 /// One dwell: a fixed time or a seeded random one.
 #[derive(Debug, Clone, Copy, PartialEq, JsonSchema)]
@@ -277,9 +304,12 @@ pub struct Avoidance {
     /// Look ahead and hold until the way is clear. Default true.
     #[serde(default = "crate::plugin::yes")]
     pub stop: bool,
-    /// Which model gives way: `none` (the only one in this build).
+    /// Which model gives way: `none`, `give_way` or `orca`.
     #[serde(default)]
     pub steer: Steer,
+    /// The steering model's keys (`neighbor_dist`, `time_horizon`, `radius`); needs a `steer` model.
+    #[serde(default)]
+    pub params: SteerParams,
     /// Remember what stopped the mover and plan around it (needs `stop` and `route_mode: plan`). Default false.
     #[serde(default)]
     pub reroute: bool,
@@ -317,6 +347,7 @@ impl Default for Avoidance {
         Avoidance {
             stop: true,
             steer: Steer::None,
+            params: SteerParams::default(),
             reroute: false,
             lookahead: d_probe_lookahead(),
             width: d_probe_width(),
@@ -413,6 +444,59 @@ fn d_backup_time() -> f64 {
 }
 fn d_max_recovery() -> u32 {
     4
+}
+
+/// Keys that shape the twist a `drive` output sends (meaningless for a mocap body).
+pub const DRIVE_ONLY: &[&str] = &[
+    "kinematics",
+    "heading_gain",
+    "max_angular_vel",
+    "turn_in_place",
+    "min_speed",
+    "face",
+    "recovery",
+];
+/// Keys that shape a mocap body's motion (meaningless for a driven base).
+pub const MOCAP_ONLY: &[&str] = &["yaw_rate"];
+
+/// The top-level keys written in the entry (a key left out takes its default).
+pub fn given_keys(v: &serde_norway::Value) -> Vec<String> {
+    v.as_mapping()
+        .map(|m| m.keys().filter_map(|k| k.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+/// Keys written for the other output than the one that moves the entity: `mocap` true when the
+/// navigator writes a mocap body. `why` says how the output was chosen.
+pub fn output_key_errors(
+    cfg: &NavigatorConfig,
+    given: &[String],
+    mocap: bool,
+    why: &str,
+) -> Vec<ConfigError> {
+    let mut e = Vec::new();
+    if mocap {
+        for k in DRIVE_ONLY.iter().filter(|k| given.iter().any(|g| g == *k)) {
+            e.push(ConfigError::new(
+                *k,
+                format!("shapes the twist a drive output sends through a base controller, and this navigator writes a mocap body ({why}), which follows its path exactly: drop the key"),
+            ));
+        }
+        if cfg.avoidance.steer != Steer::None {
+            e.push(ConfigError::new(
+                "avoidance.steer",
+                format!("steers a base through its controller, and this navigator writes a mocap body ({why}), which follows its path exactly: use `output: drive`, or a `walker` with `avoidance: true` for a person that gives way"),
+            ));
+        }
+    } else {
+        for k in MOCAP_ONLY.iter().filter(|k| given.iter().any(|g| g == *k)) {
+            e.push(ConfigError::new(
+                *k,
+                format!("turns a mocap body, and this navigator drives a base through its controller ({why}), whose turn rate is `max_angular_vel`: drop the key"),
+            ));
+        }
+    }
+    e
 }
 
 /// A positive, finite value up to `max` at `key`.
@@ -541,6 +625,30 @@ impl ValidateConfig for NavigatorConfig {
                 "avoidance.reroute",
                 "reroute plans around what the probe stopped for, so it needs `avoidance.stop: true`",
             ));
+        }
+        let sp = &a.params;
+        if let Some(x) = sp.neighbor_dist {
+            positive(&mut e, "avoidance.params.neighbor_dist", x, MAX_D, "m");
+        }
+        if let Some(x) = sp.time_horizon {
+            positive(&mut e, "avoidance.params.time_horizon", x, MAX_DWELL_S, "s");
+        }
+        if let Some(x) = sp.radius {
+            positive(&mut e, "avoidance.params.radius", x, MAX_D, "m");
+        }
+        if a.steer == Steer::None {
+            for (k, set) in [
+                ("neighbor_dist", sp.neighbor_dist.is_some()),
+                ("time_horizon", sp.time_horizon.is_some()),
+                ("radius", sp.radius.is_some()),
+            ] {
+                if set {
+                    e.push(ConfigError::new(
+                        &format!("avoidance.params.{k}"),
+                        "tunes the steering model, and `avoidance.steer` is `none`: set `steer: give_way` or `steer: orca`, or drop the key",
+                    ));
+                }
+            }
         }
         if a.reroute && self.route_mode == RouteMode::Exact {
             e.push(ConfigError::new(

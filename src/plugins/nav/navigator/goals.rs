@@ -114,6 +114,9 @@ impl Navigator {
             reroutes: s.reroutes,
             path: s.leg.points().to_vec(),
             error: s.error.clone(),
+            blocked_by: s.blocked_by.clone(),
+            yielding_to: s.yielding.clone(),
+            drives: matches!(self.out, Some(Out::Drive(_))),
         };
         self.handle.0.borrow_mut().state = state;
         let tick = ctx.tick;

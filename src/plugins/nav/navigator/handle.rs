@@ -52,6 +52,12 @@ pub struct NavState {
     pub path: Vec<[f64; 2]>,
     /// Why it failed, when it did.
     pub error: Option<String>,
+    /// The entity the probe is holding for, when blocked by one that can move.
+    pub blocked_by: Option<String>,
+    /// Giving way to this entity out of a deadlock (both held for each other).
+    pub yielding_to: Option<String>,
+    /// It drives a base (output `drive`), so it can steer aside.
+    pub drives: bool,
 }
 
 #[derive(Debug, Default)]

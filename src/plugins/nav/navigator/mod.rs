@@ -41,6 +41,7 @@ mod goals;
 pub mod handle;
 pub mod motion;
 mod planning;
+pub mod steer;
 
 use std::rc::Rc;
 
@@ -109,6 +110,10 @@ struct Run {
     mocap_xy: [f64; 2],
     mocap_yaw: f64,
     hold_yaw: f64,
+    blocked_by: Option<String>,
+    yielding: Option<String>,
+    deadlock_told: bool,
+    my_last: Option<([f64; 2], f64)>,
 }
 
 /// The `navigator` plugin.
@@ -141,6 +146,9 @@ pub struct Navigator {
     q0: [f64; 4],
     action: Option<Active>,
     st: Run,
+    given: Vec<String>,
+    reach: f64,
+    others: Vec<steer::Other>,
 }
 
 impl Navigator {
@@ -175,6 +183,9 @@ impl Navigator {
             q0: [1.0, 0.0, 0.0, 0.0],
             action: None,
             st: Run::default(),
+            given: Vec::new(),
+            reach: 0.0,
+            others: Vec::new(),
         }
     }
 
@@ -231,6 +242,18 @@ impl Navigator {
             },
             (_, k) => k,
         };
+        if self.cfg.output == Output::Auto {
+            let mocap = matches!(out, Out::Mocap(_));
+            let why = if mocap {
+                format!("`output: auto` found no base controller on entity `{}`", self.entity)
+            } else {
+                format!("`output: auto` found entity `{}`'s base controller", self.entity)
+            };
+            let e = config::output_key_errors(&self.cfg, &self.given, mocap, &why);
+            if !e.is_empty() {
+                return Err(e.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "));
+            }
+        }
         if let Out::Mocap(_) = out {
             crate::plugins::shared::owner::claim_mover(
                 ctx,
@@ -250,6 +273,8 @@ impl Navigator {
         self.st.recoveries = 0;
         self.st.stuck = false;
         self.st.error = None;
+        self.st.yielding = None;
+        self.st.blocked_by = None;
         self.st.leg = Polyline::default();
         if self.st.goals.is_empty() {
             self.st.phase = NavPhase::Idle;
@@ -405,19 +430,25 @@ impl Navigator {
                 }
             }
             NavPhase::Blocked => {
-                let dir = self.travel_dir(xy);
-                let hit = self.probe(ctx, pose, dir);
-                if let Some(hit) = hit {
+                let target = self.target(xy);
+                let v = self.steer_velocity(ctx, pose, target);
+                let dir = self.probe_dir(xy, v);
+                let hit = self.probe(ctx, pose, dir, self.steer_probe_width());
+                if let Some((hit, who)) = hit {
                     self.st.clear_since = None;
                     self.st.hit = Some(hit);
+                    self.st.blocked_by = who;
                     if self.cfg.avoidance.reroute
                         && now - self.st.blocked_since >= self.cfg.avoidance.yield_time
                     {
                         self.reroute(ctx, hit, xy, now);
+                    } else {
+                        self.check_deadlock(ctx, now);
                     }
                 } else {
                     let since = *self.st.clear_since.get_or_insert(now);
                     if now - since >= self.cfg.avoidance.clear_time {
+                        self.st.blocked_by = None;
                         self.st.phase = NavPhase::Moving;
                         self.st.progress_xy = xy;
                         self.st.progress_t = now;
@@ -432,6 +463,15 @@ impl Navigator {
     fn travel_dir(&self, xy: [f64; 2]) -> f64 {
         let t = self.target(xy);
         (t[1] - xy[1]).atan2(t[0] - xy[0])
+    }
+
+    /// Direction the probe looks: along the steered velocity when a model steers, else toward
+    /// the target.
+    fn probe_dir(&self, xy: [f64; 2], v: Option<[f64; 2]>) -> f64 {
+        match v {
+            Some(v) if v[0].hypot(v[1]) > 1e-6 => v[1].atan2(v[0]),
+            _ => self.travel_dir(xy),
+        }
     }
 
     /// The point steered at.
@@ -475,6 +515,7 @@ impl Navigator {
             _ => dist <= self.cfg.arrival_radius || crossed,
         };
         if arrived {
+            self.st.yielding = None;
             self.halt();
             let turnable = self.kin != Kinematics::Ackermann;
             if goal.yaw.is_some() && turnable {
@@ -484,14 +525,18 @@ impl Navigator {
             }
             return;
         }
-        // the probe
-        let dir = self.travel_dir(xy);
-        if self.cfg.avoidance.stop {
-            if let Some(hit) = self.probe(ctx, pose, dir) {
+        // steering (a model, and something that moves near), then the probe along it
+        let target = self.target(xy);
+        self.end_yield(xy, target);
+        let steered = self.steer_velocity(ctx, pose, target);
+        let dir = self.probe_dir(xy, steered);
+        if self.cfg.avoidance.stop && self.st.yielding.is_none() {
+            if let Some((hit, who)) = self.probe(ctx, pose, dir, self.steer_probe_width()) {
                 self.st.phase = NavPhase::Blocked;
                 self.st.blocked_since = now;
                 self.st.clear_since = None;
                 self.st.hit = Some(hit);
+                self.st.blocked_by = who;
                 self.halt();
                 return;
             }
@@ -520,9 +565,11 @@ impl Navigator {
                 return;
             }
         }
-        let target = self.target(xy);
         let hold = self.st.hold_yaw;
-        let t = motion::twist_toward(&self.cfg, self.kin, pose, target, hold);
+        let t = match steered {
+            Some(v) => motion::twist_along(&self.cfg, self.kin, pose, v, hold),
+            None => motion::twist_toward(&self.cfg, self.kin, pose, target, hold, self.cfg.speed),
+        };
         self.command(t);
     }
 
@@ -640,7 +687,9 @@ impl Plugin for Navigator {
                 }
             }
             self.front = front;
+            self.collect_others(ctx)?;
         }
+        self.reset_others();
         self.finish(GoalStatus::Aborted, codes::NONE, "the simulation was reset");
         self.st = Run::default();
         self.st.blockages.clear();
@@ -712,8 +761,32 @@ pub fn descriptor() -> crate::plugin::PluginDescriptor {
     crate::plugin_descriptor!(
         "navigator",
         "Move the owning entity along a route inside the simulator: A* on the static geometry, waypoint or pure-pursuit tracking, probe stop/reroute, recovery; nav2_msgs goals.",
-        NavigatorConfig,
-        Navigator
+        NavigatorConfig;
+        create
     )
     .requires_owner()
+}
+
+/// Typed config → validated → the keys of the other output refused when `output` is stated
+/// (with `auto` they are checked once the output is resolved) → plugin.
+fn create(
+    v: &serde_norway::Value,
+    args: &PluginArgs,
+) -> Result<Box<dyn Plugin>, Vec<crate::error::ConfigError>> {
+    let cfg: NavigatorConfig = crate::plugin::typed_config(v)?;
+    let given = config::given_keys(v);
+    let mut e = crate::plugin::ValidateConfig::validate(&cfg);
+    match cfg.output {
+        Output::Mocap => e.extend(config::output_key_errors(&cfg, &given, true, "`output: mocap`")),
+        Output::Drive => {
+            e.extend(config::output_key_errors(&cfg, &given, false, "`output: drive`"))
+        }
+        Output::Auto => {}
+    }
+    if !e.is_empty() {
+        return Err(e);
+    }
+    let mut n = Navigator::new(cfg, args);
+    n.given = given;
+    Ok(Box::new(n))
 }

@@ -6,13 +6,14 @@ use crate::math::wrap_angle;
 use super::config::{Face, Kinematics, NavigatorConfig};
 
 /// The body-frame twist `(vx, vy, wz)` that takes a base at `pose` (x, y, yaw) toward `target`.
-/// `hold_yaw` is the heading a holonomic base keeps with `face: hold`.
+/// `hold_yaw` is the heading a holonomic base keeps with `face: hold`; `speed` the pace (m/s).
 pub fn twist_toward(
     cfg: &NavigatorConfig,
     kin: Kinematics,
     pose: [f64; 3],
     target: [f64; 2],
     hold_yaw: f64,
+    speed: f64,
 ) -> [f64; 3] {
     let (dx, dy) = (target[0] - pose[0], target[1] - pose[1]);
     let heading = dy.atan2(dx);
@@ -23,7 +24,7 @@ pub fn twist_toward(
             let d = dx.hypot(dy);
             let (ux, uy) = if d > 1e-9 { (dx / d, dy / d) } else { (0.0, 0.0) };
             let (s, c) = pose[2].sin_cos();
-            let (wx, wy) = (cfg.speed * ux, cfg.speed * uy);
+            let (wx, wy) = (speed * ux, speed * uy);
             let wz = match cfg.face {
                 Face::Travel if d > 1e-9 => turn(err),
                 Face::Travel => 0.0,
@@ -31,14 +32,41 @@ pub fn twist_toward(
             };
             [c * wx + s * wy, -s * wx + c * wy, wz]
         }
-        Kinematics::Ackermann => [cfg.speed.max(cfg.min_speed), 0.0, turn(err)],
+        Kinematics::Ackermann => [speed.max(cfg.min_speed), 0.0, turn(err)],
         Kinematics::Unicycle | Kinematics::Auto => {
             if err.abs() > cfg.turn_in_place {
                 [0.0, 0.0, turn(err)]
             } else {
-                [cfg.speed, 0.0, turn(err)]
+                [speed, 0.0, turn(err)]
             }
         }
+    }
+}
+
+/// The body-frame twist that moves a base at `pose` with the world velocity `v` (a steering
+/// model's choice): its direction steered at as a target, its magnitude as the pace. A velocity
+/// of (nearly) zero stops the base. A unicycle base turns toward it while driving the part of it
+/// along its heading (`|v| cos e`, none when it points more than 90° away) instead of pivoting:
+/// a model's velocity changes direction as it passes something, and a pivot stands still.
+pub fn twist_along(
+    cfg: &NavigatorConfig,
+    kin: Kinematics,
+    pose: [f64; 3],
+    v: [f64; 2],
+    hold_yaw: f64,
+) -> [f64; 3] {
+    let s = v[0].hypot(v[1]);
+    if s < 1e-6 {
+        return [0.0, 0.0, 0.0];
+    }
+    let target = [pose[0] + v[0] / s, pose[1] + v[1] / s];
+    let t = twist_toward(cfg, kin, pose, target, hold_yaw, s);
+    match kin {
+        Kinematics::Unicycle | Kinematics::Auto => {
+            let e = wrap_angle(v[1].atan2(v[0]) - pose[2]);
+            [s * e.cos().max(0.0), 0.0, t[2]]
+        }
+        _ => t,
     }
 }
 
@@ -70,9 +98,9 @@ mod tests {
     #[test]
     fn unicycle_pivots_on_large_errors_and_drives_on_small_ones() {
         let c = cfg();
-        let t = twist_toward(&c, Kinematics::Unicycle, [0.0, 0.0, 0.0], [0.0, 1.0], 0.0);
+        let t = twist_toward(&c, Kinematics::Unicycle, [0.0, 0.0, 0.0], [0.0, 1.0], 0.0, 0.5);
         assert_eq!(t, [0.0, 0.0, 1.5], "90° off: pivot at the capped rate");
-        let t = twist_toward(&c, Kinematics::Unicycle, [0.0, 0.0, 0.0], [1.0, 0.1], 0.0);
+        let t = twist_toward(&c, Kinematics::Unicycle, [0.0, 0.0, 0.0], [1.0, 0.1], 0.0, 0.5);
         assert_eq!(t[0], 0.5);
         assert!((t[2] - 2.0 * 0.1f64.atan()).abs() < 1e-12);
     }
@@ -87,6 +115,7 @@ mod tests {
             [0.0, 0.0, std::f64::consts::FRAC_PI_2],
             [1.0, 0.0],
             0.0,
+            0.5,
         );
         // facing +y, travelling +x: body-frame velocity is to the right (−y)
         assert!(t[0].abs() < 1e-12 && (t[1] + 0.5).abs() < 1e-12, "{t:?}");
@@ -96,7 +125,7 @@ mod tests {
     #[test]
     fn ackermann_never_stops_to_pivot() {
         let c = cfg();
-        let t = twist_toward(&c, Kinematics::Ackermann, [0.0, 0.0, 0.0], [-1.0, 0.0], 0.0);
+        let t = twist_toward(&c, Kinematics::Ackermann, [0.0, 0.0, 0.0], [-1.0, 0.0], 0.0, 0.5);
         assert_eq!(t[0], 0.5);
         assert_eq!(t[2].abs(), 1.5);
     }

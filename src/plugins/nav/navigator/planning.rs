@@ -94,18 +94,25 @@ impl Navigator {
         self.grid = Some(g);
     }
 
-    /// The probe: the nearest blocking hit ahead (world x, y), if any.
-    pub(super) fn probe(&self, ctx: &mut SimContext, pose: [f64; 3], dir: f64) -> Option<[f64; 2]> {
+    /// The probe: the nearest blocking hit ahead (world x, y) and the entity it belongs to when
+    /// that can move, if any. `width` replaces `avoidance.width` (while a model steers).
+    pub(super) fn probe(
+        &self,
+        ctx: &mut SimContext,
+        pose: [f64; 3],
+        dir: f64,
+        width: Option<f64>,
+    ) -> Option<([f64; 2], Option<String>)> {
         let a = &self.cfg.avoidance;
+        let w = width.unwrap_or(a.width);
         let z = if a.height > 0.0 { a.height } else { self.cfg.obstacle_height[0] + 0.02 };
         let (s, c) = dir.sin_cos();
         let n = a.rays as usize;
-        let mut best: Option<(f64, [f64; 2])> = None;
+        let mut best: Option<(f64, [f64; 2], usize)> = None;
         let mut batch = RayBatch::new(1);
         batch.set_dir(0, [c, s, 0.0]);
         for i in 0..n {
-            let off =
-                if n == 1 { 0.0 } else { -a.width / 2.0 + a.width * i as f64 / (n - 1) as f64 };
+            let off = if n == 1 { 0.0 } else { -w / 2.0 + w * i as f64 / (n - 1) as f64 };
             let o = [pose[0] + c * self.front - s * off, pose[1] + s * self.front + c * off, z];
             batch.cast(ctx.data_mut(), o, Some(self.body), None, true, a.lookahead);
             let (d, g) = (batch.dist()[0], batch.geom()[0]);
@@ -121,11 +128,11 @@ impl Navigator {
             if in_entity(m, body, &self.roots) || in_entity(m, body, &self.ignore_roots) {
                 continue;
             }
-            if best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, [o[0] + c * d, o[1] + s * d]));
+            if best.is_none_or(|(bd, _, _)| d < bd) {
+                best = Some((d, [o[0] + c * d, o[1] + s * d], body));
             }
         }
-        best.map(|(_, p)| p)
+        best.map(|(_, p, body)| (p, self.entity_of(ctx, body)))
     }
 
     /// Mark the blockage at `hit` on the mover's own grid and plan around it.
