@@ -48,6 +48,8 @@ struct Active {
 /// A walker's goal endpoints and the goal it is walking to.
 pub struct WalkerGoals {
     entity: String,
+    /// How the log names this walker (made once: `intake` runs every step).
+    who: String,
     planner: GoalPlanner,
     ep_to_pose: EndpointId,
     ep_through: EndpointId,
@@ -85,6 +87,7 @@ impl WalkerGoals {
         ));
         WalkerGoals {
             entity: entity.to_string(),
+            who: format!("walker `{entity}`"),
             planner,
             ep_to_pose,
             ep_through,
@@ -152,8 +155,7 @@ impl WalkerGoals {
                 crowd.set_route(&self.entity, stand());
             }
         }
-        let who = format!("walker `{}`", self.entity);
-        for (call, goals) in take_goals(ctx, [self.ep_to_pose, self.ep_through], &who) {
+        for (call, goals) in take_goals(ctx, [self.ep_to_pose, self.ep_through], &self.who) {
             let goals = goals.map(|g| {
                 let yaw = g.last().and_then(|p| p.1);
                 (g.into_iter().map(|(xy, _)| xy).collect::<Vec<_>>(), yaw)

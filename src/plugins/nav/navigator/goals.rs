@@ -40,8 +40,8 @@ impl Navigator {
                 self.halt();
             }
         }
-        let who = format!("[{}]", self.address);
-        for (call, goals) in take_goals(ctx, [self.ep_to_pose, self.ep_through], &who) {
+        let who = &self.who;
+        for (call, goals) in take_goals(ctx, [self.ep_to_pose, self.ep_through], who) {
             let goals =
                 goals.map(|g| g.into_iter().map(|(xy, yaw)| Goal { xy, yaw }).collect::<Vec<_>>());
             match goals {

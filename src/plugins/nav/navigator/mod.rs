@@ -147,6 +147,8 @@ pub struct Navigator {
     action: Option<Active>,
     st: Run,
     given: Vec<String>,
+    /// How the log names this navigator (made once: `intake` runs every step).
+    who: String,
     reach: f64,
     others: Vec<steer::Other>,
 }
@@ -184,6 +186,7 @@ impl Navigator {
             action: None,
             st: Run::default(),
             given: Vec::new(),
+            who: format!("[{}]", args.address),
             reach: 0.0,
             others: Vec::new(),
         }
