@@ -644,7 +644,7 @@ impl ValidateConfig for NavigatorConfig {
             ] {
                 if set {
                     e.push(ConfigError::new(
-                        &format!("avoidance.params.{k}"),
+                        format!("avoidance.params.{k}"),
                         "tunes the steering model, and `avoidance.steer` is `none`: set `steer: give_way` or `steer: orca`, or drop the key",
                     ));
                 }
