@@ -283,7 +283,7 @@ fn oversized_and_overnested_documents_are_refused_before_parsing() {
     let f = std::fs::File::create(&big).unwrap();
     f.set_len(9 << 20).unwrap();
     let e = roqsim::load_world(&big, &roqsim::LoadOptions::default()).unwrap_err().to_string();
-    assert_has(&e, &["is 9437184 bytes; a YAML document may be at most 8388608 bytes (8 MiB)"]);
+    assert_has(&e, &["is 9437184 bytes; a YAML file may be at most 8388608 bytes (8 MiB)"]);
     let e =
         roqsim::load_world(dir.path(), &roqsim::LoadOptions::default()).unwrap_err().to_string();
     assert_has(&e, &["is a directory: name a YAML file in it"]);
@@ -701,7 +701,10 @@ fn non_regular_files_and_bad_record_rates_are_refused_by_kind() {
     let e = roqsim::load_world(std::path::Path::new("/dev/zero"), &roqsim::LoadOptions::default())
         .unwrap_err()
         .to_string();
-    assert_has(&e, &["world `/dev/zero` is not a regular file: name a YAML file"]);
+    assert_has(
+        &e,
+        &["world `/dev/zero` is not a regular file (a character device): name a YAML file"],
+    );
     for (parent, needle) in [
         ("/dev/zero", "parent world `/dev/zero` is not a regular file (a device, pipe or socket)"),
         (dir.path().to_str().unwrap(), "is a directory: name a world YAML file in it"),

@@ -40,8 +40,8 @@ pub struct RunArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// Trials run at once (default: the number of cores).
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = crate::cli::whole_number)]
+    pub jobs: Option<u64>,
     /// Also re-run trials marked failed, timeout or crashed.
     #[arg(long)]
     pub retry_failed: bool,
@@ -217,6 +217,7 @@ fn run(a: &RunArgs) -> ExitCode {
     } else {
         let jobs = a
             .jobs
+            .map(|j| usize::try_from(j).unwrap_or(usize::MAX))
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
         let bar = progress_bar(todo.len() as u64, a.quiet);
         let mut failed = 0usize;

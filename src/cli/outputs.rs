@@ -9,15 +9,37 @@ use std::path::{Path, PathBuf};
 use super::{assignments, WorldArgs};
 use crate::runner;
 
+/// The files the command line's `--ros-args` section names (`--params-file`, ...): rcl reads them
+/// when the node starts, so they are inputs of every command.
+static ROS_ARG_FILES: std::sync::OnceLock<Vec<(&'static str, PathBuf)>> =
+    std::sync::OnceLock::new();
+
+/// Keep the files `--ros-args` names (set once, from the command line).
+pub(super) fn set_ros_arg_files(files: Vec<(&'static str, PathBuf)>) {
+    let _ = ROS_ARG_FILES.set(files);
+}
+
 /// The files a command reads, each with how a refusal names it.
 pub(super) struct Inputs(Vec<(String, PathBuf)>);
 
 impl Inputs {
+    /// The `--ros-args` files, first in every list.
+    fn ros_arg_files() -> Vec<(String, PathBuf)> {
+        ROS_ARG_FILES
+            .get()
+            .map(|v| {
+                v.iter()
+                    .map(|(flag, p)| (format!("the --ros-args {flag} file"), p.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The files a world reads: the world file, its `--override` files and everything its inputs
     /// walk finds (parents, model files, their meshes and textures).
     pub(super) fn of_world(w: &WorldArgs) -> Inputs {
-        let mut list: Vec<(String, PathBuf)> =
-            w.overrides.iter().map(|p| ("the --override file".to_string(), p.clone())).collect();
+        let mut list = Self::ros_arg_files();
+        list.extend(w.overrides.iter().map(|p| ("the --override file".to_string(), p.clone())));
         if let Ok(path) = runner::resolve_world(&w.world) {
             list.push(("the world file".to_string(), path.clone()));
             let opts = crate::LoadOptions {
@@ -38,7 +60,8 @@ impl Inputs {
     /// render rebuilds the world and reads the model files from disk). An unreadable recording
     /// gives itself alone; opening it refuses it later with the reason.
     pub(super) fn of_recording(p: &Path) -> Inputs {
-        let mut v = vec![("the recording".to_string(), p.to_path_buf())];
+        let mut v = Self::ros_arg_files();
+        v.push(("the recording".to_string(), p.to_path_buf()));
         if let Ok(rec) = crate::record::open(p) {
             let hashes: std::collections::BTreeMap<String, String> = rec
                 .provenance

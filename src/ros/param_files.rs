@@ -38,8 +38,11 @@ pub struct Section {
 /// The section of `controller` in `file` for a manager in namespace `ns` (`/` or `/robot`).
 /// `Ok(None)`: the file has none; `Err`: unreadable, not YAML, or not a ROS parameter file.
 pub fn section(file: &str, controller: &str, ns: &str) -> Result<Option<Section>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("parameter file `{file}` cannot be read: {e}"))?;
+    let text = crate::input_file::read_text(
+        std::path::Path::new(file),
+        "parameter file",
+        crate::input_file::YAML,
+    )?;
     section_of(&text, file, controller, ns)
 }
 

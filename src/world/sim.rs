@@ -19,12 +19,15 @@ pub struct SimBlock {
     /// Constraint solver: `newton | cg | pgs`. Default: MuJoCo's (newton).
     pub solver: Option<Solver>,
     /// Main solver iterations. Default: MuJoCo's (100).
-    pub iterations: Option<u32>,
+    #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+    pub iterations: Option<i128>,
     /// Line-search iterations. Default: MuJoCo's (50).
-    pub ls_iterations: Option<u32>,
+    #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+    pub ls_iterations: Option<i128>,
     /// No-slip iterations. MuJoCo's default 0 lets a gripped object creep out of the jaws: a
     /// grasping world must set it (10 cut the creep 137×).
-    pub noslip_iterations: Option<u32>,
+    #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+    pub noslip_iterations: Option<i128>,
     /// Ratio of frictional to normal constraint impedance. Default: MuJoCo's (1).
     pub impratio: Option<f64>,
     /// Friction cone: `pyramidal` (MuJoCo's default) | `elliptic`.
@@ -369,7 +372,7 @@ impl SimBlock {
         }
         for (key, v) in [("iterations", self.iterations), ("ls_iterations", self.ls_iterations)] {
             if let Some(v) = v {
-                if v == 0 || v > MAX_ITERATIONS {
+                if !(1..=i128::from(MAX_ITERATIONS)).contains(&v) {
                     errors.push(
                         format!("sim.{key}"),
                         format!("must be between 1 and {MAX_ITERATIONS}, got {v}"),
@@ -378,7 +381,7 @@ impl SimBlock {
             }
         }
         if let Some(v) = self.noslip_iterations {
-            if v > MAX_ITERATIONS {
+            if !(0..=i128::from(MAX_ITERATIONS)).contains(&v) {
                 errors.push(
                     "sim.noslip_iterations",
                     format!("must be between 0 (off) and {MAX_ITERATIONS}, got {v}"),

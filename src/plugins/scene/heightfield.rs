@@ -280,8 +280,13 @@ impl Terrain {
     }
 }
 
+/// What a height field `source:` file must be: an elevation image or array of at most 1 GiB
+/// (a 16k × 16k float32 array; a FIFO or a device is refused before it is opened).
+const IMAGE: crate::input_file::Expect =
+    crate::input_file::Expect { file: "a PNG or .npy elevation image", cap: 1 << 30 };
+
 fn read_npy(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = crate::input_file::read(path, "height field", IMAGE)?;
     let npy = npyz::NpyFile::new(&bytes[..])
         .map_err(|e| format!("{}: not a .npy file: {e}", path.display()))?;
     let shape = npy.shape().to_vec();
@@ -320,7 +325,7 @@ fn read_npy(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
 }
 
 fn read_png(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let f = crate::input_file::open(path, "height field", IMAGE)?;
     let mut dec = png::Decoder::new(std::io::BufReader::new(f));
     dec.set_transformations(png::Transformations::EXPAND);
     let mut reader = dec.read_info().map_err(|e| format!("{}: not a PNG: {e}", path.display()))?;
