@@ -575,3 +575,48 @@ fn integers_past_their_type_say_the_range_of_their_key() {
     }
     assert!(!text.contains(">= 0"), "{text}");
 }
+
+/// Class: an output that exists but cannot be written to the end: a FIFO nothing reads (opening
+/// it to write would wait forever), or for `--record`, which seeks back into its file, anything but
+/// a regular file (`/dev/null` made the MCAP writer panic). Refused before the world is built;
+/// `--summary /dev/null` still runs.
+#[test]
+fn outputs_that_would_block_or_cannot_seek_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(
+        dir.path(),
+        "w.yaml",
+        "sim: {timestep: 0.002, seed: 1}\ncomponents:\n  - dummy: {}\n",
+    );
+    let w = w.to_str().unwrap();
+    let fifo = dir.path().join("out.fifo");
+    mkfifo(&fifo);
+    let f = fifo.to_str().unwrap();
+    let unread =
+        "is a FIFO that nothing reads: writing it would wait for a reader forever; name a file";
+    let seeks = "a recording is finished by seeking back into its file; name a file";
+    for (args, want) in [
+        (
+            vec!["sim", w, "--steps", "2", "-q", "--record", f],
+            format!("error: --record {f} is not a regular file (a FIFO): {seeks}\n"),
+        ),
+        (
+            vec!["sim", w, "--steps", "2", "-q", "--record", "/dev/null"],
+            format!(
+                "error: --record /dev/null is not a regular file (a character device): {seeks}\n"
+            ),
+        ),
+        (
+            vec!["sim", w, "--steps", "2", "-q", "--summary", f],
+            format!("error: --summary {f} {unread}\n"),
+        ),
+        (vec!["render", w, "--out", f], format!("error: --out {f} {unread}\n")),
+        (vec!["export", "urdf", w, "--robot", "r", "-o", f], format!("error: -o {f} {unread}\n")),
+    ] {
+        let out = roqsim_bounded(&args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), want, "{args:?}");
+    }
+    let out = roqsim_bounded(&["sim", w, "--steps", "2", "-q", "--summary", "/dev/null"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

@@ -407,6 +407,6 @@ mod tests {
             .unwrap_err();
         assert!(e.contains("gives `joint_state_broadcaster` type `joint_state_broadcaster/JointStateBroadcaster`, but the world declares it as `x/Y`"), "{e}");
         let e = check(&["/nonexistent/p.yaml".to_string()], "c", "/ur", "t", &[]).unwrap_err();
-        assert!(e.starts_with("parameter file `/nonexistent/p.yaml` cannot be read"), "{e}");
+        assert!(e.starts_with("cannot read parameter file `/nonexistent/p.yaml`: "), "{e}");
     }
 }
