@@ -367,7 +367,8 @@ fn plugins_cmd(what: PluginsCmd) -> ExitCode {
             None => {
                 let names: Vec<&str> = crate::plugins::registry().iter().map(|d| d.name).collect();
                 crate::cli::stderr::say!(
-                    "error: unknown plugin `{name}`; registered: {}",
+                    "error: unknown plugin `{}`; registered: {}",
+                    crate::error::clip(&name),
                     names.join(", ")
                 );
                 ExitCode::from(2)

@@ -574,6 +574,16 @@ fn integers_past_their_type_say_the_range_of_their_key() {
         assert!(text.contains(line), "{text}\nlacks\n{line}");
     }
     assert!(!text.contains(">= 0"), "{text}");
+    // A --set integer past u64 gets the world file's hint, not the parser's words alone.
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(dir.path(), "w.yaml", "components: []\n");
+    let out = roqsim(&["check", w.to_str().unwrap(), "--set", "sim.seed=18446744073709551616"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).ends_with("; the integer is too large: roqsim's integers (seeds, counts) are at most 18446744073709551615\n"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Class: an output that exists but cannot be written to the end: a FIFO nothing reads (opening
@@ -619,4 +629,37 @@ fn outputs_that_would_block_or_cannot_seek_are_refused() {
     }
     let out = roqsim_bounded(&["sim", w, "--steps", "2", "-q", "--summary", "/dev/null"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// Class: a huge flag value is quoted clipped, never echoed back whole: every refusal of a
+/// 3000-byte `--overlay`, `--size`, `--pacing`, `--set` path, model name or plugin name is a few
+/// hundred bytes and says how long the value was.
+#[test]
+fn huge_flag_values_are_quoted_clipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(
+        dir.path(),
+        "w.yaml",
+        "sim: {timestep: 0.002, seed: 1}\ncomponents:\n  - dummy: {}\n",
+    );
+    let w = w.to_str().unwrap();
+    let x = "x".repeat(3000);
+    let set = format!("components.{x}.y=1");
+    let clock = format!("clock:{x}");
+    for args in [
+        vec!["render", w, "--overlay", &x],
+        vec!["render", w, "--overlay", &clock],
+        vec!["render", w, "--size", &x],
+        vec!["sim", w, "--pacing", &x],
+        vec!["sim", w, "--set", &set],
+        vec!["catalog", "model", &x],
+        vec!["plugins", "describe", &x],
+        vec!["check", &x],
+    ] {
+        let out = roqsim(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{}: {}", args[0], &err[..err.len().min(300)]);
+        assert!(err.len() < 1000, "{} {}: {} bytes: {}", args[0], args[1], err.len(), &err[..300]);
+        assert!(err.contains("… (30"), "{}: {err}", args[0]);
+    }
 }

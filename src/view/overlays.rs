@@ -107,8 +107,10 @@ pub fn registry() -> &'static [OverlayDescriptor] {
 }
 
 /// Parse `--overlay NAME[:key=value,...]` into an instance; errors name the flag.
-pub fn parse(spec: &str) -> Result<Box<dyn Overlay>, String> {
-    let (name, opts) = spec.split_once(':').unwrap_or((spec, ""));
+pub fn parse(spec_text: &str) -> Result<Box<dyn Overlay>, String> {
+    let (name, opts) = spec_text.split_once(':').unwrap_or((spec_text, ""));
+    // As a refusal quotes it: a 1 MiB flag value is not echoed back whole.
+    let spec = crate::error::clip(spec_text);
     let names: Vec<&str> = registry().iter().map(|d| d.name).collect();
     let Some(d) = registry().iter().find(|d| d.name == name) else {
         return Err(format!(

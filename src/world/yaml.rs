@@ -202,7 +202,7 @@ fn control_char_at(text: &str) -> Option<(usize, usize)> {
 }
 
 /// A plain-words hint for the parser errors people meet most.
-fn hint_for(text: &str, raw: &str, line: usize, col: usize) -> String {
+pub(crate) fn hint_for(text: &str, raw: &str, line: usize, col: usize) -> String {
     let at = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
     let ch = at.chars().nth(col.saturating_sub(1));
     if ch == Some('\t') || (raw.contains("cannot start any token") && at.contains('\t')) {
