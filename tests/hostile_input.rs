@@ -801,3 +801,48 @@ fn outputs_naming_an_input_are_refused_and_the_inputs_keep_their_bytes() {
         assert!(!out_mcap.exists(), "nothing recorded");
     }
 }
+
+/// Class: a small file whose header declares a huge content is refused from its header, before
+/// anything is allocated: a 70-byte PNG height field claiming 60000 x 60000 16-bit samples (a
+/// 7 GB buffer) names the per-side limit.
+#[test]
+fn a_height_field_declaring_a_huge_image_is_refused_from_its_header() {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
+        out.extend((data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend(kind);
+        out.extend(data);
+        // CRC-32 (IEEE), bit by bit: the chunk's kind and data.
+        let mut crc = !0u32;
+        for &b in &out[start..] {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            }
+        }
+        out.extend((!crc).to_be_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend(60000u32.to_be_bytes());
+    ihdr.extend(60000u32.to_be_bytes());
+    ihdr.extend([16, 0, 0, 0, 0]);
+    chunk(&mut png, b"IHDR", &ihdr);
+    // The pixel data starts (a zlib header); the decoder reads the header up to here.
+    chunk(&mut png, b"IDAT", &[0x78, 0x01]);
+    chunk(&mut png, b"IEND", &[]);
+    let p = dir.path().join("huge.png");
+    std::fs::write(&p, &png).unwrap();
+    let text = common::refusal_in(
+        "components:\n  - heightfield: {source: huge.png}\n    name: t\n",
+        dir.path(),
+    );
+    assert_has(
+        &text,
+        &[&format!(
+            "components.t.source: height field `{}` is 60000 x 60000 samples; a height field may have at most 4096 per side: downsample it (heightfield)",
+            p.display()
+        )],
+    );
+}
