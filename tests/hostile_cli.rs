@@ -496,7 +496,8 @@ fn fifos_anywhere_a_world_reads_are_refused_naming_the_key_and_file() {
 
 /// Class: a number flag is answered by its own range check, never clap's `-- -1` tip, whatever
 /// follows the hyphen (`-inf`, `-1`): `sim --seconds`, `render --fps/--seconds/--seed/--at`,
-/// `replay --until`, `state --at`, `export --samples`, `campaign run --jobs`; `--fps` is checked
+/// `replay --until`, `state --at`, `export --samples`, `campaign run --jobs`, `campaign trial`'s
+/// index; `--fps` is checked
 /// against what an MP4 can hold before ffmpeg starts, and nothing is written.
 #[test]
 fn number_flags_answer_with_their_range_not_clap_tips() {
@@ -547,6 +548,8 @@ fn number_flags_answer_with_their_range_not_clap_tips() {
         (vec!["export", "srdf", w, "--robot", "r", "--samples", "18446744073709551615"], "takes a whole number of random configurations from 0 to 1000000 (default 10000), got `18446744073709551615`"),
         (vec!["campaign", "run", "c.yaml", "-o", "out", "--jobs", "-1"], "invalid value '-1' for '--jobs <N>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
         (vec!["replay", "r.mcap", "--until", "-inf"], "error: --until -inf: give a run time in seconds, 0 or more"),
+        (vec!["campaign", "trial", "out", "-1"], "invalid value '-1' for '<INDEX>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
+        (vec!["campaign", "trial", "out", "99999999999999999999"], "invalid value '99999999999999999999' for '<INDEX>': takes a whole number from 0 to 18446744073709551615"),
     ] {
         let out = roqsim(&args);
         let err = stderr(&out);

@@ -27,6 +27,7 @@ pub enum CampaignCmd {
         /// The campaign's output folder.
         dir: PathBuf,
         /// The trial's index (the table's `trial` column).
+        #[arg(allow_hyphen_values = true, value_parser = trial_index)]
         index: usize,
     },
 }
@@ -319,6 +320,12 @@ fn folder_campaign(dir: &Path) -> Result<crate::campaign::Campaign, String> {
         return Err(format!("{}: {d}", doc.display()));
     }
     Ok(c)
+}
+
+/// A trial index: a whole number, said so when it is not (clap's own text for `-1` is a tip to
+/// write `-- -1`); past the trials is refused with their range once the folder is read.
+fn trial_index(s: &str) -> Result<usize, String> {
+    crate::cli::whole_number(s).map(|n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 fn trial(dir: &Path, index: usize) -> ExitCode {
