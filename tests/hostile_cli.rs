@@ -666,3 +666,20 @@ fn huge_flag_values_are_quoted_clipped() {
         assert!(err.contains("… (30"), "{}: {err}", args[0]);
     }
 }
+
+/// Class: the camera a view states is bounded like a position: a `distance: 1e308` or a `lookat`
+/// a million metres out sees nothing of any world (and was echoed as 309 digits), a `1e300`
+/// azimuth has lost its degrees; each is refused naming its range.
+#[test]
+fn a_view_camera_is_bounded_like_a_position() {
+    let text = refusal(
+        "sim: {view: {distance: 1e308, lookat: [1e308, 0, 0], azimuth: 1e300}}\ncomponents: []\n",
+    );
+    for line in [
+        "sim.view.distance: must be a distance within (0, 1000000] m, got 1e308",
+        "sim.view.lookat: every component must be finite and within ±1000000 m, got [1e308, 0, 0]",
+        "sim.view.azimuth: must be finite degrees within ±36000, got 1e300",
+    ] {
+        assert!(text.contains(line), "{text}\nlacks\n{line}");
+    }
+}

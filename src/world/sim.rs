@@ -197,23 +197,42 @@ pub struct View {
     pub follow_heading: Option<bool>,
 }
 
+/// Largest `sim.view.azimuth` magnitude (degrees): a hundred turns; past it the angle's f64
+/// reduction loses the fractions of a degree a view needs.
+pub const MAX_AZIMUTH_DEG: f64 = 36_000.0;
+
 impl View {
     /// Value checks serde cannot express (key paths under `sim.view`).
     pub fn validate(&self, errors: &mut ConfigErrors) {
+        // A camera a million metres out sees nothing of any world (and prints 300 digits).
+        let far = crate::world::bounds::MAX_POSITION_M;
         if let Some(l) = self.lookat {
-            if l.iter().any(|x| !x.is_finite()) {
-                errors
-                    .push("sim.view.lookat", format!("every component must be finite, got {l:?}"));
+            if l.iter().any(|x| !(x.abs() <= far)) {
+                let shown: Vec<String> = l.iter().map(|x| num(*x)).collect();
+                errors.push(
+                    "sim.view.lookat",
+                    format!(
+                        "every component must be finite and within ±{} m, got [{}]",
+                        num(far),
+                        shown.join(", ")
+                    ),
+                );
             }
         }
         if let Some(d) = self.distance {
-            if !(d > 0.0 && d.is_finite()) {
-                errors.push("sim.view.distance", format!("must be a distance > 0 m, got {d}"));
+            if !(d > 0.0 && d <= far) {
+                errors.push(
+                    "sim.view.distance",
+                    format!("must be a distance within (0, {}] m, got {}", num(far), num(d)),
+                );
             }
         }
         if let Some(a) = self.azimuth {
-            if !a.is_finite() {
-                errors.push("sim.view.azimuth", format!("must be finite degrees, got {a}"));
+            if !(a.abs() <= MAX_AZIMUTH_DEG) {
+                errors.push(
+                    "sim.view.azimuth",
+                    format!("must be finite degrees within ±{MAX_AZIMUTH_DEG}, got {}", num(a)),
+                );
             }
         }
         if let Some(e) = self.elevation {
