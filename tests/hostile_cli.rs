@@ -535,6 +535,10 @@ fn number_flags_answer_with_their_range_not_clap_tips() {
             vec!["render", w, "--fps", "5"],
             "error: --fps is the frame rate of a --video; give --video FILE too\n".into(),
         ),
+        (
+            vec!["render", w, "--overlay", "clock:margin=100000", "--out", vs],
+            "error: --overlay clock: margin 100000 px puts the 258x33 px box outside the 1280x720 frame: give a margin of at most 687\n".into(),
+        ),
     ];
     for (args, want) in cases {
         let out = roqsim(&args);

@@ -207,7 +207,7 @@ impl View {
         // A camera a million metres out sees nothing of any world (and prints 300 digits).
         let far = crate::world::bounds::MAX_POSITION_M;
         if let Some(l) = self.lookat {
-            if l.iter().any(|x| !(x.abs() <= far)) {
+            if l.iter().any(|x| !(-far..=far).contains(x)) {
                 let shown: Vec<String> = l.iter().map(|x| num(*x)).collect();
                 errors.push(
                     "sim.view.lookat",
@@ -228,7 +228,7 @@ impl View {
             }
         }
         if let Some(a) = self.azimuth {
-            if !(a.abs() <= MAX_AZIMUTH_DEG) {
+            if !(-MAX_AZIMUTH_DEG..=MAX_AZIMUTH_DEG).contains(&a) {
                 errors.push(
                     "sim.view.azimuth",
                     format!("must be finite degrees within ±{MAX_AZIMUTH_DEG}, got {}", num(a)),
