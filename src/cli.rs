@@ -96,7 +96,7 @@ enum ExportCmd {
         #[arg(short = 'o', long = "output", value_name = "FILE")]
         output: Option<PathBuf>,
         /// Random configurations sampled for the collision matrix.
-        #[arg(long, default_value_t = crate::export::srdf::DEFAULT_SAMPLES)]
+        #[arg(long, default_value_t = crate::export::srdf::DEFAULT_SAMPLES, allow_hyphen_values = true, value_parser = srdf_samples)]
         samples: usize,
         /// End the arm chain at this site's frame (a grasp point) instead of its last link.
         #[arg(long, value_name = "SITE")]
@@ -114,7 +114,7 @@ enum ExportCmd {
         #[arg(short = 'o', long = "output", value_name = "DIR")]
         output: PathBuf,
         /// Random configurations sampled for the SRDF's collision matrix.
-        #[arg(long, default_value_t = crate::export::srdf::DEFAULT_SAMPLES)]
+        #[arg(long, default_value_t = crate::export::srdf::DEFAULT_SAMPLES, allow_hyphen_values = true, value_parser = srdf_samples)]
         samples: usize,
         /// End the arm chain at this site's frame (a grasp point) instead of its last link.
         #[arg(long, value_name = "SITE")]
@@ -147,10 +147,24 @@ struct WorldArgs {
 
 /// A count or seed flag's value: a whole number in 0 ..= 2^64 - 1, said so when it is not (clap's
 /// own text for `-1` is "invalid digit", or a tip to write `-- -1`).
-fn whole_number(s: &str) -> Result<u64, String> {
+pub(crate) fn whole_number(s: &str) -> Result<u64, String> {
     s.parse::<u64>().map_err(|_| {
         format!("takes a whole number from 0 to {}, got `{}`", u64::MAX, crate::error::clip(s))
     })
+}
+
+/// `export srdf|moveit --samples`: a whole number of random configurations within
+/// [`MAX_SRDF_SAMPLES`](crate::export::srdf::MAX_SRDF_SAMPLES) (a larger count would run for days).
+fn srdf_samples(s: &str) -> Result<usize, String> {
+    let max = crate::export::srdf::MAX_SRDF_SAMPLES;
+    match s.parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!(
+            "takes a whole number of random configurations from 0 to {max} (default {}), got `{}`",
+            crate::export::srdf::DEFAULT_SAMPLES,
+            crate::error::clip(s)
+        )),
+    }
 }
 
 #[derive(Args)]
@@ -158,13 +172,13 @@ struct SimArgs {
     #[command(flatten)]
     world: WorldArgs,
     /// Stop after N physics steps.
-    #[arg(long, conflicts_with = "seconds", allow_negative_numbers = true, value_parser = whole_number)]
+    #[arg(long, conflicts_with = "seconds", allow_hyphen_values = true, value_parser = whole_number)]
     steps: Option<u64>,
     /// Stop after S seconds of simulated time.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true)]
     seconds: Option<f64>,
     /// The run's seed for every noise draw (wins over sim.seed).
-    #[arg(long, allow_negative_numbers = true, value_parser = whole_number)]
+    #[arg(long, allow_hyphen_values = true, value_parser = whole_number)]
     seed: Option<u64>,
     /// Pacing: `realtime`, `asap`, or a real-time factor like `4` (wins over sim.pacing).
     #[arg(long)]
@@ -269,7 +283,24 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
     #[cfg(feature = "ros")]
     lift_node_remaps();
     let args = match strip_ros_args(std::env::args_os()) {
-        Ok(a) => a,
+        Ok((a, files)) => {
+            // rcl reads them when the node starts: a FIFO or a device would hang it there.
+            for (flag, f) in &files {
+                let what = format!("--ros-args {flag}");
+                let expect = match *flag {
+                    "--params-file" => crate::input_file::YAML,
+                    _ => {
+                        crate::input_file::Expect { file: "a log configuration file", cap: 8 << 20 }
+                    }
+                };
+                if let Err(m) = crate::input_file::check_regular(f, &what, expect) {
+                    crate::cli::stderr::say!("error: {m}");
+                    return ExitCode::from(2);
+                }
+            }
+            outputs::set_ros_arg_files(files);
+            a
+        }
         Err(m) => {
             crate::cli::stderr::say!("error: {m}");
             return ExitCode::from(2);
@@ -336,7 +367,8 @@ fn plugins_cmd(what: PluginsCmd) -> ExitCode {
             None => {
                 let names: Vec<&str> = crate::plugins::registry().iter().map(|d| d.name).collect();
                 crate::cli::stderr::say!(
-                    "error: unknown plugin `{name}`; registered: {}",
+                    "error: unknown plugin `{}`; registered: {}",
+                    crate::error::clip(&name),
                     names.join(", ")
                 );
                 ExitCode::from(2)
@@ -490,13 +522,6 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
             return Err(ExitCode::from(2));
         }
     }
-    let mut recorder = match a.record.create() {
-        Ok(r) => r,
-        Err(e) => {
-            crate::cli::stderr::say!("error: {e}");
-            return Err(ExitCode::from(2));
-        }
-    };
     let mut view_assigns = Vec::new();
     if let Some(spec) = &a.view {
         match cli_view::view_assignments(spec) {
@@ -518,6 +543,16 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
     for warn in &world.warnings {
         crate::cli::stderr::say!("warning: {warn}");
     }
+    // The recording is opened (created, truncated) only now that the world has loaded: a world
+    // that fails to load leaves every file as it was, even one its broken text hid from the
+    // output check above (a parent named by a world with a syntax error).
+    let mut recorder = match a.record.create() {
+        Ok(r) => r,
+        Err(e) => {
+            crate::cli::stderr::say!("error: {e}");
+            return Err(ExitCode::from(2));
+        }
+    };
     let factor = match a.pacing.as_deref() {
         None => world.sim.pacing.map(|p| p.factor()).unwrap_or(Some(1.0)),
         Some("asap") => None,
@@ -676,10 +711,13 @@ fn lift_node_remaps() {
 /// them itself (node name and namespace remaps, parameter files) when the bridge starts its
 /// node; the `roqsim` command line does not take them. Inside the ROS section only rcl's own
 /// flags are accepted (as rcl does: an unknown one is an error there too), so a roqsim flag written
-/// after `--ros-args` is refused rather than silently swallowed.
+/// after `--ros-args` is refused rather than silently swallowed. Beside the arguments kept, the
+/// files the ROS section names (`--params-file`, `--log-config-file`: inputs an output flag must
+/// not overwrite), each with its flag.
+#[allow(clippy::type_complexity)]
 pub fn strip_ros_args(
     args: impl Iterator<Item = std::ffi::OsString>,
-) -> Result<Vec<std::ffi::OsString>, String> {
+) -> Result<(Vec<std::ffi::OsString>, Vec<(&'static str, PathBuf)>), String> {
     /// rcl's flags that take a value, then those that stand alone (rcl_arguments.h).
     const WITH_VALUE: &[&str] = &[
         "-r",
@@ -701,23 +739,28 @@ pub fn strip_ros_args(
         "--enable-external-lib-logs",
         "--disable-external-lib-logs",
     ];
+    /// Those whose value is a file the run reads.
+    const FILES: &[&str] = &["--params-file", "--log-config-file"];
     let mut out = Vec::new();
+    let mut files = Vec::new();
     let mut in_ros = false;
-    let mut takes_value = false;
+    let mut takes_value: Option<&'static str> = None;
     for a in args {
         if a == "--ros-args" {
             in_ros = true;
-            takes_value = false;
+            takes_value = None;
         } else if in_ros && a == "--" {
             in_ros = false;
         } else if !in_ros {
             out.push(a);
-        } else if takes_value {
-            takes_value = false;
+        } else if let Some(flag) = takes_value.take() {
+            if FILES.contains(&flag) {
+                files.push((flag, PathBuf::from(a)));
+            }
         } else {
             let t = a.to_string_lossy();
-            if WITH_VALUE.contains(&t.as_ref()) {
-                takes_value = true;
+            if let Some(flag) = WITH_VALUE.iter().find(|f| **f == t.as_ref()) {
+                takes_value = Some(flag);
             } else if !ALONE.contains(&t.as_ref()) {
                 return Err(format!(
                     "`{t}` comes after --ros-args, where only ROS arguments go (-r, -p, --params-file, --log-level, ...): \
@@ -726,7 +769,7 @@ pub fn strip_ros_args(
             }
         }
     }
-    Ok(out)
+    Ok((out, files))
 }
 
 fn export_cmd(what: ExportCmd) -> ExitCode {

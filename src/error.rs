@@ -241,8 +241,19 @@ fn serde_expected(e: &str) -> String {
     }
     match e {
         "f64" | "f32" => "a number".into(),
-        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a whole number >= 0".into(),
-        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number".into(),
+        // The whole range the key's type holds (a key with a narrower range checks it itself).
+        "u8" => format!("a whole number from 0 to {}", u8::MAX),
+        "u16" => format!("a whole number from 0 to {}", u16::MAX),
+        "u32" => format!("a whole number from 0 to {}", u32::MAX),
+        "u64" => format!("a whole number from 0 to {}", u64::MAX),
+        "usize" => format!("a whole number from 0 to {}", usize::MAX),
+        "u128" => "a whole number >= 0".into(),
+        "i8" => format!("a whole number from {} to {}", i8::MIN, i8::MAX),
+        "i16" => format!("a whole number from {} to {}", i16::MIN, i16::MAX),
+        "i32" => format!("a whole number from {} to {}", i32::MIN, i32::MAX),
+        "i64" => format!("a whole number from {} to {}", i64::MIN, i64::MAX),
+        "isize" => format!("a whole number from {} to {}", isize::MIN, isize::MAX),
+        "i128" => "a whole number".into(),
         "a string" | "a borrowed string" | "string" => "text (a string)".into(),
         "a boolean" => "true or false".into(),
         "a character" | "char" => "a single character".into(),

@@ -14,6 +14,7 @@ pub mod engine;
 pub mod error;
 pub mod export;
 pub mod handles;
+pub mod input_file;
 pub mod introspect;
 pub mod math;
 pub mod mujoco;

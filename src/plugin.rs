@@ -328,3 +328,28 @@ macro_rules! plugin_descriptor {
         }
     };
 }
+
+/// Read a whole-number config key as any integer a YAML document can hold (`-2^63 ..= 2^64 - 1`),
+/// for `#[serde(default, deserialize_with = "crate::plugin::whole_key")]` on an `Option<i128>`
+/// field: a value past the Rust type the key ends up in (`width: 4294967296` for a `u32`, or
+/// `-1`) then reaches the key's own range check, which names the key's range — not serde's
+/// "expected u32", which would say the type's. Anything but a whole number is refused as one.
+pub fn whole_key<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i128>, D::Error> {
+    struct Whole;
+    impl serde::de::Visitor<'_> for Whole {
+        type Value = Option<i128>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a whole number")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Some(i128::from(v)))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Some(i128::from(v)))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(Whole)
+}

@@ -189,7 +189,7 @@ fn type_and_shape_errors_name_the_key_and_the_form_it_takes() {
         "sim: {seed: -1, gravity: 3, timestep: fast}\ncomponents:\n  - box: {size: 3, present: 3, pose: {position: {x: far}}}\n    name: b\n  - walker: {pos: {x: 1}}\n    name: w\n  - conveyor: {speed: [1, 2]}\n    name: c\n  - spawn_robot: {model: turtlebot4, namespace: 3}\n    name: r\n  - box: {size: [1, 2]}\n    name: s\n",
     );
     for line in [
-        "sim.seed: must be a whole number >= 0, got the integer -1",
+        "sim.seed: must be a whole number from 0 to 18446744073709551615, got the integer -1",
         "sim.gravity: must be a list of 3 items, got the integer 3",
         "sim.timestep: must be a number, got the string \"fast\"",
         "components.b.size: must be a list of 3 items, got the integer 3 (box)",
@@ -298,17 +298,392 @@ fn catalog_worlds_caps_reads_and_finds_headlines() {
     assert_eq!(
         b["errors"],
         serde_json::json!([format!(
-            "world `{}` is 9437184 bytes; a YAML document may be at most 8388608 bytes (8 MiB)",
+            "world `{}` is 9437184 bytes; a YAML file may be at most 8388608 bytes (8 MiB)",
             big.display()
         )])
     );
     assert_eq!(
         f["errors"],
         serde_json::json!([format!(
-            "world `{}` is not a regular file: name a YAML file",
+            "world `{}` is not a regular file (a FIFO): name a YAML file",
             fifo.display()
         )])
     );
     assert_eq!(s["headline"], "A clinic run by Dr. Who, e.g. on Sundays.");
     assert_eq!(s["errors"], serde_json::json!([]));
+}
+
+/// Run roqsim with `envs`, killed after 60 s: a command that reads a FIFO would wait for a writer
+/// forever, and the test must fail saying so rather than hang.
+fn roqsim_bounded(args: &[&str], envs: &[(&str, &std::path::Path)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_roqsim"));
+    cmd.args(args).env_remove("AMENT_PREFIX_PATH").env("ROQSIM_LOG", "error");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    for _ in 0..600 {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("roqsim {args:?} did not end (a FIFO read blocks?)");
+}
+
+fn mkfifo(p: &std::path::Path) {
+    assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
+}
+
+/// Class: a world that does not load writes nothing. `--record`/`--summary` naming a parent the
+/// world `extends:` is refused when the world loads; when a syntax error hides the `extends:` from
+/// the output check, the load fails before any output is opened, so the parent keeps its bytes.
+#[test]
+fn a_world_that_does_not_load_leaves_every_file_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = common::write(dir.path(), "parent.yaml", PARENT);
+    let child = common::write(
+        dir.path(),
+        "bad.yaml",
+        "extends: parent.yaml\ncomponents:\n  - dummy: {}\n    name: b\n   bad: [\n",
+    );
+    let (c, p) = (child.to_str().unwrap(), parent.to_str().unwrap());
+    let before = common::snapshot(dir.path());
+    for flag in ["--record", "--summary"] {
+        let out = roqsim(&["sim", c, "--steps", "2", "-q", flag, p]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(!err.contains(flag), "{flag}: the load's refusal comes first: {err}");
+        assert_eq!(common::snapshot(dir.path()), before, "{flag} wrote: {err}");
+    }
+    // The same for a new output path: nothing is created.
+    let rec = dir.path().join("new.mcap");
+    let out = roqsim(&["sim", c, "--steps", "2", "-q", "--record", rec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!rec.exists());
+    assert_eq!(common::snapshot(dir.path()), before);
+}
+
+/// Class: the files `--ros-args` names are inputs: `--params-file p.yaml --summary p.yaml` is
+/// refused before anything is written, and a params file that is a FIFO is refused (rcl would
+/// wait on it forever).
+#[test]
+fn ros_args_files_are_inputs_and_must_be_regular() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(dir.path(), "w.yaml", "components:\n  - dummy: {}\n");
+    let params = "/**:\n  ros__parameters:\n    use_sim_time: true\n";
+    let p = common::write(dir.path(), "p.yaml", params);
+    let (w, ps) = (w.to_str().unwrap(), p.to_str().unwrap());
+    for flag in ["--summary", "--record"] {
+        let out =
+            roqsim(&["sim", w, "--steps", "2", "-q", flag, ps, "--ros-args", "--params-file", ps]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            format!("error: {flag} {ps} is the --ros-args --params-file file: writing it would overwrite it; name another file\n")
+        );
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), params);
+    }
+    let out = roqsim(&["render", w, "--out", ps, "--ros-args", "-r", "a:=b", "--params-file", ps]);
+    assert_eq!(
+        stderr(&out),
+        format!("error: --out {ps} is the --ros-args --params-file file: writing it would overwrite it; name another file\n")
+    );
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), params);
+    let fifo = dir.path().join("fifo.yaml");
+    mkfifo(&fifo);
+    let f = fifo.to_str().unwrap();
+    let out =
+        roqsim_bounded(&["sim", w, "--steps", "2", "-q", "--ros-args", "--params-file", f], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!("error: --ros-args --params-file `{f}` is not a regular file (a FIFO): name a YAML file\n")
+    );
+}
+
+/// Class: every file a world reads through MuJoCo or a plugin is refused when it is a FIFO (or a
+/// device), naming the key path and the file, before it is opened: an MJCF `<include>`, a mesh, a
+/// model file, `sim.world`, a height field source, a floorplan, a recording. `check`, `sim` (with
+/// its output check), `scenes inputs` and `catalog models` all end.
+#[test]
+fn fifos_anywhere_a_world_reads_are_refused_naming_the_key_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["inc.xml", "m.stl", "fifo_model.xml", "world.xml", "h.png", "plan.json", "r.mcap"] {
+        mkfifo(&d.join(f));
+    }
+    let shown = |f: &str| d.join(f).display().to_string();
+    common::write(d, "incl.xml", "<mujoco><include file=\"inc.xml\"/><worldbody><body name=\"m\"><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body></worldbody></mujoco>\n");
+    common::write(d, "mesh.xml", "<mujoco><asset><mesh name=\"x\" file=\"m.stl\"/></asset><worldbody><body name=\"m\"><geom type=\"mesh\" mesh=\"x\"/></body></worldbody></mujoco>\n");
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "components:\n  - spawn_model: {model: incl.xml}\n    name: t\n",
+            format!("error: [t] build: model: model `incl.xml`: <include file=\"inc.xml\"> in `{}` names `{}` is not a regular file (a FIFO): name an MJCF or URDF file", shown("incl.xml"), shown("inc.xml")),
+        ),
+        (
+            "components:\n  - spawn_model: {model: mesh.xml}\n    name: t\n",
+            format!("error: [t] build: model: model `mesh.xml`: <mesh file=\"m.stl\"> in `{}` names `{}` is not a regular file (a FIFO): name a mesh, texture or height field file", shown("mesh.xml"), shown("m.stl")),
+        ),
+        (
+            "components:\n  - spawn_model: {model: fifo_model.xml}\n    name: t\n",
+            format!("components.t.model: model `{}` is not a regular file (a FIFO): name an MJCF or URDF file", shown("fifo_model.xml")),
+        ),
+        (
+            "sim: {world: world.xml}\ncomponents: []\n",
+            format!("sim.world: model `{}` is not a regular file (a FIFO): name an MJCF or URDF file", shown("world.xml")),
+        ),
+        (
+            "components:\n  - heightfield: {source: h.png}\n    name: t\n",
+            format!("components.t.source: height field `{}` is not a regular file (a FIFO): name a PNG or .npy elevation image (heightfield)", shown("h.png")),
+        ),
+        (
+            "components:\n  - floorplan: {floorplan: plan.json}\n    name: t\n",
+            format!("components.t.floorplan: floorplan `{}` is not a regular file (a FIFO): name a floorplan JSON file (floorplan)", shown("plan.json")),
+        ),
+    ];
+    for (i, (yaml, want)) in cases.iter().enumerate() {
+        let w = common::write(d, &format!("w{i}.yaml"), yaml);
+        let w = w.to_str().unwrap();
+        let summary = d.join("s.json");
+        for args in [
+            vec!["check", w],
+            vec!["sim", w, "--steps", "1", "-q", "--summary", summary.to_str().unwrap()],
+        ] {
+            let out = roqsim_bounded(&args, &[]);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains(want.as_str()), "{args:?}:\n{err}\nlacks\n{want}");
+        }
+        assert!(!summary.exists());
+        let out = roqsim_bounded(&["scenes", "inputs", w], &[]);
+        assert!(out.status.code().is_some(), "scenes inputs {yaml}");
+    }
+    let r = d.join("r.mcap");
+    for args in
+        [vec!["replay", r.to_str().unwrap()], vec!["state", r.to_str().unwrap(), "--at", "0"]]
+    {
+        let out = roqsim_bounded(&args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: recording `{}` is not a regular file (a FIFO): name an MCAP recording\n",
+                r.display()
+            )
+        );
+    }
+    // `catalog models` over a package whose model folder holds a FIFO `x.xml`.
+    let prefix = tempfile::tempdir().unwrap();
+    let models = prefix.path().join("share/fifo_pkg/models");
+    std::fs::create_dir_all(&models).unwrap();
+    mkfifo(&models.join("x.xml"));
+    let out = roqsim_bounded(&["catalog", "models"], &[("AMENT_PREFIX_PATH", prefix.path())]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = j["models"].as_array().unwrap().iter().find(|m| m["ref"] == "fifo_pkg:x").unwrap();
+    assert_eq!(row["headline"], serde_json::Value::Null);
+    assert_eq!(
+        row["errors"],
+        serde_json::json!([format!(
+            "model `{}` is not a regular file (a FIFO): name an MJCF or URDF file",
+            models.join("x.xml").display()
+        )])
+    );
+}
+
+/// Class: a number flag is answered by its own range check, never clap's `-- -1` tip, whatever
+/// follows the hyphen (`-inf`, `-1`): `sim --seconds`, `render --fps/--seconds/--seed/--at`,
+/// `replay --until`, `state --at`, `export --samples`, `campaign run --jobs`, `campaign trial`'s
+/// index; `--fps` is checked
+/// against what an MP4 can hold before ffmpeg starts, and nothing is written.
+#[test]
+fn number_flags_answer_with_their_range_not_clap_tips() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(
+        dir.path(),
+        "w.yaml",
+        "sim: {timestep: 0.002, seed: 1}\ncomponents:\n  - dummy: {}\n",
+    );
+    let w = w.to_str().unwrap();
+    let v = dir.path().join("v.mp4");
+    let vs = v.to_str().unwrap();
+    let fps = "must be a frame rate within [0.001, 1000] frames per sim second (an MP4 cannot hold a frame longer than 1000 s), got";
+    let span =
+        "must be a sim time within [0, 31536000] s (a year; count a longer run with --steps), got";
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (vec!["sim", w, "--seconds", "-inf"], format!("error: --seconds {span} -inf\n")),
+        (
+            vec!["render", w, "--video", vs, "--seconds", "1", "--fps", "-1"],
+            format!("error: --fps {fps} -1: give one in that range\n"),
+        ),
+        (
+            vec!["render", w, "--video", vs, "--seconds", "1", "--fps", "1e-300"],
+            format!("error: --fps {fps} 1e-300: give one in that range\n"),
+        ),
+        (
+            vec!["render", w, "--video", vs, "--seconds", "1", "--fps", "-inf"],
+            format!("error: --fps {fps} -inf: give one in that range\n"),
+        ),
+        (
+            vec!["render", w, "--video", vs, "--seconds", "-1"],
+            format!("error: --seconds {span} -1\n"),
+        ),
+        (
+            vec!["render", w, "--fps", "5"],
+            "error: --fps is the frame rate of a --video; give --video FILE too\n".into(),
+        ),
+        (
+            vec!["render", w, "--overlay", "clock:margin=100000", "--out", vs],
+            "error: --overlay clock: margin 100000 px puts the 258x33 px box outside the 1280x720 frame: give a margin of at most 687\n".into(),
+        ),
+    ];
+    for (args, want) in cases {
+        let out = roqsim(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), want, "{args:?}");
+        assert!(!v.exists());
+    }
+    for (args, needle) in [
+        (vec!["render", w, "--seed", "-1"], "invalid value '-1' for '--seed <SEED>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
+        (vec!["export", "srdf", w, "--robot", "r", "--samples", "-1"], "invalid value '-1' for '--samples <SAMPLES>': takes a whole number of random configurations from 0 to 1000000 (default 10000), got `-1`"),
+        (vec!["export", "srdf", w, "--robot", "r", "--samples", "18446744073709551615"], "takes a whole number of random configurations from 0 to 1000000 (default 10000), got `18446744073709551615`"),
+        (vec!["campaign", "run", "c.yaml", "-o", "out", "--jobs", "-1"], "invalid value '-1' for '--jobs <N>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
+        (vec!["replay", "r.mcap", "--until", "-inf"], "error: --until -inf: give a run time in seconds, 0 or more"),
+        (vec!["campaign", "trial", "out", "-1"], "invalid value '-1' for '<INDEX>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
+        (vec!["campaign", "trial", "out", "99999999999999999999"], "invalid value '99999999999999999999' for '<INDEX>': takes a whole number from 0 to 18446744073709551615"),
+    ] {
+        let out = roqsim(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: `{err}` lacks `{needle}`");
+        assert!(!err.contains("-- -"), "{err}");
+    }
+}
+
+/// Class: an integer past its type says the range of its key: a camera's `width: 4294967296`
+/// (past the renderer's u32) or `-1` is refused with the image side's 1..=8192, the solver's
+/// iterations with theirs; a fraction is refused as not a whole number.
+#[test]
+fn integers_past_their_type_say_the_range_of_their_key() {
+    let text = refusal(
+        "sim: {seed: 1, iterations: 4294967296, ls_iterations: 2.5, noslip_iterations: -1}\ncomponents:\n  - camera: {camera: cam, width: 4294967296, height: -1}\n    name: c\n",
+    );
+    for line in [
+        "sim.iterations: must be between 1 and 10000, got 4294967296",
+        "sim.ls_iterations: must be a whole number, got the number 2.5",
+        "sim.noslip_iterations: must be between 0 (off) and 10000, got -1",
+        "components.c.width: must be 1..=8192 px, got 4294967296 (camera)",
+        "components.c.height: must be 1..=8192 px, got -1 (camera)",
+    ] {
+        assert!(text.contains(line), "{text}\nlacks\n{line}");
+    }
+    assert!(!text.contains(">= 0"), "{text}");
+    // A --set integer past u64 gets the world file's hint, not the parser's words alone.
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(dir.path(), "w.yaml", "components: []\n");
+    let out = roqsim(&["check", w.to_str().unwrap(), "--set", "sim.seed=18446744073709551616"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).ends_with("; the integer is too large: roqsim's integers (seeds, counts) are at most 18446744073709551615\n"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Class: an output that exists but cannot be written to the end: a FIFO nothing reads (opening
+/// it to write would wait forever), or for `--record`, which seeks back into its file, anything but
+/// a regular file (`/dev/null` made the MCAP writer panic). Refused before the world is built;
+/// `--summary /dev/null` still runs.
+#[test]
+fn outputs_that_would_block_or_cannot_seek_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(
+        dir.path(),
+        "w.yaml",
+        "sim: {timestep: 0.002, seed: 1}\ncomponents:\n  - dummy: {}\n",
+    );
+    let w = w.to_str().unwrap();
+    let fifo = dir.path().join("out.fifo");
+    mkfifo(&fifo);
+    let f = fifo.to_str().unwrap();
+    let unread =
+        "is a FIFO that nothing reads: writing it would wait for a reader forever; name a file";
+    let seeks = "a recording is finished by seeking back into its file; name a file";
+    for (args, want) in [
+        (
+            vec!["sim", w, "--steps", "2", "-q", "--record", f],
+            format!("error: --record {f} is not a regular file (a FIFO): {seeks}\n"),
+        ),
+        (
+            vec!["sim", w, "--steps", "2", "-q", "--record", "/dev/null"],
+            format!(
+                "error: --record /dev/null is not a regular file (a character device): {seeks}\n"
+            ),
+        ),
+        (
+            vec!["sim", w, "--steps", "2", "-q", "--summary", f],
+            format!("error: --summary {f} {unread}\n"),
+        ),
+        (vec!["render", w, "--out", f], format!("error: --out {f} {unread}\n")),
+        (vec!["export", "urdf", w, "--robot", "r", "-o", f], format!("error: -o {f} {unread}\n")),
+    ] {
+        let out = roqsim_bounded(&args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), want, "{args:?}");
+    }
+    let out = roqsim_bounded(&["sim", w, "--steps", "2", "-q", "--summary", "/dev/null"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+/// Class: a huge flag value is quoted clipped, never echoed back whole: every refusal of a
+/// 3000-byte `--overlay`, `--size`, `--pacing`, `--set` path, model name or plugin name is a few
+/// hundred bytes and says how long the value was.
+#[test]
+fn huge_flag_values_are_quoted_clipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(
+        dir.path(),
+        "w.yaml",
+        "sim: {timestep: 0.002, seed: 1}\ncomponents:\n  - dummy: {}\n",
+    );
+    let w = w.to_str().unwrap();
+    let x = "x".repeat(3000);
+    let set = format!("components.{x}.y=1");
+    let clock = format!("clock:{x}");
+    for args in [
+        vec!["render", w, "--overlay", &x],
+        vec!["render", w, "--overlay", &clock],
+        vec!["render", w, "--size", &x],
+        vec!["sim", w, "--pacing", &x],
+        vec!["sim", w, "--set", &set],
+        vec!["catalog", "model", &x],
+        vec!["plugins", "describe", &x],
+        vec!["check", &x],
+    ] {
+        let out = roqsim(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{}: {}", args[0], &err[..err.len().min(300)]);
+        assert!(err.len() < 1000, "{} {}: {} bytes: {}", args[0], args[1], err.len(), &err[..300]);
+        assert!(err.contains("… (30"), "{}: {err}", args[0]);
+    }
+}
+
+/// Class: the camera a view states is bounded like a position: a `distance: 1e308` or a `lookat`
+/// a million metres out sees nothing of any world (and was echoed as 309 digits), a `1e300`
+/// azimuth has lost its degrees; each is refused naming its range.
+#[test]
+fn a_view_camera_is_bounded_like_a_position() {
+    let text = refusal(
+        "sim: {view: {distance: 1e308, lookat: [1e308, 0, 0], azimuth: 1e300}}\ncomponents: []\n",
+    );
+    for line in [
+        "sim.view.distance: must be a distance within (0, 1000000] m, got 1e308",
+        "sim.view.lookat: every component must be finite and within ±1000000 m, got [1e308, 0, 0]",
+        "sim.view.azimuth: must be finite degrees within ±36000, got 1e300",
+    ] {
+        assert!(text.contains(line), "{text}\nlacks\n{line}");
+    }
 }

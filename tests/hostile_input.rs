@@ -283,7 +283,7 @@ fn oversized_and_overnested_documents_are_refused_before_parsing() {
     let f = std::fs::File::create(&big).unwrap();
     f.set_len(9 << 20).unwrap();
     let e = roqsim::load_world(&big, &roqsim::LoadOptions::default()).unwrap_err().to_string();
-    assert_has(&e, &["is 9437184 bytes; a YAML document may be at most 8388608 bytes (8 MiB)"]);
+    assert_has(&e, &["is 9437184 bytes; a YAML file may be at most 8388608 bytes (8 MiB)"]);
     let e =
         roqsim::load_world(dir.path(), &roqsim::LoadOptions::default()).unwrap_err().to_string();
     assert_has(&e, &["is a directory: name a YAML file in it"]);
@@ -701,7 +701,10 @@ fn non_regular_files_and_bad_record_rates_are_refused_by_kind() {
     let e = roqsim::load_world(std::path::Path::new("/dev/zero"), &roqsim::LoadOptions::default())
         .unwrap_err()
         .to_string();
-    assert_has(&e, &["world `/dev/zero` is not a regular file: name a YAML file"]);
+    assert_has(
+        &e,
+        &["world `/dev/zero` is not a regular file (a character device): name a YAML file"],
+    );
     for (parent, needle) in [
         ("/dev/zero", "parent world `/dev/zero` is not a regular file (a device, pipe or socket)"),
         (dir.path().to_str().unwrap(), "is a directory: name a world YAML file in it"),
@@ -797,4 +800,49 @@ fn outputs_naming_an_input_are_refused_and_the_inputs_keep_their_bytes() {
         assert_eq!(std::fs::read_to_string(&over).unwrap(), "sim: {timestep: 0.004}\n");
         assert!(!out_mcap.exists(), "nothing recorded");
     }
+}
+
+/// Class: a small file whose header declares a huge content is refused from its header, before
+/// anything is allocated: a 70-byte PNG height field claiming 60000 x 60000 16-bit samples (a
+/// 7 GB buffer) names the per-side limit.
+#[test]
+fn a_height_field_declaring_a_huge_image_is_refused_from_its_header() {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8], data: &[u8]) {
+        out.extend((data.len() as u32).to_be_bytes());
+        let start = out.len();
+        out.extend(kind);
+        out.extend(data);
+        // CRC-32 (IEEE), bit by bit: the chunk's kind and data.
+        let mut crc = !0u32;
+        for &b in &out[start..] {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            }
+        }
+        out.extend((!crc).to_be_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend(60000u32.to_be_bytes());
+    ihdr.extend(60000u32.to_be_bytes());
+    ihdr.extend([16, 0, 0, 0, 0]);
+    chunk(&mut png, b"IHDR", &ihdr);
+    // The pixel data starts (a zlib header); the decoder reads the header up to here.
+    chunk(&mut png, b"IDAT", &[0x78, 0x01]);
+    chunk(&mut png, b"IEND", &[]);
+    let p = dir.path().join("huge.png");
+    std::fs::write(&p, &png).unwrap();
+    let text = common::refusal_in(
+        "components:\n  - heightfield: {source: huge.png}\n    name: t\n",
+        dir.path(),
+    );
+    assert_has(
+        &text,
+        &[&format!(
+            "components.t.source: height field `{}` is 60000 x 60000 samples; a height field may have at most 4096 per side: downsample it (heightfield)",
+            p.display()
+        )],
+    );
 }

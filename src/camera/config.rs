@@ -297,13 +297,18 @@ impl CameraConfig {
                 e.push(bad(key, "must name an object of the model".into()));
             }
         }
-        let width = self.width.unwrap_or(dev.width);
-        let height = self.height.unwrap_or(dev.height);
-        for (key, v) in [("width", width), ("height", height)] {
-            if v == 0 || v > MAX_SIDE {
-                e.push(bad(key, format!("must be 1..={MAX_SIDE} px, got {v}")));
+        let side = |key: &str, v: Option<i128>, default: u32, e: &mut Vec<ConfigError>| {
+            let v = v.unwrap_or(i128::from(default));
+            match u32::try_from(v) {
+                Ok(s) if (1..=MAX_SIDE).contains(&s) => s,
+                _ => {
+                    e.push(bad(key, format!("must be 1..={MAX_SIDE} px, got {v}")));
+                    default.clamp(1, MAX_SIDE)
+                }
             }
-        }
+        };
+        let width = side("width", self.width, dev.width, &mut e);
+        let height = side("height", self.height, dev.height, &mut e);
         let fovy = self.fovy.or(if self.intrinsics.is_some() { None } else { dev.fovy });
         if let Some(f) = self.fovy {
             if !(f.is_finite() && f > 0.0 && f < 180.0) {

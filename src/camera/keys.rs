@@ -56,15 +56,19 @@ macro_rules! camera_keys {
     (@acc $h:tt [$($acc:tt)*] @width, $($rest:tt)*) => {
         $crate::camera_keys!(@acc $h [$($acc)*
             /// Image width (px), 1..=8192.
-            #[serde(default)]
-            pub width: Option<u32>,
+            // Read as any integer, so a value past the renderer's u32 (or below 0) is refused
+            // with this key's range, 1..=8192, not the integer type's.
+            #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+            pub width: Option<i128>,
         ] $($rest)*);
     };
     (@acc $h:tt [$($acc:tt)*] @height, $($rest:tt)*) => {
         $crate::camera_keys!(@acc $h [$($acc)*
             /// Image height (px), 1..=8192.
-            #[serde(default)]
-            pub height: Option<u32>,
+            // Read as any integer, so a value past the renderer's u32 (or below 0) is refused
+            // with this key's range, 1..=8192, not the integer type's.
+            #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+            pub height: Option<i128>,
         ] $($rest)*);
     };
     (@acc $h:tt [$($acc:tt)*] @fovy, $($rest:tt)*) => {

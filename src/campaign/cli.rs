@@ -27,6 +27,7 @@ pub enum CampaignCmd {
         /// The campaign's output folder.
         dir: PathBuf,
         /// The trial's index (the table's `trial` column).
+        #[arg(allow_hyphen_values = true, value_parser = trial_index)]
         index: usize,
     },
 }
@@ -40,8 +41,8 @@ pub struct RunArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// Trials run at once (default: the number of cores).
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = crate::cli::whole_number)]
+    pub jobs: Option<u64>,
     /// Also re-run trials marked failed, timeout or crashed.
     #[arg(long)]
     pub retry_failed: bool,
@@ -217,6 +218,7 @@ fn run(a: &RunArgs) -> ExitCode {
     } else {
         let jobs = a
             .jobs
+            .map(|j| usize::try_from(j).unwrap_or(usize::MAX))
             .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
         let bar = progress_bar(todo.len() as u64, a.quiet);
         let mut failed = 0usize;
@@ -318,6 +320,12 @@ fn folder_campaign(dir: &Path) -> Result<crate::campaign::Campaign, String> {
         return Err(format!("{}: {d}", doc.display()));
     }
     Ok(c)
+}
+
+/// A trial index: a whole number, said so when it is not (clap's own text for `-1` is a tip to
+/// write `-- -1`); past the trials is refused with their range once the folder is read.
+fn trial_index(s: &str) -> Result<usize, String> {
+    crate::cli::whole_number(s).map(|n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 fn trial(dir: &Path, index: usize) -> ExitCode {

@@ -19,7 +19,7 @@ pub struct RenderArgs {
     #[command(flatten)]
     world: WorldArgs,
     /// Sim time of the picture (s), or the start of the video; the world runs asap up to it.
-    #[arg(long, default_value_t = 0.0, value_name = "SECONDS", allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, value_name = "SECONDS", allow_hyphen_values = true)]
     at: f64,
     /// The PNG to write.
     #[arg(long, default_value = "shot.png", value_name = "FILE")]
@@ -31,21 +31,24 @@ pub struct RenderArgs {
     #[arg(long, value_name = "KEY=VALUE,...")]
     view: Option<String>,
     /// The run's seed (wins over sim.seed; default 0).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::whole_number)]
     seed: Option<u64>,
     /// Write a video (H.264 MP4 through ffmpeg) instead of a picture.
     #[arg(long, value_name = "FILE")]
     video: Option<PathBuf>,
     /// With --video: its length in sim seconds.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     seconds: Option<f64>,
-    /// With --video: frames per sim second.
-    #[arg(long, default_value_t = 30.0)]
-    fps: f64,
+    /// With --video: frames per sim second (default 30).
+    #[arg(long, allow_hyphen_values = true)]
+    fps: Option<f64>,
     /// Paint an overlay (`clock`, `clock:anchor=bottom-right`); repeatable; `list` lists them.
     #[arg(long = "overlay", value_name = "NAME[:KEY=VALUE,...]")]
     overlays: Vec<String>,
 }
+
+/// A video's frame rate when `--fps` is not given (frames per sim second).
+const DEFAULT_FPS: f64 = 30.0;
 
 fn refuse(msg: impl std::fmt::Display) -> ExitCode {
     crate::cli::stderr::say!("error: {msg}");
@@ -60,6 +63,7 @@ pub fn render(a: RenderArgs) -> ExitCode {
             .collect();
         return crate::cli::stdout::emit_then(&rows.join("\n"), ExitCode::SUCCESS);
     }
+    let fps = a.fps.unwrap_or(DEFAULT_FPS);
     // Every flag is checked before anything is built.
     let (w, h) = match shot::parse_size(&a.size) {
         Ok(s) => s,
@@ -82,6 +86,9 @@ pub fn render(a: RenderArgs) -> ExitCode {
             if a.seconds.is_some() {
                 return refuse("--seconds is the length of a --video; give --video FILE too");
             }
+            if a.fps.is_some() {
+                return refuse("--fps is the frame rate of a --video; give --video FILE too");
+            }
             None
         }
         Some(path) => {
@@ -97,9 +104,14 @@ pub fn render(a: RenderArgs) -> ExitCode {
                 None if recording => None,
                 None => return refuse("--video needs --seconds S (its length in sim seconds)"),
             };
-            let max = crate::world::bounds::MAX_VIDEO_FPS;
-            if !(a.fps > 0.0 && a.fps <= max) {
-                return refuse(format!("--fps must be within (0, {max}], got {}", a.fps));
+            let (min, max) =
+                (crate::world::bounds::MIN_VIDEO_FPS, crate::world::bounds::MAX_VIDEO_FPS);
+            if !(fps >= min && fps <= max) {
+                return refuse(format!(
+                    "--fps must be a frame rate within [{min}, {max}] frames per sim second (an MP4 cannot hold a frame longer than {} s), got {}: give one in that range",
+                    1.0 / min,
+                    crate::error::num(fps)
+                ));
             }
             if w % 2 == 1 || h % 2 == 1 {
                 return refuse(format!(
@@ -148,7 +160,7 @@ pub fn render(a: RenderArgs) -> ExitCode {
             out: a.out.clone(),
             size: (w, h),
             video,
-            fps: a.fps,
+            fps,
         };
         return super::cli_render_recording::render(&a.world, a.seed, r, assigns, ovs);
     }
@@ -190,11 +202,11 @@ pub fn render(a: RenderArgs) -> ExitCode {
         Some((path, secs, prog)) => {
             let start = engine.sim_time();
             let secs = secs.unwrap_or(0.0);
-            match clip(&mut engine, &camera, w, h, &mut ovs, &path, secs, a.fps, &prog) {
+            match clip(&mut engine, &camera, w, h, &mut ovs, &path, secs, fps, &prog) {
                 Ok(frames) => serde_json::json!({
                     "video": path.display().to_string(),
                     "frames": frames,
-                    "fps": a.fps,
+                    "fps": fps,
                     "from": start,
                     "to": engine.sim_time(),
                     "size": [w, h],

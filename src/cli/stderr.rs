@@ -5,16 +5,25 @@
 
 use std::io::Write;
 
-/// Write `text` to stderr as is; a failed write is dropped.
+/// Write `text` to stderr, its long quoted values clipped ([`crate::error::tidy`]: a 1 MiB flag
+/// value is not echoed back whole); a failed write is dropped.
 pub fn text(text: &str) {
+    let text = tidy_lines(text);
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(text.as_bytes()).and_then(|()| err.flush());
 }
 
-/// Write `line` and a newline to stderr; a failed write is dropped.
+/// Write `line` and a newline to stderr, as [`text`] does; a failed write is dropped.
 pub fn line(line: &str) {
+    let line = tidy_lines(line);
     let mut err = std::io::stderr().lock();
     let _ = err.write_all(line.as_bytes()).and_then(|()| err.write_all(b"\n"));
+}
+
+/// [`crate::error::tidy`] line by line: a backquote left open on one line never pairs with one
+/// on the next.
+fn tidy_lines(text: &str) -> String {
+    text.split_inclusive('\n').map(crate::error::tidy).collect()
 }
 
 /// `eprintln!` that never panics ([`line`]).

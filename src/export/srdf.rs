@@ -32,6 +32,9 @@ use crate::spawn::urdf::UrdfJoint;
 
 /// The MoveIt setup assistant's default number of random configurations sampled.
 pub const DEFAULT_SAMPLES: usize = 10_000;
+/// Most random configurations `--samples` may ask for: 100 times the default (a few minutes for
+/// an arm; a larger count would run for days).
+pub const MAX_SRDF_SAMPLES: usize = 1_000_000;
 
 /// The share of samples in collision above which a pair is `Always` (the assistant's 95%).
 pub const ALWAYS_FRACTION: f64 = 0.95;

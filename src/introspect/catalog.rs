@@ -23,7 +23,8 @@ use crate::world::models::{load_manifest, model_roots, resolve_model};
 
 /// The first sentence of the leading `<!-- ... -->` comment of an MJCF file.
 pub fn mjcf_headline(path: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(path).ok()?;
+    // Read as MuJoCo would be given it: a FIFO named `x.xml` is not opened (it would never end).
+    let text = crate::input_file::read_text(path, "model", crate::input_file::MODEL).ok()?;
     let start = text.find("<!--")?;
     // The comment must come before the root element.
     if text[..start].contains("<mujoco") {

@@ -108,7 +108,27 @@ pub fn yaml_chain(path: &Path, gave_up: &mut Vec<String>) -> Option<(WorldDoc, V
 /// the main file's folder. A `<compiler>` setting holds for the whole model, as in MuJoCo: one
 /// declared in the main file also places the meshes of the files it `<include>`s.
 pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
-    let mut stack = vec![path.to_path_buf()];
+    let _ = mjcf_walk(path, extra_dirs, out);
+}
+
+/// Refuse an MJCF (or URDF) that is, or names, a file MuJoCo could not read without blocking or
+/// swelling — a FIFO, a device, a folder ([`crate::input_file`]): MuJoCo opens its includes,
+/// meshes and textures itself, and a FIFO among them would hang the load. The refusal names the
+/// element, the file and the model that names it.
+pub fn check_mjcf_files(path: &Path, extra_dirs: &[PathBuf]) -> Result<(), String> {
+    crate::input_file::check_regular(path, "model", crate::input_file::MODEL)?;
+    match mjcf_walk(path, extra_dirs, &mut Vec::new()).into_iter().next() {
+        Some(m) => Err(m),
+        None => Ok(()),
+    }
+}
+
+/// [`mjcf_files`]'s walk; its answer is the refusals of files named that cannot be read (see
+/// [`check_mjcf_files`]), each left out of `out`.
+fn mjcf_walk(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) -> Vec<String> {
+    use crate::input_file::{check_regular, read_text, Expect, MODEL};
+    let mut refused = Vec::new();
+    let mut stack = vec![(path.to_path_buf(), String::from("model"))];
     let mut visited = BTreeSet::new();
     let model_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     // XML allows either quote around an attribute value (MuJoCo reads `file='a.obj'` too).
@@ -120,11 +140,19 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
     let tag = regex::Regex::new(r"<([a-z]+)\b([^>]*)>").expect("valid regex");
     let comments = regex::Regex::new(r"(?s)<!--.*?-->").expect("valid regex");
     let (mut meshdir, mut texturedir) = (None::<String>, None::<String>);
-    while let Some(f) = stack.pop() {
+    while let Some((f, what)) = stack.pop() {
         if !visited.insert(f.clone()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&f) else { continue };
+        let text = match read_text(&f, &what, MODEL) {
+            Ok(t) => t,
+            Err(m) => {
+                if f.exists() {
+                    refused.push(m);
+                }
+                continue;
+            }
+        };
         out.push(f.clone());
         let text = comments.replace_all(&text, "");
         for t in tag.captures_iter(&text) {
@@ -169,25 +197,32 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
                     continue;
                 }
                 let file = value(&a);
+                // The first candidate that exists is the one MuJoCo opens, whatever it is.
                 let found = if &a[1] == "filename" {
                     // A URDF mesh: `package://`, `file://`, absolute or relative, resolved as the
                     // URDF reader resolves it.
                     crate::spawn::urdf::resolve_mesh(&file, &search).ok()
                 } else if Path::new(&file).is_absolute() {
-                    Some(PathBuf::from(&file)).filter(|p| p.is_file())
+                    Some(PathBuf::from(&file)).filter(|p| p.exists())
                 } else {
-                    search.iter().map(|d| d.join(&file)).find(|p| p.is_file())
+                    search.iter().map(|d| d.join(&file)).find(|p| p.exists())
                 };
-                if let Some(p) = found {
-                    if which == "include" || which == "model" {
-                        stack.push(p);
-                    } else {
-                        out.push(p);
+                let Some(p) = found else { continue };
+                let what = format!("<{which} {}=\"{file}\"> in `{}` names", &a[1], f.display());
+                if which == "include" || which == "model" {
+                    stack.push((p, what));
+                } else {
+                    let asset =
+                        Expect { file: "a mesh, texture or height field file", cap: u64::MAX };
+                    match check_regular(&p, &what, asset) {
+                        Ok(()) => out.push(p),
+                        Err(m) => refused.push(m),
                     }
                 }
             }
         }
     }
+    refused
 }
 
 /// A model reference's files: MJCF (and what it names), manifest, and what the manifest's

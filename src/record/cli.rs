@@ -16,7 +16,7 @@ pub struct RecordArgs {
     #[arg(long, value_name = "FILE.mcap")]
     pub record: Option<PathBuf>,
     /// State sample rate in Hz, snapped to an exact decimation of the physics rate.
-    #[arg(long, value_name = "HZ", requires = "record")]
+    #[arg(long, value_name = "HZ", requires = "record", allow_hyphen_values = true)]
     pub record_rate: Option<f64>,
     /// ROS topics to keep: `all` (default), `none`, or comma-separated globs (`/robot/*,/clock`).
     #[arg(long, value_name = "all|none|GLOB,...", requires = "record")]
@@ -45,7 +45,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub verify: bool,
     /// Stop after this much run time (s).
-    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub until: Option<f64>,
 }
 
@@ -55,7 +55,7 @@ pub struct StateArgs {
     /// A recording made with `roqsim sim --record`.
     pub file: PathBuf,
     /// Sim time (s): the sample nearest it is printed as one line of JSON.
-    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    #[arg(long, value_name = "T", allow_hyphen_values = true)]
     pub at: f64,
     /// Re-run the sensor at this plugin address on the restored sample (seed and episode from
     /// the recording) and print what it publishes instead.
@@ -66,13 +66,7 @@ pub struct StateArgs {
 /// Run `roqsim replay`: exit 0 when it ran (and, with --verify, matched), 1 on a divergence,
 /// 2 when the file is refused.
 pub fn replay(a: &ReplayArgs) -> ExitCode {
-    let rec = match crate::record::open(&a.file) {
-        Ok(r) => r,
-        Err(e) => {
-            crate::cli::stderr::say!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    // The flags first: a bad one is refused before the recording is read.
     if let Some(t) = a.until.filter(|t| !(t.is_finite() && *t >= 0.0)) {
         crate::cli::stderr::say!(
             "error: --until {}: give a run time in seconds, 0 or more",
@@ -80,6 +74,13 @@ pub fn replay(a: &ReplayArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    let rec = match crate::record::open(&a.file) {
+        Ok(r) => r,
+        Err(e) => {
+            crate::cli::stderr::say!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     match crate::record::replay(&rec, a.verify, a.until) {
         Ok(report) => {
             for n in &report.notes {

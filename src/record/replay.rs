@@ -66,7 +66,9 @@ fn err(path: &Path, m: impl std::fmt::Display) -> String {
 
 /// Read and check a recording.
 pub fn open(path: &Path) -> Result<Recording, String> {
-    let buf = std::fs::read(path).map_err(|e| err(path, format!("cannot read: {e}")))?;
+    // A FIFO or a device named `x.mcap` is refused, not read (it would never end).
+    let mcap = crate::input_file::Expect { file: "an MCAP recording", cap: u64::MAX };
+    let buf = crate::input_file::read(path, "recording", mcap)?;
     if buf.len() < MAGIC.len() || &buf[..MAGIC.len()] != MAGIC {
         return Err(err(path, "not an MCAP file (it does not start with the MCAP magic bytes)"));
     }

@@ -82,7 +82,8 @@ pub fn rerun_sensor(rec: &Recording, t: f64, address: &str) -> Result<(Json, Vec
     let sensors = sensor_addresses(&engine);
     if !sensors.iter().any(|a| a == address) {
         return Err(format!(
-            "--sensor {address}: the recorded world has no sensor at that address; sensors: {}",
+            "--sensor {}: the recorded world has no sensor at that address; sensors: {}",
+            crate::error::clip(address),
             if sensors.is_empty() { "none".to_string() } else { sensors.join(", ") }
         ));
     }

@@ -38,8 +38,11 @@ pub struct Section {
 /// The section of `controller` in `file` for a manager in namespace `ns` (`/` or `/robot`).
 /// `Ok(None)`: the file has none; `Err`: unreadable, not YAML, or not a ROS parameter file.
 pub fn section(file: &str, controller: &str, ns: &str) -> Result<Option<Section>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("parameter file `{file}` cannot be read: {e}"))?;
+    let text = crate::input_file::read_text(
+        std::path::Path::new(file),
+        "parameter file",
+        crate::input_file::YAML,
+    )?;
     section_of(&text, file, controller, ns)
 }
 
@@ -404,6 +407,6 @@ mod tests {
             .unwrap_err();
         assert!(e.contains("gives `joint_state_broadcaster` type `joint_state_broadcaster/JointStateBroadcaster`, but the world declares it as `x/Y`"), "{e}");
         let e = check(&["/nonexistent/p.yaml".to_string()], "c", "/ur", "t", &[]).unwrap_err();
-        assert!(e.starts_with("parameter file `/nonexistent/p.yaml` cannot be read"), "{e}");
+        assert!(e.starts_with("cannot read parameter file `/nonexistent/p.yaml`: "), "{e}");
     }
 }

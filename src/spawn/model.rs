@@ -49,6 +49,9 @@ pub fn load_model_as_written(reference: &str, base_dir: &Path) -> Result<LoadedM
     // Borrowed providers come after the model's own declared meshdir (which `apply_assets`
     // searches first) and before the model file's folder.
     asset.asset_dirs.splice(0..0, manifest.borrowed_dirs.iter().cloned());
+    // MuJoCo opens the includes, meshes and textures itself: a FIFO among them would hang it.
+    crate::introspect::inputs::check_mjcf_files(&asset.path, &asset.asset_dirs)
+        .map_err(|m| format!("model `{reference}`: {m}"))?;
     let (mut spec, urdf) = if crate::spawn::urdf::is_urdf(&asset.path) {
         // Mesh paths are made absolute in the text itself (crate::spawn::urdf).
         let src = crate::spawn::urdf::prepare(&asset.path)?;

@@ -198,8 +198,7 @@ pub fn prepare(path: &Path) -> Result<UrdfSource, String> {
     let text = if path.to_string_lossy().ends_with(".xacro") {
         expand_xacro(path, &python())?
     } else {
-        std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?
+        crate::input_file::read_text(path, "URDF", crate::input_file::MODEL)?
     };
     prepare_text(path, text)
 }
@@ -389,12 +388,16 @@ pub fn resolve_mesh(filename: &str, dirs: &[PathBuf]) -> Result<PathBuf, String>
     } else {
         dirs.iter().map(|d| d.join(plain)).collect()
     };
-    tried.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
+    let found = tried.iter().find(|p| p.exists()).cloned().ok_or_else(|| {
         format!(
             "mesh `{filename}` not found; searched {}",
             tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
         )
-    })
+    })?;
+    // MuJoCo opens the mesh itself: a FIFO or a device would hang or swell it.
+    let mesh = crate::input_file::Expect { file: "a mesh file (STL, OBJ)", cap: u64::MAX };
+    crate::input_file::check_regular(&found, &format!("mesh `{filename}`:"), mesh)?;
+    Ok(found)
 }
 
 /// Compile-ready spec of a prepared URDF.

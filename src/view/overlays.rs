@@ -107,8 +107,10 @@ pub fn registry() -> &'static [OverlayDescriptor] {
 }
 
 /// Parse `--overlay NAME[:key=value,...]` into an instance; errors name the flag.
-pub fn parse(spec: &str) -> Result<Box<dyn Overlay>, String> {
-    let (name, opts) = spec.split_once(':').unwrap_or((spec, ""));
+pub fn parse(spec_text: &str) -> Result<Box<dyn Overlay>, String> {
+    let (name, opts) = spec_text.split_once(':').unwrap_or((spec_text, ""));
+    // As a refusal quotes it: a 1 MiB flag value is not echoed back whole.
+    let spec = crate::error::clip(spec_text);
     let names: Vec<&str> = registry().iter().map(|d| d.name).collect();
     let Some(d) = registry().iter().find(|d| d.name == name) else {
         return Err(format!(
@@ -183,6 +185,17 @@ impl Clock {
     fn text(&self, t: f64) -> String {
         format!("t = {:.*} s", self.decimals, t)
     }
+
+    /// The box's width, height and dot size (px) for `text` on a frame `frame_w` px wide. The text
+    /// is sized for the widest value this run can show at this precision, so the box does not
+    /// jump as digits are added.
+    fn box_size(&self, text: &str, frame_w: u32) -> (i64, i64, i64) {
+        let cols = text.chars().count().max(self.text(9999.0).chars().count()) as f64;
+        let box_w = (self.placement.width * f64::from(frame_w)).max(1.0);
+        // A glyph is 5×7 dots in a 6×9 cell; the box has one cell of padding each side.
+        let dot = ((box_w / (cols * 6.0 + 2.0)).floor() as i64).max(1);
+        (((cols as i64) * 6 + 2) * dot, 11 * dot, dot)
+    }
 }
 
 impl Overlay for Clock {
@@ -190,17 +203,24 @@ impl Overlay for Clock {
         "clock"
     }
 
+    fn prepare(&mut self, width: u32, height: u32) -> Result<(), String> {
+        // A margin that puts the whole box outside the frame would draw nothing.
+        let (w, h, _) = self.box_size(&self.text(9999.0), width);
+        let m = i64::from(self.placement.margin);
+        if m + w > i64::from(width) || m + h > i64::from(height) {
+            let max = (i64::from(width) - w).min(i64::from(height) - h).max(0);
+            return Err(format!(
+                "margin {m} px puts the {w}x{h} px box outside the {width}x{height} frame: give a margin of at most {max}"
+            ));
+        }
+        Ok(())
+    }
+
     fn draw(&mut self, frame: &mut RgbFrame, t: f64) -> Result<(), String> {
         let text = self.text(t);
-        // The text is sized for the widest value this run can show at this precision, so the
-        // box does not jump as digits are added.
-        let cols = text.chars().count().max(self.text(9999.0).chars().count()) as f64;
+        let (w, h, dot) = self.box_size(&text, frame.width);
         let p = &self.placement;
-        let box_w = (p.width * frame.width as f64).max(1.0);
-        // A glyph is 5×7 dots in a 6×9 cell; the box has one cell of padding each side.
-        let dot = ((box_w / (cols * 6.0 + 2.0)).floor() as i64).max(1);
-        let (w, h) = (((cols as i64) * 6 + 2) * dot, 11 * dot);
-        let m = p.margin as i64;
+        let m = i64::from(p.margin);
         let (fw, fh) = (frame.width as i64, frame.height as i64);
         let (x0, y0) = match p.anchor {
             Anchor::TopLeft => (m, m),

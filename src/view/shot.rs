@@ -22,10 +22,14 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
         .and_then(|(w, h)| Some((w.trim().parse::<u32>().ok()?, h.trim().parse::<u32>().ok()?)));
     match parsed {
         Some((w, h)) if (1..=MAX_SIDE).contains(&w) && (1..=MAX_SIDE).contains(&h) => Ok((w, h)),
-        Some((w, h)) => {
-            Err(format!("--size {s}: width and height must be 1..={MAX_SIDE} px, got {w}x{h}"))
-        }
-        None => Err(format!("--size {s}: give WIDTHxHEIGHT in pixels, e.g. --size 1280x720")),
+        Some((w, h)) => Err(format!(
+            "--size {}: width and height must be 1..={MAX_SIDE} px, got {w}x{h}",
+            crate::error::clip(s)
+        )),
+        None => Err(format!(
+            "--size {}: give WIDTHxHEIGHT in pixels, e.g. --size 1280x720",
+            crate::error::clip(s)
+        )),
     }
 }
 

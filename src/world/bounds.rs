@@ -83,6 +83,9 @@ pub const MAX_RECORD_RATE_HZ: f64 = 1e6;
 /// `--seconds`), in s: a year. At the default 2 ms step that is 1.6e10 steps, days of wall time
 /// even asap; `1e308` would run until interrupted. A longer run counts `--steps`.
 pub const MAX_RUN_SECONDS: f64 = 31_536_000.0;
+/// Smallest frame rate a rendered video may state (fps): one frame per 1000 s of sim time. An
+/// MP4 cannot hold much longer frames (ffmpeg refuses a 1e6 s frame duration when it writes it).
+pub const MIN_VIDEO_FPS: f64 = 0.001;
 /// Largest frame rate a rendered video may state (fps).
 pub const MAX_VIDEO_FPS: f64 = 1000.0;
 /// Longest distance a navigation tuning key (lookahead, radii, corridor) may state (m).

@@ -256,7 +256,7 @@ fn load_inner(
         Some(w) if compose::split_package_ref(w).is_some() && !Path::new(w).is_absolute() => {
             let (pkg, rel) = compose::split_package_ref(w).unwrap_or_default();
             match compose::resolve_package_file(pkg, rel) {
-                Ok((p, _)) => WorldDef::Mjcf(p),
+                Ok((p, _)) => mjcf_world(p, &mut errors),
                 Err(e) => {
                     errors.push("sim.world", format!("MJCF world `{w}` not found: {e}"));
                     WorldDef::EmptyRoom
@@ -265,8 +265,8 @@ fn load_inner(
         }
         Some(w) if w.ends_with(".xml") || w.ends_with(".mjcf") || w.contains('/') => {
             let p = if Path::new(w).is_absolute() { PathBuf::from(w) } else { base_dir.join(w) };
-            if p.is_file() {
-                WorldDef::Mjcf(p.canonicalize().unwrap_or(p))
+            if p.exists() {
+                mjcf_world(p.canonicalize().unwrap_or(p), &mut errors)
             } else {
                 errors.push("sim.world", format!("MJCF world `{}` not found (relative paths resolve against the world file's directory)", p.display()));
                 WorldDef::EmptyRoom
@@ -400,9 +400,21 @@ fn load_inner(
     })
 }
 
+/// `sim.world` as an MJCF file, once it and every file it names can be read without blocking
+/// (MuJoCo opens them itself: a FIFO among them would hang the load).
+fn mjcf_world(p: PathBuf, errors: &mut ConfigErrors) -> WorldDef {
+    match crate::introspect::inputs::check_mjcf_files(&p, &[]) {
+        Ok(()) => WorldDef::Mjcf(p),
+        Err(m) => {
+            errors.push("sim.world", m);
+            WorldDef::EmptyRoom
+        }
+    }
+}
+
 /// The `timestep="..."` of an MJCF file's `<option>`, read without compiling.
 fn mjcf_timestep(p: &Path) -> Option<f64> {
-    let text = std::fs::read_to_string(p).ok()?;
+    let text = crate::input_file::read_text(p, "MJCF world", crate::input_file::MODEL).ok()?;
     let re = regex::Regex::new(r#"<option[^>]*\btimestep\s*=\s*"([^"]+)""#).ok()?;
     re.captures(&text)?.get(1)?.as_str().trim().parse().ok()
 }

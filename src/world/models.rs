@@ -170,11 +170,7 @@ pub fn resolve_model(reference: &str, base_dir: &Path) -> Result<ModelAsset, Str
                 "model `{reference}` is a directory{at}: name the model's MJCF or URDF file in it"
             ));
         }
-        if p.exists() && !p.is_file() {
-            return Err(format!(
-                "model `{reference}` is not a regular file (a device, pipe or socket): name an MJCF or URDF file"
-            ));
-        }
+        crate::input_file::check_regular(&p, "model", crate::input_file::MODEL)?;
         if !p.is_file() {
             return Err(format!("model file `{}` not found", p.display()));
         }

@@ -48,9 +48,12 @@ pub fn parse_set(arg: &str) -> Result<Assignment, ConfigError> {
         Value::Null
     } else {
         serde_norway::from_str(raw).map_err(|e| {
+            let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+            // The same plain-words hint a world file's parse error gets (an integer too large).
+            let hint = crate::world::yaml::hint_for(raw, &e.to_string(), line, col);
             ConfigError::new(
                 path,
-                format!("--set value `{}` is not valid YAML: {e}", crate::error::clip(raw)),
+                format!("--set value `{}` is not valid YAML: {e}{hint}", crate::error::clip(raw)),
             )
         })?
     };
@@ -255,7 +258,10 @@ pub fn refuse_unmatched(doc: &WorldDoc, unmatched: &[Assignment], errors: &mut C
         } else {
             format!("the addresses that exist are: {}", all.join(", "))
         };
-        errors.push(a.dotted(), format!("matches no component; {hint} ({})", a.source));
+        errors.push(
+            a.dotted(),
+            format!("matches no component; {hint} ({})", crate::error::clip(&a.source)),
+        );
     }
 }
 

@@ -19,12 +19,15 @@ pub struct SimBlock {
     /// Constraint solver: `newton | cg | pgs`. Default: MuJoCo's (newton).
     pub solver: Option<Solver>,
     /// Main solver iterations. Default: MuJoCo's (100).
-    pub iterations: Option<u32>,
+    #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+    pub iterations: Option<i128>,
     /// Line-search iterations. Default: MuJoCo's (50).
-    pub ls_iterations: Option<u32>,
+    #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+    pub ls_iterations: Option<i128>,
     /// No-slip iterations. MuJoCo's default 0 lets a gripped object creep out of the jaws: a
     /// grasping world must set it (10 cut the creep 137×).
-    pub noslip_iterations: Option<u32>,
+    #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+    pub noslip_iterations: Option<i128>,
     /// Ratio of frictional to normal constraint impedance. Default: MuJoCo's (1).
     pub impratio: Option<f64>,
     /// Friction cone: `pyramidal` (MuJoCo's default) | `elliptic`.
@@ -194,23 +197,42 @@ pub struct View {
     pub follow_heading: Option<bool>,
 }
 
+/// Largest `sim.view.azimuth` magnitude (degrees): a hundred turns; past it the angle's f64
+/// reduction loses the fractions of a degree a view needs.
+pub const MAX_AZIMUTH_DEG: f64 = 36_000.0;
+
 impl View {
     /// Value checks serde cannot express (key paths under `sim.view`).
     pub fn validate(&self, errors: &mut ConfigErrors) {
+        // A camera a million metres out sees nothing of any world (and prints 300 digits).
+        let far = crate::world::bounds::MAX_POSITION_M;
         if let Some(l) = self.lookat {
-            if l.iter().any(|x| !x.is_finite()) {
-                errors
-                    .push("sim.view.lookat", format!("every component must be finite, got {l:?}"));
+            if l.iter().any(|x| !(-far..=far).contains(x)) {
+                let shown: Vec<String> = l.iter().map(|x| num(*x)).collect();
+                errors.push(
+                    "sim.view.lookat",
+                    format!(
+                        "every component must be finite and within ±{} m, got [{}]",
+                        num(far),
+                        shown.join(", ")
+                    ),
+                );
             }
         }
         if let Some(d) = self.distance {
-            if !(d > 0.0 && d.is_finite()) {
-                errors.push("sim.view.distance", format!("must be a distance > 0 m, got {d}"));
+            if !(d > 0.0 && d <= far) {
+                errors.push(
+                    "sim.view.distance",
+                    format!("must be a distance within (0, {}] m, got {}", num(far), num(d)),
+                );
             }
         }
         if let Some(a) = self.azimuth {
-            if !a.is_finite() {
-                errors.push("sim.view.azimuth", format!("must be finite degrees, got {a}"));
+            if !(-MAX_AZIMUTH_DEG..=MAX_AZIMUTH_DEG).contains(&a) {
+                errors.push(
+                    "sim.view.azimuth",
+                    format!("must be finite degrees within ±{MAX_AZIMUTH_DEG}, got {}", num(a)),
+                );
             }
         }
         if let Some(e) = self.elevation {
@@ -369,7 +391,7 @@ impl SimBlock {
         }
         for (key, v) in [("iterations", self.iterations), ("ls_iterations", self.ls_iterations)] {
             if let Some(v) = v {
-                if v == 0 || v > MAX_ITERATIONS {
+                if !(1..=i128::from(MAX_ITERATIONS)).contains(&v) {
                     errors.push(
                         format!("sim.{key}"),
                         format!("must be between 1 and {MAX_ITERATIONS}, got {v}"),
@@ -378,7 +400,7 @@ impl SimBlock {
             }
         }
         if let Some(v) = self.noslip_iterations {
-            if v > MAX_ITERATIONS {
+            if !(0..=i128::from(MAX_ITERATIONS)).contains(&v) {
                 errors.push(
                     "sim.noslip_iterations",
                     format!("must be between 0 (off) and {MAX_ITERATIONS}, got {v}"),

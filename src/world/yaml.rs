@@ -12,29 +12,15 @@ use crate::error::ConfigError;
 /// Largest YAML document accepted (bytes). A world, an override file or a manifest is a few
 /// kilobytes; 8 MiB leaves room for generated worlds while bounding the parse to well under a
 /// second and a few hundred MB.
-pub const MAX_DOCUMENT_BYTES: u64 = 8 << 20;
+pub const MAX_DOCUMENT_BYTES: u64 = crate::input_file::YAML.cap;
 /// Deepest flow (`[...]` / `{...}`) nesting accepted: far deeper than any world writes inline.
 pub const MAX_FLOW_DEPTH: usize = 64;
 
 /// Read the document at `path` (`what` names it in the error: "world", "override file"),
-/// refusing one larger than [`MAX_DOCUMENT_BYTES`] before reading it.
+/// refusing one larger than [`MAX_DOCUMENT_BYTES`] or not a regular file before reading it
+/// ([`crate::input_file`]).
 pub fn read_document(path: &Path, what: &str) -> Result<String, String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))?;
-    if meta.is_dir() {
-        return Err(format!("{what} `{shown}` is a directory: name a YAML file in it"));
-    }
-    if !meta.is_file() {
-        // A device, FIFO or socket: reading /dev/zero would never end.
-        return Err(format!("{what} `{shown}` is not a regular file: name a YAML file"));
-    }
-    if meta.len() > MAX_DOCUMENT_BYTES {
-        return Err(format!(
-            "{what} `{shown}` is {} bytes; a YAML document may be at most {MAX_DOCUMENT_BYTES} bytes (8 MiB)",
-            meta.len()
-        ));
-    }
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {what} `{shown}`: {e}"))
+    crate::input_file::read_text(path, what, crate::input_file::YAML)
 }
 
 /// The line and column (1-based) of the first place flow nesting exceeds `max`; `None` when it
@@ -216,7 +202,7 @@ fn control_char_at(text: &str) -> Option<(usize, usize)> {
 }
 
 /// A plain-words hint for the parser errors people meet most.
-fn hint_for(text: &str, raw: &str, line: usize, col: usize) -> String {
+pub(crate) fn hint_for(text: &str, raw: &str, line: usize, col: usize) -> String {
     let at = text.lines().nth(line.saturating_sub(1)).unwrap_or("");
     let ch = at.chars().nth(col.saturating_sub(1));
     if ch == Some('\t') || (raw.contains("cannot start any token") && at.contains('\t')) {

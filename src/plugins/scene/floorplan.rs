@@ -566,8 +566,8 @@ pub struct Floorplan {
 }
 
 fn read_file(path: &Path) -> Result<FloorplanFile, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let json = crate::input_file::Expect { file: "a floorplan JSON file", cap: 64 << 20 };
+    let text = crate::input_file::read_text(path, "floorplan", json)?;
     serde_json::from_str(&text).map_err(|e| {
         format!(
             "`{}` is not a floorplan JSON ({{lines: [...], doors: [...]}}): {e}",

@@ -280,8 +280,26 @@ impl Terrain {
     }
 }
 
+/// What a height field `source:` file must be: an elevation image or array of at most 1 GiB
+/// (a 16k × 16k float32 array; a FIFO or a device is refused before it is opened).
+const IMAGE: crate::input_file::Expect =
+    crate::input_file::Expect { file: "a PNG or .npy elevation image", cap: 1 << 30 };
+
+/// An elevation file's rows and columns within [`MAX_RESOLUTION`] each, checked from its header
+/// before its samples are decoded.
+fn check_sides(path: &Path, nrow: usize, ncol: usize) -> Result<(), String> {
+    let max = MAX_RESOLUTION as usize;
+    if nrow > max || ncol > max {
+        return Err(format!(
+            "height field `{}` is {nrow} x {ncol} samples; a height field may have at most {max} per side: downsample it",
+            path.display()
+        ));
+    }
+    Ok(())
+}
+
 fn read_npy(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = crate::input_file::read(path, "height field", IMAGE)?;
     let npy = npyz::NpyFile::new(&bytes[..])
         .map_err(|e| format!("{}: not a .npy file: {e}", path.display()))?;
     let shape = npy.shape().to_vec();
@@ -293,7 +311,9 @@ fn read_npy(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
             shape.len()
         ));
     }
-    let (nrow, ncol) = (shape[0] as usize, shape[1] as usize);
+    let side = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    let (nrow, ncol) = (side(shape[0]), side(shape[1]));
+    check_sides(path, nrow, ncol)?;
     let descr = npy.header().dtype().descr();
     let err = |e: std::io::Error| format!("{}: {e}", path.display());
     let v: Vec<f64> = match descr.trim_matches(['\'', '"']).trim_start_matches(['<', '>', '|', '=']) {
@@ -320,10 +340,13 @@ fn read_npy(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
 }
 
 fn read_png(path: &Path) -> Result<(usize, usize, Vec<f64>), String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let f = crate::input_file::open(path, "height field", IMAGE)?;
     let mut dec = png::Decoder::new(std::io::BufReader::new(f));
     dec.set_transformations(png::Transformations::EXPAND);
     let mut reader = dec.read_info().map_err(|e| format!("{}: not a PNG: {e}", path.display()))?;
+    // Before the pixels are decoded: a 200-byte PNG may declare 60000 x 60000 (a 7 GB buffer).
+    let (w, h) = (reader.info().width, reader.info().height);
+    check_sides(path, h as usize, w as usize)?;
     let size = reader
         .output_buffer_size()
         .ok_or_else(|| format!("{}: the image is too large to decode", path.display()))?;
