@@ -237,3 +237,144 @@ fn door_topics_rename_its_endpoints() {
     let r = refusal(&door_world(", controllable: false, topics: {cmd: x}", ""));
     assert_contains(&r, "topics: renames endpoints this door does not have: a passive door (`controllable: false`) or a cased opening (`leaf: false`) serves none; remove `topics:`");
 }
+
+// ------------------------------------------------------------------------------------ conveyor
+
+fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
+    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, name).unwrap();
+    e.ctx.data().xpos()[id]
+}
+
+/// A user's belt: a frame, and a 3 m slab on the `belt_slide` joint, top at 0.5 m.
+const USER_BELT: &str = r#"<mujoco model="my_belt">
+  <worldbody>
+    <body name="frame">
+      <geom name="legs" type="box" size="1.4 0.25 0.23" pos="0 0 0.23" rgba="0.3 0.3 0.3 1"/>
+      <body name="slab" pos="0 0 0.49">
+        <joint name="belt_slide" type="slide" axis="1 0 0"/>
+        <geom name="slab" type="box" size="1.5 0.3 0.01" mass="200" friction="0.1"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"#;
+
+fn belt_world(keys: &str) -> String {
+    format!(
+        "sim: {{timestep: 0.002}}
+components:
+  - conveyor: {{pos: [0.0, 0.0, 0.0], speed: 0.3, namespace: belt{keys}}}
+    name: belt
+  - box: {{pose: {{position: {{x: -1.2, y: 0.0, z: 0.6}}}}, size: [0.2, 0.2, 0.2], motion: physics, mass: 1.0}}
+    name: parcel
+"
+    )
+}
+
+#[test]
+fn a_user_belt_model_carries_a_box_at_the_belt_speed() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "my_belt.xml", USER_BELT);
+    let mut e = engine_in(&belt_world(", model: my_belt.xml, friction: 0.8"), dir.path());
+    let m = e.ctx.model();
+    let slab = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "belt_slab").expect("the user's slab, prefixed by the stem");
+    assert_eq!(m.geom_priority()[slab], 1);
+    assert_eq!(m.geom_friction()[slab][0], 0.8);
+    assert!(m.name_to_id(MjtObjBase::mjOBJ_JOINT, "belt_belt_slide").is_some());
+    assert_eq!(e.ctx.entities.get("belt").unwrap().model, "my_belt.xml");
+    secs(&mut e, 0.5);
+    let x0 = body_pos(&e, "parcel")[0];
+    secs(&mut e, 5.0);
+    let travelled = body_pos(&e, "parcel")[0] - x0;
+    let z = body_pos(&e, "parcel")[2];
+    eprintln!("user belt: travelled {travelled:.4} m in 5 s, parcel centre at z {z:.4}");
+    assert!((travelled - 1.5).abs() < 0.01, "travelled {travelled} m in 5 s at 0.3 m/s");
+    assert!((z - 0.6).abs() < 0.005, "the parcel rides the slab top (0.5 m): centre at {z}");
+    // without `friction:` the slab keeps its own
+    let e = engine_in(&belt_world(", model: my_belt.xml"), dir.path());
+    let slab = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_GEOM, "belt_slab").unwrap();
+    assert_eq!(e.ctx.model().geom_friction()[slab][0], 0.1);
+}
+
+#[test]
+fn conveyor_model_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "my_belt.xml", USER_BELT);
+    write(dir.path(), "no_slide.xml", &USER_BELT.replace("belt_slide\" type=\"slide", "roller\" type=\"hinge"));
+    let r = refusal_in(&belt_world(", model: no_slide.xml"), dir.path());
+    assert_contains(&r, "model: `no_slide.xml` has no slide joint named `belt_slide`; a belt model carries one, on the belt slab, its axis the travel direction (joints: roller)");
+    let r = refusal_in(&belt_world(", model: my_belt.xml, length: 3.0, width: 0.6"), dir.path());
+    assert_contains(&r, "length: sizes the built-in belt; a belt `model:` (`my_belt.xml`) keeps its own size: remove `length` (or scale the model's MJCF)");
+    assert_contains(&r, "width: sizes the built-in belt; a belt `model:` (`my_belt.xml`) keeps its own size: remove `width` (or scale the model's MJCF)");
+    let r = refusal_in(&belt_world(", model: nothing_here.xml"), dir.path());
+    assert_contains(&r, "nothing_here.xml");
+    assert_contains(&r, "not found");
+}
+
+#[test]
+fn an_absent_conveyor_stands_still_and_its_topic_renames() {
+    let mut e = engine(&belt_world(", present: false, topics: {speed: /line_1/belt_speed}"));
+    let ent = e.ctx.entities.get("belt").unwrap();
+    assert!(!ent.present);
+    let id = endpoint_in(&e, "belt", "speed");
+    assert_eq!(e.ctx.interface.get(id).get_hint("ros2", "topic"), Some("/line_1/belt_speed"));
+    let j = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_JOINT, "belt_belt_slide").unwrap();
+    let dof = e.ctx.model().jnt_dofadr()[j] as usize;
+    secs(&mut e, 0.5);
+    assert_eq!(e.ctx.data().qvel()[dof], 0.0, "an absent belt runs");
+    // the parcel falls through where the absent belt is
+    assert!(body_pos(&e, "parcel")[2] < 0.2, "parcel at {:?}", body_pos(&e, "parcel"));
+    roqsim::engine::presence::set_present(&mut e.ctx, "belt", true).unwrap();
+    e.step().unwrap();
+    assert_eq!(e.ctx.data().qvel()[dof], 0.3);
+    let r = refusal("components:\n  - conveyor: {present: false, package_pose: [0, 0, 1.0, 1, 0, 0, 0]}\n");
+    assert_contains(&r, "present: `present: false` with `package_pose`: the carton is a free body of its own and would fall where the absent belt was; give the carton as a `box` entry with its own `present:`");
+    let r = refusal("components:\n  - conveyor: {topics: {belt: x}}\n");
+    assert_contains(&r, "topics.belt: no endpoint role `belt` here; the roles are: speed");
+}
+
+// -------------------------------------------------------------------------------- spawn_sensor
+
+const LIDAR_MOUNT: &str = "sim: {timestep: 0.002}
+components:
+  - spawn_sensor: {model: rplidar_a1, pos: [0.0, 0.0, 0.3]KEYS}
+    name: scanner
+";
+
+#[test]
+fn a_standalone_mount_starts_absent_and_forwards_its_topics() {
+    let e = engine(&LIDAR_MOUNT.replace("KEYS", ", present: false, topics: {scan: scan_front}"));
+    let ent = e.ctx.entities.get("scanner").unwrap();
+    assert!(!ent.present && !ent.declared_present);
+    let body = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, &ent.body).unwrap();
+    let geoms: Vec<usize> = (0..e.ctx.model().ffi().ngeom as usize)
+        .filter(|&g| e.ctx.model().geom_bodyid()[g] as usize == body)
+        .collect();
+    assert!(!geoms.is_empty());
+    for g in geoms {
+        assert_eq!(e.ctx.model().geom_group()[g], roqsim::mujoco::raycast::ABSENT_GEOM_GROUP as i32);
+    }
+    let scan = e.ctx.interface.all().iter().find(|ep| ep.name == "scan").expect("the lidar's scan");
+    assert_eq!(scan.get_hint("ros2", "topic"), Some("scan_front"));
+    // the capture component's own `topics:` wins
+    let e = engine(&LIDAR_MOUNT.replace("KEYS", ", topics: {scan: scan_front}}\n    components:\n      - lidar: {topics: {scan: mine}"));
+    let scan = e.ctx.interface.all().iter().find(|ep| ep.name == "scan").unwrap();
+    assert_eq!(scan.get_hint("ros2", "topic"), Some("mine"));
+}
+
+#[test]
+fn spawn_sensor_present_and_topics_refusals() {
+    let nested = "sim: {timestep: 0.002}
+components:
+  - spawn_robot: {model: turtlebot4}
+    name: robot
+    components:
+      - spawn_sensor: {model: rplidar_a1, parent_frame: shell_link, present: false}
+        name: lidar2
+";
+    assert_contains(&refusal(nested), "present: a mount nested under `robot` is present when its carrier is: remove `present:` (declare it on the carrier's spawn entry)");
+    let r = refusal(&LIDAR_MOUNT.replace("KEYS", ", default_plugins: false, topics: {scan: x}"));
+    assert_contains(&r, "topics: renames the capture plugin's endpoints, but `default_plugins: false` brings none; rename them on the capture component you declare instead");
+    let r = refusal(&LIDAR_MOUNT.replace("KEYS", ", topics: {points: x}"));
+    assert_contains(&r, "topics.points");
+}
