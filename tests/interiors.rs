@@ -160,14 +160,20 @@ fn door_goals_are_preempted_canceled_and_refused_in_words() {
     let g2 = send_goal(&mut e, 0.2, 0.0);
     e.step().unwrap();
     let o1 = g1.outcome.try_recv().expect("the first goal ended");
-    assert_eq!((o1.status, o1.error_string.as_str()), (GoalStatus::Canceled, "preempted by a newer door goal"));
+    assert_eq!(
+        (o1.status, o1.error_string.as_str()),
+        (GoalStatus::Canceled, "preempted by a newer door goal")
+    );
     // a cmd preempts
     secs(&mut e, 0.2);
     let cmd = endpoint_in(&e, "door_1", "cmd");
     e.ctx.interface.deliver(cmd, Payload::Float64(0.3));
     e.step().unwrap();
     let o2 = g2.outcome.try_recv().expect("the second goal ended");
-    assert_eq!((o2.status, o2.error_string.as_str()), (GoalStatus::Canceled, "preempted by a command on `cmd`"));
+    assert_eq!(
+        (o2.status, o2.error_string.as_str()),
+        (GoalStatus::Canceled, "preempted by a command on `cmd`")
+    );
     // a cancel holds the measured angle
     let g3 = send_goal(&mut e, 1.0, 0.0);
     secs(&mut e, 0.5);
@@ -233,7 +239,10 @@ fn door_topics_rename_its_endpoints() {
     assert_eq!(hint("door").as_deref(), Some("/lobby/door"));
     assert_eq!(hint("state"), None);
     let r = refusal(&door_world(", topics: {opening: x}", ""));
-    assert_contains(&r, "topics.opening: no endpoint role `opening` here; the roles are: cmd, state, door");
+    assert_contains(
+        &r,
+        "topics.opening: no endpoint role `opening` here; the roles are: cmd, state, door",
+    );
     let r = refusal(&door_world(", controllable: false, topics: {cmd: x}", ""));
     assert_contains(&r, "topics: renames endpoints this door does not have: a passive door (`controllable: false`) or a cased opening (`leaf: false`) serves none; remove `topics:`");
 }
@@ -277,7 +286,9 @@ fn a_user_belt_model_carries_a_box_at_the_belt_speed() {
     write(dir.path(), "my_belt.xml", USER_BELT);
     let mut e = engine_in(&belt_world(", model: my_belt.xml, friction: 0.8"), dir.path());
     let m = e.ctx.model();
-    let slab = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "belt_slab").expect("the user's slab, prefixed by the stem");
+    let slab = m
+        .name_to_id(MjtObjBase::mjOBJ_GEOM, "belt_slab")
+        .expect("the user's slab, prefixed by the stem");
     assert_eq!(m.geom_priority()[slab], 1);
     assert_eq!(m.geom_friction()[slab][0], 0.8);
     assert!(m.name_to_id(MjtObjBase::mjOBJ_JOINT, "belt_belt_slide").is_some());
@@ -300,7 +311,11 @@ fn a_user_belt_model_carries_a_box_at_the_belt_speed() {
 fn conveyor_model_refusals() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "my_belt.xml", USER_BELT);
-    write(dir.path(), "no_slide.xml", &USER_BELT.replace("belt_slide\" type=\"slide", "roller\" type=\"hinge"));
+    write(
+        dir.path(),
+        "no_slide.xml",
+        &USER_BELT.replace("belt_slide\" type=\"slide", "roller\" type=\"hinge"),
+    );
     let r = refusal_in(&belt_world(", model: no_slide.xml"), dir.path());
     assert_contains(&r, "model: `no_slide.xml` has no slide joint named `belt_slide`; a belt model carries one, on the belt slab, its axis the travel direction (joints: roller)");
     let r = refusal_in(&belt_world(", model: my_belt.xml, length: 3.0, width: 0.6"), dir.path());
@@ -327,7 +342,9 @@ fn an_absent_conveyor_stands_still_and_its_topic_renames() {
     roqsim::engine::presence::set_present(&mut e.ctx, "belt", true).unwrap();
     e.step().unwrap();
     assert_eq!(e.ctx.data().qvel()[dof], 0.3);
-    let r = refusal("components:\n  - conveyor: {present: false, package_pose: [0, 0, 1.0, 1, 0, 0, 0]}\n");
+    let r = refusal(
+        "components:\n  - conveyor: {present: false, package_pose: [0, 0, 1.0, 1, 0, 0, 0]}\n",
+    );
     assert_contains(&r, "present: `present: false` with `package_pose`: the carton is a free body of its own and would fall where the absent belt was; give the carton as a `box` entry with its own `present:`");
     let r = refusal("components:\n  - conveyor: {topics: {belt: x}}\n");
     assert_contains(&r, "topics.belt: no endpoint role `belt` here; the roles are: speed");
@@ -352,12 +369,18 @@ fn a_standalone_mount_starts_absent_and_forwards_its_topics() {
         .collect();
     assert!(!geoms.is_empty());
     for g in geoms {
-        assert_eq!(e.ctx.model().geom_group()[g], roqsim::mujoco::raycast::ABSENT_GEOM_GROUP as i32);
+        assert_eq!(
+            e.ctx.model().geom_group()[g],
+            roqsim::mujoco::raycast::ABSENT_GEOM_GROUP as i32
+        );
     }
     let scan = e.ctx.interface.all().iter().find(|ep| ep.name == "scan").expect("the lidar's scan");
     assert_eq!(scan.get_hint("ros2", "topic"), Some("scan_front"));
     // the capture component's own `topics:` wins
-    let e = engine(&LIDAR_MOUNT.replace("KEYS", ", topics: {scan: scan_front}}\n    components:\n      - lidar: {topics: {scan: mine}"));
+    let e = engine(&LIDAR_MOUNT.replace(
+        "KEYS",
+        ", topics: {scan: scan_front}}\n    components:\n      - lidar: {topics: {scan: mine}",
+    ));
     let scan = e.ctx.interface.all().iter().find(|ep| ep.name == "scan").unwrap();
     assert_eq!(scan.get_hint("ros2", "topic"), Some("mine"));
 }
@@ -377,4 +400,233 @@ components:
     assert_contains(&r, "topics: renames the capture plugin's endpoints, but `default_plugins: false` brings none; rename them on the capture component you declare instead");
     let r = refusal(&LIDAR_MOUNT.replace("KEYS", ", topics: {points: x}"));
     assert_contains(&r, "topics.points");
+}
+
+// ---------------------------------------------------------------------------- floorplan mesh
+
+/// The 12 outward-wound triangles of an axis-aligned cuboid.
+fn cuboid(lo: [f64; 3], hi: [f64; 3]) -> Vec<[[f64; 3]; 3]> {
+    let v = |i: usize| {
+        [
+            if i & 1 == 0 { lo[0] } else { hi[0] },
+            if i & 2 == 0 { lo[1] } else { hi[1] },
+            if i & 4 == 0 { lo[2] } else { hi[2] },
+        ]
+    };
+    // faces as quads (counter-clockwise seen from outside)
+    let quads =
+        [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+    quads.iter().flat_map(|q| [[v(q[0]), v(q[1]), v(q[2])], [v(q[0]), v(q[2]), v(q[3])]]).collect()
+}
+
+/// A binary STL (what MuJoCo reads) of `tris`.
+fn stl(tris: &[[[f64; 3]; 3]]) -> Vec<u8> {
+    let mut b = vec![0u8; 80];
+    b.extend((tris.len() as u32).to_le_bytes());
+    for t in tris {
+        b.extend([0f32; 3].iter().flat_map(|x| x.to_le_bytes()));
+        for p in t {
+            b.extend(p.iter().flat_map(|x| (*x as f32).to_le_bytes()));
+        }
+        b.extend([0u8; 2]);
+    }
+    b
+}
+
+/// An L of two walls 2.5 m high: A along x (0..4, 0..0.2), B along y (0..0.2, 0.2..3).
+fn l_walls() -> Vec<u8> {
+    let mut t = cuboid([0.0, 0.0, 0.0], [4.0, 0.2, 2.5]);
+    t.extend(cuboid([0.0, 0.2, 0.0], [0.2, 3.0, 2.5]));
+    stl(&t)
+}
+
+fn geom_box(e: &Engine, name: &str) -> ([f64; 3], [f64; 3]) {
+    let g = e
+        .ctx
+        .model()
+        .name_to_id(MjtObjBase::mjOBJ_GEOM, name)
+        .unwrap_or_else(|| panic!("no geom {name}"));
+    (e.ctx.data().geom_xpos()[g], e.ctx.model().geom_size()[g])
+}
+
+#[test]
+fn a_mesh_floorplan_collides_through_its_derived_boxes_and_rays_hit_the_mesh() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("plan.stl"), l_walls()).unwrap();
+    let world = "sim: {timestep: 0.002}
+components:
+  - floorplan: {mesh: plan.stl}
+  - box: {pose: {position: {x: 2.0, y: 0.1, z: 3.0}}, size: [0.2, 0.2, 0.2], motion: physics, mass: 1.0}
+    name: on_wall
+  - box: {pose: {position: {x: 2.0, y: 1.5, z: 0.5}}, size: [0.2, 0.2, 0.2], motion: physics, mass: 1.0}
+    name: on_floor
+";
+    let mut e = engine_in(world, dir.path());
+    let m = e.ctx.model();
+    let mesh = m.name_to_id(MjtObjBase::mjOBJ_GEOM, "floorplan_mesh").unwrap();
+    assert_eq!(
+        (m.geom_contype()[mesh], m.geom_conaffinity()[mesh]),
+        (0, 0),
+        "the mesh draws, boxes collide"
+    );
+    let (p0, h0) = geom_box(&e, "floorplan_collider_0");
+    let (p1, h1) = geom_box(&e, "floorplan_collider_1");
+    eprintln!("colliders: {p0:?} {h0:?} / {p1:?} {h1:?}");
+    assert!(
+        m.name_to_id(MjtObjBase::mjOBJ_GEOM, "floorplan_collider_2").is_none(),
+        "two walls, two boxes"
+    );
+    // MuJoCo keeps mesh vertices as f32: within 1e-6 m
+    let near = |a: [f64; 3], b: [f64; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    assert!(near(p0, [2.0, 0.1, 1.25]) && near(h0, [2.0, 0.1, 1.25]), "wall A: {p0:?} {h0:?}");
+    assert!(near(p1, [0.1, 1.6, 1.25]) && near(h1, [0.1, 1.4, 1.25]), "wall B: {p1:?} {h1:?}");
+    // a ray meets the mesh's face, not a collider (they are invisible to rays)
+    let mut rays = roqsim::mujoco::raycast::RayBatch::new(1);
+    rays.set_dir(0, [0.0, -1.0, 0.0]);
+    rays.cast(e.ctx.data_mut(), [2.0, 2.0, 1.0], None, None, true, 10.0);
+    eprintln!("ray: {} m, geom {}", rays.dist()[0], rays.geom()[0]);
+    assert!((rays.dist()[0] - 1.8).abs() < 1e-6 && rays.geom()[0] == mesh as i32);
+    secs(&mut e, 2.0);
+    let (top, floor) = (body_pos(&e, "on_wall")[2], body_pos(&e, "on_floor")[2]);
+    eprintln!("box on the wall top at z {top:.4}, on the floor at z {floor:.4}");
+    assert!((top - 2.6).abs() < 0.005, "rests on the 2.5 m wall top: {top}");
+    assert!((floor - 0.1).abs() < 0.005, "rests on the floor: {floor}");
+}
+
+#[test]
+fn floorplan_mesh_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("plan.stl"), l_walls()).unwrap();
+    std::fs::write(dir.path().join("slab.stl"), stl(&cuboid([0.0, 0.0, -0.02], [5.0, 5.0, 0.0])))
+        .unwrap();
+    write(dir.path(), "plan.dae", "x");
+    let r = refusal_in("components:\n  - floorplan: {mesh: plan.stl, height: 3.0}\n", dir.path());
+    assert_contains(&r, "height: shapes wall segments; a `mesh:` building has its own walls: remove it (the light's height is `light.height`)");
+    let r = refusal_in("components:\n  - floorplan: {mesh: plan.dae}\n", dir.path());
+    assert_contains(
+        &r,
+        "mesh: `plan.dae`: a floorplan mesh is an .stl or .obj file (what MuJoCo loads as a mesh)",
+    );
+    let r = refusal_in("components:\n  - floorplan: {mesh: none.stl}\n", dir.path());
+    assert_contains(
+        &r,
+        &format!("mesh: `none.stl`: no file `{}`", dir.path().join("none.stl").display()),
+    );
+    let r = refusal_in("components:\n  - floorplan: {mesh: slab.stl}\n", dir.path());
+    assert_contains(&r, "has no wall tops (upward faces wholly above 0.05 m), so no colliders can be derived from it: give closed walls (an extruded plan), or the walls as `lines:`");
+    let r = refusal_in(
+        "components:\n  - floorplan: {mesh: plan.stl, mesh_scale: [1, 0, 1]}\n",
+        dir.path(),
+    );
+    assert_contains(&r, "mesh_scale: every factor must be > 0, got [1.0, 0.0, 1.0]");
+    let r = refusal_in("components:\n  - floorplan: {lines: [{id: 0, x0_m: 0, y0_m: 0, x1_m: 1, y1_m: 0}], mesh_pos: [1, 0, 0]}\n", dir.path());
+    assert_contains(&r, "mesh_pos: applies to a `mesh:` source only; remove it");
+}
+
+// ------------------------------------------------------------------------- floorplan textures
+
+/// A solid `w`×`h` RGB PNG.
+fn png(dir: &std::path::Path, name: &str, rgb: [u8; 3], w: u32, h: u32) -> std::path::PathBuf {
+    let p = dir.join(name);
+    let f = std::fs::File::create(&p).unwrap();
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(f), w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut wr = enc.write_header().unwrap();
+    let px: Vec<u8> = (0..w * h).flat_map(|_| rgb).collect();
+    wr.write_image_data(&px).unwrap();
+    p
+}
+
+const ROOM: &str = "lines: [{id: 0, x0_m: 0, y0_m: 0, x1_m: 6, y1_m: 0}, {id: 1, x0_m: 6, y0_m: 0, x1_m: 6, y1_m: 4}]";
+
+#[test]
+fn floor_and_wall_textures_load_tile_and_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("grass")).unwrap();
+    png(&dir.path().join("grass"), "grass.png", [40, 190, 60], 4, 4);
+    write(
+        &dir.path().join("grass"),
+        "manifest.yaml",
+        "reflectance: 0.35\nphysical_size: 0.5\nlicense: CC0\n",
+    );
+    png(dir.path(), "brick.png", [50, 60, 200], 8, 8);
+    let world = format!(
+        "components:\n  - floorplan: {{{ROOM}, floor: {{texture: grass/grass.png}}, wall: {{texture: brick.png, physical_size: [2.0, 1.0]}}}}\n"
+    );
+    let mut e = engine_in(&world, dir.path());
+    let m = e.ctx.model();
+    let mat = |n: &str| m.name_to_id(MjtObjBase::mjOBJ_MATERIAL, n).unwrap();
+    let tex = |n: &str| m.name_to_id(MjtObjBase::mjOBJ_TEXTURE, n).unwrap();
+    let (fm, wm) = (mat("floorplan_floor_mat"), mat("floorplan_wall_mat"));
+    // the manifest's surface values where the world states none; the world's where it does
+    assert_eq!(m.mat_reflectance()[fm], 0.35);
+    assert_eq!(m.mat_texrepeat()[fm], [2.0, 2.0]);
+    assert_eq!(m.mat_reflectance()[wm], 0.0);
+    assert_eq!(m.mat_texrepeat()[wm], [0.5, 1.0]);
+    // the PNG's pixels are the texture's
+    let ft = tex("floorplan_floor_tex");
+    let (adr, w, h) = (m.tex_adr()[ft] as usize, m.tex_width()[ft], m.tex_height()[ft]);
+    assert_eq!((w, h, m.tex_nchannel()[ft]), (4, 4, 3));
+    assert!(m.tex_data()[adr..adr + 48].chunks(3).all(|c| c == [40, 190, 60]));
+    // drawn: the floor is green where the default checker is grey, the wall blue
+    let mut r = roqsim::render::RenderService::default();
+    let down = roqsim::render::RenderRequest::new(
+        roqsim::render::View::Free {
+            lookat: [3.0, 2.0, 0.0],
+            distance: 2.0,
+            azimuth: 90.0,
+            elevation: -89.0,
+        },
+        32,
+        24,
+    );
+    let f = r.render(e.ctx.data_mut(), &down).unwrap();
+    let c = f.rgb_at(16, 12).unwrap();
+    let side = roqsim::render::RenderRequest::new(
+        roqsim::render::View::Free {
+            lookat: [3.0, 0.0, 1.2],
+            distance: 1.5,
+            azimuth: 90.0,
+            elevation: 0.0,
+        },
+        32,
+        24,
+    );
+    let wpx = r.render(e.ctx.data_mut(), &side).unwrap().rgb_at(16, 12).unwrap();
+    eprintln!("floor pixel {c:?}, wall pixel {wpx:?}");
+    assert!(c[1] > 2 * c[0] && c[1] > 2 * c[2], "the floor is green: {c:?}");
+    assert!(wpx[2] > 2 * wpx[0] && wpx[2] > 2 * wpx[1], "the wall is blue: {wpx:?}");
+}
+
+#[test]
+fn texture_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "photo.jpg", "x");
+    std::fs::create_dir_all(dir.path().join("bad")).unwrap();
+    png(&dir.path().join("bad"), "bad.png", [1, 2, 3], 2, 2);
+    write(&dir.path().join("bad"), "manifest.yaml", "reflectance: 0.3\nroughness: 0.5\n");
+    let r = refusal_in(
+        &format!("components:\n  - floorplan: {{{ROOM}, floor: {{texture: photo.jpg}}}}\n"),
+        dir.path(),
+    );
+    assert_contains(&r, &format!("floor.texture: `photo.jpg` is `{}`: MuJoCo loads PNG textures only; convert it to a .png", dir.path().join("photo.jpg").display()));
+    let r = refusal_in(
+        &format!("components:\n  - floorplan: {{{ROOM}, wall: {{texture: missing.png}}}}\n"),
+        dir.path(),
+    );
+    assert_contains(
+        &r,
+        &format!(
+            "wall.texture: `missing.png`: no file `{}`",
+            dir.path().join("missing.png").display()
+        ),
+    );
+    let r = refusal_in(
+        &format!("components:\n  - floorplan: {{{ROOM}, wall: {{texture: bad/bad.png}}}}\n"),
+        dir.path(),
+    );
+    assert_contains(&r, "manifest.yaml`: unknown field `roughness`");
+    let r = refusal_in(&format!("components:\n  - floorplan: {{{ROOM}, floor: {{texture: no_such_pkg_here:Concrete030}}}}\n"), dir.path());
+    assert_contains(&r, "floor.texture: `no_such_pkg_here:Concrete030`: package `no_such_pkg_here` not found on AMENT_PREFIX_PATH or ROS_PACKAGE_PATH; source the workspace that installs it, or give a PNG path");
 }

@@ -430,12 +430,14 @@ impl Plugin for Conveyor {
             namespace: self.cfg.namespace.trim_matches('/').to_string(),
             frame_prefix: String::new(),
         };
-        self.ep = ctx.interface.add(scope.apply(
-            Endpoint::input("speed")
-                .hint("ros2", "type", "std_msgs/msg/Float64")
-                .hint("ros2", "qos", "reliable"),
-            &self.cfg.topics,
-        ));
+        self.ep = ctx.interface.add(
+            scope.apply(
+                Endpoint::input("speed")
+                    .hint("ros2", "type", "std_msgs/msg/Float64")
+                    .hint("ros2", "qos", "reliable"),
+                &self.cfg.topics,
+            ),
+        );
         ctx.blackboard.set(handle_key(&self.address), ConveyorHandle(self.speed.clone()));
         Ok(())
     }

@@ -588,7 +588,11 @@ impl Plugin for Door {
                 ),
             );
             self.action = Some(ctx.interface.add(scope.apply(
-                Endpoint::input("door").hint("ros2", "action", "control_msgs/action/GripperCommand"),
+                Endpoint::input("door").hint(
+                    "ros2",
+                    "action",
+                    "control_msgs/action/GripperCommand",
+                ),
                 topics,
             )));
         }
@@ -785,7 +789,10 @@ impl Door {
         };
         let Payload::Gripper(GripperGoal { position, max_effort }) = *call.goal.as_ref() else {
             let kind = call.goal.kind();
-            return refuse(call, format!("the door action takes a GripperCommand goal, not {kind}"));
+            return refuse(
+                call,
+                format!("the door action takes a GripperCommand goal, not {kind}"),
+            );
         };
         if !present {
             return refuse(
@@ -817,8 +824,11 @@ impl Door {
             );
         }
         self.finish(GoalStatus::Canceled, "preempted by a newer door goal".into(), None);
-        let limit =
-            if max_effort > 0.0 { max_effort.min(self.cfg.max_torque) } else { self.cfg.max_torque };
+        let limit = if max_effort > 0.0 {
+            max_effort.min(self.cfg.max_torque)
+        } else {
+            self.cfg.max_torque
+        };
         self.set_torque(ctx, limit);
         self.state.borrow_mut().request = Some(position);
         self.goal = Some(DoorGoal { call, target: position });

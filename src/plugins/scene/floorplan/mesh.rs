@@ -58,7 +58,11 @@ pub struct ColliderBox {
 }
 
 /// The placed mesh's triangles in the world frame (the mesh alone, compiled once).
-fn world_triangles(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<[[f64; 3]; 3]>, String> {
+fn world_triangles(
+    path: &Path,
+    scale: [f64; 3],
+    pos: [f64; 3],
+) -> Result<Vec<[[f64; 3]; 3]>, String> {
     let mut spec = MjSpec::new();
     add_asset(&mut spec, path, scale);
     spec.world_body_mut()
@@ -66,7 +70,8 @@ fn world_triangles(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<[[
         .with_type(MjtGeomBase::mjGEOM_MESH)
         .with_meshname("floorplan_mesh")
         .with_pos(pos);
-    let model = spec.compile().map_err(|e| format!("`{}` does not load as a mesh: {e}", path.display()))?;
+    let model =
+        spec.compile().map_err(|e| format!("`{}` does not load as a mesh: {e}", path.display()))?;
     let mut data = MjData::new(Box::new(model));
     data.kinematics();
     let m = data.model();
@@ -82,10 +87,7 @@ fn world_triangles(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<[[
             p[2] + r[6] * v[0] + r[7] * v[1] + r[8] * v[2],
         ]
     };
-    Ok(face[fadr..fadr + fnum]
-        .iter()
-        .map(|f| f.map(|i| world(vert[vadr + i as usize])))
-        .collect())
+    Ok(face[fadr..fadr + fnum].iter().map(|f| f.map(|i| world(vert[vadr + i as usize]))).collect())
 }
 
 /// The collider boxes of the mesh at `path`, scaled by `scale` and placed at `pos` (module doc).
@@ -97,7 +99,8 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
             let (a, b, c) = (t[0], t[1], t[2]);
             let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
             let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            let n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+            let n =
+                [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
             let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
             len > 0.0 && n[2] / len >= MIN_UP_NORMAL && t.iter().all(|p| p[2] > TOP_ABOVE_FLOOR)
         })
@@ -116,7 +119,8 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
         }
     }
     let c = COLLIDER_CELL;
-    let (nx, ny) = (((hi[0] - lo[0]) / c).ceil() as usize + 1, ((hi[1] - lo[1]) / c).ceil() as usize + 1);
+    let (nx, ny) =
+        (((hi[0] - lo[0]) / c).ceil() as usize + 1, ((hi[1] - lo[1]) / c).ceil() as usize + 1);
     if nx.saturating_mul(ny) > 64_000_000 {
         return Err(format!(
             "`{}` spans {:.0} x {:.0} m: more than 64 million {c} m collider cells; scale it to metres (`mesh_scale`)",
@@ -128,8 +132,14 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
     // solid height per cell (0 = free)
     let mut top = vec![0.0f64; nx * ny];
     for t in &tops {
-        let (x0, x1) = (t.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min), t.iter().map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max));
-        let (y0, y1) = (t.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min), t.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max));
+        let (x0, x1) = (
+            t.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min),
+            t.iter().map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max),
+        );
+        let (y0, y1) = (
+            t.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min),
+            t.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max),
+        );
         let z = t.iter().map(|p| p[2]).fold(f64::NEG_INFINITY, f64::max);
         let i0 = ((x0 - lo[0]) / c - 0.5).ceil().max(0.0) as usize;
         let i1 = (((x1 - lo[0]) / c - 0.5).floor().max(-1.0) + 1.0) as usize;
@@ -148,14 +158,15 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
     // runs along x per row, then runs of equal rows merged along y
     let mut open: Vec<(usize, usize, f64, usize)> = Vec::new(); // (i0, i1, z, j0)
     let mut out = Vec::new();
-    let emit = |out: &mut Vec<ColliderBox>, (i0, i1, z, j0): (usize, usize, f64, usize), j1: usize| {
-        let (x0, x1) = (lo[0] + i0 as f64 * c, lo[0] + i1 as f64 * c);
-        let (y0, y1) = (lo[1] + j0 as f64 * c, lo[1] + j1 as f64 * c);
-        out.push(ColliderBox {
-            pos: [(x0 + x1) / 2.0, (y0 + y1) / 2.0, z / 2.0],
-            half: [(x1 - x0) / 2.0, (y1 - y0) / 2.0, z / 2.0],
-        });
-    };
+    let emit =
+        |out: &mut Vec<ColliderBox>, (i0, i1, z, j0): (usize, usize, f64, usize), j1: usize| {
+            let (x0, x1) = (lo[0] + i0 as f64 * c, lo[0] + i1 as f64 * c);
+            let (y0, y1) = (lo[1] + j0 as f64 * c, lo[1] + j1 as f64 * c);
+            out.push(ColliderBox {
+                pos: [(x0 + x1) / 2.0, (y0 + y1) / 2.0, z / 2.0],
+                half: [(x1 - x0) / 2.0, (y1 - y0) / 2.0, z / 2.0],
+            });
+        };
     for j in 0..=ny {
         let mut runs = Vec::new();
         if j < ny {
@@ -190,7 +201,8 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
 
 /// Whether point `q` lies inside triangle `t` (in x, y; edges count).
 fn inside(q: [f64; 2], t: &[[f64; 3]; 3]) -> bool {
-    let s = |a: [f64; 3], b: [f64; 3]| (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
+    let s =
+        |a: [f64; 3], b: [f64; 3]| (b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]);
     let (d0, d1, d2) = (s(t[0], t[1]), s(t[1], t[2]), s(t[2], t[0]));
     let neg = d0 < 0.0 || d1 < 0.0 || d2 < 0.0;
     let pos = d0 > 0.0 || d1 > 0.0 || d2 > 0.0;

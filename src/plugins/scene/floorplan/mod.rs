@@ -316,7 +316,8 @@ impl ValidateConfig for FloorplanConfig {
                 e.push(ConfigError::new("mesh_scale", m));
             }
             if let Some(p) = self.mesh_pos {
-                if p.iter().any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
+                if p.iter()
+                    .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
                 {
                     e.push(ConfigError::new(
                         "mesh_pos",
@@ -431,7 +432,12 @@ impl FloorplanConfig {
                 (_, Some(seq)) if seq.len() == 3 && seq.iter().all(|x| x.as_f64().is_some()) => {
                     [seq[0].as_f64().unwrap(), seq[1].as_f64().unwrap(), seq[2].as_f64().unwrap()]
                 }
-                _ => return Err(format!("a number or [x, y, z], got {}", serde_norway::to_string(v).unwrap_or_default().trim())),
+                _ => {
+                    return Err(format!(
+                        "a number or [x, y, z], got {}",
+                        serde_norway::to_string(v).unwrap_or_default().trim()
+                    ))
+                }
             },
         };
         if s.iter().any(|v| !(*v > 0.0 && v.is_finite())) {
@@ -634,7 +640,9 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
     }
     let resolve_tex = |key: &str, t: &Option<String>, errs: &mut Vec<ConfigError>| {
         t.as_deref().and_then(|t| {
-            texture::resolve(t, &args.base_dir).map_err(|m| errs.push(ConfigError::new(key, m))).ok()
+            texture::resolve(t, &args.base_dir)
+                .map_err(|m| errs.push(ConfigError::new(key, m)))
+                .ok()
         })
     };
     let floor_tex = resolve_tex("floor.texture", &cfg.floor.texture, &mut errs);
@@ -644,7 +652,8 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
     }
     let mesh = match &cfg.mesh {
         Some(m) => {
-            let path = mesh::resolve(m, &args.base_dir).map_err(|e| vec![ConfigError::new("mesh", e)])?;
+            let path =
+                mesh::resolve(m, &args.base_dir).map_err(|e| vec![ConfigError::new("mesh", e)])?;
             let scale = cfg.scale().map_err(|e| vec![ConfigError::new("mesh_scale", e)])?;
             let boxes = mesh::colliders(&path, scale, cfg.mesh_pos.unwrap_or_default())
                 .map_err(|e| vec![ConfigError::new("mesh", e)])?;

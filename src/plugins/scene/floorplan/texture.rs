@@ -48,8 +48,10 @@ pub fn resolve(reference: &str, base_dir: &Path) -> Result<Texture, String> {
         r.split_once(':').filter(|(p, n)| !p.is_empty() && !n.is_empty() && !r.contains('/'))
     {
         let dirs = crate::world::models::package_dirs(pkg);
-        let tried: Vec<PathBuf> =
-            dirs.iter().map(|d| d.join("textures").join(name).join(format!("{name}.png"))).collect();
+        let tried: Vec<PathBuf> = dirs
+            .iter()
+            .map(|d| d.join("textures").join(name).join(format!("{name}.png")))
+            .collect();
         match tried.iter().find(|p| p.is_file()) {
             Some(p) => p.clone(),
             None if dirs.is_empty() => {
@@ -71,7 +73,8 @@ pub fn resolve(reference: &str, base_dir: &Path) -> Result<Texture, String> {
         }
         p
     };
-    let is_png = png.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let is_png =
+        png.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("png"));
     if !is_png {
         return Err(format!(
             "`{r}` is `{}`: MuJoCo loads PNG textures only; convert it to a .png",
