@@ -630,3 +630,30 @@ fn texture_refusals() {
     let r = refusal_in(&format!("components:\n  - floorplan: {{{ROOM}, floor: {{texture: no_such_pkg_here:Concrete030}}}}\n"), dir.path());
     assert_contains(&r, "floor.texture: `no_such_pkg_here:Concrete030`: package `no_such_pkg_here` not found on AMENT_PREFIX_PATH or ROS_PACKAGE_PATH; source the workspace that installs it, or give a PNG path");
 }
+
+#[test]
+fn scenes_inputs_list_the_mesh_the_textures_with_their_manifest_and_a_belt_model() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("plan.stl"), l_walls()).unwrap();
+    std::fs::create_dir_all(dir.path().join("grass")).unwrap();
+    png(&dir.path().join("grass"), "grass.png", [40, 190, 60], 4, 4);
+    write(&dir.path().join("grass"), "manifest.yaml", "reflectance: 0.35\n");
+    png(dir.path(), "brick.png", [50, 60, 200], 8, 8);
+    write(dir.path(), "my_belt.xml", USER_BELT);
+    let w = write(
+        dir.path(),
+        "w.yaml",
+        "components:\n  - floorplan: {mesh: plan.stl, floor: {texture: grass/grass.png}, wall: {texture: brick.png}}\n  - conveyor: {model: my_belt.xml, pos: [2.0, 1.5, 0.0]}\n",
+    );
+    let got = roqsim::introspect::inputs::world_inputs(&w, &Default::default());
+    let rel: Vec<String> = got
+        .inputs
+        .iter()
+        .map(|p| p.strip_prefix(dir.path().canonicalize().unwrap()).unwrap().display().to_string())
+        .collect();
+    eprintln!("inputs {rel:?}, gave up {:?}", got.gave_up);
+    for f in ["w.yaml", "plan.stl", "grass/grass.png", "grass/manifest.yaml", "brick.png", "my_belt.xml"] {
+        assert!(rel.iter().any(|r| r == f), "{f} missing from {rel:?}");
+    }
+    assert!(got.gave_up.is_empty(), "{:?}", got.gave_up);
+}

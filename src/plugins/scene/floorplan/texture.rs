@@ -85,6 +85,18 @@ pub fn resolve(reference: &str, base_dir: &Path) -> Result<Texture, String> {
     Ok(Texture { png, manifest })
 }
 
+/// The files a texture reference reads: its PNG and, when there is one, its folder's manifest
+/// (what `scenes inputs` lists); empty when it does not resolve.
+pub fn files(reference: &str, base_dir: &Path) -> Vec<PathBuf> {
+    let Ok(t) = resolve(reference, base_dir) else { return Vec::new() };
+    let m = t.png.with_file_name("manifest.yaml");
+    let mut out = vec![t.png];
+    if m.is_file() {
+        out.push(m);
+    }
+    out
+}
+
 /// The `manifest.yaml` beside `png`, or the empty manifest.
 fn read_manifest(png: &Path) -> Result<TextureManifest, String> {
     let path = png.with_file_name("manifest.yaml");
