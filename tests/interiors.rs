@@ -433,9 +433,12 @@ fn stl(tris: &[[[f64; 3]; 3]]) -> Vec<u8> {
     b
 }
 
-/// An L of two walls 2.5 m high: A along x (0..4, 0..0.2), B along y (0..0.2, 0.2..3).
+/// An L of two walls 2.5 m high: A along x (0..4, 0..0.2) with a 1 m doorway (x 1.5..2.5) under
+/// a lintel from 2.0 m up, B along y (0..0.2, 0.2..3).
 fn l_walls() -> Vec<u8> {
-    let mut t = cuboid([0.0, 0.0, 0.0], [4.0, 0.2, 2.5]);
+    let mut t = cuboid([0.0, 0.0, 0.0], [1.5, 0.2, 2.5]);
+    t.extend(cuboid([1.5, 0.0, 2.0], [2.5, 0.2, 2.5]));
+    t.extend(cuboid([2.5, 0.0, 0.0], [4.0, 0.2, 2.5]));
     t.extend(cuboid([0.0, 0.2, 0.0], [0.2, 3.0, 2.5]));
     stl(&t)
 }
@@ -456,8 +459,12 @@ fn a_mesh_floorplan_collides_through_its_derived_boxes_and_rays_hit_the_mesh() {
     let world = "sim: {timestep: 0.002}
 components:
   - floorplan: {mesh: plan.stl}
-  - box: {pose: {position: {x: 2.0, y: 0.1, z: 3.0}}, size: [0.2, 0.2, 0.2], motion: physics, mass: 1.0}
+  - box: {pose: {position: {x: 1.0, y: 0.1, z: 3.0}}, size: [0.2, 0.2, 0.2], motion: physics, mass: 1.0}
     name: on_wall
+  - box: {pose: {position: {x: 2.0, y: 0.1, z: 3.0}}, size: [0.2, 0.2, 0.2], motion: physics, mass: 1.0}
+    name: on_lintel
+  - box: {pose: {position: {x: 2.0, y: 0.1, z: 1.0}}, size: [0.2, 0.2, 0.2], motion: physics, mass: 1.0}
+    name: in_doorway
   - box: {pose: {position: {x: 2.0, y: 1.5, z: 0.5}}, size: [0.2, 0.2, 0.2], motion: physics, mass: 1.0}
     name: on_floor
 ";
@@ -469,28 +476,48 @@ components:
         (0, 0),
         "the mesh draws, boxes collide"
     );
-    let (p0, h0) = geom_box(&e, "floorplan_collider_0");
-    let (p1, h1) = geom_box(&e, "floorplan_collider_1");
-    eprintln!("colliders: {p0:?} {h0:?} / {p1:?} {h1:?}");
-    assert!(
-        m.name_to_id(MjtObjBase::mjOBJ_GEOM, "floorplan_collider_2").is_none(),
-        "two walls, two boxes"
-    );
+    let boxes: Vec<([f64; 3], [f64; 3])> =
+        (0..4).map(|k| geom_box(&e, &format!("floorplan_collider_{k}"))).collect();
+    eprintln!("colliders: {boxes:?}");
+    assert!(m.name_to_id(MjtObjBase::mjOBJ_GEOM, "floorplan_collider_4").is_none(), "four boxes");
     // MuJoCo keeps mesh vertices as f32: within 1e-6 m
     let near = |a: [f64; 3], b: [f64; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
-    assert!(near(p0, [2.0, 0.1, 1.25]) && near(h0, [2.0, 0.1, 1.25]), "wall A: {p0:?} {h0:?}");
-    assert!(near(p1, [0.1, 1.6, 1.25]) && near(h1, [0.1, 1.4, 1.25]), "wall B: {p1:?} {h1:?}");
-    // a ray meets the mesh's face, not a collider (they are invisible to rays)
+    for w in [
+        ([0.75, 0.1, 1.25], [0.75, 0.1, 1.25]), // wall A left of the doorway
+        ([2.0, 0.1, 2.25], [0.5, 0.1, 0.25]),   // the lintel: the doorway below stays open
+        ([3.25, 0.1, 1.25], [0.75, 0.1, 1.25]), // wall A right of it
+        ([0.1, 1.6, 1.25], [0.1, 1.4, 1.25]),   // wall B
+    ] {
+        assert!(
+            boxes.iter().any(|b| near(b.0, w.0) && near(b.1, w.1)),
+            "no collider {w:?} in {boxes:?}"
+        );
+    }
+    // a ray meets the mesh's face, not a collider (they are invisible to rays); one through the
+    // doorway passes (nothing behind it within 10 m)
     let mut rays = roqsim::mujoco::raycast::RayBatch::new(1);
     rays.set_dir(0, [0.0, -1.0, 0.0]);
-    rays.cast(e.ctx.data_mut(), [2.0, 2.0, 1.0], None, None, true, 10.0);
+    rays.cast(e.ctx.data_mut(), [1.0, 2.0, 1.0], None, None, true, 10.0);
     eprintln!("ray: {} m, geom {}", rays.dist()[0], rays.geom()[0]);
     assert!((rays.dist()[0] - 1.8).abs() < 1e-6 && rays.geom()[0] == mesh as i32);
+    rays.cast(e.ctx.data_mut(), [2.0, 2.0, 1.6], None, None, true, 10.0); // above the box in it
+    assert_eq!(
+        rays.geom()[0],
+        -1,
+        "the doorway is open to rays: hit {} at {}",
+        rays.geom()[0],
+        rays.dist()[0]
+    );
     secs(&mut e, 2.0);
-    let (top, floor) = (body_pos(&e, "on_wall")[2], body_pos(&e, "on_floor")[2]);
-    eprintln!("box on the wall top at z {top:.4}, on the floor at z {floor:.4}");
+    let z = |n: &str| body_pos(&e, n)[2];
+    let (top, lintel, floor, door) = (z("on_wall"), z("on_lintel"), z("on_floor"), z("in_doorway"));
+    eprintln!(
+        "boxes at z: wall top {top:.4}, lintel {lintel:.4}, floor {floor:.4}, doorway {door:.4}"
+    );
     assert!((top - 2.6).abs() < 0.005, "rests on the 2.5 m wall top: {top}");
+    assert!((lintel - 2.6).abs() < 0.005, "rests on the lintel's top: {lintel}");
     assert!((floor - 0.1).abs() < 0.005, "rests on the floor: {floor}");
+    assert!((door - 0.1).abs() < 0.005, "falls through the doorway to the floor: {door}");
 }
 
 #[test]
@@ -652,7 +679,9 @@ fn scenes_inputs_list_the_mesh_the_textures_with_their_manifest_and_a_belt_model
         .map(|p| p.strip_prefix(dir.path().canonicalize().unwrap()).unwrap().display().to_string())
         .collect();
     eprintln!("inputs {rel:?}, gave up {:?}", got.gave_up);
-    for f in ["w.yaml", "plan.stl", "grass/grass.png", "grass/manifest.yaml", "brick.png", "my_belt.xml"] {
+    for f in
+        ["w.yaml", "plan.stl", "grass/grass.png", "grass/manifest.yaml", "brick.png", "my_belt.xml"]
+    {
         assert!(rel.iter().any(|r| r == f), "{f} missing from {rel:?}");
     }
     assert!(got.gave_up.is_empty(), "{:?}", got.gave_up);

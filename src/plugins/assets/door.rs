@@ -275,7 +275,8 @@ impl ValidateConfig for DoorConfig {
             e.extend(check_rgba(c, "frame_color"));
         }
         e.extend(check_topics(&self.topics, &ROLES));
-        if !self.topics.is_empty() && !(self.leaf && self.controllable) {
+        let serves_none = !(self.leaf && self.controllable);
+        if serves_none && !self.topics.is_empty() {
             e.push(ConfigError::new(
                 "topics",
                 "renames endpoints this door does not have: a passive door (`controllable: false`) or a cased opening (`leaf: false`) serves none; remove `topics:`",
@@ -625,15 +626,14 @@ impl Plugin for Door {
         let present = entity_present(ctx, &self.address);
         if let Some(id) = self.cmd {
             match ctx.interface.take_latest(id) {
-                Some(Payload::Float64(f)) if f.is_finite() && !present => {
-                    if !self.warned_absent {
-                        self.warned_absent = true;
-                        tracing::warn!(
-                            "door `{}`: ignored `cmd` {f} while the door is absent (SpawnEntity it first)",
-                            self.address
-                        );
-                    }
+                Some(Payload::Float64(f)) if f.is_finite() && !present && !self.warned_absent => {
+                    self.warned_absent = true;
+                    tracing::warn!(
+                        "door `{}`: ignored `cmd` {f} while the door is absent (SpawnEntity it first)",
+                        self.address
+                    );
                 }
+                Some(Payload::Float64(f)) if f.is_finite() && !present => {}
                 Some(Payload::Float64(f)) if f.is_finite() => {
                     self.state.borrow_mut().request = Some(f.clamp(0.0, 1.0));
                     self.finish(

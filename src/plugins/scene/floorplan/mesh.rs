@@ -4,10 +4,13 @@
 //! triangles exactly (MuJoCo intersects a mesh's faces, not its hull). It does not collide:
 //! MuJoCo collides a mesh as its convex hull, and the hull of a building fills its rooms. The
 //! colliders are boxes derived from the mesh instead: every upward-facing triangle (normal within
-//! 26° of +z) lying wholly above [`TOP_ABOVE_FLOOR`] is a wall top; the floor is covered with
-//! [`COLLIDER_CELL`] square cells, a cell whose centre lies under a wall top is solid up to that
-//! top, and runs of solid cells merge into boxes `floorplan_collider_<k>` (invisible, group 3). So
-//! every wall face is within one cell of the drawn one; a wall thinner than a cell may get none.
+//! 26° of +z) lying wholly above [`TOP_ABOVE_FLOOR`] is a wall top, every such downward-facing one
+//! an underside (a lintel's, over a doorway); the floor is covered with [`COLLIDER_CELL`] square
+//! cells, a cell whose centre lies under a wall top is solid up to that top — from the floor, or
+//! from the underside below the top when there is one, so a doorway stays open under its lintel —
+//! and runs of cells with the same span merge into boxes `floorplan_collider_<k>` (invisible,
+//! group 3). So every wall face is within one cell of the drawn one; a wall thinner than a cell
+//! may get none.
 //! A mesh with no wall tops (open-topped walls, a floor only) is refused; a roofed mesh reads its
 //! roof as one solid block, so give the walls without the roof.
 
@@ -93,18 +96,8 @@ fn world_triangles(
 /// The collider boxes of the mesh at `path`, scaled by `scale` and placed at `pos` (module doc).
 pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<ColliderBox>, String> {
     let tris = world_triangles(path, scale, pos)?;
-    let tops: Vec<&[[f64; 3]; 3]> = tris
-        .iter()
-        .filter(|t| {
-            let (a, b, c) = (t[0], t[1], t[2]);
-            let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-            let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-            let n =
-                [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
-            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-            len > 0.0 && n[2] / len >= MIN_UP_NORMAL && t.iter().all(|p| p[2] > TOP_ABOVE_FLOOR)
-        })
-        .collect();
+    let tops: Vec<&[[f64; 3]; 3]> = tris.iter().filter(|t| facing(t) == 1).collect();
+    let undersides: Vec<&[[f64; 3]; 3]> = tris.iter().filter(|t| facing(t) == -1).collect();
     if tops.is_empty() {
         return Err(format!(
             "`{}` has no wall tops (upward faces wholly above {TOP_ABOVE_FLOOR} m), so no colliders can be derived from it: give closed walls (an extruded plan), or the walls as `lines:`",
@@ -119,8 +112,8 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
         }
     }
     let c = COLLIDER_CELL;
-    let (nx, ny) =
-        (((hi[0] - lo[0]) / c).ceil() as usize + 1, ((hi[1] - lo[1]) / c).ceil() as usize + 1);
+    let nx = ((hi[0] - lo[0]) / c).ceil() as usize + 1;
+    let ny = ((hi[1] - lo[1]) / c).ceil() as usize + 1;
     if nx.saturating_mul(ny) > 64_000_000 {
         return Err(format!(
             "`{}` spans {:.0} x {:.0} m: more than 64 million {c} m collider cells; scale it to metres (`mesh_scale`)",
@@ -129,53 +122,65 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
             hi[1] - lo[1]
         ));
     }
-    // solid height per cell (0 = free)
+    // per cell: the highest wall top over it (0 = free) and the highest underside
     let mut top = vec![0.0f64; nx * ny];
-    for t in &tops {
-        let (x0, x1) = (
-            t.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min),
-            t.iter().map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max),
-        );
-        let (y0, y1) = (
-            t.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min),
-            t.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max),
-        );
-        let z = t.iter().map(|p| p[2]).fold(f64::NEG_INFINITY, f64::max);
-        let i0 = ((x0 - lo[0]) / c - 0.5).ceil().max(0.0) as usize;
-        let i1 = (((x1 - lo[0]) / c - 0.5).floor().max(-1.0) + 1.0) as usize;
-        let j0 = ((y0 - lo[1]) / c - 0.5).ceil().max(0.0) as usize;
-        let j1 = (((y1 - lo[1]) / c - 0.5).floor().max(-1.0) + 1.0) as usize;
-        for j in j0..j1.min(ny) {
-            for i in i0..i1.min(nx) {
+    let mut under = vec![0.0f64; nx * ny];
+    for (t, up) in tops.iter().map(|t| (t, true)).chain(undersides.iter().map(|t| (t, false))) {
+        let xs = t.iter().map(|p| p[0]);
+        let ys = t.iter().map(|p| p[1]);
+        let (x0, x1) =
+            (xs.clone().fold(f64::INFINITY, f64::min), xs.fold(f64::NEG_INFINITY, f64::max));
+        let (y0, y1) =
+            (ys.clone().fold(f64::INFINITY, f64::min), ys.fold(f64::NEG_INFINITY, f64::max));
+        let z = if up {
+            t.iter().map(|p| p[2]).fold(f64::NEG_INFINITY, f64::max)
+        } else {
+            t.iter().map(|p| p[2]).fold(f64::INFINITY, f64::min)
+        };
+        // to the micrometre: MuJoCo's f32 vertices put one face's corners a few 1e-8 m apart,
+        // which would split a run of cells into boxes differing by that much
+        let z = (z * 1e6).round() / 1e6;
+        // the cells whose centre lies within the triangle's bounding box
+        let first = |v0: f64, o: f64| ((v0 - o) / c - 0.5).ceil().max(0.0) as usize;
+        let past = |v1: f64, o: f64| (((v1 - o) / c - 0.5).floor().max(-1.0) + 1.0) as usize;
+        for j in first(y0, lo[1])..past(y1, lo[1]).min(ny) {
+            for i in first(x0, lo[0])..past(x1, lo[0]).min(nx) {
                 let q = [lo[0] + (i as f64 + 0.5) * c, lo[1] + (j as f64 + 0.5) * c];
                 if inside(q, t) {
                     let k = j * nx + i;
-                    top[k] = top[k].max(z);
+                    let g = if up { &mut top } else { &mut under };
+                    g[k] = g[k].max(z);
                 }
             }
         }
     }
-    // runs along x per row, then runs of equal rows merged along y
-    let mut open: Vec<(usize, usize, f64, usize)> = Vec::new(); // (i0, i1, z, j0)
+    // each cell's solid span [bottom, top]: from the underside below its top, else the floor
+    let span: Vec<(f64, f64)> = top
+        .iter()
+        .zip(&under)
+        .map(|(&t, &u)| if t > 0.0 && u < t { (u, t) } else { (0.0, t) })
+        .collect();
+    // runs of equal spans along x per row, then equal runs of consecutive rows merged along y
+    let mut open: Vec<(usize, usize, (f64, f64), usize)> = Vec::new(); // (i0, i1, span, j0)
     let mut out = Vec::new();
-    let emit =
-        |out: &mut Vec<ColliderBox>, (i0, i1, z, j0): (usize, usize, f64, usize), j1: usize| {
-            let (x0, x1) = (lo[0] + i0 as f64 * c, lo[0] + i1 as f64 * c);
-            let (y0, y1) = (lo[1] + j0 as f64 * c, lo[1] + j1 as f64 * c);
-            out.push(ColliderBox {
-                pos: [(x0 + x1) / 2.0, (y0 + y1) / 2.0, z / 2.0],
-                half: [(x1 - x0) / 2.0, (y1 - y0) / 2.0, z / 2.0],
-            });
-        };
+    let emit = |out: &mut Vec<ColliderBox>, run: (usize, usize, (f64, f64), usize), j1: usize| {
+        let (i0, i1, (z0, z1), j0) = run;
+        let (x0, x1) = (lo[0] + i0 as f64 * c, lo[0] + i1 as f64 * c);
+        let (y0, y1) = (lo[1] + j0 as f64 * c, lo[1] + j1 as f64 * c);
+        out.push(ColliderBox {
+            pos: [(x0 + x1) / 2.0, (y0 + y1) / 2.0, (z0 + z1) / 2.0],
+            half: [(x1 - x0) / 2.0, (y1 - y0) / 2.0, (z1 - z0) / 2.0],
+        });
+    };
     for j in 0..=ny {
         let mut runs = Vec::new();
         if j < ny {
             let mut i = 0;
             while i < nx {
-                let z = top[j * nx + i];
-                if z > 0.0 {
+                let z = span[j * nx + i];
+                if z.1 > 0.0 {
                     let s = i;
-                    while i < nx && top[j * nx + i] == z {
+                    while i < nx && span[j * nx + i] == z {
                         i += 1;
                     }
                     runs.push((s, i, z));
@@ -197,6 +202,25 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
         open = next;
     }
     Ok(out)
+}
+
+/// +1 for a wall top (an upward face wholly above [`TOP_ABOVE_FLOOR`]), -1 for an underside (such
+/// a downward face), 0 for any other face.
+fn facing(t: &[[f64; 3]; 3]) -> i32 {
+    let (a, b, c) = (t[0], t[1], t[2]);
+    let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+    let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+    let n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    if len == 0.0 || !t.iter().all(|p| p[2] > TOP_ABOVE_FLOOR) {
+        0
+    } else if n[2] / len >= MIN_UP_NORMAL {
+        1
+    } else if n[2] / len <= -MIN_UP_NORMAL {
+        -1
+    } else {
+        0
+    }
 }
 
 /// Whether point `q` lies inside triangle `t` (in x, y; edges count).
