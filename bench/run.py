@@ -271,6 +271,60 @@ class Suite:
             L.append(f"| {name} | {rate[m]:,.0f} | {rate[m] * dt:,.1f}× | {ratio:.3f} | {cost} | {cpu[m]:.3f} | {mb} | {median([j['rss'] for j in self.rec[m]]) / 1024.0:.1f} |")
         return L
 
+    # row 11: what the contact-sensing observers cost (bench/worlds/contacts_on.yaml vs its base)
+    CONTACT_WORLDS = (("off", "worlds/turtlebot_floorplan.yaml"), ("on", "bench/worlds/contacts_on.yaml"))
+
+    def row_contacts(self):
+        self.contacts = {"off": [], "on": []}
+        for r in range(self.a.runs):
+            for mode, world in self.CONTACT_WORLDS:
+                out, rss = run_proc([self.a.bench_rows, "engine", world, str(self.a.steps)])
+                j = last_json(out)
+                j["rss"] = rss
+                self.contacts[mode].append(j)
+            log(f"row 11 contact sensing: round {r + 1}/{self.a.runs} done")
+
+    def contacts_report(self):
+        L = ["", "## Contact sensing (row 11)", ""]
+        if not getattr(self, "contacts", None):
+            L.append("Not measured (--no-contacts).")
+            return L
+        rate = {m: median([j["steps"] / j["wall_s"] for j in self.contacts[m]]) for m in ("off", "on")}
+        cpu = {m: median([j["cpu_s"] / j["sim_s"] for j in self.contacts[m]]) for m in ("off", "on")}
+        cpu_step = {m: median([j["cpu_s"] / j["steps"] * 1e6 for j in self.contacts[m]]) for m in ("off", "on")}
+        j0 = self.contacts["off"][0]
+        dt = j0["sim_s"] / j0["steps"]
+        L.append(
+            f"worlds/turtlebot_floorplan.yaml against bench/worlds/contacts_on.yaml (the same world plus bumper, contact_monitor, contact_impulse "
+            f"and contact_location on the robot, contact_impulse and contact_location on the resting parcel), asap, no transport, {self.a.steps} steps per run, "
+            "the two interleaved run by run. The cost per step is the difference of the wall time per step, and of the simulator's CPU time per step "
+            "(the figure that holds on a loaded machine, where the wall time also counts the waits for a core)."
+        )
+        L.append("")
+        L.append("| contact sensing | steps/s | real-time factor | × off | wall cost per step (µs) | simulator CPU per step (µs) | CPU cost per step (µs) | × off (CPU) | peak RSS (MiB) |")
+        L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        for m, name in (("off", "off (base world)"), ("on", "6 observers")):
+            ratio = rate[m] / rate["off"]
+            cost = f"{(1 / rate['on'] - 1 / rate['off']) * 1e6:.2f}" if m == "on" else ""
+            cpu_cost = f"{cpu_step['on'] - cpu_step['off']:.2f}" if m == "on" else ""
+            L.append(
+                f"| {name} | {rate[m]:,.0f} | {rate[m] * dt:,.1f}× | {ratio:.3f} | {cost} | {cpu_step[m]:.2f} | {cpu_cost} | "
+                f"{cpu_step[m] / cpu_step['off']:.3f} | {median([j['rss'] for j in self.contacts[m]]) / 1024.0:.1f} |"
+            )
+        return L
+
+    def contacts_only_report(self):
+        L = [f"# roqsim benchmark, row 11 alone — {self.date} — commit {self.commit}", ""]
+        L.append(f"- CPU: {self.cpu} ({os.cpu_count()} logical CPUs visible); kernel {platform.release()}; {self.rustc}")
+        L.append(f"- every figure: the median of {self.a.runs} runs, each run its own process; with and without the observers interleaved run by run")
+        L.append("- command: `" + " ".join(["bench/run.sh", *self.a.passthrough]) + "`")
+        L.append(f"- load average before the run: {self.loadavg}; after it: {self.loadavg_end}")
+        L.extend(self.contacts_report())
+        L.append("")
+        L.extend(f"- {n}" for n in self.notes)
+        L.append("")
+        return "\n".join(L)
+
     # rows 8-9: cameras (examples/camera_bench.rs)
     def rows_camera(self):
         self.cam_frames, self.cam_steps = {}, {}
@@ -449,6 +503,7 @@ class Suite:
             )
         L.extend(self.camera_report())
         L.extend(self.record_report())
+        L.extend(self.contacts_report())
         L.append("")
         L.append("## Notes")
         L.append("")
@@ -523,6 +578,8 @@ def main():
     ap.add_argument("--camera-steps", type=int, default=5000, help="steps per run of row 9 (default 5000 = 10 s of sim time)")
     ap.add_argument("--no-record", dest="record", action="store_false", help="skip row 10 (the cost of --record)")
     ap.add_argument("--record-only", action="store_true", help="run row 10 alone (the cost of --record); written to bench/results/<date>-record-<commit>.md")
+    ap.add_argument("--no-contacts", dest="contacts", action="store_false", help="skip row 11 (the cost of contact sensing)")
+    ap.add_argument("--contacts-only", action="store_true", help="run row 11 alone (the cost of contact sensing); written to bench/results/<date>-contacts-<commit>.md")
     ap.add_argument("--no-save", dest="save", action="store_false", help="print only; write nothing under bench/results/")
     ap.add_argument("passthrough", nargs="*", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -544,6 +601,22 @@ def main():
         s.ros_ok, s.ros_reason = False, "the ROS 2 environment is missing (scripts/setup.sh --ros, then . scripts/env.sh)"
     if s.ros_ok and subprocess.run(netns_prefix() + ["true"], capture_output=True).returncode != 0:
         s.ros_ok, s.ros_reason = False, "no private network namespace could be made (`unshare --net` failed)"
+    if a.contacts_only:
+        try:
+            log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
+            s.row_contacts()
+            s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+            text = s.contacts_only_report()
+        except Failed as e:
+            sys.exit(f"bench: {e}")
+        finally:
+            shutil.rmtree(s.work, ignore_errors=True)
+        print(text)
+        if a.save:
+            out = BENCH / "results" / f"{s.date}-contacts-{s.commit}.md"
+            out.write_text(text)
+            log(f"written to {out.relative_to(ROOT)}")
+        return
     if a.record_only:
         try:
             log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
@@ -573,6 +646,8 @@ def main():
             s.rows_camera()
         if a.record:
             s.row_record()
+        if a.contacts:
+            s.row_contacts()
         s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
         text = s.report()
     except Failed as e:

@@ -8,6 +8,7 @@
 #   bench/run.sh --runs 5 --steps 40000 --ros-steps 20000 --pacing-seconds 60
 #   bench/run.sh --no-ros         # rows 1-3, 6, 7 only
 #   bench/run.sh --no-pacing --no-save   # a quick look (skips row 7's 3 x 60 s)
+#   bench/run.sh --contacts-only  # row 11 alone: the cost of contact sensing
 #
 # Needs scripts/setup.sh (MuJoCo, the venv; `--ros` for rows 4-5). Not part of scripts/test.sh:
 # it takes minutes and asserts nothing.

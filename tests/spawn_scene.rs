@@ -823,7 +823,13 @@ fn floorplan_refusals() {
     let msg = refusal(&format!("{SIM}components:\n  - floorplan: {{mesh: house.stl, lines: [{{id: 0, x0_m: 0, y0_m: 0, x1_m: 1, y1_m: 0}}]}}\n"));
     assert_contains(&msg, "components.floorplan.floorplan: `mesh` and `lines` are two sources for one building; name exactly one of `lines:`, `floorplan:` or `mesh:` (floorplan)".replace(".floorplan: `mesh`", ".lines: `mesh`").as_str());
     let msg = refusal(&format!("{SIM}components:\n  - floorplan: {{mesh: house.stl}}\n"));
-    assert_contains(&msg, "components.floorplan.mesh: floorplan meshes are not supported yet; give the walls as `lines:` segments (with `doors:`) or as a `floorplan: <file.json>` (floorplan)");
+    assert_contains(
+        &msg,
+        &format!(
+            "components.floorplan.mesh: `house.stl`: no file `{}` (floorplan)",
+            base().join("house.stl").display()
+        ),
+    );
     let msg = refusal(&format!(
         "{SIM}components:
   - floorplan:
@@ -844,7 +850,7 @@ fn floorplan_refusals() {
         &msg,
         "components.floorplan.opening_height: must be > 0 and <= height (2.5 m), got 3",
     );
-    assert_contains(&msg, "components.floorplan.floor.texture: PNG textures are not supported yet");
+    assert_contains(&msg, "components.floorplan.floor.texture: `roqsim_assets:Concrete030`: package `roqsim_assets` not found on AMENT_PREFIX_PATH or ROS_PACKAGE_PATH; source the workspace that installs it, or give a PNG path");
     let msg = refusal(&format!("{SIM}components:{TWO_ROOMS}  - floorplan: {{lines: [{{id: 0, x0_m: 0, y0_m: 0, x1_m: 1, y1_m: 0}}]}}\n    name: second\n"));
     assert_contains(&msg, "two plugins build a ground and light (floorplan, second); keep one");
 }

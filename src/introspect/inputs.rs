@@ -15,6 +15,7 @@ use serde_norway::{Mapping, Value};
 
 use crate::error::ConfigErrors;
 use crate::plugins::lookup;
+use crate::plugins::scene::floorplan::texture;
 use crate::world::compose::{compose, split_package_ref};
 use crate::world::document::{walk, Component, WorldDoc};
 use crate::world::models::{load_manifest, resolve_model};
@@ -262,6 +263,12 @@ fn config_files(v: &Value, key: Option<&str>, dir: &Path, files: &mut Files, wal
             }
         }
         Value::String(s) if key == Some("model") => model_files(s, dir, files, walk),
+        // a floorplan texture: its PNG (also `package://` or `<pkg>:<name>`) and its manifest
+        Value::String(s) if key == Some("texture") && texture::resolve(s, dir).is_ok() => {
+            for p in texture::files(s, dir) {
+                files.add(&p);
+            }
+        }
         Value::String(s) if !s.is_empty() && !s.contains('\n') && s.len() < 4096 => {
             let p = if Path::new(s).is_absolute() { PathBuf::from(s) } else { dir.join(s) };
             if p.is_file() {

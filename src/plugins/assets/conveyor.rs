@@ -1,7 +1,6 @@
 //! `conveyor`: a velocity-driven belt conveyor.
 //!
-//! Built from primitives (no conveyor model is bundled, so `model: conveyor` names this built-in
-//! belt): a welded bed (box, `length` × `width`, top at `height − 0.02`), two visual-only end
+//! `model: conveyor` (the default) names the built-in belt, built from primitives: a welded bed (box, `length` × `width`, top at `height − 0.02`), two visual-only end
 //! rollers of `roller_radius`, and the BELT — a 0.02 m thick slab of `length` × `width` whose top
 //! is at `height`, on a slide joint along the belt's +x. Every `pre_step` forces the slide's
 //! velocity to `speed` (m/s; negative reverses) and wraps its position into ±`belt_wrap` (m) —
@@ -21,11 +20,22 @@
 //! bed body, `<prefix><stem>_belt` (body and geom), `<prefix><stem>_belt_slide`, where `<stem>` is
 //! the entry's address with dots as `_`.
 //!
-//! Endpoint `speed` (in, std_msgs/Float64, scoped by `namespace`: `/<ns>/speed`) sets the belt
-//! speed (m/s). Blackboard `conveyor:<address>` holds a [`ConveyorHandle`]. Registers an entity
-//! (kind Other) named by the entry's address. `on_reset` restores the configured `speed`.
+//! A user's belt (`model:` any other model reference: a bundled name, `<package>:<model>` or an
+//! MJCF path) is welded at `pos`/`rpy` in place of the primitives; it must carry one slide joint
+//! named `belt_slide` (the slab's; its axis is the travel direction), which the plugin drives as
+//! above. The slab body's geoms get contact `priority="1"` (the belt owns its contacts) and, when
+//! `friction:` is stated, that sliding friction. It keeps its own size: `length`, `width`,
+//! `height` and `roller_radius` describe the built-in belt and are refused beside a user model.
+//!
+//! Endpoint `speed` (in, std_msgs/Float64, scoped by `namespace`: `/<ns>/speed`; `topics: {speed:
+//! ...}` renames it) sets the belt speed (m/s). Blackboard `conveyor:<address>` holds a
+//! [`ConveyorHandle`]. Registers an entity (kind Other) named by the entry's address;
+//! `present: false` starts it absent (hidden, contact-free, its belt standing still until
+//! SpawnEntity; a `package_pose` carton is a body of its own, so the two are refused together).
+//! `on_reset` restores the configured `speed`.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use mujoco_rs::prelude::*;
@@ -35,7 +45,11 @@ use serde::Deserialize;
 use crate::context::{Endpoint, EndpointId, Entity, EntityKind, Payload, Pose, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::math::quat_from_rpy;
-use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::plugin::{
+    construct, BuildContext, ExpandArgs, Expansion, Hooks, Plugin, PluginArgs, ValidateConfig,
+};
+use crate::plugins::shared::owner::{check_topics, entity_present, Scope};
+use crate::spawn::load_model;
 use crate::spawn::mjcf::{attach, child_spec_from_str};
 
 /// Belt slab thickness (m).
@@ -46,6 +60,14 @@ pub const BELT_MASS: f64 = 200.0;
 pub const PACKAGE_SIZE: f64 = 0.2;
 /// Mass of the `package_pose` carton (kg).
 pub const PACKAGE_MASS: f64 = 2.0;
+/// The built-in belt's model name.
+pub const BUILTIN_MODEL: &str = "conveyor";
+/// The slide joint a user's belt model must carry (its slab's).
+pub const BELT_JOINT: &str = "belt_slide";
+/// Endpoint roles (keys of `topics:`).
+pub const ROLES: [&str; 1] = ["speed"];
+/// Keys that size the built-in belt (refused beside a user's `model:`).
+pub const BUILTIN_SIZE_KEYS: [&str; 4] = ["length", "width", "height", "roller_radius"];
 
 fn d_model() -> String {
     "conveyor".into()
@@ -82,7 +104,8 @@ pub struct ConveyorConfig {
     /// MJCF name prefix (distinct prefixes for more than one belt). Default "".
     #[serde(default)]
     pub prefix: String,
-    /// Belt model: only the built-in primitive belt, `conveyor`, exists. Default `conveyor`.
+    /// Belt model: `conveyor` (default) is the built-in primitive belt; any other model reference
+    /// is a user's belt MJCF with a slide joint `belt_slide`.
     #[serde(default = "d_model")]
     pub model: String,
     /// World placement [x, y, z] (m) of the belt frame (origin on the floor under the belt's centre).
@@ -116,6 +139,13 @@ pub struct ConveyorConfig {
     /// frame, re-seated there by every reset.
     #[serde(default)]
     pub package_pose: Option<[f64; 7]>,
+    /// false: compiled in, but absent until spawned (SpawnEntity). Default true.
+    #[serde(default = "crate::plugin::yes")]
+    pub present: bool,
+    /// Endpoint topic renames by role (`speed`): a relative name renames inside the namespace, an
+    /// absolute `/name` hardwires it.
+    #[serde(default)]
+    pub topics: BTreeMap<String, String>,
 }
 
 impl ValidateConfig for ConveyorConfig {
@@ -133,10 +163,17 @@ impl ValidateConfig for ConveyorConfig {
         pos(&mut e, "width", self.width);
         pos(&mut e, "height", self.height);
         pos(&mut e, "roller_radius", self.roller_radius);
-        if self.model != "conveyor" {
+        if self.model.trim().is_empty() {
             e.push(ConfigError::new(
                 "model",
-                format!("`{}`: no conveyor model is bundled; the belt is built from primitives (`model: conveyor`, the default) — size it with length/width/height", self.model),
+                "is empty; `conveyor` (the built-in belt) or a belt model with a `belt_slide` joint",
+            ));
+        }
+        e.extend(check_topics(&self.topics, &ROLES));
+        if !self.present && self.package_pose.is_some() {
+            e.push(ConfigError::new(
+                "present",
+                "`present: false` with `package_pose`: the carton is a free body of its own and would fall where the absent belt was; give the carton as a `box` entry with its own `present:`",
             ));
         }
         if self.height.is_finite() && self.height <= BELT_THICKNESS + 0.001 {
@@ -221,11 +258,53 @@ pub fn handle_key(address: &str) -> String {
     format!("conveyor:{address}")
 }
 
+/// Registry constructor: the typed config, plus the keys that size the built-in belt refused
+/// beside a user's model (it keeps its own size) and whether `friction:` was stated.
+pub fn create(
+    value: &serde_norway::Value,
+    args: &PluginArgs,
+) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
+    let stated = |k: &str| value.get(k).is_some();
+    let model = value.get("model").and_then(serde_norway::Value::as_str).unwrap_or(BUILTIN_MODEL);
+    if model != BUILTIN_MODEL {
+        let errs: Vec<ConfigError> = BUILTIN_SIZE_KEYS
+            .iter()
+            .filter(|k| stated(k))
+            .map(|k| {
+                ConfigError::new(
+                    *k,
+                    format!("sizes the built-in belt; a belt `model:` (`{model}`) keeps its own size: remove `{k}` (or scale the model's MJCF)"),
+                )
+            })
+            .collect();
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+    }
+    let friction_stated = stated("friction");
+    construct::<ConveyorConfig, Conveyor>(value, args, |cfg, args| {
+        let mut c = Conveyor::new(cfg, args);
+        c.friction_stated = friction_stated;
+        c
+    })
+}
+
+/// Load-time check: a user's belt model resolves and its manifest reads (the built-in needs none).
+pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
+    match args.config.get("model").and_then(serde_norway::Value::as_str) {
+        None | Some(BUILTIN_MODEL) => Ok(None),
+        Some(_) => crate::world::expand::check_model(args),
+    }
+}
+
 /// The `conveyor` plugin.
 pub struct Conveyor {
     cfg: ConveyorConfig,
     address: String,
     stem: String,
+    base_dir: std::path::PathBuf,
+    /// `friction:` was stated (a user's belt then gets it).
+    friction_stated: bool,
     speed: Rc<Cell<f64>>,
     qpos: usize,
     dof: usize,
@@ -239,6 +318,8 @@ impl Conveyor {
         Conveyor {
             stem: args.address.replace('.', "_"),
             address: args.address.clone(),
+            base_dir: args.base_dir.clone(),
+            friction_stated: true,
             cfg,
             speed,
             qpos: 0,
@@ -252,7 +333,7 @@ impl Conveyor {
         format!("{}{}_belt", self.cfg.prefix, self.stem)
     }
 
-    fn xml(&self) -> String {
+    fn xml(&self, builtin: bool) -> String {
         let c = &self.cfg;
         let s = &self.stem;
         let (hl, hw) = (c.length / 2.0, c.width / 2.0);
@@ -273,6 +354,16 @@ impl Conveyor {
             ),
             None => String::new(),
         };
+        if !builtin {
+            return format!(
+                r#"<mujoco model="conveyor">
+  <worldbody>
+    <body name="{s}"/>
+    {package}
+  </worldbody>
+</mujoco>"#
+            );
+        }
         format!(
             r#"<mujoco model="conveyor">
   <worldbody>
@@ -307,15 +398,21 @@ impl Plugin for Conveyor {
         if spec.body(&body).is_some() {
             return Err(format!("prefix: the world already has a body `{body}`; give this conveyor a distinct prefix or name"));
         }
-        let mut child = child_spec_from_str(&self.xml())?;
+        let builtin = self.cfg.model == BUILTIN_MODEL;
+        let mut child = child_spec_from_str(&self.xml(builtin))?;
+        if !builtin {
+            self.attach_user_belt(&mut child)?;
+        }
         let [r, p, y] = self.cfg.rpy;
         let quat = quat_from_rpy(r, p, y);
         attach(spec, None, &mut child, self.cfg.pos, quat, &self.cfg.prefix)?;
         let mut e = Entity::new(&self.address, EntityKind::Other, &body);
         e.prefix = self.cfg.prefix.clone();
         e.namespace = self.cfg.namespace.trim_matches('/').to_string();
-        e.model = "conveyor".into();
+        e.model = self.cfg.model.clone();
         e.initial_pose = Pose { pos: self.cfg.pos, quat };
+        e.declared_present = self.cfg.present;
+        e.present = self.cfg.present;
         e.weld_reason = Some("a conveyor is welded scenery (its belt moves what lies on it; move the conveyor itself in the world file)".into());
         b.ctx.entities.add(e)
     }
@@ -328,12 +425,18 @@ impl Plugin for Conveyor {
             .ok_or_else(|| format!("belt joint `{j}` missing after compile"))?;
         self.qpos = m.jnt_qposadr()[jid] as usize;
         self.dof = m.jnt_dofadr()[jid] as usize;
+        let scope = Scope {
+            owner: self.address.clone(),
+            namespace: self.cfg.namespace.trim_matches('/').to_string(),
+            frame_prefix: String::new(),
+        };
         self.ep = ctx.interface.add(
-            Endpoint::input("speed")
-                .owner(Some(&self.address))
-                .namespace(&self.cfg.namespace)
-                .hint("ros2", "type", "std_msgs/msg/Float64")
-                .hint("ros2", "qos", "reliable"),
+            scope.apply(
+                Endpoint::input("speed")
+                    .hint("ros2", "type", "std_msgs/msg/Float64")
+                    .hint("ros2", "qos", "reliable"),
+                &self.cfg.topics,
+            ),
         );
         ctx.blackboard.set(handle_key(&self.address), ConveyorHandle(self.speed.clone()));
         Ok(())
@@ -361,7 +464,9 @@ impl Plugin for Conveyor {
             }
         }
         let wrap = self.cfg.belt_wrap;
-        let (q, v, s) = (self.qpos, self.dof, self.speed.get());
+        // absent: the engine froze the belt; it stands still until SpawnEntity
+        let s = if entity_present(ctx, &self.address) { self.speed.get() } else { 0.0 };
+        let (q, v) = (self.qpos, self.dof);
         let d = ctx.data_mut();
         let mut x = d.qpos()[q];
         if wrap > 0.0 {
@@ -379,12 +484,64 @@ impl Plugin for Conveyor {
     }
 }
 
+impl Conveyor {
+    /// Weld a user's belt model under the conveyor body (prefix `<stem>_`, so its `belt_slide`
+    /// compiles to the name the built-in belt's has); its slab owns its contacts.
+    fn attach_user_belt(&self, child: &mut MjSpec) -> Result<(), String> {
+        let mref = &self.cfg.model;
+        let mut m = load_model(mref, &self.base_dir).map_err(|e| format!("model: {e}"))?;
+        let slides: Vec<bool> = m
+            .spec
+            .joint_iter()
+            .filter(|j| j.name() == BELT_JOINT)
+            .map(|j| j.type_() == MjtJoint::mjJNT_SLIDE)
+            .collect();
+        if slides.len() != 1 || !slides[0] {
+            let joints: Vec<String> = m.spec.joint_iter().map(|j| j.name().to_string()).collect();
+            return Err(format!(
+                "model: `{mref}` has no slide joint named `{BELT_JOINT}`; a belt model carries one, on the belt slab, its axis the travel direction (joints: {})",
+                if joints.is_empty() { "(none)".into() } else { joints.join(", ") }
+            ));
+        }
+        let bodies: Vec<String> = m.spec.body_iter().map(|b| b.name().to_string()).collect();
+        let slab = bodies
+            .into_iter()
+            .find(|b| {
+                m.spec.body(b).is_some_and(|b| b.joint_iter(false).any(|j| j.name() == BELT_JOINT))
+            })
+            .ok_or_else(|| format!("model: `{mref}`: no body carries `{BELT_JOINT}`"))?;
+        let (friction, set_friction) = (self.cfg.friction, self.friction_stated);
+        let mut n = 0;
+        for g in m.spec.body_mut(&slab).expect("found").geom_iter_mut(false) {
+            g.set_priority(1);
+            if set_friction {
+                g.friction_mut()[0] = friction;
+            }
+            n += 1;
+        }
+        if n == 0 {
+            return Err(format!(
+                "model: `{mref}`: the belt body `{slab}` (carrying `{BELT_JOINT}`) has no geom for a load to ride on"
+            ));
+        }
+        attach(
+            child,
+            Some(&self.stem),
+            &mut m.spec,
+            [0.0; 3],
+            [1.0, 0.0, 0.0, 0.0],
+            &format!("{}_", self.stem),
+        )
+    }
+}
+
 /// The registry entry of `conveyor`.
 pub fn descriptor() -> crate::plugin::PluginDescriptor {
     crate::plugin_descriptor!(
         "conveyor",
-        "A velocity-driven belt conveyor (slide-joint belt, forced speed with position wrap; speed commandable as Float64).",
-        ConveyorConfig,
-        Conveyor
+        "A velocity-driven belt conveyor (slide-joint belt, forced speed with position wrap; speed commandable as Float64): built-in, or a user's belt model.",
+        ConveyorConfig;
+        create
     )
+    .expands(&[], expand)
 }

@@ -27,23 +27,39 @@
 //! unless `frame_color`).
 //!
 //! Endpoints (`controllable: true`; namespace `namespace:`, default the entry's label so two doors
-//! never share a topic): `cmd` (in, std_msgs/Float64 openness 0..1) and `state` (out,
-//! std_msgs/Float64 measured openness, 10 Hz). Blackboard `door:<address>` holds a
-//! [`DoorHandle`]. Registers an entity (kind Door) on the casing body, named by the entry's
-//! address. Names: `<prefix><stem>` (casing body), `<stem>_leaf`, `<stem>_hinge`,
-//! `<stem>_actuator`, `<stem>` = the address with dots as `_`.
+//! never share a topic; each renamed by `topics:`): `cmd` (in, std_msgs/Float64 openness 0..1),
+//! `state` (out, std_msgs/Float64 measured openness, 10 Hz) and `door` (in, a
+//! control_msgs/GripperCommand action, the gripper's ROS handler): `command.position` is the target
+//! openness 0..1, `command.max_effort` clamps the hinge torque (N·m; 0 = `max_torque`, above it
+//! saturates there). The goal succeeds with `reached_goal` once the openness is within
+//! [`GOAL_TOLERANCE`] of the target, and aborts with `stalled` when the door backs off from an
+//! obstruction (ros2_controllers' gripper action controller without `allow_stalling`); feedback
+//! (position = openness, effort = hinge torque) at the `state` rate. A newer goal or a `cmd`
+//! preempts a running goal (CANCELED); a cancel holds the measured angle. A position outside 0..1
+//! or a negative/non-finite max_effort is aborted naming the field.
+//!
+//! Presence (`present: false`, DeleteEntity): the casing and leaf are hidden and contact-free (the
+//! engine's presence); the leaf holds its measured angle, a `cmd` is ignored with a warning and a
+//! goal is aborted until SpawnEntity. Blackboard `door:<address>` holds a [`DoorHandle`].
+//! Registers an entity (kind Door) on the casing body, named by the entry's address. Names:
+//! `<prefix><stem>` (casing body), `<stem>_leaf`, `<stem>_hinge`, `<stem>_actuator`, `<stem>` =
+//! the address with dots as `_`.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::atomic::Ordering;
 
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::context::payload::{ActionCall, ActionOutcome, GoalStatus, GripperGoal};
 use crate::context::{Endpoint, EndpointId, Entity, EntityKind, Payload, Pose, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::math::quat_from_rpy;
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::plugins::shared::owner::{check_topics, entity_present, Scope};
 use crate::spawn::mjcf::{attach, child_spec_from_str};
 use crate::spawn::{check_rgba, load_model};
 
@@ -63,6 +79,11 @@ pub const STALL_S: f64 = 0.5;
 pub const BACKOFF_RAD: f64 = 0.1;
 /// Publish rate of `state` (Hz).
 pub const STATE_RATE_HZ: f64 = 10.0;
+/// A door action goal succeeds when the openness is this close to its target (a fraction of
+/// `max_angle`: 1.2 deg with the default 120).
+pub const GOAL_TOLERANCE: f64 = 0.01;
+/// Endpoint roles (keys of `topics:`).
+pub const ROLES: [&str; 3] = ["cmd", "state", "door"];
 /// Default leaf colour (light wood).
 pub const LEAF_RGBA: [f64; 4] = [0.76, 0.6, 0.42, 1.0];
 /// Default casing colour (off-white trim).
@@ -171,6 +192,13 @@ pub struct DoorConfig {
     /// Actuator torque limit (N·m): what the door pushes an obstacle with before it stalls. Default 30.
     #[serde(default = "d_max_torque")]
     pub max_torque: f64,
+    /// false: compiled in, but absent until spawned (SpawnEntity). Default true.
+    #[serde(default = "crate::plugin::yes")]
+    pub present: bool,
+    /// Endpoint topic renames by role (`cmd`, `state`, `door`): a relative name renames inside
+    /// the namespace, an absolute `/name` hardwires it.
+    #[serde(default)]
+    pub topics: BTreeMap<String, String>,
 }
 
 impl ValidateConfig for DoorConfig {
@@ -246,6 +274,14 @@ impl ValidateConfig for DoorConfig {
         if let Some(c) = &self.frame_color {
             e.extend(check_rgba(c, "frame_color"));
         }
+        e.extend(check_topics(&self.topics, &ROLES));
+        let serves_none = !(self.leaf && self.controllable);
+        if serves_none && !self.topics.is_empty() {
+            e.push(ConfigError::new(
+                "topics",
+                "renames endpoints this door does not have: a passive door (`controllable: false`) or a cased opening (`leaf: false`) serves none; remove `topics:`",
+            ));
+        }
         if !self.leaf && !self.frame {
             e.push(ConfigError::new("leaf", "`leaf: false` with `frame: false` would place nothing at all: keep the casing (frame: true) or hang a leaf"));
         }
@@ -296,6 +332,17 @@ pub fn handle_key(address: &str) -> String {
     format!("door:{address}")
 }
 
+/// A running GripperCommand goal.
+struct DoorGoal {
+    call: ActionCall,
+    /// Target openness 0..1.
+    target: f64,
+}
+
+fn outcome(status: GoalStatus, msg: impl Into<String>, result: Option<Payload>) -> ActionOutcome {
+    ActionOutcome { status, error_code: 0, error_string: msg.into(), result: result.map(Box::new) }
+}
+
 /// The `door` plugin.
 pub struct Door {
     cfg: DoorConfig,
@@ -313,6 +360,12 @@ pub struct Door {
     stall_time: f64,
     cmd: Option<EndpointId>,
     out: Option<EndpointId>,
+    action: Option<EndpointId>,
+    goal: Option<DoorGoal>,
+    /// The hinge torque limit in force (N·m): `max_torque`, or a goal's smaller `max_effort`.
+    torque: f64,
+    /// An ignored `cmd` while absent was warned about.
+    warned_absent: bool,
 }
 
 impl Door {
@@ -333,6 +386,10 @@ impl Door {
             stall_time: 0.0,
             cmd: None,
             out: None,
+            action: None,
+            goal: None,
+            torque: cfg.max_torque,
+            warned_absent: false,
             cfg,
         }
     }
@@ -484,6 +541,8 @@ impl Plugin for Door {
         e.namespace = self.namespace();
         e.model = self.cfg.model.clone().unwrap_or_else(|| "door".into());
         e.initial_pose = Pose { pos, quat };
+        e.declared_present = self.cfg.present;
+        e.present = self.cfg.present;
         e.weld_reason =
             Some("a door's casing is welded; its leaf swings on the hinge (command `cmd`)".into());
         b.ctx.entities.add(e)
@@ -502,26 +561,41 @@ impl Plugin for Door {
             .name_to_id(MjtObjBase::mjOBJ_ACTUATOR, &a)
             .ok_or_else(|| format!("actuator `{a}` missing after compile"))?;
         if self.cfg.controllable {
-            let ns = self.namespace();
+            let scope = Scope {
+                owner: self.address.clone(),
+                namespace: self.namespace(),
+                frame_prefix: String::new(),
+            };
+            let topics = &self.cfg.topics;
             self.cmd = Some(
                 ctx.interface.add(
-                    Endpoint::input("cmd")
-                        .owner(Some(&self.address))
-                        .namespace(&ns)
-                        .hint("ros2", "type", "std_msgs/msg/Float64")
-                        .hint("ros2", "qos", "reliable"),
+                    scope.apply(
+                        Endpoint::input("cmd")
+                            .hint("ros2", "type", "std_msgs/msg/Float64")
+                            .hint("ros2", "qos", "reliable"),
+                        topics,
+                    ),
                 ),
             );
             self.out = Some(
                 ctx.interface.add(
-                    Endpoint::out("state")
-                        .owner(Some(&self.address))
-                        .namespace(&ns)
-                        .rate(STATE_RATE_HZ)
-                        .hint("ros2", "type", "std_msgs/msg/Float64")
-                        .hint("ros2", "qos", "reliable"),
+                    scope.apply(
+                        Endpoint::out("state")
+                            .rate(STATE_RATE_HZ)
+                            .hint("ros2", "type", "std_msgs/msg/Float64")
+                            .hint("ros2", "qos", "reliable"),
+                        topics,
+                    ),
                 ),
             );
+            self.action = Some(ctx.interface.add(scope.apply(
+                Endpoint::input("door").hint(
+                    "ros2",
+                    "action",
+                    "control_msgs/action/GripperCommand",
+                ),
+                topics,
+            )));
         }
         ctx.blackboard.set(handle_key(&self.address), DoorHandle(self.state.clone()));
         Ok(())
@@ -537,6 +611,9 @@ impl Plugin for Door {
         }
         self.hold = None;
         self.stall_time = 0.0;
+        self.warned_absent = false;
+        self.finish(GoalStatus::Aborted, "the simulation was reset".into(), None);
+        self.set_torque(ctx, self.cfg.max_torque);
         let q0 = self.cfg.open * self.max_rad;
         let (qa, act) = (self.qpos, self.act);
         let d = ctx.data_mut();
@@ -546,10 +623,25 @@ impl Plugin for Door {
     }
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        let present = entity_present(ctx, &self.address);
         if let Some(id) = self.cmd {
             match ctx.interface.take_latest(id) {
+                Some(Payload::Float64(f)) if f.is_finite() && !present && !self.warned_absent => {
+                    self.warned_absent = true;
+                    tracing::warn!(
+                        "door `{}`: ignored `cmd` {f} while the door is absent (SpawnEntity it first)",
+                        self.address
+                    );
+                }
+                Some(Payload::Float64(f)) if f.is_finite() && !present => {}
                 Some(Payload::Float64(f)) if f.is_finite() => {
-                    self.state.borrow_mut().request = Some(f.clamp(0.0, 1.0))
+                    self.state.borrow_mut().request = Some(f.clamp(0.0, 1.0));
+                    self.finish(
+                        GoalStatus::Canceled,
+                        "preempted by a command on `cmd`".into(),
+                        None,
+                    );
+                    self.set_torque(ctx, self.cfg.max_torque);
                 }
                 Some(other) => tracing::warn!(
                     "door `{}`: ignored a {} on `cmd` (expects an openness Float64 0..1)",
@@ -559,6 +651,33 @@ impl Plugin for Door {
                 None => {}
             }
         }
+        if let Some(id) = self.action {
+            for p in ctx.interface.drain(id) {
+                if let Payload::Goal(call) = p {
+                    self.take_goal(ctx, call, present);
+                }
+            }
+        }
+        if self.goal.as_ref().is_some_and(|g| g.call.cancel.load(Ordering::SeqCst)) {
+            let q = ctx.data().qpos()[self.qpos];
+            self.state.borrow_mut().target = (q / self.max_rad).clamp(0.0, 1.0);
+            self.hold = None;
+            self.finish(
+                GoalStatus::Canceled,
+                "canceled by the caller; holding the measured angle".into(),
+                None,
+            );
+        }
+        if !present {
+            // absent: frozen by the engine's presence; hold the measured angle, no stall watch
+            let q = ctx.data().qpos()[self.qpos];
+            self.stall_time = 0.0;
+            if !ctx.run.manual_control {
+                ctx.data_mut().ctrl_mut()[self.act] = q;
+            }
+            return Ok(());
+        }
+        self.warned_absent = false;
         let req = self.state.borrow_mut().request.take();
         if let Some(f) = req {
             let mut s = self.state.borrow_mut();
@@ -573,7 +692,7 @@ impl Plugin for Door {
         };
         let target = self.target_angle();
         if self.hold.is_none() {
-            let saturated = force.abs() >= 0.95 * self.cfg.max_torque;
+            let saturated = force.abs() >= 0.95 * self.torque;
             let still = v.abs() < 0.05;
             let short = (target - q).abs() > 0.05;
             if saturated && still && short {
@@ -604,12 +723,43 @@ impl Plugin for Door {
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
         let q = ctx.data().qpos()[self.qpos];
+        let effort = ctx.data().actuator_force()[self.act];
         let openness = q / self.max_rad;
-        self.state.borrow_mut().openness = openness;
+        let stalled = {
+            let mut s = self.state.borrow_mut();
+            s.openness = openness;
+            s.stalled
+        };
+        let result = |stalled: bool, reached: bool| Payload::GripperResult {
+            position: openness,
+            effort,
+            stalled,
+            reached_goal: reached,
+        };
+        let mut due = false;
         if let Some(id) = self.out {
             if ctx.interface.is_due(id, ctx.tick) {
+                due = true;
                 let tick = ctx.tick;
                 ctx.interface.publish(id, tick, Payload::Float64(openness));
+            }
+        }
+        if let Some(g) = &self.goal {
+            if stalled {
+                let msg = format!(
+                    "stalled at openness {openness:.3}, {:.3} short of {:.3} (blocked?): the door backed off",
+                    (g.target - openness).abs(),
+                    g.target
+                );
+                self.finish(GoalStatus::Aborted, msg, Some(result(true, false)));
+            } else if (openness - g.target).abs() <= GOAL_TOLERANCE {
+                self.finish(
+                    GoalStatus::Succeeded,
+                    "reached the goal openness".into(),
+                    Some(result(false, true)),
+                );
+            } else if due {
+                let _ = g.call.feedback.send(result(false, false));
             }
         }
         Ok(())
@@ -617,6 +767,73 @@ impl Plugin for Door {
 }
 
 impl Door {
+    /// End the running goal, if any, with `status`.
+    fn finish(&mut self, status: GoalStatus, msg: String, result: Option<Payload>) {
+        if let Some(g) = self.goal.take() {
+            let _ = g.call.outcome.send(outcome(status, msg, result));
+        }
+    }
+
+    /// Put the hinge torque limit at `limit` (N·m) through the model-write seam.
+    fn set_torque(&mut self, ctx: &mut SimContext, limit: f64) {
+        if limit != self.torque {
+            self.torque = limit;
+            ctx.model_writer().actuator_force_limit(self.act, [-limit, limit], true);
+        }
+    }
+
+    /// Check a GripperCommand goal and make it the running one (preempting the last).
+    fn take_goal(&mut self, ctx: &mut SimContext, call: ActionCall, present: bool) {
+        let refuse = |call: ActionCall, msg: String| {
+            let _ = call.outcome.send(outcome(GoalStatus::Aborted, msg, None));
+        };
+        let Payload::Gripper(GripperGoal { position, max_effort }) = *call.goal.as_ref() else {
+            let kind = call.goal.kind();
+            return refuse(
+                call,
+                format!("the door action takes a GripperCommand goal, not {kind}"),
+            );
+        };
+        if !present {
+            return refuse(
+                call,
+                format!(
+                    "door `{}` is absent (present: false or DeleteEntity): SpawnEntity it before commanding it",
+                    self.address
+                ),
+            );
+        }
+        if !(0.0..=1.0).contains(&position) {
+            return refuse(
+                call,
+                format!(
+                    "command.position = {}: a door's target is its openness, a fraction 0..1 (0 closed, 1 open at max_angle {} deg)",
+                    crate::error::num(position),
+                    self.cfg.max_angle
+                ),
+            );
+        }
+        if !(max_effort >= 0.0 && max_effort.is_finite()) {
+            return refuse(
+                call,
+                format!(
+                    "command.max_effort = {}: must be a finite hinge torque >= 0 (N·m; 0 = the door's max_torque {})",
+                    crate::error::num(max_effort),
+                    self.cfg.max_torque
+                ),
+            );
+        }
+        self.finish(GoalStatus::Canceled, "preempted by a newer door goal".into(), None);
+        let limit = if max_effort > 0.0 {
+            max_effort.min(self.cfg.max_torque)
+        } else {
+            self.cfg.max_torque
+        };
+        self.set_torque(ctx, limit);
+        self.state.borrow_mut().request = Some(position);
+        self.goal = Some(DoorGoal { call, target: position });
+    }
+
     fn namespace(&self) -> String {
         let ns = self.cfg.namespace.trim_matches('/');
         if ns.is_empty() {

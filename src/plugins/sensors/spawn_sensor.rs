@@ -3,8 +3,14 @@
 //!
 //! The device's manifest brings its capture plugin (an RPLIDAR brings `lidar`). While the world
 //! loads, [`expand`] fills the manifest's `{frame_id}` and `{parent_frame}` placeholders (and
-//! refuses any other) before the components are merged under this entry.
+//! refuses any other) before the components are merged under this entry; a `topics:` map on the
+//! mount is forwarded to them (a capture component's own `topics:` wins).
+//!
+//! A mount in the world takes `present: false` (compiled in, absent until SpawnEntity: hidden
+//! from rays and renders, contact-free); a mount nested under a carrier is present when its
+//! carrier is, so `present:` there is refused.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use mujoco_rs::prelude::*;
@@ -29,7 +35,7 @@ use crate::world::models::FrameSpec;
 
 /// Config keys [`expand`] reads (a late override of one is refused).
 pub const EXPANSION_KEYS: &[&str] =
-    &["model", "default_plugins", "frame_id", "parent_frame", "attach_to"];
+    &["model", "default_plugins", "frame_id", "parent_frame", "attach_to", "topics"];
 
 /// Config of `spawn_sensor`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -76,6 +82,13 @@ pub struct SpawnSensorConfig {
     /// Inject the device manifest's components (its capture plugin). Default true.
     #[serde(default = "crate::plugin::yes")]
     pub default_plugins: bool,
+    /// false: compiled in, but absent until spawned (a mount in the world only). Default true.
+    #[serde(default = "crate::plugin::yes")]
+    pub present: bool,
+    /// Topic renames forwarded to the device's capture plugin(s) (its roles, e.g. `scan` for a
+    /// lidar); a capture component's own `topics:` wins.
+    #[serde(default)]
+    pub topics: BTreeMap<String, String>,
 }
 
 impl ValidateConfig for SpawnSensorConfig {
@@ -117,6 +130,20 @@ impl ValidateConfig for SpawnSensorConfig {
                 e.push(ConfigError::new("frame_id", format!("`{f}` is not a frame name")));
             }
         }
+        for (k, v) in &self.topics {
+            if v.trim().is_empty() || v.trim() == "/" {
+                e.push(ConfigError::new(
+                    format!("topics.{k}"),
+                    "empty topic: give a relative name (renamed inside the namespace) or an absolute `/name` (hardwired)",
+                ));
+            }
+        }
+        if !self.topics.is_empty() && !self.default_plugins {
+            e.push(ConfigError::new(
+                "topics",
+                "renames the capture plugin's endpoints, but `default_plugins: false` brings none; rename them on the capture component you declare instead",
+            ));
+        }
         e.extend(crate::spawn::check_names(
             self.namespace.as_deref().unwrap_or(""),
             self.prefix.as_deref().unwrap_or(""),
@@ -136,6 +163,15 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
                 "parent_frame",
                 format!(
                     "required for a mount nested under `{}`: name a body or a declared frame of the carrier to hang from (or `attach_to:` a body)",
+                    args.owner.as_deref().unwrap_or_default()
+                ),
+            ));
+        }
+        if value.get("present").is_some() {
+            errs.push(ConfigError::new(
+                "present",
+                format!(
+                    "a mount nested under `{}` is present when its carrier is: remove `present:` (declare it on the carrier's spawn entry)",
                     args.owner.as_deref().unwrap_or_default()
                 ),
             ));
@@ -220,6 +256,15 @@ pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
     let vars = [("frame_id", frame_id.as_deref()), ("parent_frame", Some(parent.as_str()))];
     let mut components = manifest.components;
     fill_components(&mut components, &vars, model)?;
+    if let Some(t @ Value::Mapping(m)) = args.config.get("topics") {
+        if !m.is_empty() {
+            for c in &mut components {
+                if !c.config.contains_key("topics") {
+                    c.config.insert(Value::from("topics"), t.clone());
+                }
+            }
+        }
+    }
     Ok(Some(Expansion { model_path: asset.path, components }))
 }
 
@@ -434,6 +479,9 @@ impl Plugin for SpawnSensor {
             // is (otherwise re-applying its own default presence would bring its housing back).
             ent.declared_present = c.declared_present;
             ent.present = c.declared_present;
+        } else {
+            ent.declared_present = cfg.present;
+            ent.present = cfg.present;
         }
         ent.meta.insert("pose_frame".into(), parent_body.clone().unwrap_or_else(|| "world".into()));
         if let Some(f) = &frame_id {

@@ -2,15 +2,25 @@
 //! segments with door openings. Flag `provides_world`: the
 //! engine then skips the built-in `empty_room`.
 //!
-//! The building comes from exactly one source: `lines:` inline, or `floorplan: <file.json>`
-//! (the same `{lines, doors}` shape, relative to the world file). A `mesh:` source is refused as
-//! not supported yet. Each wall segment is one box (visible and collidable), extended by half
-//! the wall thickness past both ends so corners close. A door cuts an opening of `width_m`
-//! centred at `t` (0..1 along its wall) up to `opening_height`; the wall above it becomes a
-//! lintel box.
+//! The building comes from exactly one source: `lines:` inline, `floorplan: <file.json>` (the
+//! same `{lines, doors}` shape, relative to the world file), or `mesh: <file.stl|.obj>` (drawn as
+//! is, collided through boxes derived from its wall tops: [`mesh`]). Each wall segment is one box
+//! (visible and collidable), extended by half the wall thickness past both ends so corners close.
+//! A door cuts an opening of `width_m` centred at `t` (0..1 along its wall) up to
+//! `opening_height`; the wall above it becomes a lintel box. `height`, `thickness` and
+//! `opening_height` shape segments only, `mesh_scale`/`mesh_pos` a mesh only: each is refused
+//! beside the other source.
+//!
+//! Floor and walls are a checker (a solid colour when rgb1 == rgb2) or a PNG `texture:`
+//! ([`texture`]), tiled every `physical_size` metres (texuniform), tinted by `rgba`; a texture
+//! folder's manifest supplies `reflectance` and `physical_size` where the world states none.
 //!
 //! Names: the ground plane is `floor`, wall boxes `wall_<id>_<k>` (k-th solid piece of line
-//! `id`), lintels `wall_<id>_lintel_<j>`, the light `floorplan_light`.
+//! `id`), lintels `wall_<id>_lintel_<j>`, the mesh geom `floorplan_mesh` and its colliders
+//! `floorplan_collider_<k>`, the light `floorplan_light`.
+
+pub mod mesh;
+pub mod texture;
 
 use std::path::{Path, PathBuf};
 
@@ -84,16 +94,17 @@ pub struct FloorLook {
     /// Checker colour B. Default [0.78, 0.78, 0.79].
     #[serde(default = "floor_rgb2")]
     pub rgb2: [f64; 3],
-    /// 0..1. Default 0.2.
+    /// 0..1. Default: the texture manifest's, else 0.2.
     #[serde(default)]
     pub reflectance: Option<f64>,
-    /// PNG texture: not supported yet (refused with a message).
+    /// PNG texture, overriding rgb1/rgb2: a PNG path (relative to the world file),
+    /// `package://<pkg>/<path>.png` or `<pkg>:<name>` (share/<pkg>/textures/<name>/<name>.png).
     #[serde(default)]
     pub texture: Option<String>,
-    /// Multiplicative tint [r, g, b, a] on the checker (RGB > 1 brightens). Default none.
+    /// Multiplicative tint [r, g, b, a] on the texture or checker (RGB > 1 brightens). Default none.
     #[serde(default)]
     pub rgba: Option<[f64; 4]>,
-    /// Metres one checker tile spans: scalar or [x, y]. Default 1.0.
+    /// Metres one tile spans: scalar or [x, y]. Default: the texture manifest's, else 1.0.
     #[serde(default)]
     pub physical_size: Option<TileSize>,
     /// Contact friction [sliding, torsional, rolling]. Default MuJoCo's [1.0, 0.005, 0.0001]
@@ -133,16 +144,16 @@ pub struct WallLook {
     /// Colour B. Default [0.8, 0.8, 0.82].
     #[serde(default = "wall_rgb")]
     pub rgb2: [f64; 3],
-    /// 0..1. Default 0.0.
+    /// 0..1. Default: the texture manifest's, else 0.0.
     #[serde(default)]
     pub reflectance: Option<f64>,
-    /// PNG texture: not supported yet (refused with a message).
+    /// PNG texture on the walls (boxes or mesh), overriding rgb1/rgb2 (see `floor.texture`).
     #[serde(default)]
     pub texture: Option<String>,
     /// Multiplicative tint [r, g, b, a]. Default none.
     #[serde(default)]
     pub rgba: Option<[f64; 4]>,
-    /// Metres one tile spans (checker walls). Default 2.4.
+    /// Metres one tile spans. Default: the texture manifest's, else 2.4.
     #[serde(default)]
     pub physical_size: Option<TileSize>,
 }
@@ -210,7 +221,8 @@ impl Default for LightLook {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FloorplanConfig {
-    /// A floorplan mesh (.stl): not supported yet (refused; give `lines:` or `floorplan:`).
+    /// A floorplan mesh (.stl or .obj; absolute or relative to the world file): drawn as is,
+    /// collided through boxes derived from its wall tops.
     #[serde(default)]
     pub mesh: Option<String>,
     /// A floorplan JSON file `{lines: [...], doors: [...]}` (relative to the world file).
@@ -231,11 +243,11 @@ pub struct FloorplanConfig {
     /// Door height (m); the wall above an opening is a lintel. Default 2.0.
     #[serde(default = "opening_height")]
     pub opening_height: f64,
-    /// Mesh scale: applies to `mesh:` only (refused).
+    /// Mesh scale (`mesh:` only): a number or [x, y, z]. Default 1.0.
     #[serde(default)]
     #[schemars(with = "Option<serde_json::Value>")]
     pub mesh_scale: Option<Value>,
-    /// Mesh offset: applies to `mesh:` only (refused).
+    /// Placement offset of the mesh in the world frame (m; `mesh:` only). Default [0, 0, 0].
     #[serde(default)]
     pub mesh_pos: Option<[f64; 3]>,
     /// Ground plane appearance and friction.
@@ -299,11 +311,20 @@ impl ValidateConfig for FloorplanConfig {
                 ),
             )),
         }
-        if sources.len() == 1 && self.mesh.is_some() {
-            e.push(ConfigError::new(
-                "mesh",
-                "floorplan meshes are not supported yet; give the walls as `lines:` segments (with `doors:`) or as a `floorplan: <file.json>`",
-            ));
+        if self.mesh.is_some() {
+            if let Err(m) = self.scale() {
+                e.push(ConfigError::new("mesh_scale", m));
+            }
+            if let Some(p) = self.mesh_pos {
+                if p.iter()
+                    .any(|v| !v.is_finite() || v.abs() > crate::world::bounds::MAX_POSITION_M)
+                {
+                    e.push(ConfigError::new(
+                        "mesh_pos",
+                        format!("must be finite (m, within ±1e6), got {p:?}"),
+                    ));
+                }
+            }
         }
         if self.mesh_scale.is_some() && self.mesh.is_none() {
             e.push(ConfigError::new("mesh_scale", "applies to a `mesh:` source only; remove it"));
@@ -334,12 +355,6 @@ impl ValidateConfig for FloorplanConfig {
                     self.height, self.opening_height
                 ),
             ));
-        }
-        for (k, t) in [("floor.texture", &self.floor.texture), ("wall.texture", &self.wall.texture)]
-        {
-            if t.is_some() {
-                e.push(ConfigError::new(k, "PNG textures are not supported yet; use rgb1/rgb2 (a checker, or a solid colour when equal) and rgba"));
-            }
         }
         for (k, c) in [
             ("floor.rgb1", self.floor.rgb1),
@@ -404,6 +419,31 @@ impl ValidateConfig for FloorplanConfig {
             ));
         }
         e
+    }
+}
+
+impl FloorplanConfig {
+    /// `mesh_scale` as [x, y, z] (1.0 when unset).
+    pub fn scale(&self) -> Result<[f64; 3], String> {
+        let s = match &self.mesh_scale {
+            None => [1.0; 3],
+            Some(v) => match (v.as_f64(), v.as_sequence()) {
+                (Some(f), _) => [f; 3],
+                (_, Some(seq)) if seq.len() == 3 && seq.iter().all(|x| x.as_f64().is_some()) => {
+                    [seq[0].as_f64().unwrap(), seq[1].as_f64().unwrap(), seq[2].as_f64().unwrap()]
+                }
+                _ => {
+                    return Err(format!(
+                        "a number or [x, y, z], got {}",
+                        serde_norway::to_string(v).unwrap_or_default().trim()
+                    ))
+                }
+            },
+        };
+        if s.iter().any(|v| !(*v > 0.0 && v.is_finite())) {
+            return Err(format!("every factor must be > 0, got {s:?}"));
+        }
+        Ok(s)
     }
 }
 
@@ -563,7 +603,14 @@ pub struct Floorplan {
     cfg: FloorplanConfig,
     lines: Vec<WallLine>,
     doors: Vec<Door>,
+    /// `mesh:`: the file and its collider boxes.
+    mesh: Option<(PathBuf, Vec<mesh::ColliderBox>)>,
+    floor_tex: Option<texture::Texture>,
+    wall_tex: Option<texture::Texture>,
 }
+
+/// Keys that shape wall segments (refused beside a `mesh:`).
+pub const SEGMENT_KEYS: [&str; 3] = ["height", "thickness", "opening_height"];
 
 fn read_file(path: &Path) -> Result<FloorplanFile, String> {
     let json = crate::input_file::Expect { file: "a floorplan JSON file", cap: 64 << 20 };
@@ -580,10 +627,40 @@ fn read_file(path: &Path) -> Result<FloorplanFile, String> {
 /// read and checked at load time.
 pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
     let cfg: FloorplanConfig = typed_config(value)?;
-    let errs = cfg.validate();
+    let mut errs = cfg.validate();
+    if cfg.mesh.is_some() {
+        for k in SEGMENT_KEYS {
+            if value.get(k).is_some() {
+                errs.push(ConfigError::new(
+                    k,
+                    "shapes wall segments; a `mesh:` building has its own walls: remove it (the light's height is `light.height`)",
+                ));
+            }
+        }
+    }
+    let resolve_tex = |key: &str, t: &Option<String>, errs: &mut Vec<ConfigError>| {
+        t.as_deref().and_then(|t| {
+            texture::resolve(t, &args.base_dir)
+                .map_err(|m| errs.push(ConfigError::new(key, m)))
+                .ok()
+        })
+    };
+    let floor_tex = resolve_tex("floor.texture", &cfg.floor.texture, &mut errs);
+    let wall_tex = resolve_tex("wall.texture", &cfg.wall.texture, &mut errs);
     if !errs.is_empty() {
         return Err(errs);
     }
+    let mesh = match &cfg.mesh {
+        Some(m) => {
+            let path =
+                mesh::resolve(m, &args.base_dir).map_err(|e| vec![ConfigError::new("mesh", e)])?;
+            let scale = cfg.scale().map_err(|e| vec![ConfigError::new("mesh_scale", e)])?;
+            let boxes = mesh::colliders(&path, scale, cfg.mesh_pos.unwrap_or_default())
+                .map_err(|e| vec![ConfigError::new("mesh", e)])?;
+            Some((path, boxes))
+        }
+        None => None,
+    };
     let (lines, doors) = if let Some(f) = &cfg.floorplan {
         let p = if Path::new(f).is_absolute() { PathBuf::from(f) } else { args.base_dir.join(f) };
         let file = read_file(&p).map_err(|e| vec![ConfigError::new("floorplan", e)])?;
@@ -609,14 +686,14 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
     } else {
         (cfg.lines.clone().unwrap_or_default(), cfg.doors.clone().unwrap_or_default())
     };
-    Ok(Box::new(Floorplan { cfg, lines, doors }))
+    Ok(Box::new(Floorplan { cfg, lines, doors, mesh, floor_tex, wall_tex }))
 }
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
     plugin_descriptor!(
         "floorplan",
-        "A floorplan as the world: ground plane `floor`, an overhead light and one box per wall segment, with door openings and lintels.",
+        "A floorplan as the world: ground plane `floor`, an overhead light and the walls: one box per wall segment (door openings, lintels) or a mesh with derived colliders.",
         FloorplanConfig;
         create
     )
@@ -643,31 +720,62 @@ impl Plugin for Floorplan {
                 hi = [hi[0].max(x), hi[1].max(y)];
             }
         }
+        for b in self.mesh.iter().flat_map(|(_, b)| b) {
+            lo = [lo[0].min(b.pos[0] - b.half[0]), lo[1].min(b.pos[1] - b.half[1])];
+            hi = [hi[0].max(b.pos[0] + b.half[0]), hi[1].max(b.pos[1] + b.half[1])];
+        }
         let centre = [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0];
         let margin = 1.0;
         let half =
             [((hi[0] - lo[0]) / 2.0 + margin).max(1.0), ((hi[1] - lo[1]) / 2.0 + margin).max(1.0)];
 
-        // Floor: a checker material.
-        let tile = c.floor.physical_size.map(TileSize::xy).unwrap_or([1.0, 1.0]);
+        // Floor: a PNG texture, else a checker.
+        let ftex = self.floor_tex.as_ref().map(|t| &t.manifest);
+        let tile = c
+            .floor
+            .physical_size
+            .or(ftex.and_then(|m| m.physical_size))
+            .map(TileSize::xy)
+            .unwrap_or([1.0, 1.0]);
         let tex = spec.add_texture().with_name("floorplan_floor_tex");
         tex.set_type(MjtTexture::mjTEXTURE_2D);
-        tex.set_builtin(MjtBuiltin::mjBUILTIN_CHECKER);
-        *tex.rgb1_mut() = c.floor.rgb1;
-        *tex.rgb2_mut() = c.floor.rgb2;
-        tex.set_width(512);
-        tex.set_height(512);
+        if let Some(t) = &self.floor_tex {
+            tex.set_file(&t.png.display().to_string());
+        } else {
+            tex.set_builtin(MjtBuiltin::mjBUILTIN_CHECKER);
+            *tex.rgb1_mut() = c.floor.rgb1;
+            *tex.rgb2_mut() = c.floor.rgb2;
+            tex.set_width(512);
+            tex.set_height(512);
+        }
         let mat = spec.add_material().with_name("floorplan_floor_mat");
         mat.set_texture(MjtTextureRoleBase::mjTEXROLE_RGB, "floorplan_floor_tex");
         mat.set_texuniform(true);
         *mat.texrepeat_mut() = [(1.0 / tile[0]) as f32, (1.0 / tile[1]) as f32];
-        mat.set_reflectance(c.floor.reflectance.unwrap_or(0.2) as f32);
+        let refl = c.floor.reflectance.or(ftex.and_then(|m| m.reflectance)).unwrap_or(0.2);
+        mat.set_reflectance(refl as f32);
         *mat.rgba_mut() = tint([1.0; 3], c.floor.rgba);
 
-        // Walls: solid colour, or a checker when rgb1 != rgb2.
+        // Walls: a PNG texture, a solid colour, or a checker when rgb1 != rgb2.
+        let wtex = self.wall_tex.as_ref().map(|t| &t.manifest);
         let wall_mat = spec.add_material().with_name("floorplan_wall_mat");
-        wall_mat.set_reflectance(c.wall.reflectance.unwrap_or(0.0) as f32);
-        if c.wall.rgb1 == c.wall.rgb2 {
+        let refl = c.wall.reflectance.or(wtex.and_then(|m| m.reflectance)).unwrap_or(0.0);
+        wall_mat.set_reflectance(refl as f32);
+        if let Some(t) = &self.wall_tex {
+            let wt = c
+                .wall
+                .physical_size
+                .or(t.manifest.physical_size)
+                .map(TileSize::xy)
+                .unwrap_or([2.4, 2.4]);
+            wall_mat.set_texture(MjtTextureRoleBase::mjTEXROLE_RGB, "floorplan_wall_tex");
+            wall_mat.set_texuniform(true);
+            *wall_mat.texrepeat_mut() = [(1.0 / wt[0]) as f32, (1.0 / wt[1]) as f32];
+            *wall_mat.rgba_mut() = tint([1.0; 3], c.wall.rgba);
+            let tx = spec.add_texture().with_name("floorplan_wall_tex");
+            tx.set_type(MjtTexture::mjTEXTURE_2D);
+            tx.set_file(&t.png.display().to_string());
+        } else if c.wall.rgb1 == c.wall.rgb2 {
             *wall_mat.rgba_mut() = tint(c.wall.rgb1, c.wall.rgba);
         } else {
             let wt = c.wall.physical_size.map(TileSize::xy).unwrap_or([2.4, 2.4]);
@@ -684,6 +792,9 @@ impl Plugin for Floorplan {
             t.set_height(256);
         }
 
+        if let Some((path, _)) = &self.mesh {
+            mesh::add_asset(spec, path, c.scale()?);
+        }
         let world = spec.world_body_mut();
         let floor = world
             .add_geom()
@@ -705,6 +816,28 @@ impl Plugin for Floorplan {
                 .with_material("floorplan_wall_mat");
         }
 
+        if let Some((_, boxes)) = &self.mesh {
+            world
+                .add_geom()
+                .with_name("floorplan_mesh")
+                .with_type(MjtGeomBase::mjGEOM_MESH)
+                .with_meshname("floorplan_mesh")
+                .with_pos(c.mesh_pos.unwrap_or_default())
+                .with_contype(0)
+                .with_conaffinity(0)
+                .with_material("floorplan_wall_mat");
+            for (k, b) in boxes.iter().enumerate() {
+                let g = world
+                    .add_geom()
+                    .with_name(&format!("floorplan_collider_{k}"))
+                    .with_type(MjtGeomBase::mjGEOM_BOX)
+                    .with_pos(b.pos)
+                    .with_size(b.half)
+                    .with_group(3);
+                // alpha 0: rays skip it (they hit the mesh's own faces) and renders hide it
+                *g.rgba_mut() = [0.5, 0.5, 0.5, 0.0];
+            }
+        }
         let light = world
             .add_light()
             .with_name("floorplan_light")
