@@ -8,6 +8,7 @@ pub mod document;
 pub mod expand;
 pub mod models;
 pub mod overrides;
+pub mod prefixes;
 pub mod sim;
 pub mod yaml;
 
