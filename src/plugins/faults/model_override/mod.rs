@@ -434,6 +434,184 @@ impl ModelOverride {
     }
 }
 
+/// The object ids override `i` selects: its `select:` names (looked up as written, then under the
+/// owner's prefix), then the geoms of its `bodies:` and `entity:` subtrees, each once.
+fn select_ids(
+    ctx: &SimContext,
+    i: usize,
+    o: &OverrideSpec,
+    row: &FieldRow,
+    prefix: &str,
+) -> Result<Vec<usize>, String> {
+    let m = ctx.model();
+    let ngeom = m.ffi().ngeom as usize;
+    let gbody = m.geom_bodyid();
+    let mut ids: Vec<usize> = Vec::new();
+    for (j, name) in o.select.iter().enumerate() {
+        let id = m.name_to_id(row.ns.obj(), name).or_else(|| {
+            (!prefix.is_empty())
+                .then(|| m.name_to_id(row.ns.obj(), &format!("{prefix}{name}")))
+                .flatten()
+        });
+        let Some(id) = id else {
+            return Err(format!(
+                "overrides[{i}].select[{j}]: no {} `{name}` in the model{}; {}s named like it: {}",
+                row.ns.word(),
+                if prefix.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (also looked up as `{prefix}{name}`)")
+                },
+                row.ns.word(),
+                near_names(m, row.ns, name)
+            ));
+        };
+        if row.ns == FieldNs::Body && id == 0 {
+            return Err(format!("overrides[{i}].select[{j}]: `world` is the static world body; it has no mass to override"));
+        }
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let mut roots: Vec<(String, usize)> = Vec::new();
+    for (j, b) in o.bodies.iter().enumerate() {
+        let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, b).or_else(|| {
+            (!prefix.is_empty())
+                .then(|| m.name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{b}")))
+                .flatten()
+        });
+        let Some(id) = id else {
+            return Err(format!(
+                "overrides[{i}].bodies[{j}]: no body `{b}` in the model; bodies named like it: {}",
+                near_names(m, FieldNs::Body, b)
+            ));
+        };
+        roots.push((format!("bodies[{j}]"), id));
+    }
+    if !o.entity.trim().is_empty() {
+        let Some(e) = ctx.entities.get(&o.entity) else {
+            return Err(format!(
+                "overrides[{i}].entity: no entity `{}`; entities: [{}]",
+                o.entity,
+                ctx.entities.names().join(", ")
+            ));
+        };
+        roots.push(("entity".into(), common::entity_body(m, e)?));
+    }
+    for (key, root) in &roots {
+        let subtree: Vec<usize> =
+            (0..ngeom).filter(|&g| common::in_subtree(m, gbody[g] as usize, *root)).collect();
+        if subtree.is_empty() {
+            return Err(format!(
+                "overrides[{i}].{key}: the subtree of body `{}` has no geoms: it selects nothing",
+                m.id_to_name(MjtObjBase::mjOBJ_BODY, *root).unwrap_or("?")
+            ));
+        }
+        for g in subtree {
+            if !ids.contains(&g) {
+                ids.push(g);
+            }
+        }
+    }
+    if ids.is_empty() {
+        return Err(format!(
+            "overrides[{i}]: the selection resolves to no {}: the override selects nothing",
+            row.ns.word()
+        ));
+    }
+    Ok(ids)
+}
+
+/// Geoms override `i` could change nothing for are refused: a geom an explicit
+/// `<pair>` covers, a geom presence makes absent, a selection of visual-only geoms.
+fn check_geoms(
+    ctx: &SimContext,
+    i: usize,
+    o: &OverrideSpec,
+    ids: &[usize],
+    names: &[String],
+) -> Result<(), String> {
+    let m = ctx.model();
+    let gbody = m.geom_bodyid();
+    // an explicit <pair> carries its own friction and ignores contype/conaffinity
+    let (p1, p2) = (m.pair_geom1(), m.pair_geom2());
+    for p in 0..p1.len() {
+        let (a, b) = (p1[p] as usize, p2[p] as usize);
+        if let Some(k) = ids.iter().position(|&g| g == a || g == b) {
+            let nm = |g| crate::plugins::shared::geom_name(m, g);
+            return Err(format!(
+                "overrides[{i}]: geom `{}` is covered by an explicit <pair> (`{}` / `{}`), which carries its own friction and ignores contype/conaffinity, so `{}` would change nothing for that contact; override the pair's parameters in the model instead, or select other geoms",
+                names[k],
+                nm(a),
+                nm(b),
+                o.field
+            ));
+        }
+    }
+    // absent geoms: an entity declared `present: false` (or made absent since)
+    let group = m.geom_group();
+    for (k, &g) in ids.iter().enumerate() {
+        let owner = ctx.entities.all().iter().find(|e| {
+            m.name_to_id(MjtObjBase::mjOBJ_BODY, &e.body)
+                .is_some_and(|root| common::in_subtree(m, gbody[g] as usize, root))
+        });
+        let declared_absent = owner.is_some_and(|e| !e.declared_present || !e.present);
+        if declared_absent || group[g] == ABSENT_GEOM_GROUP as i32 {
+            return Err(format!(
+                "overrides[{i}]: geom `{}` belongs to {} which presence makes absent (no contact at all while absent), so `{}` could only take effect after a spawn; select present geoms",
+                names[k],
+                owner.map(|e| format!("entity `{}`", e.name)).unwrap_or_else(|| "an entity".into()),
+                o.field
+            ));
+        }
+    }
+    let (ct, ca) = (m.geom_contype(), m.geom_conaffinity());
+    if ids.iter().all(|&g| ct[g] == 0 && ca[g] == 0) {
+        return Err(format!(
+            "overrides[{i}]: every selected geom ([{}]) is visual-only (contype = conaffinity = 0): it takes part in no contact, so `{}` would change nothing; select the colliding geoms",
+            names.join(", "),
+            o.field
+        ));
+    }
+    Ok(())
+}
+
+/// An actuator MuJoCo ignores the forcerange of (not force-limited) is refused.
+fn check_actuators(m: &MjModel, i: usize, ids: &[usize], names: &[String]) -> Result<(), String> {
+    let fl = m.actuator_forcelimited();
+    if let Some(k) = ids.iter().position(|&a| !fl[a]) {
+        return Err(format!(
+            "overrides[{i}]: actuator `{}` is not force-limited (no forcerange / forcelimited=\"false\"), so MuJoCo ignores its forcerange and the override would change nothing; give it a forcerange in the model",
+            names[k]
+        ));
+    }
+    Ok(())
+}
+
+/// `geom_contype` and `geom_conaffinity` are overridden over the same geoms (either alone was
+/// measured to be a no-op).
+fn check_mask_pairs(m: &MjModel, resolved: &[Resolved]) -> Result<(), String> {
+    let set = |f: &str| -> BTreeSet<usize> {
+        resolved
+            .iter()
+            .filter(|r: &&Resolved| r.field.name == f)
+            .flat_map(|r| r.ids.iter().copied())
+            .collect()
+    };
+    let (cts, cas) = (set("geom_contype"), set("geom_conaffinity"));
+    if cts != cas {
+        let only: Vec<String> = cts
+            .symmetric_difference(&cas)
+            .map(|&g| crate::plugins::shared::geom_name(m, g))
+            .collect();
+        return Err(format!(
+            "geom_contype and geom_conaffinity must be overridden over the same geoms (either alone was measured to be a no-op); only one of the two covers [{}]",
+            only.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 /// The descriptor.
 pub fn descriptor() -> PluginDescriptor {
     plugin_descriptor!(
@@ -480,79 +658,11 @@ impl Plugin for ModelOverride {
             .resolve_owner(self.owner.as_deref())
             .map(|e| e.prefix.clone())
             .unwrap_or_default();
-        let m = ctx.model();
-        let ngeom = m.ffi().ngeom as usize;
-        let gbody = m.geom_bodyid();
         let mut resolved = Vec::new();
         for (i, o) in self.cfg.overrides.iter().enumerate() {
             let row = catalog(&o.field).expect("validated");
-            let mut ids: Vec<usize> = Vec::new();
-            for (j, name) in o.select.iter().enumerate() {
-                let id = m.name_to_id(row.ns.obj(), name).or_else(|| {
-                    (!prefix.is_empty())
-                        .then(|| m.name_to_id(row.ns.obj(), &format!("{prefix}{name}")))
-                        .flatten()
-                });
-                let Some(id) = id else {
-                    return Err(format!(
-                        "overrides[{i}].select[{j}]: no {} `{name}` in the model{}; {}s named like it: {}",
-                        row.ns.word(),
-                        if prefix.is_empty() { String::new() } else { format!(" (also looked up as `{prefix}{name}`)") },
-                        row.ns.word(),
-                        near_names(m, row.ns, name)
-                    ));
-                };
-                if row.ns == FieldNs::Body && id == 0 {
-                    return Err(format!("overrides[{i}].select[{j}]: `world` is the static world body; it has no mass to override"));
-                }
-                if !ids.contains(&id) {
-                    ids.push(id);
-                }
-            }
-            let mut roots: Vec<(String, usize)> = Vec::new();
-            for (j, b) in o.bodies.iter().enumerate() {
-                let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, b).or_else(|| {
-                    (!prefix.is_empty())
-                        .then(|| m.name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{b}")))
-                        .flatten()
-                });
-                let Some(id) = id else {
-                    return Err(format!("overrides[{i}].bodies[{j}]: no body `{b}` in the model; bodies named like it: {}", near_names(m, FieldNs::Body, b)));
-                };
-                roots.push((format!("bodies[{j}]"), id));
-            }
-            if !o.entity.trim().is_empty() {
-                let Some(e) = ctx.entities.get(&o.entity) else {
-                    return Err(format!(
-                        "overrides[{i}].entity: no entity `{}`; entities: [{}]",
-                        o.entity,
-                        ctx.entities.names().join(", ")
-                    ));
-                };
-                roots.push(("entity".into(), common::entity_body(m, e)?));
-            }
-            for (key, root) in &roots {
-                let subtree: Vec<usize> = (0..ngeom)
-                    .filter(|&g| common::in_subtree(m, gbody[g] as usize, *root))
-                    .collect();
-                if subtree.is_empty() {
-                    return Err(format!(
-                        "overrides[{i}].{key}: the subtree of body `{}` has no geoms: it selects nothing",
-                        m.id_to_name(MjtObjBase::mjOBJ_BODY, *root).unwrap_or("?")
-                    ));
-                }
-                for g in subtree {
-                    if !ids.contains(&g) {
-                        ids.push(g);
-                    }
-                }
-            }
-            if ids.is_empty() {
-                return Err(format!(
-                    "overrides[{i}]: the selection resolves to no {}: the override selects nothing",
-                    row.ns.word()
-                ));
-            }
+            let ids = select_ids(ctx, i, o, row, &prefix)?;
+            let m = ctx.model();
             let names: Vec<String> = ids
                 .iter()
                 .map(|&id| {
@@ -562,55 +672,10 @@ impl Plugin for ModelOverride {
                 })
                 .collect();
             if row.ns == FieldNs::Geom {
-                // an explicit <pair> carries its own friction and ignores contype/conaffinity
-                let (p1, p2) = (m.pair_geom1(), m.pair_geom2());
-                for p in 0..p1.len() {
-                    let (a, b) = (p1[p] as usize, p2[p] as usize);
-                    if let Some(k) = ids.iter().position(|&g| g == a || g == b) {
-                        let nm = |g| crate::plugins::shared::geom_name(m, g);
-                        return Err(format!(
-                            "overrides[{i}]: geom `{}` is covered by an explicit <pair> (`{}` / `{}`), which carries its own friction and ignores contype/conaffinity, so `{}` would change nothing for that contact; override the pair's parameters in the model instead, or select other geoms",
-                            names[k],
-                            nm(a),
-                            nm(b),
-                            o.field
-                        ));
-                    }
-                }
-                // absent geoms: an entity declared `present: false` (or made absent since)
-                let group = m.geom_group();
-                for (k, &g) in ids.iter().enumerate() {
-                    let owner = ctx.entities.all().iter().find(|e| {
-                        m.name_to_id(MjtObjBase::mjOBJ_BODY, &e.body)
-                            .is_some_and(|root| common::in_subtree(m, gbody[g] as usize, root))
-                    });
-                    let declared_absent = owner.is_some_and(|e| !e.declared_present || !e.present);
-                    if declared_absent || group[g] == ABSENT_GEOM_GROUP as i32 {
-                        return Err(format!(
-                            "overrides[{i}]: geom `{}` belongs to {} which presence makes absent (no contact at all while absent), so `{}` could only take effect after a spawn; select present geoms",
-                            names[k],
-                            owner.map(|e| format!("entity `{}`", e.name)).unwrap_or_else(|| "an entity".into()),
-                            o.field
-                        ));
-                    }
-                }
-                let (ct, ca) = (m.geom_contype(), m.geom_conaffinity());
-                if ids.iter().all(|&g| ct[g] == 0 && ca[g] == 0) {
-                    return Err(format!(
-                        "overrides[{i}]: every selected geom ([{}]) is visual-only (contype = conaffinity = 0): it takes part in no contact, so `{}` would change nothing; select the colliding geoms",
-                        names.join(", "),
-                        o.field
-                    ));
-                }
+                check_geoms(ctx, i, o, &ids, &names)?;
             }
             if row.ns == FieldNs::Actuator {
-                let fl = m.actuator_forcelimited();
-                if let Some(k) = ids.iter().position(|&a| !fl[a]) {
-                    return Err(format!(
-                        "overrides[{i}]: actuator `{}` is not force-limited (no forcerange / forcelimited=\"false\"), so MuJoCo ignores its forcerange and the override would change nothing; give it a forcerange in the model",
-                        names[k]
-                    ));
-                }
+                check_actuators(m, i, &ids, &names)?;
             }
             resolved.push(Resolved {
                 field: row,
@@ -621,25 +686,7 @@ impl Plugin for ModelOverride {
                 nominal_condim: Vec::new(),
             });
         }
-        // contype and conaffinity over the same geoms
-        let set = |f: &str| -> BTreeSet<usize> {
-            resolved
-                .iter()
-                .filter(|r: &&Resolved| r.field.name == f)
-                .flat_map(|r| r.ids.iter().copied())
-                .collect()
-        };
-        let (cts, cas) = (set("geom_contype"), set("geom_conaffinity"));
-        if cts != cas {
-            let only: Vec<String> = cts
-                .symmetric_difference(&cas)
-                .map(|&g| crate::plugins::shared::geom_name(m, g))
-                .collect();
-            return Err(format!(
-                "geom_contype and geom_conaffinity must be overridden over the same geoms (either alone was measured to be a no-op); only one of the two covers [{}]",
-                only.join(", ")
-            ));
-        }
+        check_mask_pairs(ctx.model(), &resolved)?;
         self.resolved = resolved;
 
         let ns = self
