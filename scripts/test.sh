@@ -9,6 +9,10 @@
 #      clippy:  `cargo clippy --release --all-targets --features ros -- -D warnings` (release, so
 #               it reuses the ROS build's generated message code)
 #   3. colcon:  `colcon build` of the root package (scripts/setup.sh --colcon; reuses target/)
+#      colcon test: `colcon test` of the root package — colcon-ros-cargo's `cargo test` (no cargo
+#               arguments: the core stage's debug test binaries, run again in colcon's environment)
+#               and `cargo fmt --check` — then `colcon test-result --verbose` on its two cases
+#               (docs/ros.md#colcon-test; its tests are not added to the totals: they are stage 1's)
 #      ros:     `cargo test --release --features ros --lib --test ros_bridge --test ros_nav2_msgs`
 #               (the ROS-gated unit tests, the in-process bridge test, r2r's nav2_msgs; the
 #               ROS-free integration tests already ran in stage 1, so they are not rebuilt in
@@ -104,7 +108,10 @@ CLEAN_ENV=(env -i "PATH=$(dirname "$(command -v cargo)"):/usr/local/bin:/usr/bin
 for v in CARGO_HOME RUSTUP_HOME RUSTUP_TOOLCHAIN CI TERM; do
   if [ -n "${!v:-}" ]; then CLEAN_ENV+=("$v=${!v}"); fi
 done
-cargo_stage core "$LOGS/test-core.log" "${CLEAN_ENV[@]}" cargo test --no-fail-fast || true
+CORE_OK=0
+if cargo_stage core "$LOGS/test-core.log" "${CLEAN_ENV[@]}" cargo test --no-fail-fast; then
+  CORE_OK=1
+fi
 
 # ---------------------------------------------------------------------------------------------
 # shellcheck source=scripts/env.sh
@@ -120,8 +127,32 @@ if [ "$ROS_BUILD_OK" = 1 ]; then
   cargo_stage clippy "$LOGS/test-clippy.log" cargo clippy --release --all-targets --features ros -- -D warnings || true
 
   say "colcon: colcon build of the root package (ament install in .deps/colcon/install)"
-  if ! bash "$ROOT/scripts/setup.sh" --colcon; then
+  COLCON_OK=0
+  if bash "$ROOT/scripts/setup.sh" --colcon; then
+    COLCON_OK=1
+  else
     FAILED+=(colcon)
+  fi
+
+  if [ "$COLCON_OK" = 1 ] && [ "$CORE_OK" = 1 ]; then
+    say "colcon test: colcon test of the root package, then colcon test-result"
+    # The colcon build stage's bases. colcon-ros-cargo runs `cargo test --target-dir build/roqsim`
+    # (a symlink to target/) with no cargo arguments, i.e. the core stage's build: nothing is
+    # rebuilt (its environment differs only in variables the ROS-free build does not read).
+    # test-result walks build/roqsim itself: it does not descend into a symlink below its base.
+    COLCON_BASE="$ROOT/.deps/colcon"
+    rm -f "$COLCON_BASE/build/roqsim/cargo_test.xml"
+    rc=0
+    (cd "$COLCON_BASE" && "$ROQSIM_VENV/bin/colcon" --log-base log test --paths "$ROOT" \
+      --packages-select roqsim --build-base build --install-base install) \
+      >"$LOGS/test-colcon.log" 2>&1 || rc=$?
+    (cd "$COLCON_BASE" && "$ROQSIM_VENV/bin/colcon" test-result --test-result-base build/roqsim \
+      --verbose) 2>&1 | tee -a "$LOGS/test-colcon.log" || rc=$?
+    if [ "$rc" != 0 ] || [ ! -f "$COLCON_BASE/build/roqsim/cargo_test.xml" ]; then
+      FAILED+=(colcon-test)
+      echo "--- colcon test failed (exit $rc); full log: $LOGS/test-colcon.log"
+      tail -n 30 "$LOGS/test-colcon.log"
+    fi
   fi
 
   say "ros: cargo test --release --features ros --lib --test ros_bridge --test ros_nav2_msgs"

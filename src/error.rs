@@ -204,24 +204,30 @@ pub fn plain_serde(message: &str) -> String {
         return format!("must be {}, got a list of {n} {items}", serde_expected(&c[2]));
     }
     if let Some(form) = message.strip_prefix("data did not match any variant of untagged enum ") {
-        return format!(
-            "has none of the forms this key takes ({}; `roqsim plugins describe` shows them)",
-            untagged_forms(form.trim())
-        );
+        return match untagged_forms(form.trim()) {
+            (forms, true) => format!(
+                "has none of the forms this key takes ({forms}; `roqsim plugins describe` shows them)"
+            ),
+            (forms, false) => format!("has none of the forms this key takes ({forms})"),
+        };
     }
     message.to_string()
 }
 
-/// The forms an untagged enum of the configs takes, by its Rust name, in the docs' words.
-fn untagged_forms(name: &str) -> &'static str {
+/// The forms an untagged enum of the configs takes, by its Rust name, in the docs' words, and
+/// whether `roqsim plugins describe` lists them (a plugin key; the `sim:` keys are no plugin's).
+fn untagged_forms(name: &str) -> (&'static str, bool) {
     match name {
-        "Home" => "a list of joint positions in model order, or a mapping joint: position",
-        "Tolerance" => "one number for every joint, or a mapping joint: number",
-        "RangeValue" => "a number, or one of the words -inf, +inf, inf, nan (raw for too_close)",
-        "PublishTf" => "true or false, or one of the words static, dynamic",
-        "PairFriction" => "one number, or a list of 3 or 5 numbers",
-        "Resistive" => "one number for every actuator, or a mapping actuator: number",
-        _ => "see the plugin's keys",
+        "Home" => ("a list of joint positions in model order, or a mapping joint: position", true),
+        "Tolerance" => ("one number for every joint, or a mapping joint: number", true),
+        "RangeValue" => {
+            ("a number, or one of the words -inf, +inf, inf, nan (raw for too_close)", true)
+        }
+        "PublishTf" => ("true or false, or one of the words static, dynamic", true),
+        "PairFriction" => ("one number, or a list of 3 or 5 numbers", true),
+        "Resistive" => ("one number for every actuator, or a mapping actuator: number", true),
+        "Pacing" => ("`realtime`, `asap` or `{factor: x}` with x > 0", false),
+        _ => ("see the plugin's keys", true),
     }
 }
 

@@ -175,11 +175,7 @@ pub fn world_roots() -> Vec<PathBuf> {
     if let Ok(p) = std::env::var("ROQSIM_WORLD_PATH") {
         roots.extend(p.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
     }
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(prefix) = exe.parent().and_then(Path::parent).and_then(Path::parent) {
-            roots.push(prefix.join("share/roqsim/worlds"));
-        }
-    }
+    roots.extend(crate::world::prefixes::binary_prefix().map(|p| p.join("share/roqsim/worlds")));
     roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds"));
     roots.retain(|r| r.is_dir());
     // One root once, even when the install tree is the source tree (a symlinked share/).

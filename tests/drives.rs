@@ -717,7 +717,7 @@ components:
     assert_eq!(tick % 17, 0);
     // The reader is refreshed every step: it equals the body's pose now.
     let reader = e.ctx.blackboard.get::<GroundTruthReader>("ground_truth:tb.gt").unwrap().clone();
-    let pt = reader.read();
+    let pt = reader.get();
     let (x, y, yaw) = pose2d(&e, "r1_base_link");
     assert!((pt.position[0] - x).abs() < 1e-12 && (pt.position[1] - y).abs() < 1e-12);
     let o = pt.orientation;
@@ -749,7 +749,7 @@ components:
         "{t:?}"
     );
     assert!((tb_.rotation[3] - 1.0).abs() < 1e-9);
-    let imu = e.ctx.blackboard.get::<GroundTruthReader>("ground_truth:tb.gt_imu").unwrap().read();
+    let imu = e.ctx.blackboard.get::<GroundTruthReader>("ground_truth:tb.gt_imu").unwrap().get();
     assert!(
         imu.linear.iter().all(|v| v.abs() < 1e-9),
         "a fixed site moves relative to its base: {:?}",

@@ -83,16 +83,12 @@ pub struct Collect {
     #[serde(default)]
     pub poses: Vec<String>,
     /// Every monitor's last report (contact, clearance, upright, energy) in the table.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::plugin::yes")]
     pub monitors: bool,
     /// Endpoints by topic (`/scan`, `/robot1/odom`) whose last value is kept in results.json; their scalar
     /// members go in the table.
     #[serde(default)]
     pub endpoints: Vec<String>,
-}
-
-fn yes() -> bool {
-    true
 }
 
 impl Default for Collect {

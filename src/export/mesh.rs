@@ -73,24 +73,11 @@ pub fn geom_mesh(model: &MjModel, g: usize) -> Option<usize> {
     (id >= 0 && (id as usize) < m.nmesh as usize).then_some(id as usize)
 }
 
-/// This package's bundled model roots: `share/roqsim/models` next to the running binary and in
-/// every `AMENT_PREFIX_PATH` prefix, and the source tree's `models/` (what installs there).
+/// This package's bundled model roots, resolved: the roots models are found under
+/// ([`crate::world::models::model_roots`]: `$ROQSIM_MODEL_PATH`, `share/roqsim/models` next to
+/// the running binary and in every `AMENT_PREFIX_PATH` prefix, the source tree's `models/`).
 pub fn bundled_roots() -> Vec<PathBuf> {
-    let mut roots = Vec::new();
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(prefix) = exe.parent().and_then(Path::parent).and_then(Path::parent) {
-            roots.push(prefix.join("share/roqsim/models"));
-        }
-    }
-    if let Ok(p) = std::env::var("AMENT_PREFIX_PATH") {
-        roots.extend(
-            p.split(':')
-                .filter(|s| !s.is_empty())
-                .map(|s| Path::new(s).join("share/roqsim/models")),
-        );
-    }
-    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("models"));
-    roots.into_iter().filter_map(|r| r.canonicalize().ok()).collect()
+    crate::world::models::model_roots().into_iter().filter_map(|r| r.canonicalize().ok()).collect()
 }
 
 /// The URI a URDF names `file` by: `package://roqsim/models/<rel>` under a bundled root, else

@@ -9,11 +9,14 @@
 //! - [`controllers`]: the controller registry of one robot (ros2_control semantics), with
 //!   [`controller_params`], the parameters each controller node declares;
 //! - [`wrench`]: a force/torque sensor's `WrenchReader` (`ft:<label>`);
-//! - [`sensor_fault`]: a sensor's `fault:` block, its switch and the SetBool override endpoint.
+//! - [`override_switch`]: the SetBool switch a fault is driven by (endpoints, handle, verdict
+//!   words), shared by [`sensor_fault`] and the `model_override` plugin;
+//! - [`sensor_fault`]: a sensor's `fault:` block and its switch.
 
 pub mod arm_command;
 pub mod controller_params;
 pub mod controllers;
+pub mod override_switch;
 pub mod robot;
 pub mod sensor_fault;
 pub mod wrench;

@@ -16,15 +16,14 @@
 //! Severity stays configuration (`components.robot.rplidar.lidar.fault.dropout_percent` is an
 //! ordinary experiment factor); only the on/off bit crosses the wire later.
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_norway::{Mapping, Value};
 
+use super::override_switch::{OverrideHandle, OverrideSwitch, SwitchEndpoints, Verdict};
 use crate::error::ConfigError;
 
 /// The raw `fault:` block as written: key → value. Checked against the sensor's
@@ -115,19 +114,7 @@ impl FaultBlock {
 /// The on/off bit of one sensor's fault (physics thread only). A sensor with a `fault:` block
 /// registers its switch on the blackboard under [`switch_key`] at configure and turns it off on
 /// every reset (a fault does not survive reset); [`FaultService`] is the scenario side that flips it.
-#[derive(Debug, Clone, Default)]
-pub struct FaultSwitch(Rc<Cell<bool>>);
-
-impl FaultSwitch {
-    /// Apply (`true`) or restore (`false`) the fault values.
-    pub fn set(&self, on: bool) {
-        self.0.set(on);
-    }
-    /// Whether the fault values are in force.
-    pub fn is_on(&self) -> bool {
-        self.0.get()
-    }
-}
+pub use super::override_switch::FaultSwitch;
 
 /// Blackboard key of the [`FaultSwitch`] of the sensor at `address`.
 pub fn switch_key(address: &str) -> String {
@@ -166,78 +153,40 @@ pub fn override_path(address: &str) -> String {
     address.replace('.', "/")
 }
 
-/// What switching a fault block reports (the same words `model_override` uses): `(verdict,
-/// success, message)`. Applying a block whose values equal the nominal ones is `no_effect` (an
-/// unfaulted outcome wearing a faulted label is worse than a failed run); a restore has nothing to
-/// verify and is `untested`; any other apply is `landed` (the next frame reads the fault values).
-pub fn verdict(on: bool, equals_nominal: bool, address: &str) -> (&'static str, bool, String) {
+/// What switching a fault block reports (the words every override switch uses): `(verdict,
+/// message)`. Applying a block whose values equal the nominal ones is `no_effect` (an unfaulted
+/// outcome wearing a faulted label is worse than a failed run); a restore has nothing to verify and
+/// is `untested`; any other apply is `landed` (the next frame reads the fault values).
+pub fn verdict(on: bool, equals_nominal: bool, address: &str) -> (Verdict, String) {
     match (on, equals_nominal) {
-        (false, _) => ("untested", true, format!("untested: `{address}` restored to its nominal config (nothing to verify)")),
+        (false, _) => (Verdict::Untested, format!("untested: `{address}` restored to its nominal config (nothing to verify)")),
         (true, true) => (
-            "no_effect",
-            false,
+            Verdict::NoEffect,
             format!("no_effect: the fault block of `{address}` equals its nominal config, so applying it changed nothing; give the fault values that differ"),
         ),
-        (true, false) => ("landed", true, format!("landed: `{address}` reads its fault values from the next frame")),
+        (true, false) => (Verdict::Landed, format!("landed: `{address}` reads its fault values from the next frame")),
     }
-}
-
-#[derive(Debug, Default)]
-struct OverrideShared {
-    verified: String,
-    message: String,
-    requests: std::collections::VecDeque<bool>,
 }
 
 /// In-process switch of one sensor's fault (blackboard `sensor_override:<address>`): what
 /// `set_sensor_override(instance, active)` calls in a ROS-free run. A request takes effect at the
 /// sensor's next post_step.
-#[derive(Debug, Clone)]
-pub struct SensorOverrideHandle {
-    switch: FaultSwitch,
-    shared: Rc<std::cell::RefCell<OverrideShared>>,
-}
-
-impl SensorOverrideHandle {
-    /// Apply (`true`) or restore (`false`) the fault block at the sensor's next post_step.
-    pub fn set_active(&self, on: bool) {
-        self.shared.borrow_mut().requests.push_back(on);
-    }
-    /// Whether the fault values are in force.
-    pub fn active(&self) -> bool {
-        self.switch.is_on()
-    }
-    /// The latest verdict word (`landed`, `no_effect`, `untested`).
-    pub fn verified(&self) -> String {
-        self.shared.borrow().verified.clone()
-    }
-    /// The latest verdict's message.
-    pub fn message(&self) -> String {
-        self.shared.borrow().message.clone()
-    }
-}
+pub type SensorOverrideHandle = OverrideHandle;
 
 /// Blackboard key of the [`SensorOverrideHandle`] of the sensor at `address`.
 pub fn override_key(address: &str) -> String {
     format!("sensor_override:{address}")
 }
 
-/// The transport side of a sensor's fault switch: an inbound `<address/with/slashes>/override`
-/// endpoint (ROS 2 service std_srvs/SetBool: a [`crate::context::payload::ServiceCall`] whose
-/// request is `Payload::Bool(on)`, answered with
-/// `Payload::Ack { success, message }`), and `<path>/override_state` (std_msgs/Bool) and
-/// `<path>/override_verified` (std_msgs/String) published at [`OVERRIDE_RATE_HZ`]. A sensor with
-/// a `fault:` block registers one in `configure`, calls [`FaultService::poll`] at the top of its
-/// `post_step` (so the frame of that step already reads the switched values) and
-/// [`FaultService::reset`] in `on_reset` (a fault does not survive reset).
+/// The transport side of a sensor's fault switch, an [`OverrideSwitch`] at
+/// `<address/with/slashes>/override` (with `override_state` and `override_verified` published at
+/// [`OVERRIDE_RATE_HZ`]). A sensor with a `fault:` block registers one in `configure`, calls
+/// [`FaultService::poll`] at the top of its `post_step` (so the frame of that step already reads
+/// the switched values) and [`FaultService::reset`] in `on_reset` (a fault does not survive reset).
 pub struct FaultService {
     address: String,
-    switch: FaultSwitch,
     equals_nominal: bool,
-    shared: Rc<std::cell::RefCell<OverrideShared>>,
-    ep_in: crate::context::EndpointId,
-    ep_state: crate::context::EndpointId,
-    ep_verified: crate::context::EndpointId,
+    switch: OverrideSwitch,
 }
 
 impl FaultService {
@@ -250,113 +199,35 @@ impl FaultService {
         switch: FaultSwitch,
         equals_nominal: bool,
     ) -> FaultService {
-        use crate::context::Endpoint;
-        let path = override_path(address);
-        let shared = Rc::new(std::cell::RefCell::new(OverrideShared {
-            verified: "untested".into(),
-            ..Default::default()
-        }));
-        let ep_in =
-            ctx.interface.add(Endpoint::input(&format!("{path}/override")).owner(owner).hint(
-                "ros2",
-                "service",
-                "std_srvs/srv/SetBool",
-            ));
-        let ep_state = ctx.interface.add(
-            Endpoint::out(&format!("{path}/override_state"))
-                .owner(owner)
-                .rate(OVERRIDE_RATE_HZ)
-                .hint("ros2", "type", "std_msgs/msg/Bool")
-                .hint("ros2", "qos", "reliable"),
-        );
-        let ep_verified = ctx.interface.add(
-            Endpoint::out(&format!("{path}/override_verified"))
-                .owner(owner)
-                .rate(OVERRIDE_RATE_HZ)
-                .hint("ros2", "type", "std_msgs/msg/String")
-                .hint("ros2", "qos", "reliable"),
-        );
-        ctx.blackboard.set(
+        let path = format!("{}/", override_path(address));
+        let at = SwitchEndpoints { path: &path, owner, namespace: None, rate_hz: OVERRIDE_RATE_HZ };
+        let switch = OverrideSwitch::register(
+            ctx,
+            at,
             override_key(address),
-            SensorOverrideHandle { switch: switch.clone(), shared: shared.clone() },
-        );
-        FaultService {
-            address: address.to_string(),
+            format!("`{address}`"),
             switch,
-            equals_nominal,
-            shared,
-            ep_in,
-            ep_state,
-            ep_verified,
-        }
+        );
+        FaultService { address: address.to_string(), equals_nominal, switch }
     }
 
     /// Take the requests delivered since the last call (service calls and handle requests, in
     /// order), switch, answer every call, and publish the state on due ticks.
     pub fn poll(&mut self, ctx: &mut crate::context::SimContext) {
-        use crate::context::payload::Payload;
-        let mut switched: Option<bool> = None;
-        let mut replies = Vec::new();
-        for p in ctx.interface.drain(self.ep_in) {
-            match p {
-                Payload::Call(call) => match *call.request {
-                    Payload::Bool(on) => {
-                        switched = Some(on);
-                        replies.push((on, call.reply));
-                    }
-                    other => {
-                        let _ = call.reply.send(Payload::Ack { success: false, message: format!("`override` is a std_srvs/SetBool service: the request must be a Bool, got {}", other.kind()) });
-                    }
-                },
-                Payload::Bool(on) => switched = Some(on),
-                other => tracing::warn!(
-                    "`{}`: ignored a {} delivered to `override` (expects a SetBool call)",
-                    self.address,
-                    other.kind()
-                ),
-            }
-        }
-        let queued: Vec<bool> = self.shared.borrow_mut().requests.drain(..).collect();
-        if let Some(&on) = queued.last() {
-            switched = Some(on);
-        }
-        if let Some(on) = switched {
-            self.switch.set(on);
-            let (word, success, message) = verdict(on, self.equals_nominal, &self.address);
-            if word == "no_effect" {
+        if let Some(on) = self.switch.take_request(ctx) {
+            self.switch.set(on, false);
+            let (word, message) = verdict(on, self.equals_nominal, &self.address);
+            if word == Verdict::NoEffect {
                 tracing::warn!("{message}");
             }
-            {
-                let mut s = self.shared.borrow_mut();
-                s.verified = word.into();
-                s.message = message.clone();
-            }
-            for (asked, tx) in replies {
-                let (ok, msg) = if asked == on {
-                    (success, message.clone())
-                } else {
-                    (false, format!("superseded: a later request in the same step set active = {on}; {message}"))
-                };
-                let _ = tx.send(Payload::Ack { success: ok, message: msg });
-            }
+            self.switch.answer(on, word, &message);
         }
-        let tick = ctx.tick;
-        if ctx.interface.is_due(self.ep_state, tick) {
-            ctx.interface.publish(self.ep_state, tick, Payload::Bool(self.switch.is_on()));
-        }
-        if ctx.interface.is_due(self.ep_verified, tick) {
-            let v = self.shared.borrow().verified.clone();
-            ctx.interface.publish(self.ep_verified, tick, Payload::String(v));
-        }
+        self.switch.publish(ctx);
     }
 
     /// Back to nominal (reset): the switch off, the verdict `untested`, pending requests dropped.
     pub fn reset(&mut self) {
-        self.switch.set(false);
-        let mut s = self.shared.borrow_mut();
-        s.verified = "untested".into();
-        s.message.clear();
-        s.requests.clear();
+        self.switch.reset();
     }
 }
 

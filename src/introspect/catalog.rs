@@ -86,21 +86,19 @@ pub fn yaml_headline(text: &str) -> Option<String> {
 /// Model providers: (provider name, its model roots).
 pub fn model_providers() -> Vec<(String, Vec<PathBuf>)> {
     let mut out = vec![("roqsim".to_string(), model_roots())];
-    if let Ok(p) = std::env::var("AMENT_PREFIX_PATH") {
-        for prefix in p.split(':').filter(|s| !s.is_empty()) {
-            let Ok(rd) = std::fs::read_dir(Path::new(prefix).join("share")) else { continue };
-            let mut pkgs: Vec<_> = rd.flatten().collect();
-            pkgs.sort_by_key(|e| e.file_name());
-            for e in pkgs {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let models = e.path().join("models");
-                if name == "roqsim" || !models.is_dir() {
-                    continue;
-                }
-                match out.iter_mut().find(|(n, _)| n == &name) {
-                    Some((_, roots)) => roots.push(models),
-                    None => out.push((name, vec![models])),
-                }
+    for prefix in crate::world::prefixes::ament_prefixes() {
+        let Ok(rd) = std::fs::read_dir(prefix.join("share")) else { continue };
+        let mut pkgs: Vec<_> = rd.flatten().collect();
+        pkgs.sort_by_key(|e| e.file_name());
+        for e in pkgs {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let models = e.path().join("models");
+            if name == "roqsim" || !models.is_dir() {
+                continue;
+            }
+            match out.iter_mut().find(|(n, _)| n == &name) {
+                Some((_, roots)) => roots.push(models),
+                None => out.push((name, vec![models])),
             }
         }
     }
@@ -224,14 +222,12 @@ pub fn model(reference: &str) -> Result<Json, String> {
 pub fn worlds() -> Json {
     let mut rows = Vec::new();
     let mut pkgs = vec!["roqsim".to_string()];
-    if let Ok(p) = std::env::var("AMENT_PREFIX_PATH") {
-        for prefix in p.split(':').filter(|s| !s.is_empty()) {
-            let Ok(rd) = std::fs::read_dir(Path::new(prefix).join("share")) else { continue };
-            for e in rd.flatten() {
-                let n = e.file_name().to_string_lossy().into_owned();
-                if e.path().join("worlds").is_dir() && !pkgs.contains(&n) {
-                    pkgs.push(n);
-                }
+    for prefix in crate::world::prefixes::ament_prefixes() {
+        let Ok(rd) = std::fs::read_dir(prefix.join("share")) else { continue };
+        for e in rd.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if e.path().join("worlds").is_dir() && !pkgs.contains(&n) {
+                pkgs.push(n);
             }
         }
     }

@@ -59,21 +59,10 @@ impl Files {
 /// Install prefixes whose `share/` holds packaged files: every `AMENT_PREFIX_PATH` entry and the
 /// prefix of the running binary when it is installed (`<prefix>/lib/roqsim/roqsim`).
 fn package_shares() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::env::var("AMENT_PREFIX_PATH")
-        .map(|p| {
-            p.split(':').filter(|s| !s.is_empty()).map(|s| Path::new(s).join("share")).collect()
-        })
-        .unwrap_or_default();
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(prefix) = exe.parent().and_then(Path::parent).and_then(Path::parent) {
-            if exe.parent().and_then(Path::parent).and_then(Path::file_name)
-                == Some(std::ffi::OsStr::new("lib"))
-            {
-                v.push(prefix.join("share"));
-            }
-        }
-    }
-    v.into_iter().filter_map(|p| p.canonicalize().ok()).collect()
+    crate::world::prefixes::install_prefixes()
+        .into_iter()
+        .filter_map(|p| p.join("share").canonicalize().ok())
+        .collect()
 }
 
 /// The worlds a world is made of, parent first then itself, and the composed document.

@@ -33,12 +33,8 @@ pub struct DummyConfig {
     #[serde(default)]
     pub stop_at_s: Option<f64>,
     /// Register the box as an entity (named by this entry's address) that starts present or absent.
-    #[serde(default = "default_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub present: bool,
-}
-
-fn default_true() -> bool {
-    true
 }
 
 fn default_size() -> f64 {

@@ -143,11 +143,9 @@ pub fn chain_from_json(text: &str) -> Result<Vec<(String, ParentText)>, String> 
 /// Every `<prefix>/share` of `AMENT_PREFIX_PATH`, resolved: where [`input_key`] finds packages
 /// (recordings and campaign input hashes key packaged files by it).
 pub fn package_shares() -> Vec<PathBuf> {
-    std::env::var("AMENT_PREFIX_PATH")
-        .unwrap_or_default()
-        .split(':')
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| Path::new(s).join("share").canonicalize().ok())
+    crate::world::prefixes::ament_prefixes()
+        .into_iter()
+        .filter_map(|p| p.join("share").canonicalize().ok())
         .collect()
 }
 

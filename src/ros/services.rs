@@ -171,10 +171,18 @@ pub fn recv_async<T: Send + 'static>(
     rx: Receiver<T>,
     timeout: Duration,
 ) -> impl Future<Output = Result<T, NoAnswer>> + Send {
+    on_reply_thread(move || recv_bounded(&rx, timeout))
+}
+
+/// Run the blocking `wait` on a `roqsim-reply` thread of its own and hand its result to the
+/// returned future (an async task must not block its executor).
+fn on_reply_thread<T: Send + 'static>(
+    wait: impl FnOnce() -> Result<T, NoAnswer> + Send + 'static,
+) -> impl Future<Output = Result<T, NoAnswer>> + Send {
     let (tx, frx) = futures::channel::oneshot::channel();
     // If the thread cannot start, `tx` is dropped with the closure and the future says so.
     let spawned = std::thread::Builder::new().name("roqsim-reply".into()).spawn(move || {
-        let _ = tx.send(recv_bounded(&rx, timeout));
+        let _ = tx.send(wait());
     });
     if let Err(e) = &spawned {
         tracing::error!("cannot start a reply thread: {e}");
@@ -229,20 +237,12 @@ pub fn answer_async(
     call: PendingCall,
     timeout: Duration,
 ) -> impl Future<Output = Result<Payload, NoAnswer>> + Send {
-    let (tx, frx) = futures::channel::oneshot::channel();
-    let spawned = std::thread::Builder::new().name("roqsim-reply".into()).spawn(move || {
-        let answer = match recv_bounded(&call.rx, timeout) {
-            Err(NoAnswer::TimedOut(t)) if !call.claim.withdraw() => {
-                recv_bounded(&call.rx, timeout).map_err(|_| NoAnswer::TimedOut(t))
-            }
-            other => other,
-        };
-        let _ = tx.send(answer);
-    });
-    if let Err(e) = &spawned {
-        tracing::error!("cannot start a reply thread: {e}");
-    }
-    async move { frx.await.unwrap_or(Err(NoAnswer::Dropped)) }
+    on_reply_thread(move || match recv_bounded(&call.rx, timeout) {
+        Err(NoAnswer::TimedOut(t)) if !call.claim.withdraw() => {
+            recv_bounded(&call.rx, timeout).map_err(|_| NoAnswer::TimedOut(t))
+        }
+        other => other,
+    })
 }
 
 /// The (success, message) of an answer to a SetBool/Trigger-shaped call.

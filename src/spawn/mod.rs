@@ -8,6 +8,8 @@
 //! - [`mjcf`]: the built-in world definition and attaching a child spec at a pose under a prefix;
 //! - [`frames`]: vendor frames ([`FrameSites`]) and their static transforms read from the compiled
 //!   model ([`static_transform`], [`StaticTfPublisher`]);
+//! - [`latched`]: a spawned entity's static transforms and `robot_description`, announced on
+//!   every reset and again on the first step;
 //! - [`placeholders`]: `{frame_id}`-style placeholders in manifest component configs;
 //! - [`import`]: third-party model files as plain MuJoCo compiles them (top-level bodies,
 //!   keyframes, asset names, `<option>` differences; see docs/models.md);
@@ -29,6 +31,7 @@
 pub mod actuators;
 pub mod frames;
 pub mod import;
+pub mod latched;
 pub mod mjcf;
 pub mod model;
 pub mod names;

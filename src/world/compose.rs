@@ -46,15 +46,11 @@ pub fn package_world_roots(pkg: &str) -> Vec<PathBuf> {
     if pkg == "roqsim" {
         return crate::runner::world_roots();
     }
-    std::env::var("AMENT_PREFIX_PATH")
-        .map(|p| {
-            p.split(':')
-                .filter(|s| !s.is_empty())
-                .map(|s| Path::new(s).join("share").join(pkg).join("worlds"))
-                .filter(|d| d.is_dir())
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::world::prefixes::ament_prefixes()
+        .into_iter()
+        .map(|p| p.join("share").join(pkg).join("worlds"))
+        .filter(|d| d.is_dir())
+        .collect()
 }
 
 /// Resolve `<package>:<relative path>` to a file in one of the package's worlds folders, with the

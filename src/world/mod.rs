@@ -8,6 +8,7 @@ pub mod document;
 pub mod expand;
 pub mod models;
 pub mod overrides;
+pub mod prefixes;
 pub mod sim;
 pub mod yaml;
 
@@ -225,15 +226,7 @@ fn load_inner(
                     } else {
                         format!("sim.{}", e.path)
                     };
-                    // serde's words for the untagged Pacing, already made plain
-                    // (error::plain_serde), said with the forms it takes.
-                    let msg =
-                        if e.path == "pacing" && e.message.starts_with("has none of the forms") {
-                            "expected `realtime`, `asap` or `{factor: x}` (x > 0)".to_string()
-                        } else {
-                            e.message
-                        };
-                    errors.push(p, msg);
+                    errors.push(p, e.message);
                 }
                 // Keep the keys that are fine on their own, so their values are still checked.
                 let good: Mapping = doc

@@ -19,6 +19,7 @@ use serde_norway::Value;
 
 use crate::error::ConfigErrors;
 use crate::world::document::{parse_list, Component, Origin};
+use crate::world::prefixes::{ament_prefixes, binary_prefix};
 
 /// A resolved model file and the directories its assets are searched in (its own dir first).
 #[derive(Debug, Clone, PartialEq)]
@@ -49,23 +50,13 @@ pub fn model_roots() -> Vec<PathBuf> {
     if let Ok(p) = std::env::var("ROQSIM_MODEL_PATH") {
         roots.extend(p.split(':').filter(|s| !s.is_empty()).map(PathBuf::from));
     }
-    if let Ok(exe) = std::env::current_exe() {
-        // install/<pkg>/lib/roqsim/roqsim -> install/<pkg>/share/roqsim/models
-        if let Some(prefix) = exe.parent().and_then(Path::parent).and_then(Path::parent) {
-            roots.push(prefix.join("share/roqsim/models"));
-        }
-    }
+    // install/<pkg>/lib/roqsim/roqsim -> install/<pkg>/share/roqsim/models
+    roots.extend(binary_prefix().map(|p| p.join("share/roqsim/models")));
     roots.extend(ament_prefixes().into_iter().map(|p| p.join("share/roqsim/models")));
     roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("models"));
     roots.retain(|r| r.is_dir());
     roots.dedup();
     roots
-}
-
-fn ament_prefixes() -> Vec<PathBuf> {
-    std::env::var("AMENT_PREFIX_PATH")
-        .map(|p| p.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect())
-        .unwrap_or_default()
 }
 
 /// Where a ROS package's files are: `<prefix>/share/<pkg>` for every `AMENT_PREFIX_PATH` prefix

@@ -149,11 +149,39 @@ pub enum Pacing {
 }
 
 /// The `{factor: x}` pacing form.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PacingFactor {
     /// Speed-up over real time (> 0).
     pub factor: f64,
+}
+
+/// Only from a mapping: a derived struct would also take the list `[x]` (serde reads a struct
+/// from a sequence of its fields), a form nothing documents.
+impl<'de> Deserialize<'de> for PacingFactor {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MappingOnly;
+        impl<'de> serde::de::Visitor<'de> for MappingOnly {
+            type Value = PacingFactor;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a mapping {factor: x}")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<PacingFactor, A::Error> {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct Fields {
+                    factor: f64,
+                }
+                let Fields { factor } =
+                    Fields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(PacingFactor { factor })
+            }
+        }
+        d.deserialize_map(MappingOnly)
+    }
 }
 
 /// Named pacing modes.

@@ -148,15 +148,7 @@ impl ValidateConfig for ForceLimitConfig {
 }
 
 /// In-process reader of a force limit (blackboard `force_limit:<address>`).
-#[derive(Debug, Clone)]
-pub struct LimitReader(Rc<RefCell<LimitReport>>);
-
-impl LimitReader {
-    /// The current report.
-    pub fn get(&self) -> LimitReport {
-        self.0.borrow().clone()
-    }
-}
+pub type LimitReader = crate::plugins::shared::latest::Reader<LimitReport>;
 
 /// Blackboard key of the reader of the force limit at `address`.
 pub fn reader_key(address: &str) -> String {
@@ -274,7 +266,7 @@ impl Plugin for ForceLimit {
                 &self.cfg.topics,
             ),
         );
-        ctx.blackboard.set(reader_key(&self.address), LimitReader(self.report.clone()));
+        ctx.blackboard.set(reader_key(&self.address), LimitReader::from(self.report.clone()));
         Ok(())
     }
 

@@ -56,10 +56,6 @@ fn d_base() -> String {
 fn d_rate() -> f64 {
     50.0
 }
-fn d_true() -> bool {
-    true
-}
-
 /// Config of `ackermann_drive`. Defaults are the example values (a 1:10 car).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -126,7 +122,7 @@ pub struct AckermannDriveConfig {
     #[serde(default)]
     pub cmd_vel_timeout: f64,
     /// Publish the driven and steer joints on `joint_states`. Default true.
-    #[serde(default = "d_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub publish_joint_states: bool,
     /// Optional odometry error; omitted = exact odometry, nothing drawn.
     #[serde(default)]

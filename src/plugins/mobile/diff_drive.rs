@@ -49,10 +49,6 @@ fn d_rate() -> f64 {
 fn d_child() -> String {
     "base_link".into()
 }
-fn d_true() -> bool {
-    true
-}
-
 /// Config of `diff_drive`. Defaults are the TurtleBot 4 / Create 3 values.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -122,7 +118,7 @@ pub struct DiffDriveConfig {
     pub cmd_vel_timeout: f64,
     /// Publish the wheel joints on `joint_states`; false when a joint_state_publisher covers the
     /// whole robot. Default true.
-    #[serde(default = "d_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub publish_joint_states: bool,
     /// Optional `[v (m/s), w (rad/s)]` applied every tick (standalone demo).
     #[serde(default)]

@@ -70,10 +70,6 @@ fn d_child() -> String {
 fn d_rate() -> f64 {
     50.0
 }
-fn d_true() -> bool {
-    true
-}
-
 /// Config of `omni_drive`. Defaults are the PAL TIAGo OMNI Base values.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -147,7 +143,7 @@ pub struct OmniDriveConfig {
     #[serde(default)]
     pub cmd_vel_timeout: f64,
     /// Publish the wheel (and steer) joints on `joint_states`. Default true.
-    #[serde(default = "d_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub publish_joint_states: bool,
     /// Optional `[vx (m/s), vy (m/s), wz (rad/s)]` applied every tick (standalone demo).
     #[serde(default)]

@@ -353,18 +353,12 @@ impl Plugin for SpawnRobot {
         for &(adr, q) in &self.home_qpos {
             d.qpos_mut()[adr] = q;
         }
-        self.tf.publish(ctx);
-        self.description.publish(ctx);
+        crate::spawn::latched::announce(ctx, &self.tf, &mut self.description);
         Ok(())
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
-        // Re-announce the latched frames on the first step of every episode, for a bridge that
-        // forwards only what was published at the current tick.
-        if ctx.tick == 1 {
-            self.tf.publish(ctx);
-            self.description.publish(ctx);
-        }
+        crate::spawn::latched::reannounce(ctx, &self.tf, &mut self.description);
         Ok(())
     }
 }

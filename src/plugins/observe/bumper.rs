@@ -156,15 +156,7 @@ pub struct BumperReading {
 }
 
 /// In-process reader (blackboard `bumper:<address>`).
-#[derive(Debug, Clone)]
-pub struct BumperReader(Rc<RefCell<BumperReading>>);
-
-impl BumperReader {
-    /// The current reading.
-    pub fn get(&self) -> BumperReading {
-        self.0.borrow().clone()
-    }
-}
+pub type BumperReader = crate::plugins::shared::latest::Reader<BumperReading>;
 
 /// Blackboard key of the reader of the bumper at `address`.
 pub fn reader_key(address: &str) -> String {
@@ -288,7 +280,7 @@ impl Plugin for Bumper {
             pressed: self.zones.iter().map(|(z, _, _)| (z.clone(), false)).collect(),
             bearing: None,
         };
-        ctx.blackboard.set(reader_key(&self.address), BumperReader(self.reading.clone()));
+        ctx.blackboard.set(reader_key(&self.address), BumperReader::from(self.reading.clone()));
         Ok(())
     }
 

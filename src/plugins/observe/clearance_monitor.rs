@@ -99,15 +99,7 @@ impl ValidateConfig for ClearanceMonitorConfig {
 }
 
 /// In-process reader (blackboard `clearance_monitor:<address>`).
-#[derive(Debug, Clone)]
-pub struct ClearanceReader(Rc<RefCell<ClearanceReport>>);
-
-impl ClearanceReader {
-    /// The current report.
-    pub fn get(&self) -> ClearanceReport {
-        self.0.borrow().clone()
-    }
-}
+pub type ClearanceReader = crate::plugins::shared::latest::Reader<ClearanceReport>;
 
 /// Blackboard key of the reader of the monitor at `address`.
 pub fn reader_key(address: &str) -> String {
@@ -261,7 +253,7 @@ impl Plugin for ClearanceMonitor {
         );
         ctx.interface
             .bind_rate(&format!("{}/clearance (compute)", self.address), self.cfg.compute_rate_hz);
-        ctx.blackboard.set(reader_key(&self.address), ClearanceReader(self.report.clone()));
+        ctx.blackboard.set(reader_key(&self.address), ClearanceReader::from(self.report.clone()));
         Ok(())
     }
 

@@ -84,15 +84,7 @@ impl ValidateConfig for ContactImpulseConfig {
 }
 
 /// In-process reader of the report (blackboard `contact_impulse:<address>`).
-#[derive(Debug, Clone)]
-pub struct ContactImpulseReader(Rc<RefCell<ContactImpulseReport>>);
-
-impl ContactImpulseReader {
-    /// The current report.
-    pub fn get(&self) -> ContactImpulseReport {
-        self.0.borrow().clone()
-    }
-}
+pub type ContactImpulseReader = crate::plugins::shared::latest::Reader<ContactImpulseReport>;
 
 /// Blackboard key of the reader of the integrator at `address`.
 pub fn reader_key(address: &str) -> String {
@@ -176,7 +168,8 @@ impl Plugin for ContactImpulse {
             topic: "contact_impulse",
         }
         .add(ctx, &scope, self.cfg.rate_hz, &self.cfg.topics);
-        ctx.blackboard.set(reader_key(&self.address), ContactImpulseReader(self.report.clone()));
+        ctx.blackboard
+            .set(reader_key(&self.address), ContactImpulseReader::from(self.report.clone()));
         Ok(())
     }
 

@@ -117,15 +117,7 @@ impl ValidateConfig for ContactLocationConfig {
 }
 
 /// In-process reader of the reading (blackboard `contact_location:<address>`).
-#[derive(Debug, Clone)]
-pub struct ContactLocationReader(Rc<RefCell<ContactLocation>>);
-
-impl ContactLocationReader {
-    /// The current reading.
-    pub fn get(&self) -> ContactLocation {
-        self.0.borrow().clone()
-    }
-}
+pub type ContactLocationReader = crate::plugins::shared::latest::Reader<ContactLocation>;
 
 /// Blackboard key of the reader of the plugin at `address`.
 pub fn reader_key(address: &str) -> String {
@@ -297,7 +289,8 @@ impl Plugin for ContactLocationPlugin {
             topic: "contact_location",
         }
         .add(ctx, &scope, self.cfg.rate_hz, &self.cfg.topics);
-        ctx.blackboard.set(reader_key(&self.address), ContactLocationReader(self.reading.clone()));
+        ctx.blackboard
+            .set(reader_key(&self.address), ContactLocationReader::from(self.reading.clone()));
         Ok(())
     }
 

@@ -98,15 +98,7 @@ impl ValidateConfig for ContactMonitorConfig {
 }
 
 /// In-process reader of a contact monitor's report (blackboard `contact_monitor:<address>`).
-#[derive(Debug, Clone)]
-pub struct ContactReader(Rc<RefCell<ContactReport>>);
-
-impl ContactReader {
-    /// The current report.
-    pub fn get(&self) -> ContactReport {
-        self.0.borrow().clone()
-    }
-}
+pub type ContactReader = crate::plugins::shared::latest::Reader<ContactReport>;
 
 /// Blackboard key of the reader of the monitor at `address`.
 pub fn reader_key(address: &str) -> String {
@@ -187,7 +179,7 @@ impl Plugin for ContactMonitor {
             topic: "collision",
         }
         .add(ctx, &scope, self.cfg.rate_hz, &self.cfg.topics);
-        ctx.blackboard.set(reader_key(&self.address), ContactReader(self.report.clone()));
+        ctx.blackboard.set(reader_key(&self.address), ContactReader::from(self.report.clone()));
         Ok(())
     }
 

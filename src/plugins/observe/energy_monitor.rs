@@ -150,16 +150,8 @@ impl ValidateConfig for EnergyMonitorConfig {
     }
 }
 
-/// In-process reader (blackboard `energy:<address>`).
-#[derive(Debug, Clone)]
-pub struct EnergyReader(Rc<RefCell<EnergyReport>>);
-
-impl EnergyReader {
-    /// The current report (totals since the reset).
-    pub fn get(&self) -> EnergyReport {
-        self.0.borrow().clone()
-    }
-}
+/// In-process reader (blackboard `energy:<address>`); its report holds the totals since the reset.
+pub type EnergyReader = crate::plugins::shared::latest::Reader<EnergyReport>;
 
 /// Blackboard key of the reader of the monitor at `address`.
 pub fn reader_key(address: &str) -> String {
@@ -304,7 +296,7 @@ impl Plugin for EnergyMonitor {
             ep = ep.hint("ros2", "topic", "battery_state");
         }
         self.id = ctx.interface.add(scope.apply(ep, &self.cfg.topics));
-        ctx.blackboard.set(reader_key(&self.address), EnergyReader(self.report.clone()));
+        ctx.blackboard.set(reader_key(&self.address), EnergyReader::from(self.report.clone()));
         Ok(())
     }
 

@@ -103,15 +103,7 @@ impl ValidateConfig for UprightMonitorConfig {
 }
 
 /// In-process reader (blackboard `upright_monitor:<address>`).
-#[derive(Debug, Clone)]
-pub struct UprightReader(Rc<RefCell<UprightReport>>);
-
-impl UprightReader {
-    /// The current report.
-    pub fn get(&self) -> UprightReport {
-        self.0.borrow().clone()
-    }
-}
+pub type UprightReader = crate::plugins::shared::latest::Reader<UprightReport>;
 
 /// Blackboard key of the reader of the monitor at `address`.
 pub fn reader_key(address: &str) -> String {
@@ -188,7 +180,7 @@ impl Plugin for UprightMonitor {
                 &self.cfg.topics,
             ),
         );
-        ctx.blackboard.set(reader_key(&self.address), UprightReader(self.report.clone()));
+        ctx.blackboard.set(reader_key(&self.address), UprightReader::from(self.report.clone()));
         Ok(())
     }
 

@@ -54,10 +54,6 @@ fn d_friction() -> [f64; 3] {
 fn d_rgba() -> [f64; 4] {
     [0.42, 0.38, 0.30, 1.0]
 }
-fn d_true() -> bool {
-    true
-}
-
 /// Most samples per side (a 4096² field is 16.7 M triangles pairs: no contact solver wants it).
 pub const MAX_RESOLUTION: u32 = 4096;
 
@@ -96,7 +92,7 @@ pub struct HeightfieldConfig {
     #[serde(default = "d_rgba")]
     pub rgba: [f64; 4],
     /// Add an overhead light. Default true.
-    #[serde(default = "d_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub light: bool,
 }
 

@@ -164,9 +164,7 @@ impl ValidateConfig for GnssConfig {
                 }
             }
         }
-        if !(self.rate.is_finite() && self.rate > 0.0) {
-            e.push(ConfigError::new("rate", format!("must be > 0 (Hz), got {}", self.rate)));
-        }
+        e.extend(crate::plugin::check_rate("rate", self.rate));
         for (k, v) in [
             ("horizontal_noise", self.horizontal_noise),
             ("vertical_noise", self.vertical_noise),

@@ -13,9 +13,7 @@
 //! convention, global frames), so the endpoint carries no frame prefix; with `relative_to: base`
 //! it is a link of the robot (`base_link` → child) and carries the entity's frame prefix.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
@@ -100,16 +98,9 @@ impl ValidateConfig for GroundTruthPoseConfig {
 
 /// In-process access to the latest ground truth (blackboard `ground_truth:<address>`), refreshed
 /// every physics step. Clone it out of the blackboard; clones share the value.
-#[derive(Debug, Clone, Default)]
-pub struct GroundTruthReader(Rc<RefCell<PoseTwist>>);
-
-impl GroundTruthReader {
-    /// The latest pose and twist: position (m) and orientation `[x, y, z, w]` in `frame_id`,
-    /// linear (m/s) and angular (rad/s) velocity expressed in `frame_id`.
-    pub fn read(&self) -> PoseTwist {
-        self.0.borrow().clone()
-    }
-}
+/// `get()` is the latest pose and twist: position (m) and orientation `[x, y, z, w]` in
+/// `frame_id`, linear (m/s) and angular (rad/s) velocity expressed in `frame_id`.
+pub type GroundTruthReader = crate::plugins::shared::latest::Reader<PoseTwist>;
 
 /// Blackboard key of a ground-truth reader.
 pub fn reader_key(address: &str) -> String {
@@ -266,7 +257,7 @@ impl Plugin for GroundTruthPose {
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
-        *self.reader.0.borrow_mut() = self.measure(ctx);
+        self.reader.set(self.measure(ctx));
         Ok(())
     }
 
@@ -282,7 +273,7 @@ impl Plugin for GroundTruthPose {
             };
             ctx.interface.publish(self.id, tick, Payload::Transforms(vec![tf]));
         }
-        *self.reader.0.borrow_mut() = pt;
+        self.reader.set(pt);
         Ok(())
     }
 }

@@ -74,10 +74,6 @@ fn default_topic() -> String {
 fn default_rate() -> f64 {
     100.0
 }
-fn default_true() -> bool {
-    true
-}
-
 /// Config of `imu`. Names resolve under the prefix of the entity the entry is nested under; at the
 /// top of a document (no entity) `body` or `site` is required.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -115,7 +111,7 @@ pub struct ImuConfig {
     #[serde(default = "default_rate")]
     pub rate_hz: f64,
     /// Publish attitude. false → orientation_covariance[0] = -1. Default true.
-    #[serde(default = "default_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub orientation: bool,
     /// Accelerometer white noise (m/s², 1σ per axis). Default 0.
     #[serde(default)]
@@ -137,7 +133,7 @@ pub struct ImuConfig {
     pub yaw_stddev: f64,
     /// Skip producing while the transport reports no subscriber. Default true (the reading is
     /// pure; in-process consumers use the blackboard reader, which is not gated).
-    #[serde(default = "default_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub lazy: bool,
     /// Optional: the values it takes while degraded (noise, biases, orientation only).
     #[serde(default)]

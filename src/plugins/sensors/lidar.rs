@@ -86,9 +86,6 @@ fn default_range_min() -> f64 {
 fn default_max_range() -> f64 {
     20.0
 }
-fn default_true() -> bool {
-    true
-}
 fn default_too_close() -> RangeValue {
     RangeValue::Word("-inf".into())
 }
@@ -126,7 +123,7 @@ pub struct LidarConfig {
     pub dropout_percent: f64,
     /// Publish the static mount transform `tf_parent -> frame_id`. Default true; a device mounted
     /// by spawn_sensor sets false (the mount publishes the chain).
-    #[serde(default = "default_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub emit_static_tf: bool,
     /// Parent frame of the static transform: a body (or site) of the entity. Default: the root
     /// body of the carrying entity, else the resolved `exclude_body`, else `world`.

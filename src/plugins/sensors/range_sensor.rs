@@ -52,9 +52,6 @@ fn default_h_fov() -> f64 {
 fn default_one() -> u32 {
     1
 }
-fn default_true() -> bool {
-    true
-}
 fn default_too_close() -> RangeValue {
     RangeValue::Word("-inf".into())
 }
@@ -100,7 +97,7 @@ pub struct RangeSensorConfig {
     #[serde(default)]
     pub dropout_percent: f64,
     /// Publish the static mount transform `tf_parent -> frame_id`. Default true.
-    #[serde(default = "default_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub emit_static_tf: bool,
     /// Parent frame of the static transform (a body or site of the entity). Default: the root
     /// body of the carrying entity, else the resolved `exclude_body`, else `world`.

@@ -52,9 +52,6 @@ pub const SEGMENTATION: Device = Device {
 pub const ROLES: [&str; 6] =
     ["image", "image_compressed", "camera_info", "labels", "instances", "detections"];
 
-fn d_true() -> bool {
-    true
-}
 fn d_min_pixels() -> u32 {
     16
 }
@@ -76,7 +73,7 @@ crate::camera_keys! {
     #[serde(default)]
     pub instances: bool,
     /// Publish the 2D boxes derived from the mask (vision_msgs/Detection2DArray).
-    #[serde(default = "d_true")]
+    #[serde(default = "crate::plugin::yes")]
     pub detections: bool,
     /// An instance with fewer visible pixels is not reported (>= 1).
     #[serde(default = "d_min_pixels")]

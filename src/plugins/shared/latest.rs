@@ -1,6 +1,7 @@
-//! The in-process reader a sensor puts on the blackboard: the latest reading, shared between the
-//! sensor (which sets it each time it measures and clears it on reset) and any number of readers
-//! on the physics thread.
+//! The in-process readers a sensor or an observer puts on the blackboard, shared between the
+//! plugin and any number of readers on the physics thread (clones share the value):
+//! [`Latest`], a sensor's latest reading (set each time it measures, cleared on reset), and
+//! [`Reader`], a value the plugin keeps current from the start (an observer's report).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -40,5 +41,37 @@ impl<T> Latest<T> {
     /// Forget the reading (the sensor, on reset).
     pub fn clear(&self) {
         *self.0.borrow_mut() = None;
+    }
+}
+
+/// A value one plugin keeps current (an observer's report, a pose refreshed every step) and any
+/// number of readers copy out (a cheap handle; clones share the value).
+#[derive(Debug, Default)]
+pub struct Reader<T>(Rc<RefCell<T>>);
+
+impl<T> Clone for Reader<T> {
+    fn clone(&self) -> Self {
+        Reader(self.0.clone())
+    }
+}
+
+/// A reader of the value the plugin holds in `cell`.
+impl<T> From<Rc<RefCell<T>>> for Reader<T> {
+    fn from(cell: Rc<RefCell<T>>) -> Self {
+        Reader(cell)
+    }
+}
+
+impl<T: Clone> Reader<T> {
+    /// The current value (a copy).
+    pub fn get(&self) -> T {
+        self.0.borrow().clone()
+    }
+}
+
+impl<T> Reader<T> {
+    /// Replace the value (the plugin).
+    pub fn set(&self, v: T) {
+        *self.0.borrow_mut() = v;
     }
 }

@@ -40,10 +40,11 @@
 //! has nothing to verify and reports `untested`.
 //!
 //! **Endpoints** (namespace: `namespace:`, default this instance's `name:`, so two faults in one
-//! world do not both serve `/override`): `override` (in, ROS 2 service std_srvs/SetBool: a
-//! [`Payload::Call`] whose request is `Payload::Bool(on)`, answered with `Payload::Ack { success,
-//! message }` from `post_step` once verified), `override_state` (out, std_msgs/Bool of active)
-//! and `override_verified` (out, std_msgs/String of the verdict word) at `rate_hz` — a service
+//! world do not both serve `/override`): the [`crate::handles::override_switch`] every fault
+//! shares — `override` (in, ROS 2 service std_srvs/SetBool: a `Payload::Call` whose request is
+//! `Payload::Bool(on)`, answered with `Payload::Ack { success, message }` from `post_step` once
+//! verified), `override_state` (out, std_msgs/Bool of active) and `override_verified` (out,
+//! std_msgs/String of the verdict word) at `rate_hz` — a service
 //! call leaves no trace in a rosbag and mjModel is in neither the bag nor the state recording.
 //! Blackboard: `model_override:<name>` holds a [`ModelOverrideHandle`], which is how a ROS-free
 //! stepped run fires it.
@@ -53,18 +54,17 @@
 //! so a `payload` is part of the nominal), then `active: true` re-applies. `mj_resetData` never
 //! touches mjModel, so without this repetition 2 would start already faulted.
 
-use std::cell::RefCell;
-use std::collections::{BTreeSet, VecDeque};
-use std::rc::Rc;
+use std::collections::BTreeSet;
 
-use crossbeam_channel::Sender;
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::payload::Payload;
-use crate::context::{Endpoint, EndpointId, SimContext};
+use crate::context::SimContext;
 use crate::error::{ConfigError, HookResult};
+use crate::handles::override_switch::{
+    FaultSwitch, OverrideHandle, OverrideSwitch, SwitchEndpoints,
+};
 use crate::mujoco::raycast::ABSENT_GEOM_GROUP;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
@@ -92,40 +92,10 @@ struct Resolved {
     nominal_condim: Vec<i32>,
 }
 
-/// Shared state behind the blackboard handle.
-#[derive(Debug, Default)]
-struct Shared {
-    active: bool,
-    verified: String,
-    message: String,
-    requests: VecDeque<bool>,
-}
-
 /// The in-process switch of one `model_override` instance (blackboard `model_override:<name>`).
 /// `set_active` takes effect at the next step (like a command posted from a service); read
-/// `verified()` after that step.
-#[derive(Debug, Clone)]
-pub struct ModelOverrideHandle(Rc<RefCell<Shared>>);
-
-impl ModelOverrideHandle {
-    /// Apply (`true`) or restore (`false`) the fault at the next step.
-    pub fn set_active(&self, on: bool) {
-        self.0.borrow_mut().requests.push_back(on);
-    }
-    /// Whether the target values are in force.
-    pub fn active(&self) -> bool {
-        self.0.borrow().active
-    }
-    /// The latest verdict: `landed`, `no_effect`, `untested` (or `pending` for the one step
-    /// between a change and its reading).
-    pub fn verified(&self) -> String {
-        self.0.borrow().verified.clone()
-    }
-    /// The latest verdict's full message (what the service replied).
-    pub fn message(&self) -> String {
-        self.0.borrow().message.clone()
-    }
-}
+/// `verified()` after that step (`pending` for the one step between a change and its reading).
+pub type ModelOverrideHandle = OverrideHandle;
 
 /// Blackboard key of the handle of the instance labelled `name`.
 pub fn handle_key(name: &str) -> String {
@@ -175,13 +145,10 @@ pub struct ModelOverride {
     owner: Option<String>,
     resolved: Vec<Resolved>,
     captured: bool,
-    shared: Rc<RefCell<Shared>>,
-    ep_in: EndpointId,
-    ep_state: EndpointId,
-    ep_verified: EndpointId,
+    /// The SetBool switch (registered in configure).
+    switch: Option<OverrideSwitch>,
     /// The change applied in this step's pre_step, awaiting its reading in post_step.
     pending: Option<bool>,
-    replies: Vec<(bool, Sender<Payload>)>,
     /// Geom pairs touching the selection before the change (for contype/conaffinity).
     before: Vec<(usize, usize)>,
 }
@@ -195,22 +162,10 @@ impl ModelOverride {
             owner: args.owner.clone(),
             resolved: Vec::new(),
             captured: false,
-            shared: Rc::new(RefCell::new(Shared {
-                verified: Verdict::Untested.as_str().into(),
-                ..Default::default()
-            })),
-            ep_in: 0,
-            ep_state: 0,
-            ep_verified: 0,
+            switch: None,
             pending: None,
-            replies: Vec::new(),
             before: Vec::new(),
         }
-    }
-
-    /// The handle (also on the blackboard).
-    pub fn handle(&self) -> ModelOverrideHandle {
-        ModelOverrideHandle(self.shared.clone())
     }
 
     fn selected_geoms(&self) -> BTreeSet<usize> {
@@ -445,9 +400,9 @@ impl ModelOverride {
         self.before = touching(ctx, &sel).into_iter().map(|(_, a, b)| (a, b)).collect();
         self.write_all(ctx, on);
         self.pending = Some(on);
-        let mut s = self.shared.borrow_mut();
-        s.active = on;
-        s.verified = "pending".into();
+        if let Some(sw) = &self.switch {
+            sw.set(on, true);
+        }
     }
 
     fn finish(&mut self, ctx: &SimContext, on: bool) {
@@ -473,25 +428,188 @@ impl ModelOverride {
         if verdict == Verdict::NoEffect {
             tracing::warn!("model_override `{}`: {message}", self.label);
         }
-        {
-            let mut s = self.shared.borrow_mut();
-            s.verified = verdict.as_str().into();
-            s.message = message.clone();
-        }
-        for (asked, tx) in self.replies.drain(..) {
-            let (success, msg) = if asked == on {
-                (verdict.success(), message.clone())
-            } else {
-                (
-                    false,
-                    format!(
-                        "superseded: a later request in the same step set active = {on}; {message}"
-                    ),
-                )
-            };
-            let _ = tx.send(Payload::Ack { success, message: msg });
+        if let Some(sw) = &mut self.switch {
+            sw.answer(on, verdict, &message);
         }
     }
+}
+
+/// The object ids override `i` selects: its `select:` names (looked up as written, then under the
+/// owner's prefix), then the geoms of its `bodies:` and `entity:` subtrees, each once.
+fn select_ids(
+    ctx: &SimContext,
+    i: usize,
+    o: &OverrideSpec,
+    row: &FieldRow,
+    prefix: &str,
+) -> Result<Vec<usize>, String> {
+    let m = ctx.model();
+    let ngeom = m.ffi().ngeom as usize;
+    let gbody = m.geom_bodyid();
+    let mut ids: Vec<usize> = Vec::new();
+    for (j, name) in o.select.iter().enumerate() {
+        let id = m.name_to_id(row.ns.obj(), name).or_else(|| {
+            (!prefix.is_empty())
+                .then(|| m.name_to_id(row.ns.obj(), &format!("{prefix}{name}")))
+                .flatten()
+        });
+        let Some(id) = id else {
+            return Err(format!(
+                "overrides[{i}].select[{j}]: no {} `{name}` in the model{}; {}s named like it: {}",
+                row.ns.word(),
+                if prefix.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (also looked up as `{prefix}{name}`)")
+                },
+                row.ns.word(),
+                near_names(m, row.ns, name)
+            ));
+        };
+        if row.ns == FieldNs::Body && id == 0 {
+            return Err(format!("overrides[{i}].select[{j}]: `world` is the static world body; it has no mass to override"));
+        }
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let mut roots: Vec<(String, usize)> = Vec::new();
+    for (j, b) in o.bodies.iter().enumerate() {
+        let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, b).or_else(|| {
+            (!prefix.is_empty())
+                .then(|| m.name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{b}")))
+                .flatten()
+        });
+        let Some(id) = id else {
+            return Err(format!(
+                "overrides[{i}].bodies[{j}]: no body `{b}` in the model; bodies named like it: {}",
+                near_names(m, FieldNs::Body, b)
+            ));
+        };
+        roots.push((format!("bodies[{j}]"), id));
+    }
+    if !o.entity.trim().is_empty() {
+        let Some(e) = ctx.entities.get(&o.entity) else {
+            return Err(format!(
+                "overrides[{i}].entity: no entity `{}`; entities: [{}]",
+                o.entity,
+                ctx.entities.names().join(", ")
+            ));
+        };
+        roots.push(("entity".into(), common::entity_body(m, e)?));
+    }
+    for (key, root) in &roots {
+        let subtree: Vec<usize> =
+            (0..ngeom).filter(|&g| common::in_subtree(m, gbody[g] as usize, *root)).collect();
+        if subtree.is_empty() {
+            return Err(format!(
+                "overrides[{i}].{key}: the subtree of body `{}` has no geoms: it selects nothing",
+                m.id_to_name(MjtObjBase::mjOBJ_BODY, *root).unwrap_or("?")
+            ));
+        }
+        for g in subtree {
+            if !ids.contains(&g) {
+                ids.push(g);
+            }
+        }
+    }
+    if ids.is_empty() {
+        return Err(format!(
+            "overrides[{i}]: the selection resolves to no {}: the override selects nothing",
+            row.ns.word()
+        ));
+    }
+    Ok(ids)
+}
+
+/// Geoms override `i` could change nothing for are refused: a geom an explicit
+/// `<pair>` covers, a geom presence makes absent, a selection of visual-only geoms.
+fn check_geoms(
+    ctx: &SimContext,
+    i: usize,
+    o: &OverrideSpec,
+    ids: &[usize],
+    names: &[String],
+) -> Result<(), String> {
+    let m = ctx.model();
+    let gbody = m.geom_bodyid();
+    // an explicit <pair> carries its own friction and ignores contype/conaffinity
+    let (p1, p2) = (m.pair_geom1(), m.pair_geom2());
+    for p in 0..p1.len() {
+        let (a, b) = (p1[p] as usize, p2[p] as usize);
+        if let Some(k) = ids.iter().position(|&g| g == a || g == b) {
+            let nm = |g| crate::plugins::shared::geom_name(m, g);
+            return Err(format!(
+                "overrides[{i}]: geom `{}` is covered by an explicit <pair> (`{}` / `{}`), which carries its own friction and ignores contype/conaffinity, so `{}` would change nothing for that contact; override the pair's parameters in the model instead, or select other geoms",
+                names[k],
+                nm(a),
+                nm(b),
+                o.field
+            ));
+        }
+    }
+    // absent geoms: an entity declared `present: false` (or made absent since)
+    let group = m.geom_group();
+    for (k, &g) in ids.iter().enumerate() {
+        let owner = ctx.entities.all().iter().find(|e| {
+            m.name_to_id(MjtObjBase::mjOBJ_BODY, &e.body)
+                .is_some_and(|root| common::in_subtree(m, gbody[g] as usize, root))
+        });
+        let declared_absent = owner.is_some_and(|e| !e.declared_present || !e.present);
+        if declared_absent || group[g] == ABSENT_GEOM_GROUP as i32 {
+            return Err(format!(
+                "overrides[{i}]: geom `{}` belongs to {} which presence makes absent (no contact at all while absent), so `{}` could only take effect after a spawn; select present geoms",
+                names[k],
+                owner.map(|e| format!("entity `{}`", e.name)).unwrap_or_else(|| "an entity".into()),
+                o.field
+            ));
+        }
+    }
+    let (ct, ca) = (m.geom_contype(), m.geom_conaffinity());
+    if ids.iter().all(|&g| ct[g] == 0 && ca[g] == 0) {
+        return Err(format!(
+            "overrides[{i}]: every selected geom ([{}]) is visual-only (contype = conaffinity = 0): it takes part in no contact, so `{}` would change nothing; select the colliding geoms",
+            names.join(", "),
+            o.field
+        ));
+    }
+    Ok(())
+}
+
+/// An actuator MuJoCo ignores the forcerange of (not force-limited) is refused.
+fn check_actuators(m: &MjModel, i: usize, ids: &[usize], names: &[String]) -> Result<(), String> {
+    let fl = m.actuator_forcelimited();
+    if let Some(k) = ids.iter().position(|&a| !fl[a]) {
+        return Err(format!(
+            "overrides[{i}]: actuator `{}` is not force-limited (no forcerange / forcelimited=\"false\"), so MuJoCo ignores its forcerange and the override would change nothing; give it a forcerange in the model",
+            names[k]
+        ));
+    }
+    Ok(())
+}
+
+/// `geom_contype` and `geom_conaffinity` are overridden over the same geoms (either alone was
+/// measured to be a no-op).
+fn check_mask_pairs(m: &MjModel, resolved: &[Resolved]) -> Result<(), String> {
+    let set = |f: &str| -> BTreeSet<usize> {
+        resolved
+            .iter()
+            .filter(|r: &&Resolved| r.field.name == f)
+            .flat_map(|r| r.ids.iter().copied())
+            .collect()
+    };
+    let (cts, cas) = (set("geom_contype"), set("geom_conaffinity"));
+    if cts != cas {
+        let only: Vec<String> = cts
+            .symmetric_difference(&cas)
+            .map(|&g| crate::plugins::shared::geom_name(m, g))
+            .collect();
+        return Err(format!(
+            "geom_contype and geom_conaffinity must be overridden over the same geoms (either alone was measured to be a no-op); only one of the two covers [{}]",
+            only.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// The descriptor.
@@ -540,79 +658,11 @@ impl Plugin for ModelOverride {
             .resolve_owner(self.owner.as_deref())
             .map(|e| e.prefix.clone())
             .unwrap_or_default();
-        let m = ctx.model();
-        let ngeom = m.ffi().ngeom as usize;
-        let gbody = m.geom_bodyid();
         let mut resolved = Vec::new();
         for (i, o) in self.cfg.overrides.iter().enumerate() {
             let row = catalog(&o.field).expect("validated");
-            let mut ids: Vec<usize> = Vec::new();
-            for (j, name) in o.select.iter().enumerate() {
-                let id = m.name_to_id(row.ns.obj(), name).or_else(|| {
-                    (!prefix.is_empty())
-                        .then(|| m.name_to_id(row.ns.obj(), &format!("{prefix}{name}")))
-                        .flatten()
-                });
-                let Some(id) = id else {
-                    return Err(format!(
-                        "overrides[{i}].select[{j}]: no {} `{name}` in the model{}; {}s named like it: {}",
-                        row.ns.word(),
-                        if prefix.is_empty() { String::new() } else { format!(" (also looked up as `{prefix}{name}`)") },
-                        row.ns.word(),
-                        near_names(m, row.ns, name)
-                    ));
-                };
-                if row.ns == FieldNs::Body && id == 0 {
-                    return Err(format!("overrides[{i}].select[{j}]: `world` is the static world body; it has no mass to override"));
-                }
-                if !ids.contains(&id) {
-                    ids.push(id);
-                }
-            }
-            let mut roots: Vec<(String, usize)> = Vec::new();
-            for (j, b) in o.bodies.iter().enumerate() {
-                let id = m.name_to_id(MjtObjBase::mjOBJ_BODY, b).or_else(|| {
-                    (!prefix.is_empty())
-                        .then(|| m.name_to_id(MjtObjBase::mjOBJ_BODY, &format!("{prefix}{b}")))
-                        .flatten()
-                });
-                let Some(id) = id else {
-                    return Err(format!("overrides[{i}].bodies[{j}]: no body `{b}` in the model; bodies named like it: {}", near_names(m, FieldNs::Body, b)));
-                };
-                roots.push((format!("bodies[{j}]"), id));
-            }
-            if !o.entity.trim().is_empty() {
-                let Some(e) = ctx.entities.get(&o.entity) else {
-                    return Err(format!(
-                        "overrides[{i}].entity: no entity `{}`; entities: [{}]",
-                        o.entity,
-                        ctx.entities.names().join(", ")
-                    ));
-                };
-                roots.push(("entity".into(), common::entity_body(m, e)?));
-            }
-            for (key, root) in &roots {
-                let subtree: Vec<usize> = (0..ngeom)
-                    .filter(|&g| common::in_subtree(m, gbody[g] as usize, *root))
-                    .collect();
-                if subtree.is_empty() {
-                    return Err(format!(
-                        "overrides[{i}].{key}: the subtree of body `{}` has no geoms: it selects nothing",
-                        m.id_to_name(MjtObjBase::mjOBJ_BODY, *root).unwrap_or("?")
-                    ));
-                }
-                for g in subtree {
-                    if !ids.contains(&g) {
-                        ids.push(g);
-                    }
-                }
-            }
-            if ids.is_empty() {
-                return Err(format!(
-                    "overrides[{i}]: the selection resolves to no {}: the override selects nothing",
-                    row.ns.word()
-                ));
-            }
+            let ids = select_ids(ctx, i, o, row, &prefix)?;
+            let m = ctx.model();
             let names: Vec<String> = ids
                 .iter()
                 .map(|&id| {
@@ -622,55 +672,10 @@ impl Plugin for ModelOverride {
                 })
                 .collect();
             if row.ns == FieldNs::Geom {
-                // an explicit <pair> carries its own friction and ignores contype/conaffinity
-                let (p1, p2) = (m.pair_geom1(), m.pair_geom2());
-                for p in 0..p1.len() {
-                    let (a, b) = (p1[p] as usize, p2[p] as usize);
-                    if let Some(k) = ids.iter().position(|&g| g == a || g == b) {
-                        let nm = |g| crate::plugins::shared::geom_name(m, g);
-                        return Err(format!(
-                            "overrides[{i}]: geom `{}` is covered by an explicit <pair> (`{}` / `{}`), which carries its own friction and ignores contype/conaffinity, so `{}` would change nothing for that contact; override the pair's parameters in the model instead, or select other geoms",
-                            names[k],
-                            nm(a),
-                            nm(b),
-                            o.field
-                        ));
-                    }
-                }
-                // absent geoms: an entity declared `present: false` (or made absent since)
-                let group = m.geom_group();
-                for (k, &g) in ids.iter().enumerate() {
-                    let owner = ctx.entities.all().iter().find(|e| {
-                        m.name_to_id(MjtObjBase::mjOBJ_BODY, &e.body)
-                            .is_some_and(|root| common::in_subtree(m, gbody[g] as usize, root))
-                    });
-                    let declared_absent = owner.is_some_and(|e| !e.declared_present || !e.present);
-                    if declared_absent || group[g] == ABSENT_GEOM_GROUP as i32 {
-                        return Err(format!(
-                            "overrides[{i}]: geom `{}` belongs to {} which presence makes absent (no contact at all while absent), so `{}` could only take effect after a spawn; select present geoms",
-                            names[k],
-                            owner.map(|e| format!("entity `{}`", e.name)).unwrap_or_else(|| "an entity".into()),
-                            o.field
-                        ));
-                    }
-                }
-                let (ct, ca) = (m.geom_contype(), m.geom_conaffinity());
-                if ids.iter().all(|&g| ct[g] == 0 && ca[g] == 0) {
-                    return Err(format!(
-                        "overrides[{i}]: every selected geom ([{}]) is visual-only (contype = conaffinity = 0): it takes part in no contact, so `{}` would change nothing; select the colliding geoms",
-                        names.join(", "),
-                        o.field
-                    ));
-                }
+                check_geoms(ctx, i, o, &ids, &names)?;
             }
             if row.ns == FieldNs::Actuator {
-                let fl = m.actuator_forcelimited();
-                if let Some(k) = ids.iter().position(|&a| !fl[a]) {
-                    return Err(format!(
-                        "overrides[{i}]: actuator `{}` is not force-limited (no forcerange / forcelimited=\"false\"), so MuJoCo ignores its forcerange and the override would change nothing; give it a forcerange in the model",
-                        names[k]
-                    ));
-                }
+                check_actuators(m, i, &ids, &names)?;
             }
             resolved.push(Resolved {
                 field: row,
@@ -681,25 +686,7 @@ impl Plugin for ModelOverride {
                 nominal_condim: Vec::new(),
             });
         }
-        // contype and conaffinity over the same geoms
-        let set = |f: &str| -> BTreeSet<usize> {
-            resolved
-                .iter()
-                .filter(|r: &&Resolved| r.field.name == f)
-                .flat_map(|r| r.ids.iter().copied())
-                .collect()
-        };
-        let (cts, cas) = (set("geom_contype"), set("geom_conaffinity"));
-        if cts != cas {
-            let only: Vec<String> = cts
-                .symmetric_difference(&cas)
-                .map(|&g| crate::plugins::shared::geom_name(m, g))
-                .collect();
-            return Err(format!(
-                "geom_contype and geom_conaffinity must be overridden over the same geoms (either alone was measured to be a no-op); only one of the two covers [{}]",
-                only.join(", ")
-            ));
-        }
+        check_mask_pairs(ctx.model(), &resolved)?;
         self.resolved = resolved;
 
         let ns = self
@@ -708,30 +695,20 @@ impl Plugin for ModelOverride {
             .clone()
             .filter(|s| !s.trim_matches('/').is_empty())
             .unwrap_or_else(|| self.label.clone());
-        let owner = self.owner.as_deref();
-        self.ep_in =
-            ctx.interface.add(Endpoint::input("override").owner(owner).namespace(&ns).hint(
-                "ros2",
-                "service",
-                "std_srvs/srv/SetBool",
-            ));
-        self.ep_state = ctx.interface.add(
-            Endpoint::out("override_state")
-                .owner(owner)
-                .namespace(&ns)
-                .rate(self.cfg.rate_hz)
-                .hint("ros2", "type", "std_msgs/msg/Bool")
-                .hint("ros2", "qos", "reliable"),
-        );
-        self.ep_verified = ctx.interface.add(
-            Endpoint::out("override_verified")
-                .owner(owner)
-                .namespace(&ns)
-                .rate(self.cfg.rate_hz)
-                .hint("ros2", "type", "std_msgs/msg/String")
-                .hint("ros2", "qos", "reliable"),
-        );
-        ctx.blackboard.set(handle_key(&self.label), self.handle());
+        let at = SwitchEndpoints {
+            path: "",
+            owner: self.owner.as_deref(),
+            namespace: Some(&ns),
+            rate_hz: self.cfg.rate_hz,
+        };
+        let who = format!("model_override `{}`", self.label);
+        self.switch = Some(OverrideSwitch::register(
+            ctx,
+            at,
+            handle_key(&self.label),
+            who,
+            FaultSwitch::default(),
+        ));
         Ok(())
     }
 
@@ -739,18 +716,11 @@ impl Plugin for ModelOverride {
         if !self.captured {
             self.capture(ctx);
         }
-        for (_, tx) in self.replies.drain(..) {
-            let _ = tx.send(Payload::Ack { success: false, message: "untested: the world was reset before the change could be verified; the reset restored the configured state".into() });
+        if let Some(sw) = &mut self.switch {
+            sw.reset();
         }
         self.pending = None;
         self.write_all(ctx, false);
-        {
-            let mut s = self.shared.borrow_mut();
-            s.active = false;
-            s.verified = Verdict::Untested.as_str().into();
-            s.message = String::new();
-            s.requests.clear();
-        }
         if self.cfg.active {
             self.apply(ctx, true);
         }
@@ -758,26 +728,7 @@ impl Plugin for ModelOverride {
     }
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
-        let mut wanted: Option<bool> = None;
-        for p in ctx.interface.drain(self.ep_in) {
-            match p {
-                Payload::Call(call) => match *call.request {
-                    Payload::Bool(on) => {
-                        wanted = Some(on);
-                        self.replies.push((on, call.reply));
-                    }
-                    other => {
-                        let _ = call.reply.send(Payload::Ack { success: false, message: format!("`override` is a std_srvs/SetBool service: the request must be a Bool, got {}", other.kind()) });
-                    }
-                },
-                Payload::Bool(on) => wanted = Some(on),
-                other => tracing::warn!("model_override `{}`: ignored a {} delivered to `override` (expects a SetBool call)", self.label, other.kind()),
-            }
-        }
-        let queued: Vec<bool> = self.shared.borrow_mut().requests.drain(..).collect();
-        if let Some(&last) = queued.last() {
-            wanted = Some(last);
-        }
+        let wanted = self.switch.as_mut().and_then(|sw| sw.take_request(ctx));
         if let Some(on) = wanted {
             self.apply(ctx, on);
         }
@@ -788,14 +739,8 @@ impl Plugin for ModelOverride {
         if let Some(on) = self.pending.take() {
             self.finish(ctx, on);
         }
-        let tick = ctx.tick;
-        if ctx.interface.is_due(self.ep_state, tick) {
-            let on = self.shared.borrow().active;
-            ctx.interface.publish(self.ep_state, tick, Payload::Bool(on));
-        }
-        if ctx.interface.is_due(self.ep_verified, tick) {
-            let v = self.shared.borrow().verified.clone();
-            ctx.interface.publish(self.ep_verified, tick, Payload::String(v));
+        if let Some(sw) = &self.switch {
+            sw.publish(ctx);
         }
         Ok(())
     }

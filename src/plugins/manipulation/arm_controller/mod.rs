@@ -350,6 +350,160 @@ impl ArmController {
     }
 }
 
+impl ArmController {
+    /// A deactivation while running: hold where the joints are.
+    fn deactivated_mid_goal(&mut self, ctx: &SimContext, jtc: &str) {
+        self.hold_measured(ctx);
+        self.finish(outcome(
+            GoalStatus::Aborted,
+            codes::INVALID_GOAL,
+            format!("controller `{jtc}` was deactivated mid-goal; holding the measured position"),
+        ));
+        self.vel = None;
+    }
+
+    /// Trajectory goals (the action) and the streamed `joint_trajectory` topic.
+    fn take_trajectory_goals(&mut self, ctx: &mut SimContext, active: bool, jtc: &str) {
+        for p in ctx.interface.drain(self.ep_follow) {
+            match p {
+                Payload::Goal(call) => match call.goal.as_ref() {
+                    Payload::Trajectory(goal) if active => {
+                        let goal = goal.clone();
+                        self.accept(ctx, &goal, Some(call));
+                    }
+                    Payload::Trajectory(_) => self.refuse(&call, jtc),
+                    other => {
+                        let _ = call.outcome.send(outcome(
+                            GoalStatus::Aborted,
+                            codes::INVALID_GOAL,
+                            format!(
+                                "follow_joint_trajectory takes a Trajectory goal, not {}",
+                                other.kind()
+                            ),
+                        ));
+                    }
+                },
+                other => tracing::warn!(
+                    "[{}] follow_joint_trajectory: ignored a {} payload (expected an action Goal)",
+                    self.address,
+                    other.kind()
+                ),
+            }
+        }
+        if let Some(id) = self.ep_stream {
+            if let Some(p) = ctx.interface.take_latest(id) {
+                match p {
+                    Payload::Trajectory(goal) if active => self.accept(ctx, &goal, None),
+                    Payload::Trajectory(_) => tracing::warn!(
+                        "[{}] joint_trajectory ignored: controller `{jtc}` is not active",
+                        self.address
+                    ),
+                    other => tracing::warn!(
+                        "[{}] joint_trajectory: ignored a {} payload",
+                        self.address,
+                        other.kind()
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Velocity commands (endpoint, then handle) and the handle's in-process targets; either
+    /// preempts a running trajectory.
+    fn take_direct_commands(&mut self, ctx: &mut SimContext, active: bool, now: f64) {
+        let mut vcmd: Option<Vec<(String, f64)>> = None;
+        if let Some(id) = self.ep_vel {
+            if let Some(Payload::JointState(js)) = ctx.interface.take_latest(id) {
+                let names = if js.name.is_empty() { self.joint_names() } else { js.name.clone() };
+                vcmd = Some(names.into_iter().zip(js.velocity.iter().copied()).collect());
+            }
+        }
+        let (pend_t, pend_v) = {
+            let mut h = self.handle.0.borrow_mut();
+            (h.pending_targets.take(), h.pending_velocities.take())
+        };
+        if pend_v.is_some() {
+            vcmd = pend_v;
+        }
+        if let Some(v) = vcmd {
+            if active {
+                let mut qd = vec![0.0; self.joints.len()];
+                for (n, x) in v {
+                    match self.joints.iter().position(|j| j.name == n) {
+                        Some(i) if x.is_finite() => qd[i] = x,
+                        _ => tracing::warn!(
+                            "[{}] joint_velocity: unknown joint `{n}` ignored",
+                            self.address
+                        ),
+                    }
+                }
+                if self.exec.is_some() {
+                    self.hold_measured(ctx);
+                    self.finish(outcome(
+                        GoalStatus::Canceled,
+                        codes::SUCCESSFUL,
+                        "preempted by a joint velocity command",
+                    ));
+                }
+                self.vel = Some((qd, now));
+            }
+        }
+        if let Some(t) = pend_t {
+            if self.exec.is_some() {
+                self.finish(outcome(
+                    GoalStatus::Canceled,
+                    codes::SUCCESSFUL,
+                    "preempted by an in-process target",
+                ));
+            }
+            for (n, x) in t {
+                if let Some(i) = self.joints.iter().position(|j| j.name == n) {
+                    self.targets[i] = x;
+                }
+            }
+        }
+    }
+
+    /// A cancel of the running goal: hold the measured position.
+    fn take_cancel(&mut self, ctx: &SimContext) {
+        if let Some(ex) = &self.exec {
+            if ex.call.as_ref().is_some_and(|c| c.cancel.load(Ordering::SeqCst)) {
+                self.hold_measured(ctx);
+                self.finish(outcome(
+                    GoalStatus::Canceled,
+                    codes::SUCCESSFUL,
+                    "canceled by the caller; holding the measured position",
+                ));
+            }
+        }
+    }
+
+    /// This step's targets: sampled from the running trajectory, else integrated from a fresh
+    /// velocity command, else the configured test target.
+    fn advance_targets(&mut self, ctx: &SimContext, now: f64) {
+        if let Some(ex) = &self.exec {
+            let t = now - ex.start;
+            for (i, k) in &ex.knots {
+                self.targets[*i] = sample(k, t).0;
+            }
+        } else if let Some((qd, stamp)) = &self.vel {
+            if now - stamp <= self.cfg.velocity_timeout_s {
+                for (i, j) in self.joints.iter().enumerate() {
+                    let mut x = self.targets[i] + qd[i] * ctx.dt;
+                    if let Some([lo, hi]) = j.range {
+                        x = x.clamp(lo, hi);
+                    }
+                    self.targets[i] = x;
+                }
+            } else {
+                self.vel = None;
+            }
+        } else if let Some(t) = &self.cfg.test_target {
+            self.targets = t.clone();
+        }
+    }
+}
+
 impl Plugin for ArmController {
     fn hooks(&self) -> Hooks {
         Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::PRE_STEP | Hooks::POST_STEP
@@ -598,146 +752,14 @@ impl Plugin for ArmController {
         self.apply_parameters();
         let jtc = self.cfg.controller_name.clone();
         let active = self.registry.is_active(&jtc);
-        // A deactivation while running: hold where the joints are.
         if self.jtc_was_active && !active {
-            self.hold_measured(ctx);
-            self.finish(outcome(
-                GoalStatus::Aborted,
-                codes::INVALID_GOAL,
-                format!(
-                    "controller `{jtc}` was deactivated mid-goal; holding the measured position"
-                ),
-            ));
-            self.vel = None;
+            self.deactivated_mid_goal(ctx, &jtc);
         }
         self.jtc_was_active = active;
-        // Trajectory goals.
-        for p in ctx.interface.drain(self.ep_follow) {
-            match p {
-                Payload::Goal(call) => match call.goal.as_ref() {
-                    Payload::Trajectory(goal) if active => {
-                        let goal = goal.clone();
-                        self.accept(ctx, &goal, Some(call));
-                    }
-                    Payload::Trajectory(_) => self.refuse(&call, &jtc),
-                    other => {
-                        let _ = call.outcome.send(outcome(
-                            GoalStatus::Aborted,
-                            codes::INVALID_GOAL,
-                            format!(
-                                "follow_joint_trajectory takes a Trajectory goal, not {}",
-                                other.kind()
-                            ),
-                        ));
-                    }
-                },
-                other => tracing::warn!(
-                    "[{}] follow_joint_trajectory: ignored a {} payload (expected an action Goal)",
-                    self.address,
-                    other.kind()
-                ),
-            }
-        }
-        if let Some(id) = self.ep_stream {
-            if let Some(p) = ctx.interface.take_latest(id) {
-                match p {
-                    Payload::Trajectory(goal) if active => self.accept(ctx, &goal, None),
-                    Payload::Trajectory(_) => tracing::warn!(
-                        "[{}] joint_trajectory ignored: controller `{jtc}` is not active",
-                        self.address
-                    ),
-                    other => tracing::warn!(
-                        "[{}] joint_trajectory: ignored a {} payload",
-                        self.address,
-                        other.kind()
-                    ),
-                }
-            }
-        }
-        // Velocity commands (endpoint, then handle).
-        let mut vcmd: Option<Vec<(String, f64)>> = None;
-        if let Some(id) = self.ep_vel {
-            if let Some(Payload::JointState(js)) = ctx.interface.take_latest(id) {
-                let names = if js.name.is_empty() { self.joint_names() } else { js.name.clone() };
-                vcmd = Some(names.into_iter().zip(js.velocity.iter().copied()).collect());
-            }
-        }
-        let (pend_t, pend_v) = {
-            let mut h = self.handle.0.borrow_mut();
-            (h.pending_targets.take(), h.pending_velocities.take())
-        };
-        if pend_v.is_some() {
-            vcmd = pend_v;
-        }
-        if let Some(v) = vcmd {
-            if active {
-                let mut qd = vec![0.0; self.joints.len()];
-                for (n, x) in v {
-                    match self.joints.iter().position(|j| j.name == n) {
-                        Some(i) if x.is_finite() => qd[i] = x,
-                        _ => tracing::warn!(
-                            "[{}] joint_velocity: unknown joint `{n}` ignored",
-                            self.address
-                        ),
-                    }
-                }
-                if self.exec.is_some() {
-                    self.hold_measured(ctx);
-                    self.finish(outcome(
-                        GoalStatus::Canceled,
-                        codes::SUCCESSFUL,
-                        "preempted by a joint velocity command",
-                    ));
-                }
-                self.vel = Some((qd, now));
-            }
-        }
-        if let Some(t) = pend_t {
-            if self.exec.is_some() {
-                self.finish(outcome(
-                    GoalStatus::Canceled,
-                    codes::SUCCESSFUL,
-                    "preempted by an in-process target",
-                ));
-            }
-            for (n, x) in t {
-                if let Some(i) = self.joints.iter().position(|j| j.name == n) {
-                    self.targets[i] = x;
-                }
-            }
-        }
-        // Cancel.
-        if let Some(ex) = &self.exec {
-            if ex.call.as_ref().is_some_and(|c| c.cancel.load(Ordering::SeqCst)) {
-                self.hold_measured(ctx);
-                self.finish(outcome(
-                    GoalStatus::Canceled,
-                    codes::SUCCESSFUL,
-                    "canceled by the caller; holding the measured position",
-                ));
-            }
-        }
-        // Targets from the running trajectory.
-        if let Some(ex) = &self.exec {
-            let t = now - ex.start;
-            for (i, k) in &ex.knots {
-                self.targets[*i] = sample(k, t).0;
-            }
-        } else if let Some((qd, stamp)) = &self.vel {
-            if now - stamp <= self.cfg.velocity_timeout_s {
-                for (i, j) in self.joints.iter().enumerate() {
-                    let mut x = self.targets[i] + qd[i] * ctx.dt;
-                    if let Some([lo, hi]) = j.range {
-                        x = x.clamp(lo, hi);
-                    }
-                    self.targets[i] = x;
-                }
-            } else {
-                self.vel = None;
-            }
-        } else if let Some(t) = &self.cfg.test_target {
-            self.targets = t.clone();
-        }
+        self.take_trajectory_goals(ctx, active, &jtc);
+        self.take_direct_commands(ctx, active, now);
+        self.take_cancel(ctx);
+        self.advance_targets(ctx, now);
         // Another command source drives the joints while its controller is active.
         if self.port.has_sources() {
             match self.port.pull(ctx, &self.registry)? {

@@ -439,16 +439,12 @@ impl Plugin for SpawnArm {
         for &(adr, q) in &self.home_qpos {
             d.qpos_mut()[adr] = q;
         }
-        self.tf.publish(ctx);
-        self.description.publish(ctx);
+        crate::spawn::latched::announce(ctx, &self.tf, &mut self.description);
         Ok(())
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
-        if ctx.tick == 1 {
-            self.tf.publish(ctx);
-            self.description.publish(ctx);
-        }
+        crate::spawn::latched::reannounce(ctx, &self.tf, &mut self.description);
         Ok(())
     }
 }
