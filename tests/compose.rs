@@ -385,7 +385,7 @@ fn refusal_unknown_manifest_key() {
         r,
         "components.rover.model",
         &format!(
-            "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, frames, components, \
+            "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, camera_name, frames, components, \
              assets, home and nothing else (a key that is not acted on would be silently ignored)",
             dir.path().join("rover/rover.manifest.yaml").canonicalize().unwrap().display()
         ),

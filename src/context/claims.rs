@@ -58,6 +58,24 @@ pub struct TfEdge {
     pub child: String,
     /// `/tf` or `/tf_static`.
     pub route: TfRoute,
+    /// A static edge's transform (translation, then rotation x y z w), when known at claim
+    /// time: two static publishers of the very same transform (two sensors on one site, one
+    /// frame) do not contradict each other, so they are not refused.
+    pub value: Option<[f64; 7]>,
+}
+
+impl TfEdge {
+    /// The same static transform as `o` (same parent, child and value within 1e-9).
+    fn same_static(&self, o: &TfEdge) -> bool {
+        self.route == TfRoute::Static
+            && o.route == TfRoute::Static
+            && self.parent == o.parent
+            && self.child == o.child
+            && match (self.value, o.value) {
+                (Some(a), Some(b)) => a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9),
+                _ => false,
+            }
+    }
 }
 
 /// How a claimant's frames are named and renamed, for the refusal's text.
@@ -226,7 +244,7 @@ mod tests {
     }
 
     fn edge(p: &str, c: &str, route: TfRoute) -> TfEdge {
-        TfEdge { parent: p.into(), child: c.into(), route }
+        TfEdge { parent: p.into(), child: c.into(), route, value: None }
     }
 
     #[test]
@@ -244,5 +262,12 @@ mod tests {
             "odom_child_frame: TF frame `base_footprint` is already published by `r1.diff_drive` (diff_drive, `odom -> base_footprint` on /tf, named by its `odom_child_frame`); this entry publishes `odom -> base_footprint` on /tf, and a frame has one parent: TF would jump between the two. Give each robot its own `namespace:`."
         );
         assert_eq!(c.tf_edges().count(), 2);
+        // the very same static transform from two sensors on one site: no contradiction
+        let v = Some([0.1, 0.0, 0.3, 0.0, 0.0, 0.0, 1.0]);
+        let s = TfEdge { value: v, ..edge("base_link", "laser", TfRoute::Static) };
+        c.tf(&a, std::slice::from_ref(&s), &k).unwrap();
+        c.tf(&b, std::slice::from_ref(&s), &k).unwrap();
+        let moved = TfEdge { value: Some([0.2, 0.0, 0.3, 0.0, 0.0, 0.0, 1.0]), ..s };
+        assert!(c.tf(&b, &[moved], &k).is_err());
     }
 }

@@ -282,7 +282,12 @@ pub fn claim_tf(
     let name = |f: &str| crate::ros::names::frame("", frame_prefix, f);
     let edges: Vec<TfEdge> = transforms
         .iter()
-        .map(|t| TfEdge { parent: name(&t.parent), child: name(&t.child), route })
+        .map(|t| {
+            let (p, q) = (t.translation, t.rotation);
+            let value =
+                (route == TfRoute::Static).then_some([p[0], p[1], p[2], q[0], q[1], q[2], q[3]]);
+            TfEdge { parent: name(&t.parent), child: name(&t.child), route, value }
+        })
         .collect();
     ctx.claims.tf(by, &edges, keys)
 }

@@ -154,18 +154,6 @@ impl DriveBase {
                 topics,
             ),
         );
-        // odom -> child frame goes on /tf with every odometry message: claim it.
-        let t = Transform {
-            parent: "odom".into(),
-            child: spec.odom_child_frame.to_string(),
-            ..Default::default()
-        };
-        let keys = FrameKeys::new(
-            "odom_child_frame",
-            "Give each robot its own `namespace:` on its spawn entry (its frames then take the prefix `<namespace>/`); renaming topics apart does not rename frames.",
-        );
-        let by = Claimant::new(address, spec.plugin);
-        claim_tf(ctx, &by, TfRoute::Dynamic, &scope.frame_prefix, &[t], &keys)?;
         let js_id = spec.joint_states.then(|| {
             ctx.interface.add(
                 scope.apply(
@@ -178,6 +166,18 @@ impl DriveBase {
             )
         });
         let key = common::claim_robot_key(ctx, spec.plugin, entity)?;
+        // odom -> child frame goes on /tf with every odometry message: claim it.
+        let t = Transform {
+            parent: "odom".into(),
+            child: spec.odom_child_frame.to_string(),
+            ..Default::default()
+        };
+        let keys = FrameKeys::new(
+            "odom_child_frame",
+            "Give each robot its own `namespace:` on its spawn entry (its frames then take the prefix `<namespace>/`); renaming topics apart does not rename frames.",
+        );
+        let by = Claimant::new(address, spec.plugin);
+        claim_tf(ctx, &by, TfRoute::Dynamic, &scope.frame_prefix, &[t], &keys)?;
         let handle = RobotHandle::new(&entity.name, spec.plugin);
         ctx.blackboard.set(key, handle.clone());
         Ok(DriveBase {
