@@ -50,7 +50,7 @@ impl TfRoute {
 }
 
 /// One TF edge a plugin publishes, frames as published (frame prefix applied).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TfEdge {
     /// Parent frame.
     pub parent: String,
