@@ -130,10 +130,11 @@ impl Claims {
     /// publishes, and a child this list names twice with different parents.
     pub fn tf(&mut self, by: &Claimant, edges: &[TfEdge], keys: &FrameKeys) -> Result<(), String> {
         for (i, e) in edges.iter().enumerate() {
-            let earlier = self.tf.iter().filter(|c| c.by != *by).map(|c| (&c.by, &c.edge, &c.keys));
-            if let Some((other, oe, ok)) =
-                earlier.into_iter().find(|(_, oe, _)| oe.child == e.child)
-            {
+            let mut earlier = self
+                .tf
+                .iter()
+                .filter(|c| c.by != *by && c.edge.child == e.child && !c.edge.same_static(e));
+            if let Some(TfClaim { by: other, edge: oe, keys: ok }) = earlier.next() {
                 return Err(format!(
                     "{}: TF frame `{}` is already published by `{}` ({}, `{} -> {}` on {}, named by its `{}`); this entry publishes `{} -> {}` on {}, and a frame has one parent: TF would jump between the two. {}",
                     keys.key,
