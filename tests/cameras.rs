@@ -447,7 +447,24 @@ fn two_cameras_on_one_topic_or_one_frame_are_refused_naming_both() {
             cam("front", "camera: cam"),
             cam("rear", "site: eye, fovy: 60, camera_name: rear, frame_id: camera_optical_frame")
         )),
-        "[rear] configure: frame_id: `camera_optical_frame` is already the optical frame of `front` (camera), which renders from another view; one frame names one pose: give this one another `frame_id:` (or `camera_name:`)"
+        "[rear] configure: frame_id: `camera_optical_frame` is already the optical frame of `front` (camera, its `frame_id`), which renders from another view; one frame names one pose: give this one another `frame_id:` (or `camera_name:`)"
+    );
+    // a depth frame is named by its own key, on either side
+    assert_eq!(
+        setup_error(&format!(
+            "{}{}",
+            cam("front", "camera: cam, depth: true, depth_frame_id: front_depth"),
+            cam("rear", "site: eye, fovy: 60, camera_name: rear, frame_id: front_depth")
+        )),
+        "[rear] configure: frame_id: `front_depth` is already the optical frame of `front` (camera, its `depth_frame_id`), which renders from another view; one frame names one pose: give this one another `frame_id:` (or `camera_name:`)"
+    );
+    assert_eq!(
+        setup_error(&format!(
+            "{}{}",
+            cam("front", "camera: cam"),
+            cam("rear", "site: eye, fovy: 60, camera_name: rear, depth: true, depth_frame_id: camera_optical_frame")
+        )),
+        "[rear] configure: depth_frame_id: `camera_optical_frame` is already the optical frame of `front` (camera, its `frame_id`), which renders from another view; one frame names one pose: give this one another `depth_frame_id:` (or `camera_name:`)"
     );
     // One view, one frame: a second camera through the same MJCF camera may share it.
     let mut e = engine(
@@ -537,6 +554,27 @@ fn load_time_refusals_name_the_key() {
         "  - oakd_camera: {camera: cam, depth: true, clip_far: 100}\n",
         "clip_far",
         "oakd_camera publishes depth as 16UC1 millimetres, which carry up to 65.535 m, but clip_far is 100 m; lower clip_far to the depth the world needs, or set `depth_encoding: 32FC1`",
+    );
+    // a bad lens: each value at its key, in plain words
+    refused(
+        &c("intrinsics: {fx: 0, fy: 100, cx: 80, cy: 60, width: 160, height: 120}"),
+        "intrinsics.fx",
+        "a focal length must be > 0 px, got 0",
+    );
+    refused(
+        &c("intrinsics: {fx: 100, fy: -1, cx: 80, cy: 60, width: 160, height: 120}"),
+        "intrinsics.fy",
+        "a focal length must be > 0 px, got -1",
+    );
+    refused(
+        &c("intrinsics: {fx: 100, fy: 100, cx: 80, cy: 60, width: 0, height: 9000}"),
+        "intrinsics.height",
+        "the size of the image the lens was measured on must be 1..=8192 px, got 9000",
+    );
+    refused(
+        &c("intrinsics: {fx: 100, fy: 100, cx: 80, cy: 60, width: 0, height: 120}"),
+        "intrinsics.width",
+        "the size of the image the lens was measured on must be 1..=8192 px, got 0",
     );
     // a principal point off the image it was measured on
     refused(

@@ -385,7 +385,7 @@ fn refusal_unknown_manifest_key() {
         r,
         "components.rover.model",
         &format!(
-            "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, frames, components, \
+            "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, camera_name, frames, components, \
              assets, home and nothing else (a key that is not acted on would be silently ignored)",
             dir.path().join("rover/rover.manifest.yaml").canonicalize().unwrap().display()
         ),
@@ -534,7 +534,7 @@ fn refusal_a_props_broken_manifest_at_load() {
     );
     write(dir.path(), "m/prop.manifest.yaml", "license: MIT\ncolour: blue\n");
     let unknown = format!(
-        "{man}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, frames, \
+        "{man}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, camera_name, frames, \
          components, assets, home and nothing else (a key that is not acted on would be silently ignored)"
     );
     refused(load(&w), "components.prop.model", &unknown);

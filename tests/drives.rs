@@ -354,7 +354,7 @@ components:
         name: all_joints
       - joint_state_publisher: {joints: [rear_right_joint, left_steer_joint], namespace: diag, topics: {joint_states: /subset}}
         name: subset
-  - spawn_robot: {model: turtlebot4, prefix: tb_, pose: {position: {x: 2.0}}}
+  - spawn_robot: {model: turtlebot4, prefix: tb_, namespace: tb, pose: {position: {x: 2.0}}}
     name: tb
     components:
       - diff_drive: {publish_joint_states: false}

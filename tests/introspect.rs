@@ -532,7 +532,7 @@ fn catalog_models_reports_a_broken_manifest() {
     let prop =
         j["models"].as_array().unwrap().iter().find(|m| m["ref"] == "roqsim:prop").unwrap().clone();
     let err = format!(
-        "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, frames, components, \
+        "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, camera_name, frames, components, \
          assets, home and nothing else (a key that is not acted on would be silently ignored)",
         canon(&man)
     );

@@ -441,6 +441,17 @@ fn dropout_range_and_presence() {
 }
 
 #[test]
+fn two_objects_naming_one_body_are_refused_naming_both() {
+    // the entity `crate` is its root body `crate`: a third entry naming it again would report it
+    // twice under two classes
+    let extra = "            - {body: crate, class_id: box, size: [0.1, 0.1, 0.1]}\n";
+    assert_eq!(
+        setup_error(&detector(extra)),
+        "[robot.object_detector] configure: objects[2].body: `crate` is the body `crate` that objects[1] (`crate`) already names; one body is one detection (two would report it twice under two classes): keep one entry, or name another body"
+    );
+}
+
+#[test]
 fn detector_refusals_name_the_key() {
     let p = "object_detector";
     refused(

@@ -500,7 +500,7 @@ fn placeholder_refusals() {
         &format!("{SIM}components:\n  - spawn_sensor: {{model: dev/dev.xml}}\n    name: cam\n"),
         dir.path(),
     );
-    assert_contains(&msg, "manifest of `dev/dev.xml`, component `dummy`: unknown placeholder `{bogus}`; a device manifest may use only {frame_id} and {parent_frame}");
+    assert_contains(&msg, "manifest of `dev/dev.xml`, component `dummy`: unknown placeholder `{bogus}`; a device manifest may use only {frame_id}, {parent_frame} and {camera_name}");
     // Both filled: a mount under a robot gets its frame and parent names.
     let dir = device_dir(
         "frame_id: optical\nframes:\n  - {name: '{frame_id}', parent: mount, pos: [0, 0, 0.01]}\n  - {name: '{frame_id}_rot', parent: '{frame_id}', rpy: [0, 1.5707963267948966, 0]}\ncomponents:\n  - dummy: {fail_on: '{parent_frame}'}\n    enabled: false\n",

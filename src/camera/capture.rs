@@ -11,13 +11,13 @@
 
 use mujoco_rs::prelude::*;
 
-use crate::context::{Endpoint, EndpointId, Entity, Payload, SimContext};
+use crate::context::claims::absolute_topic;
+use crate::context::{Claimant, Endpoint, EndpointId, Entity, Payload, SimContext};
 use crate::error::HookResult;
 use crate::plugin::PluginArgs;
 use crate::render::{Frame, Intrinsics, Pose, RenderRequest, View};
 use crate::spawn::frame_prefix;
 
-use super::claims::{absolute_topic, claim, Claim};
 use super::config::CameraSettings;
 use super::encode::{self, DepthModel};
 
@@ -42,7 +42,6 @@ struct Eps {
 /// A camera's capture state.
 pub struct Capture {
     s: CameraSettings,
-    address: String,
     owner: Option<String>,
     rng_name: String,
     source: Source,
@@ -52,7 +51,7 @@ pub struct Capture {
     every: u64,
     eps: Eps,
     scope: Option<(Option<String>, String)>,
-    claim: Option<Claim>,
+    claimant: Claimant,
     renders: u64,
 }
 
@@ -60,8 +59,8 @@ impl Capture {
     /// A capture from checked settings.
     pub fn new(s: CameraSettings, args: &PluginArgs) -> Self {
         Capture {
+            claimant: Claimant::new(&args.address, s.plugin),
             rng_name: format!("{}:{}", s.plugin, args.address),
-            address: args.address.clone(),
             owner: args.owner.clone(),
             s,
             source: Source::Camera(0),
@@ -71,7 +70,6 @@ impl Capture {
             every: 1,
             eps: Eps::default(),
             scope: None,
-            claim: None,
             renders: 0,
         }
     }
@@ -177,29 +175,27 @@ impl Capture {
             ("depth_info", eps.depth_info),
             ("points", eps.points),
         ];
-        let topics = on
-            .iter()
-            .filter(|(_, id)| id.is_some())
-            .map(|(r, _)| (r.to_string(), absolute_topic(&ns, &self.s.topics[r])))
-            .collect();
-        let fp = frame_prefix(&ns);
-        let mut frames = vec![format!("{fp}{cf}")];
-        if (self.s.depth || self.s.points) && df != cf {
-            frames.push(format!("{fp}{df}"));
+        for (role, id) in on {
+            if id.is_some() {
+                ctx.claims.topic(
+                    &self.claimant,
+                    role,
+                    &absolute_topic(&ns, &self.s.topics[role]),
+                )?;
+            }
         }
         let view = match self.source {
             Source::Camera(id) => format!("camera {id}"),
             Source::Site(id) => format!("site {id}"),
         };
-        let c = Claim {
-            address: self.address.clone(),
-            plugin: self.s.plugin.to_string(),
-            view,
-            topics,
-            frames,
-        };
-        claim(ctx, c.clone())?;
-        self.claim = Some(c);
+        let fp = frame_prefix(&ns);
+        ctx.claims.stamp(&self.claimant, &view, "frame_id", &format!("{fp}{cf}"))?;
+        if (self.s.depth || self.s.points) && df != cf {
+            ctx.claims.stamp(&self.claimant, &view, "depth_frame_id", &format!("{fp}{df}"))?;
+        }
+        if let Some(e) = ent.as_ref() {
+            check_mount_frames(e, &self.s, self.s.depth || self.s.points)?;
+        }
         self.scope = Some((owner, ns));
         let first = [eps.camera_info, eps.depth_info, eps.points].into_iter().flatten().next();
         self.every =
@@ -276,10 +272,7 @@ impl Capture {
         topic: &str,
     ) -> Result<EndpointId, String> {
         let (owner, ns) = self.scope.clone().expect("configure() ran");
-        let mut c = self.claim.clone().expect("configure() ran");
-        c.topics.push((role.to_string(), absolute_topic(&ns, topic)));
-        claim(ctx, c.clone())?;
-        self.claim = Some(c);
+        ctx.claims.topic(&self.claimant, role, &absolute_topic(&ns, topic))?;
         let ep = Endpoint::out(role)
             .owner(owner.as_deref())
             .namespace(&ns)
@@ -429,4 +422,26 @@ fn resolve(
     };
     let looked = if prefix.is_empty() { String::new() } else { format!(" (looked for `{full}`)") };
     Err(format!("{key}: no {key} `{name}` in {whose}{looked}; its {key}s: [{}]", have.join(", ")))
+}
+
+/// A camera nested under a device mount (`spawn_sensor`) stamps its images in frames the mount
+/// publishes: a frame nobody publishes (a `camera_name:` or `frame_id:` set on the camera entry
+/// rather than on the mount) leaves every consumer's TF lookup failing.
+fn check_mount_frames(mount: &Entity, s: &CameraSettings, depth: bool) -> Result<(), String> {
+    let Some(frames) = mount.meta.get("device_frames") else { return Ok(()) };
+    let frames: Vec<&str> = frames.split(',').collect();
+    let mut keys = vec![("frame_id", s.frame_id.as_str())];
+    if depth {
+        keys.push(("depth_frame_id", s.depth_frame_id.as_str()));
+    }
+    for (key, f) in keys {
+        if !frames.contains(&f) {
+            return Err(format!(
+                "{key}: `{f}` is not a frame of the device `{}` this camera is nested under (it publishes {}), so nothing would publish the frame its images are stamped in; name the device on its spawn_sensor entry (`camera_name:` there names the device's frames and this camera's topics and frames together), or set `{key}:` to one of its frames",
+                mount.name,
+                frames.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }

@@ -320,28 +320,41 @@ impl CameraConfig {
         }
         let mut intrinsics = None;
         if let Some(l) = &self.intrinsics {
-            let ok = [l.fx, l.fy].iter().all(|v| v.is_finite() && *v > 0.0)
-                && l.width > 0
-                && l.height > 0
-                && l.width <= MAX_SIDE
-                && l.height <= MAX_SIDE;
+            let mut ok = true;
+            for (key, v) in [("intrinsics.fx", l.fx), ("intrinsics.fy", l.fy)] {
+                if !(v.is_finite() && v > 0.0) {
+                    ok = false;
+                    e.push(bad(key, format!("a focal length must be > 0 px, got {v}")));
+                }
+            }
+            for (key, v) in [("intrinsics.width", l.width), ("intrinsics.height", l.height)] {
+                if v == 0 || v > MAX_SIDE {
+                    ok = false;
+                    e.push(bad(
+                        key,
+                        format!("the size of the image the lens was measured on must be 1..={MAX_SIDE} px, got {v}"),
+                    ));
+                }
+            }
             // The principal point lies on the image it was measured on: with the first pixel's
             // centre at 0, that is [-0.5, side - 0.5] px.
-            let mut centre_ok = ok;
             for (key, c, side, what) in [
                 ("intrinsics.cx", l.cx, l.width, "width"),
                 ("intrinsics.cy", l.cy, l.height, "height"),
             ] {
+                if side == 0 || side > MAX_SIDE {
+                    continue; // refused above
+                }
                 let hi = side as f64 - 0.5;
-                if ok && !(c.is_finite() && (-0.5..=hi).contains(&c)) {
-                    centre_ok = false;
+                if !(c.is_finite() && (-0.5..=hi).contains(&c)) {
                     e.push(bad(
                         key,
                         format!("the principal point must lie on the image it was measured on: within [-0.5, {hi}] px for {what} {side} (the first pixel's centre is 0), got {c}"),
                     ));
+                    ok = false;
                 }
             }
-            if centre_ok {
+            if ok {
                 let k = Intrinsics {
                     width: l.width,
                     height: l.height,
@@ -351,11 +364,6 @@ impl CameraConfig {
                     cy: l.cy,
                 };
                 intrinsics = Some(k.scaled(width.max(1), height.max(1)));
-            } else if !ok {
-                e.push(bad(
-                    "intrinsics",
-                    format!("fx, fy must be > 0 and width, height 1..={MAX_SIDE}, got {l:?}"),
-                ));
             }
         }
         if self.site.is_some() && fovy.is_none() && intrinsics.is_none() {

@@ -4,8 +4,8 @@
 //!   that fill it; [`CameraConfig::resolve`] applies and checks them at load.
 //! - [`capture`]: [`Capture`], the configure/post_step core: view and lens resolution, the
 //!   endpoints, the two lazy gates, rendering through the shared render service.
-//! - [`claims`]: which camera publishes which topic and stamps which frame (collisions refused
-//!   at setup, naming both cameras).
+//!   Its topics and stamped frames are claimed in `ctx.claims` ([`crate::context::claims`]:
+//!   collisions refused at setup, naming both cameras).
 //! - [`keys`]: the camera keys shared by every camera-like config, defined once
 //!   ([`crate::camera_keys!`]).
 //! - [`encode`]: frame → sensor_msgs payloads (rgb8, 32FC1/16UC1 depth, CameraInfo, organised
@@ -14,7 +14,6 @@
 //! A device plugin (`realsense_d435`, ...) is a [`Device`] constant and three lines of glue.
 
 pub mod capture;
-pub mod claims;
 pub mod config;
 pub mod encode;
 pub mod keys;

@@ -5,6 +5,7 @@
 //! read, the run's seed and episode (for [`SimContext::rng_for`]) and the stop request.
 
 pub mod blackboard;
+pub mod claims;
 pub mod control;
 pub mod entities;
 pub mod interface;
@@ -20,6 +21,7 @@ use crossbeam_channel::{Receiver, Sender};
 use mujoco_rs::prelude::{MjData, MjModel};
 
 pub use blackboard::Blackboard;
+pub use claims::{Claimant, Claims, FrameKeys, TfEdge, TfRoute};
 pub use control::{ResetScope, RunControl, RunState};
 pub use entities::{Entity, EntityKind, EntityRegistry, Pose};
 pub use interface::{Direction, Endpoint, EndpointId, Interface};
@@ -110,6 +112,9 @@ pub struct SimContext {
     pub paused: bool,
     /// The engine's one offscreen renderer (opened by the first render; see `crate::render`).
     pub renderer: crate::render::RenderService,
+    /// What the plugins claimed while the world was set up: TF frames, stamped optical frames,
+    /// camera topics (two claimants of one are refused; `claims`).
+    pub claims: Claims,
     seed: Option<u64>,
     stop: Option<String>,
     fatal: Option<String>,
@@ -137,6 +142,7 @@ impl SimContext {
             time_offset: 0.0,
             paused: false,
             renderer: Default::default(),
+            claims: Claims::default(),
             seed,
             stop: None,
             fatal: None,

@@ -4,7 +4,7 @@
 use mujoco_rs::prelude::*;
 
 use crate::context::payload::{Payload, Transform};
-use crate::context::{Endpoint, EndpointId, SimContext};
+use crate::context::{Claimant, Endpoint, EndpointId, FrameKeys, SimContext, TfEdge, TfRoute};
 use crate::math::{compose, quat_conj, quat_from_rpy, quat_mul, relative};
 use crate::world::models::FrameSpec;
 
@@ -233,17 +233,22 @@ pub struct StaticTfPublisher {
 }
 
 impl StaticTfPublisher {
-    /// Register the endpoint for `transforms` (nothing when empty). `owner` is the entity's
-    /// name, `namespace` its transport scope (frame prefix `<namespace>/`).
+    /// Register the endpoint for `transforms` (nothing when empty) after claiming their edges
+    /// for `plugin` at `owner` ([`claim_tf`]). `owner` is the entity's name, `namespace` its
+    /// transport scope (frame prefix `<namespace>/`); `keys` say how its frames are renamed.
     pub fn register(
         ctx: &mut SimContext,
+        plugin: &str,
         owner: &str,
         namespace: &str,
         transforms: Vec<Transform>,
-    ) -> Self {
+        keys: &FrameKeys,
+    ) -> Result<Self, String> {
         if transforms.is_empty() {
-            return StaticTfPublisher::default();
+            return Ok(StaticTfPublisher::default());
         }
+        let by = Claimant::new(owner, plugin);
+        claim_tf(ctx, &by, TfRoute::Static, &frame_prefix(namespace), &transforms, keys)?;
         let ep = Endpoint::out("tf_static")
             .owner(Some(owner))
             .namespace(namespace)
@@ -251,7 +256,7 @@ impl StaticTfPublisher {
             .hint("ros2", "tf", "static")
             .hint("ros2", "type", "tf2_msgs/msg/TFMessage");
         let id = ctx.interface.add(ep);
-        StaticTfPublisher { endpoint: Some(id), transforms }
+        Ok(StaticTfPublisher { endpoint: Some(id), transforms })
     }
 
     /// Publish the transforms at the current tick.
@@ -261,4 +266,28 @@ impl StaticTfPublisher {
             ctx.interface.publish(id, tick, Payload::Transforms(self.transforms.clone()));
         }
     }
+}
+
+/// Claim the TF edges of `transforms` (frames as the payload names them; `frame_prefix`, the
+/// endpoint's, is applied as the transport applies it) for `by` on `route`: a child frame
+/// another plugin already publishes is refused naming both ([`crate::context::claims`]).
+pub fn claim_tf(
+    ctx: &mut SimContext,
+    by: &Claimant,
+    route: TfRoute,
+    frame_prefix: &str,
+    transforms: &[Transform],
+    keys: &FrameKeys,
+) -> Result<(), String> {
+    let name = |f: &str| crate::ros::names::frame("", frame_prefix, f);
+    let edges: Vec<TfEdge> = transforms
+        .iter()
+        .map(|t| {
+            let (p, q) = (t.translation, t.rotation);
+            let value =
+                (route == TfRoute::Static).then_some([p[0], p[1], p[2], q[0], q[1], q[2], q[3]]);
+            TfEdge { parent: name(&t.parent), child: name(&t.child), route, value }
+        })
+        .collect();
+    ctx.claims.tf(by, &edges, keys)
 }

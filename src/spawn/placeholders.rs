@@ -16,9 +16,15 @@ pub fn fill_placeholders(s: &str, vars: &[(&str, Option<&str>)]) -> Result<Strin
                 String::new()
             }
             None => {
+                let names: Vec<String> = vars.iter().map(|(k, _)| format!("{{{k}}}")).collect();
+                let list = match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => {
+                        format!("{} and {last}", rest.join(", "))
+                    }
+                    _ => names.join(""),
+                };
                 err.get_or_insert(format!(
-                    "unknown placeholder `{{{name}}}`; a device manifest may use only {}",
-                    vars.iter().map(|(k, _)| format!("{{{k}}}")).collect::<Vec<_>>().join(" and ")
+                    "unknown placeholder `{{{name}}}`; a device manifest may use only {list}"
                 ));
                 String::new()
             }
@@ -56,7 +62,6 @@ pub fn fill_placeholders_value(
     Ok(())
 }
 
-#[cfg(test)]
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -229,8 +229,12 @@ pub struct Manifest {
     pub source: Option<String>,
     /// Height of the root body's origin above a floor at z = 0 when resting (m).
     pub rest_height: Option<f64>,
-    /// Vendor's default frame name (device models).
+    /// Vendor's default frame name (device models); may use `{camera_name}`.
     pub frame_id: Option<String>,
+    /// A camera device's default name (realsense-ros's `camera_name`, depthai-ros's `name`):
+    /// every frame of the device and its camera's topics derive from it (`{camera_name}`), and a
+    /// mount's `camera_name:` replaces it.
+    pub camera_name: Option<String>,
     /// Vendor fixed links.
     pub frames: Vec<FrameSpec>,
     /// Components the model brings.
@@ -245,8 +249,17 @@ pub struct Manifest {
 
 /// Every key a manifest may carry: anything else is refused, since a key roqsim does not act on
 /// would otherwise be accepted and ignored.
-pub const MANIFEST_KEYS: [&str; 8] =
-    ["license", "source", "rest_height", "frame_id", "frames", "components", "assets", "home"];
+pub const MANIFEST_KEYS: [&str; 9] = [
+    "license",
+    "source",
+    "rest_height",
+    "frame_id",
+    "camera_name",
+    "frames",
+    "components",
+    "assets",
+    "home",
+];
 
 /// The model roots of a provider: `roqsim` is this package's own; any other name is
 /// `share/<name>/models` under each `AMENT_PREFIX_PATH` prefix.
@@ -302,6 +315,7 @@ pub fn load_manifest(asset: &ModelAsset) -> Result<Manifest, String> {
             "source" => out.source = v.as_str().map(str::to_string),
             "rest_height" => out.rest_height = v.as_f64(),
             "frame_id" => out.frame_id = v.as_str().map(str::to_string),
+            "camera_name" => out.camera_name = v.as_str().map(str::to_string),
             "frames" => {
                 out.frames = serde_norway::from_value(v)
                     .map_err(|e| {

@@ -85,3 +85,51 @@ def test_d435_on_a_turtlebot_publishes_realsense_streams(roqsim, ros):
     t = tfs["camera_link"].transform.translation
     assert (t.x, t.y, t.z) == pytest.approx((0.1043, 0.0175, 0.2575 + 0.0125), abs=1e-9)
     assert sim.stop() == 0, sim.output()[-3000:]
+
+
+def test_two_d435_named_apart_publish_two_chains_and_stamp_their_own_frames(roqsim, ros):
+    """Two D435s on one robot, camera_name camera_front / camera_rear (realsense-ros's naming):
+    /tf_static holds both full chains, and each image is stamped in its own optical frame."""
+    from sensor_msgs.msg import Image
+    from tf2_msgs.msg import TFMessage
+
+    images = {n: ros.collect(f"/{n}/color/image_raw", Image, qos_profile_sensor_data)
+              for n in ("camera_front", "camera_rear")}
+    depth = ros.collect("/camera_front/depth/image_rect_raw", Image, qos_profile_sensor_data)
+    static = ros.collect("/tf_static", TFMessage, LATCHED)
+    sim = roqsim("sim", "test/e2e/worlds/two_d435.yaml", "--ros", "--pacing", "asap", "--seconds", "600", "-q",
+                 wait_ready="/clock")
+
+    def chains_in():
+        tfs = {t.child_frame_id for m in static for t in m.transforms}
+        return all(f"{n}_color_optical_frame" in tfs and f"{n}_depth_optical_frame" in tfs
+                   for n in ("camera_front", "camera_rear"))
+
+    ros.spin_until(lambda: all(len(v) >= 2 for v in images.values()) and depth and chains_in(), 120,
+                   "two frames of each camera, front depth, both chains on /tf_static")
+    tfs = {t.child_frame_id: t for m in static for t in m.transforms}
+    for n in ("camera_front", "camera_rear"):
+        parents = {c: tfs[c].header.frame_id for c in (
+            f"{n}_link", f"{n}_depth_frame", f"{n}_depth_optical_frame", f"{n}_color_frame",
+            f"{n}_color_optical_frame")}
+        assert parents == {
+            f"{n}_link": "shell_link",
+            f"{n}_depth_frame": f"{n}_link",
+            f"{n}_depth_optical_frame": f"{n}_depth_frame",
+            f"{n}_color_frame": f"{n}_link",
+            f"{n}_color_optical_frame": f"{n}_color_frame",
+        }, parents
+        assert {m.header.frame_id for m in images[n]} == {f"{n}_color_optical_frame"}
+        assert (images[n][-1].width, images[n][-1].height) == (160, 120)
+    assert "camera_link" not in tfs, "no device publishes the default name"
+    front = tfs["camera_front_link"].transform.translation
+    rear = tfs["camera_rear_link"].transform.translation
+    # each camera_link hangs from its own mount: (0.0043, 0.0175, 0.0125) turned with the mount
+    assert (front.x, front.y, front.z) == pytest.approx((0.1043, 0.0175, 0.27), abs=1e-9)
+    assert (rear.x, rear.y, rear.z) == pytest.approx((-0.1043, -0.0175, 0.27), abs=1e-9)
+    d = depth[-1]
+    assert d.header.frame_id == "camera_front_color_optical_frame"
+    z = struct.unpack_from("<f", bytes(d.data), 60 * d.step + 80 * 4)[0]
+    print(f"front camera: crate at {z:.4f} m (expected {CRATE_DEPTH:.4f})")
+    assert z == pytest.approx(CRATE_DEPTH, abs=1e-3)
+    assert sim.stop() == 0, sim.output()[-3000:]

@@ -9,12 +9,13 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::payload::{Odometry, Payload};
-use crate::context::{Endpoint, EndpointId, Entity, SimContext};
+use crate::context::payload::{Odometry, Payload, Transform};
+use crate::context::{Claimant, Endpoint, EndpointId, Entity, FrameKeys, SimContext, TfRoute};
 use crate::error::{ConfigError, HookResult};
 use crate::handles::robot::{OdomState, RobotHandle};
 use crate::math::yaw_quat_xyzw;
 use crate::plugins::shared::{self as common, JointRef, Scope};
+use crate::spawn::claim_tf;
 
 fn one() -> f64 {
     1.0
@@ -165,6 +166,18 @@ impl DriveBase {
             )
         });
         let key = common::claim_robot_key(ctx, spec.plugin, entity)?;
+        // odom -> child frame goes on /tf with every odometry message: claim it.
+        let t = Transform {
+            parent: "odom".into(),
+            child: spec.odom_child_frame.to_string(),
+            ..Default::default()
+        };
+        let keys = FrameKeys::new(
+            "odom_child_frame",
+            "Give each robot its own `namespace:` on its spawn entry (its frames then take the prefix `<namespace>/`); renaming topics apart does not rename frames.",
+        );
+        let by = Claimant::new(address, spec.plugin);
+        claim_tf(ctx, &by, TfRoute::Dynamic, &scope.frame_prefix, &[t], &keys)?;
         let handle = RobotHandle::new(&entity.name, spec.plugin);
         ctx.blackboard.set(key, handle.clone());
         Ok(DriveBase {

@@ -11,7 +11,7 @@ use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::context::{Entity, EntityKind, SimContext};
+use crate::context::{Entity, EntityKind, FrameKeys, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::math::compose;
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
@@ -343,7 +343,9 @@ impl Plugin for SpawnRobot {
         let transforms = frame_transforms(ctx.model(), &self.cfg.prefix, &self.root, &self.frames)
             .map_err(|e| format!("frames: {e}"))?;
         let ns = self.cfg.namespace.trim_matches('/').to_string();
-        self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
+        let keys = FrameKeys::new("namespace", "Give each robot its own `namespace:` (its frames then take the prefix `<namespace>/`), or rename the frame in the model's `frames:`.");
+        self.tf =
+            StaticTfPublisher::register(ctx, "spawn_robot", &self.address, &ns, transforms, &keys)?;
         self.description = crate::export::urdf::DescriptionPublisher::register(ctx, &self.address);
         Ok(())
     }

@@ -15,10 +15,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::payload::{Payload, Transform};
-use crate::context::{Endpoint, EndpointId, Entity, EntityKind, SimContext};
+use crate::context::{
+    Claimant, Endpoint, EndpointId, Entity, EntityKind, FrameKeys, SimContext, TfRoute,
+};
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
-use crate::spawn::{frame_prefix, load_model, Friction, Motion, PoseConfig, StaticTfPublisher};
+use crate::spawn::{
+    claim_tf, frame_prefix, load_model, Friction, Motion, PoseConfig, StaticTfPublisher,
+};
 
 /// `publish_tf`: whether (and how) the root body's world pose goes on TF.
 #[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
@@ -154,6 +158,14 @@ impl ValidateConfig for SpawnModelConfig {
         e.extend(crate::spawn::check_names("", &self.prefix));
         e
     }
+}
+
+/// How a prop's TF frame (its root body's compiled name) is renamed.
+fn keys() -> FrameKeys {
+    FrameKeys::new(
+        "prefix",
+        "Give each spawn of the model a distinct `prefix:` (its frame is its root body's name), or publish only one with `publish_tf:`.",
+    )
 }
 
 /// The `spawn_model` plugin.
@@ -314,10 +326,28 @@ impl Plugin for SpawnModel {
         match self.cfg.tf_mode() {
             Some(TfMode::Static) => {
                 // The welded pose is model-fixed: the transform is published at every reset.
-                self.tf_static =
-                    StaticTfPublisher::register(ctx, &self.address, "", vec![Transform::default()]);
+                let t = Transform {
+                    parent: "world".into(),
+                    child: self.body.clone(),
+                    ..Default::default()
+                };
+                self.tf_static = StaticTfPublisher::register(
+                    ctx,
+                    "spawn_model",
+                    &self.address,
+                    "",
+                    vec![t],
+                    &keys(),
+                )?;
             }
             Some(TfMode::Dynamic) => {
+                let t = Transform {
+                    parent: "world".into(),
+                    child: self.body.clone(),
+                    ..Default::default()
+                };
+                let by = Claimant::new(&self.address, "spawn_model");
+                claim_tf(ctx, &by, TfRoute::Dynamic, "", &[t], &keys())?;
                 let ep = Endpoint::out("tf")
                     .owner(Some(&self.address))
                     .frame_prefix(&frame_prefix(""))

@@ -251,6 +251,21 @@ impl Plugin for GroundTruthPose {
         if self.cfg.relative_to == RelativeTo::World {
             ep.frame_prefix = String::new(); // `map` and `<model>_base_link_gt` are global frames
         }
+        if !self.cfg.topics.contains_key("pose") {
+            // On /tf itself: its edge is claimed like every TF publisher's.
+            let t = Transform {
+                parent: self.frame_id.clone(),
+                child: self.child.clone(),
+                ..Default::default()
+            };
+            let keys = crate::context::FrameKeys::new(
+                "child_frame",
+                "Give each ground_truth_pose its own `child_frame:` (a world-relative frame takes no namespace prefix).",
+            );
+            let by = crate::context::Claimant::new(&self.address, "ground_truth_pose");
+            let route = crate::context::TfRoute::Dynamic;
+            crate::spawn::claim_tf(ctx, &by, route, &ep.frame_prefix, &[t], &keys)?;
+        }
         self.id = ctx.interface.add(ep);
         ctx.blackboard.set(reader_key(&self.address), self.reader.clone());
         Ok(())

@@ -655,6 +655,18 @@ impl Plugin for ImuPlugin {
             .hint("ros2", "topic", topic)
             .hint("ros2", "frame_id", frame_id);
         self.ep = ctx.interface.add(ep);
+        let keys = crate::context::FrameKeys::new(
+            "frame_id",
+            "Give each IMU its own `frame_id:` (or its carrier a `namespace:`).",
+        );
+        crate::spawn::claim_tf(
+            ctx,
+            &crate::context::Claimant::new(&self.address, "imu"),
+            crate::context::TfRoute::Static,
+            &frame_prefix(&ns),
+            std::slice::from_ref(&self.tf),
+            &keys,
+        )?;
         let tf_ep = Endpoint::out("tf_static")
             .owner(owner.as_deref())
             .namespace(&ns)

@@ -578,6 +578,7 @@ impl Plugin for Lidar {
                     frame_id: &self.frame_id,
                     owner,
                     namespace: &ns,
+                    claimant: crate::context::Claimant::new(&self.address, "lidar"),
                 },
             )?);
         }

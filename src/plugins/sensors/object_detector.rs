@@ -347,6 +347,12 @@ impl Plugin for ObjectDetector {
         for (i, o) in self.cfg.objects.iter().enumerate() {
             let body = resolve_object(ctx, i, &o.body)?;
             let id = ctx.model().id_to_name(MjtObjBase::mjOBJ_BODY, body).unwrap_or("").to_string();
+            if let Some(j) = targets.iter().position(|t: &Target| t.body == body) {
+                return Err(format!(
+                    "objects[{i}].body: `{}` is the body `{id}` that objects[{j}] (`{}`) already names; one body is one detection (two would report it twice under two classes): keep one entry, or name another body",
+                    o.body, self.cfg.objects[j].body
+                ));
+            }
             targets.push(Target { body, entity: owning_entity(ctx, body), id });
         }
         self.targets = targets;

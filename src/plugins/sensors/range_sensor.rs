@@ -491,6 +491,7 @@ impl Plugin for RangeSensor {
                     frame_id: &self.frame_id,
                     owner,
                     namespace: &ns,
+                    claimant: crate::context::Claimant::new(&self.address, "range_sensor"),
                 },
             )?);
         }

@@ -2,9 +2,14 @@
 //! under (a robot's vendor mount), on a body of an earlier spawn, or in the world.
 //!
 //! The device's manifest brings its capture plugin (an RPLIDAR brings `lidar`). While the world
-//! loads, [`expand`] fills the manifest's `{frame_id}` and `{parent_frame}` placeholders (and
-//! refuses any other) before the components are merged under this entry; a `topics:` map on the
-//! mount is forwarded to them (a capture component's own `topics:` wins).
+//! loads, [`expand`] fills the manifest's `{frame_id}`, `{parent_frame}` and `{camera_name}`
+//! placeholders (and refuses any other) before the components are merged under this entry; a
+//! `topics:` map on the mount is forwarded to them (a capture component's own `topics:` wins).
+//!
+//! A camera device's manifest declares a `camera_name:` (realsense-ros's `camera`, depthai-ros's
+//! `oak`) that every frame of the device and its camera's topics derive from, as the vendor
+//! drivers name them; the mount's `camera_name:` replaces it, so two devices of one model are
+//! two distinct frame chains.
 //!
 //! A mount in the world takes `present: false` (compiled in, absent until SpawnEntity: hidden
 //! from rays and renders, contact-free); a mount nested under a carrier is present when its
@@ -18,7 +23,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_norway::{Mapping, Value};
 
-use crate::context::{Entity, EntityKind, SimContext};
+use crate::context::{Entity, EntityKind, FrameKeys, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::math::compose;
 use crate::plugin::{
@@ -35,7 +40,7 @@ use crate::world::models::FrameSpec;
 
 /// Config keys [`expand`] reads (a late override of one is refused).
 pub const EXPANSION_KEYS: &[&str] =
-    &["model", "default_plugins", "frame_id", "parent_frame", "attach_to", "topics"];
+    &["model", "default_plugins", "frame_id", "camera_name", "parent_frame", "attach_to", "topics"];
 
 /// Config of `spawn_sensor`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -75,6 +80,12 @@ pub struct SpawnSensorConfig {
     /// the manifest's `frame_id:` (the vendor's default name).
     #[serde(default)]
     pub frame_id: Option<String>,
+    /// A camera device's name (realsense-ros's `camera_name`, depthai-ros's `name`): its frames
+    /// (`<camera_name>_link`, `<camera_name>_color_optical_frame`, `<camera_name>_rgb_camera_frame`,
+    /// ...) and its camera's topics (`<camera_name>/color/image_raw`) take it. Default: the
+    /// manifest's `camera_name:` (`camera`, `oak`). Only for a device whose manifest has one.
+    #[serde(default)]
+    pub camera_name: Option<String>,
     /// Who owns the mount's pose when it is not attached: `static` (welded; default),
     /// `driven` (mocap), `physics` (free joint). A nested mount is welded: only `static`.
     #[serde(default)]
@@ -143,6 +154,16 @@ impl ValidateConfig for SpawnSensorConfig {
                 "topics",
                 "renames the capture plugin's endpoints, but `default_plugins: false` brings none; rename them on the capture component you declare instead",
             ));
+        }
+        if let Some(n) = &self.camera_name {
+            let ok = n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !ok {
+                e.push(ConfigError::new(
+                    "camera_name",
+                    format!("`{n}` is not a camera name: letters, digits and `_`, not starting with a digit (it names the device's ROS node, its frames and its topics)"),
+                ));
+            }
         }
         e.extend(crate::spawn::check_names(
             self.namespace.as_deref().unwrap_or(""),
@@ -236,10 +257,39 @@ fn placeholder_error(e: &str, model: &str, what: &str) -> String {
     }
 }
 
+/// The device's `camera_name` (the mount's, else the manifest's) and `frame_id` (the mount's,
+/// else the manifest's with `{camera_name}` filled). A `camera_name:` on a mount whose manifest
+/// declares none is refused (the device is not a camera: its frames take `frame_id:`).
+fn device_names(
+    camera_name: Option<&str>,
+    frame_id: Option<&str>,
+    manifest: &crate::world::models::Manifest,
+    model: &str,
+) -> Result<(Option<String>, Option<String>), String> {
+    if camera_name.is_some() && manifest.camera_name.is_none() {
+        return Err(format!(
+            "camera_name: `{model}` is not a camera device (its manifest declares no `camera_name`), so nothing takes the name; name its frame with `frame_id:`"
+        ));
+    }
+    let camera_name = camera_name.map(str::to_string).or(manifest.camera_name.clone());
+    let frame_id = match frame_id {
+        Some(f) => Some(f.to_string()),
+        None => match &manifest.frame_id {
+            Some(f) => Some(
+                fill_placeholders(f, &[("camera_name", camera_name.as_deref())])
+                    .map_err(|e| placeholder_error(&e, model, "frame_id"))?,
+            ),
+            None => None,
+        },
+    };
+    Ok((camera_name, frame_id))
+}
+
 /// Manifest expansion of a mount: the device manifest's components with `{frame_id}` (the
-/// mount's `frame_id`, else the manifest's) and `{parent_frame}` (the mount's `parent_frame`,
-/// else `attach_to`, else `world`) filled into every string. Any other placeholder is refused,
-/// and so is `{frame_id}` when neither names one.
+/// mount's `frame_id`, else the manifest's), `{parent_frame}` (the mount's `parent_frame`,
+/// else `attach_to`, else `world`) and `{camera_name}` (the mount's, else the manifest's)
+/// filled into every string. Any other placeholder is refused, and so is `{frame_id}` when
+/// neither names one.
 pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
     // The model and its manifest are read first: a broken one is refused at load either way.
     let Some((asset, manifest)) = crate::world::expand::read_model(args)? else {
@@ -249,11 +299,19 @@ pub fn expand(args: &ExpandArgs) -> Result<Option<Expansion>, String> {
         return Ok(None);
     }
     let model = cfg_str(args.config, "model").unwrap_or_default();
-    let frame_id =
-        cfg_str(args.config, "frame_id").map(str::to_string).or(manifest.frame_id.clone());
+    let (camera_name, frame_id) = device_names(
+        cfg_str(args.config, "camera_name"),
+        cfg_str(args.config, "frame_id"),
+        &manifest,
+        model,
+    )?;
     let parent =
         parent_frame_name(cfg_str(args.config, "parent_frame"), cfg_str(args.config, "attach_to"));
-    let vars = [("frame_id", frame_id.as_deref()), ("parent_frame", Some(parent.as_str()))];
+    let vars = [
+        ("frame_id", frame_id.as_deref()),
+        ("parent_frame", Some(parent.as_str())),
+        ("camera_name", camera_name.as_deref()),
+    ];
     let mut components = manifest.components;
     fill_components(&mut components, &vars, model)?;
     if let Some(t @ Value::Mapping(m)) = args.config.get("topics") {
@@ -285,6 +343,7 @@ pub struct SpawnSensor {
     welded: bool,
     root: String,
     frames: Vec<PlacedFrame>,
+    camera_name: Option<String>,
     tf: StaticTfPublisher,
 }
 
@@ -304,6 +363,7 @@ impl SpawnSensor {
             welded: true,
             root: String::new(),
             frames: Vec::new(),
+            camera_name: None,
             tf: StaticTfPublisher::default(),
         }
     }
@@ -338,7 +398,13 @@ impl Plugin for SpawnSensor {
             .to_string();
 
         let mut m = load_model(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
-        let frame_id = cfg.frame_id.clone().or(m.manifest.frame_id.clone());
+        let (camera_name, frame_id) = device_names(
+            cfg.camera_name.as_deref(),
+            cfg.frame_id.as_deref(),
+            &m.manifest,
+            &cfg.model,
+        )?;
+        self.camera_name = camera_name.clone();
 
         // Two mounts on one carrier with the same frame_id share its namespace: refused.
         if let (Some(c), Some(fid)) = (&carrier, &frame_id) {
@@ -347,16 +413,26 @@ impl Plugin for SpawnSensor {
                     && e.meta.get("carrier") == Some(&c.name)
                     && e.meta.get("frame_id") == Some(fid)
             }) {
-                return Err(format!(
-                    "frame_id: `{fid}` is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `frame_id:`",
-                    other.name, c.name
-                ));
+                return Err(match &camera_name {
+                    Some(n) if cfg.frame_id.is_none() => format!(
+                        "camera_name: `{fid}` (from camera_name `{n}`) is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `camera_name:` (every frame of the device and its topics take it)",
+                        other.name, c.name
+                    ),
+                    _ => format!(
+                        "frame_id: `{fid}` is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `frame_id:`",
+                        other.name, c.name
+                    ),
+                });
             }
         }
 
         // The device's frames, placeholders filled.
         let parent_tf = parent_frame_name(cfg.parent_frame.as_deref(), cfg.attach_to.as_deref());
-        let vars = [("frame_id", frame_id.as_deref()), ("parent_frame", Some(parent_tf.as_str()))];
+        let vars = [
+            ("frame_id", frame_id.as_deref()),
+            ("parent_frame", Some(parent_tf.as_str())),
+            ("camera_name", camera_name.as_deref()),
+        ];
         let mut frames: Vec<FrameSpec> = Vec::new();
         for (i, f) in m.manifest.frames.iter().enumerate() {
             let fill = |s: &str| {
@@ -487,6 +563,11 @@ impl Plugin for SpawnSensor {
         if let Some(f) = &frame_id {
             ent.meta.insert("frame_id".into(), f.clone());
         }
+        if let Some(n) = &camera_name {
+            ent.meta.insert("camera_name".into(), n.clone());
+        }
+        let names: Vec<&str> = self.frames.iter().map(|f| f.name.as_str()).collect();
+        ent.meta.insert("device_frames".into(), names.join(","));
         ent.meta.insert("parent_frame".into(), self.parent_tf.clone());
         ent.meta.insert("attach_prefix".into(), attach_prefix);
         ent.meta.insert("motion".into(), motion.as_str().into());
@@ -533,7 +614,30 @@ impl Plugin for SpawnSensor {
             }
         }
         let ns = self.namespace.clone();
-        self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, out);
+        if let (Some(_), Some(_), true, Some(first)) =
+            (&self.camera_name, &self.cfg.frame_id, self.welded, out.first())
+        {
+            // The mount's own `frame_id:` names the first frame: a collision there is that key's.
+            let keys = FrameKeys::new(
+                "frame_id",
+                "Give this mount another `frame_id:` (it names the device's first frame), or leave it out: the device's `camera_name:` names every frame.",
+            );
+            let by = crate::context::Claimant::new(&self.address, "spawn_sensor");
+            let route = crate::context::TfRoute::Static;
+            let fp = crate::spawn::frame_prefix(&ns);
+            crate::spawn::claim_tf(ctx, &by, route, &fp, std::slice::from_ref(first), &keys)?;
+        }
+        let keys = match &self.camera_name {
+            Some(_) => FrameKeys::new(
+                "camera_name",
+                "Give each device its own `camera_name:` on its spawn_sensor entry (every frame of the device and its camera's topics take it), or its carrier a `namespace:`.",
+            ),
+            None => FrameKeys::new(
+                "frame_id",
+                "Give this mount another `frame_id:` (or a `namespace:`, which prefixes its frames).",
+            ),
+        };
+        self.tf = StaticTfPublisher::register(ctx, "spawn_sensor", &self.address, &ns, out, &keys)?;
         Ok(())
     }
 

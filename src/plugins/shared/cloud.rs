@@ -216,6 +216,8 @@ pub struct CloudKeys<'a> {
     pub emit_static_tf: bool,
     /// Its parent.
     pub tf_parent: Option<&'a str>,
+    /// The plugin entry (address, plugin name), for the TF claim.
+    pub claimant: crate::context::Claimant,
 }
 
 /// One 3D lidar's scanning state.
@@ -323,6 +325,7 @@ impl CloudScanner {
                     frame_id: &self.frame_id,
                     owner,
                     namespace: &ns,
+                    claimant: k.claimant.clone(),
                 },
             )?);
         }

@@ -251,6 +251,7 @@ impl<D: CloudDevice> Plugin for CloudLidar<D> {
             lazy: c.lazy,
             emit_static_tf: c.emit_static_tf,
             tf_parent: c.tf_parent.as_deref(),
+            claimant: crate::context::Claimant::new(&self.address, D::NAME),
         };
         self.scanner.configure(ctx, self.owner.as_deref(), &keys)?;
         ctx.blackboard.set(reader_key::<D>(&self.address), self.reader.clone());

@@ -7,11 +7,11 @@
 use mujoco_rs::prelude::*;
 
 use crate::context::payload::Transform;
+use crate::context::{Claimant, Entity, FrameKeys, SimContext, TfRoute};
 use crate::context::{Endpoint, EndpointId, Payload};
-use crate::context::{Entity, SimContext};
 use crate::mujoco::frames::{relative_transform, FrameRef};
 use crate::plugins::shared::unprefixed;
-use crate::spawn::frame_prefix;
+use crate::spawn::{claim_tf, frame_prefix};
 
 /// The mount transform of the sensor at `site_id`, named `frame_id`.
 pub fn static_mount_tf(
@@ -68,6 +68,8 @@ pub struct MountSpec<'a> {
     pub owner: Option<&'a str>,
     /// The transport namespace.
     pub namespace: &'a str,
+    /// The sensor plugin entry (its address and plugin name), for the TF claim.
+    pub claimant: Claimant,
 }
 
 impl MountTf {
@@ -75,6 +77,18 @@ impl MountTf {
     pub fn register(ctx: &mut SimContext, s: &MountSpec) -> Result<MountTf, String> {
         let tf =
             static_mount_tf(ctx, s.tf_parent, s.exclude, s.ent, s.prefix, s.site_id, s.frame_id)?;
+        let keys = FrameKeys::new(
+            "frame_id",
+            "Give each sensor its own `frame_id:` (or its carrier a `namespace:`), or set `emit_static_tf: false` on the one whose frame something else publishes.",
+        );
+        claim_tf(
+            ctx,
+            &s.claimant,
+            TfRoute::Static,
+            &frame_prefix(s.namespace),
+            std::slice::from_ref(&tf),
+            &keys,
+        )?;
         let ep = ctx.interface.add(
             Endpoint::out("tf_static")
                 .owner(s.owner)

@@ -32,7 +32,7 @@ use std::path::PathBuf;
 use mujoco_rs::mujoco_c::mjtJoint;
 use mujoco_rs::prelude::*;
 
-use crate::context::{Entity, EntityKind, SimContext};
+use crate::context::{Entity, EntityKind, FrameKeys, SimContext};
 use crate::error::HookResult;
 use crate::math::{compose, quat_from_rpy};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs};
@@ -429,7 +429,9 @@ impl Plugin for SpawnArm {
             o.warn_differences(ctx);
         }
         let ns = self.cfg.namespace.trim_matches('/').to_string();
-        self.tf = StaticTfPublisher::register(ctx, &self.address, &ns, transforms);
+        let keys = FrameKeys::new("namespace", "Give each arm its own `namespace:` (its frames then take the prefix `<namespace>/`), or rename the frame in the model's `frames:`.");
+        self.tf =
+            StaticTfPublisher::register(ctx, "spawn_arm", &self.address, &ns, transforms, &keys)?;
         self.description = crate::export::urdf::DescriptionPublisher::register(ctx, &self.address);
         Ok(())
     }
