@@ -65,6 +65,8 @@ struct Candidate {
     ba: [f64; 4],
     /// `ba` computed yet (lazily: only for a geom some ray comes near).
     ba_done: bool,
+    /// Distance from the origin to the geom's bounding box (0 for a plane): no hit is nearer.
+    near: f64,
 }
 
 const MJ_MINVAL: f64 = 1e-15;
@@ -438,14 +440,28 @@ impl RayBatch {
             // Only hits within cutoff count: a geom whose bounding box (in its own frame, every
             // point of the geom inside it) lies farther than cutoff from the origin cannot give
             // one. The margin keeps rounding from ever dropping a hit at the cutoff.
-            if within
-                && kind != plane
-                && box_distance(&m.geom_aabb()[g], &c, &xmat[g], &origin) > reach
-            {
+            let near = if kind == plane {
+                0.0
+            } else {
+                box_distance(&m.geom_aabb()[g], &c, &xmat[g], &origin)
+            };
+            if within && near > reach {
                 continue;
             }
-            self.cand.push(Candidate { id: g, kind, w, r2, w2, body_sphere, ba, ba_done: false });
+            self.cand.push(Candidate {
+                id: g,
+                kind,
+                w,
+                r2,
+                w2,
+                body_sphere,
+                ba,
+                ba_done: false,
+                near,
+            });
         }
+        // Visited nearest box first (stable: id order among equals).
+        self.cand.sort_by(|a, b| a.near.total_cmp(&b.near));
         let size = m.geom_size();
         let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
         for i in 0..self.dist.len() {
@@ -458,7 +474,13 @@ impl RayBatch {
             }
             let (mut dist, mut geom) = (-1.0, -1);
             let mut angles: Option<(f64, f64)> = None;
+            let vlen = vv.sqrt();
             for c in self.cand.iter_mut() {
+                // Nearest box first: once a hit is nearer than every remaining geom's box can be
+                // (with a margin far above rounding), none of them can change the answer.
+                if dist >= 0.0 && c.near > dist * vlen * (1.0 + 1e-9) + 1e-9 {
+                    break;
+                }
                 if c.w2 > c.r2 {
                     // The ray must come within r of the centre, ahead of the origin.
                     let t = v[0] * c.w[0] + v[1] * c.w[1] + v[2] * c.w[2];
@@ -500,7 +522,10 @@ impl RayBatch {
                         )
                     }
                 };
-                if !(d >= 0.0 && (d < dist || dist < 0.0)) || (within && d > cutoff) {
+                // The nearest hit wins and, at equal distance, the lowest geom id (mj_multiRay
+                // visits geoms in id order and keeps a hit only when strictly nearer).
+                let better = dist < 0.0 || d < dist || (d == dist && (g as i32) < geom);
+                if !(d >= 0.0 && better) || (within && d > cutoff) {
                     continue;
                 }
                 if !costly && angle_culled(c, m, xpos, xmat, &origin, &v, &mut angles) {
