@@ -1,7 +1,8 @@
 //! The culled ray cast (src/mujoco/raycast.rs) against plain `mj_multiRay`: bitwise the same
 //! distances and geom ids on a cluttered world — every primitive type, a mesh, a height field,
 //! an invisible geom, a geom of another group, moving bodies, a present and an absent TurtleBot
-//! — from level and tilted scanners, with and without static geometry, at several cutoffs.
+//! — from level and tilted scanners, with and without static geometry, at several cutoffs; and
+//! `cast_within` equal to it within the cutoff and empty beyond.
 
 mod common;
 
@@ -95,8 +96,10 @@ fn culled_cast_equals_mj_multi_ray_bitwise() {
     let mut all_groups = VISIBLE_GROUPS;
     all_groups[5] = 1;
     let mut rng = Lcg(7);
-    let (mut a, mut b) = (RayBatch::new(360), RayBatch::new(360));
+    let (mut a, mut b, mut c) = (RayBatch::new(360), RayBatch::new(360), RayBatch::new(360));
     let (mut rays, mut hits, mut compared) = (0usize, 0usize, 0usize);
+    // cast_within: rays whose mj_multiRay answer lay beyond the cutoff, and within it
+    let (mut beyond, mut within) = (0usize, 0usize);
     let mut hit_geoms = std::collections::BTreeSet::new();
     for trial in 0..120 {
         let origin = [rng.next() * 10.0 - 5.0, rng.next() * 5.0 - 2.5, 0.05 + rng.next() * 0.8];
@@ -113,13 +116,32 @@ fn culled_cast_equals_mj_multi_ray_bitwise() {
             }
         }
         b.dirs_mut().copy_from_slice(&{ a.dirs_mut().to_vec() });
+        c.dirs_mut().copy_from_slice(&{ a.dirs_mut().to_vec() });
         let cutoff = [0.3, 1.0, 3.0, 12.0, 40.0][trial % 5];
         let mask = if trial % 4 == 1 { Some(&all_groups) } else { None };
         let include_static = trial % 7 != 3;
         let exclude = if trial % 2 == 0 { base } else { None };
         a.cast(e.ctx.data_mut(), origin, exclude, mask, include_static, cutoff);
         b.cast_reference(e.ctx.data_mut(), origin, exclude, mask, include_static, cutoff);
+        c.cast_within(e.ctx.data_mut(), origin, exclude, mask, include_static, cutoff);
         for i in 0..360 {
+            // cast_within: mj_multiRay's answer within the cutoff, no hit beyond it
+            let want = if b.dist()[i] > cutoff {
+                beyond += 1;
+                ((-1.0f64).to_bits(), -1)
+            } else {
+                within += usize::from(b.dist()[i] >= 0.0);
+                (b.dist()[i].to_bits(), b.geom()[i])
+            };
+            assert_eq!(
+                (c.dist()[i].to_bits(), c.geom()[i]),
+                want,
+                "trial {trial} ray {i} (cutoff {cutoff}): cast_within {} (geom {}) vs mj_multiRay {} (geom {})",
+                c.dist()[i],
+                c.geom()[i],
+                b.dist()[i],
+                b.geom()[i]
+            );
             assert_eq!(
                 (a.dist()[i].to_bits(), a.geom()[i]),
                 (b.dist()[i].to_bits(), b.geom()[i]),
@@ -136,6 +158,8 @@ fn culled_cast_equals_mj_multi_ray_bitwise() {
         hit_geoms.extend(b.geom().iter().filter(|g| **g >= 0).map(|g| m_type(&e, *g as usize)));
     }
     assert_eq!((compared, rays), (120, 43200));
+    // cast_within met both cases often: returns beyond the cutoff dropped, returns within kept.
+    assert!(beyond > 5000 && within > 10000, "beyond: {beyond}, within: {within}");
     // The comparison saw real returns of every kind of geom in the scene.
     assert!(hits > 20000, "hits: {hits} of {rays}");
     let kinds: Vec<&str> = hit_geoms.iter().map(|s| s.as_str()).collect();

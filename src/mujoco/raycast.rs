@@ -25,6 +25,8 @@
 
 use mujoco_rs::mujoco_c::{mjNGROUP, mj_multiRay, mj_rayHfield, mj_rayMesh, mjtGeom, mju_rayGeom};
 
+use mujoco_rs::prelude::MjModel;
+
 use crate::context::Data;
 
 /// Geom group that absent entities' geoms move to (MuJoCo has groups 0..=5).
@@ -63,6 +65,8 @@ struct Candidate {
     ba: [f64; 4],
     /// `ba` computed yet (lazily: only for a geom some ray comes near).
     ba_done: bool,
+    /// Distance from the origin to the geom's bounding box (0 for a plane): no hit is nearer.
+    near: f64,
 }
 
 const MJ_MINVAL: f64 = 1e-15;
@@ -197,6 +201,57 @@ fn bounding_angles(aabb: &[f64; 6], xpos: &[f64; 3], xmat: &[f64; 9], pnt: &[f64
     ba
 }
 
+/// `mj_multiRay`'s angular cull of candidate `c` for the ray along `v` (true: culled), for a
+/// body with a bounding volume only, as there. The geom's bounding angles are computed once per
+/// cast, the ray's angles once per ray (`angles`), both lazily.
+fn angle_culled(
+    c: &mut Candidate,
+    m: &MjModel,
+    xpos: &[[f64; 3]],
+    xmat: &[[f64; 9]],
+    origin: &[f64; 3],
+    v: &[f64; 3],
+    angles: &mut Option<(f64, f64)>,
+) -> bool {
+    if c.body_sphere.is_none() {
+        return false;
+    }
+    if !c.ba_done {
+        let g = c.id;
+        c.ba = bounding_angles(&m.geom_aabb()[g], &xpos[g], &xmat[g], origin);
+        c.ba_done = true;
+    }
+    let (az, el) = *angles
+        .get_or_insert_with(|| (v[1].atan2(v[0]), (v[0] * v[0] + v[1] * v[1]).sqrt().atan2(v[2])));
+    if el < c.ba[1] || el > c.ba[3] {
+        return true;
+    }
+    let centre_az = (c.ba[0] + c.ba[2]) * 0.5;
+    let half = (c.ba[2] - c.ba[0]) * 0.5;
+    let mut diff = az - centre_az;
+    if diff > PI {
+        diff -= 2.0 * PI;
+    } else if diff < -PI {
+        diff += 2.0 * PI;
+    }
+    diff.abs() > half
+}
+
+/// Distance from `pnt` to a geom's bounding box (`aabb`: centre and half sizes in the geom's
+/// frame, placed by the geom's `xpos`/`xmat`): no point of the geom is nearer.
+fn box_distance(aabb: &[f64; 6], xpos: &[f64; 3], xmat: &[f64; 9], pnt: &[f64; 3]) -> f64 {
+    let d = [pnt[0] - xpos[0], pnt[1] - xpos[1], pnt[2] - xpos[2]];
+    let mut s = 0.0;
+    for j in 0..3 {
+        let local = xmat[j] * d[0] + xmat[3 + j] * d[1] + xmat[6 + j] * d[2] - aabb[j];
+        let out = local.abs() - aabb[3 + j];
+        if out > 0.0 {
+            s += out * out;
+        }
+    }
+    s.sqrt()
+}
+
 impl RayBatch {
     /// A batch for `n` rays.
     pub fn new(n: usize) -> Self {
@@ -251,12 +306,50 @@ impl RayBatch {
         include_static: bool,
         cutoff: f64,
     ) {
+        self.cast_mode(data, origin, exclude_body, mask, include_static, cutoff, false);
+    }
+
+    /// [`RayBatch::cast`] for a sensor that reads any return beyond `cutoff` as no return: each
+    /// ray's answer is [`RayBatch::cast`]'s where that lies within `cutoff`, and no hit (-1, geom
+    /// -1) where it lies beyond. Knowing that, it never intersects a geom that cannot be met
+    /// within `cutoff` (its bounding box is farther) and never evaluates `mj_multiRay`'s angular
+    /// cull for a hit beyond `cutoff`, which makes short-range sensors (cliff, IR, ToF) cheap.
+    pub fn cast_within(
+        &mut self,
+        data: &mut Data,
+        origin: [f64; 3],
+        exclude_body: Option<usize>,
+        mask: Option<&[u8; mjNGROUP as usize]>,
+        include_static: bool,
+        cutoff: f64,
+    ) {
+        self.cast_mode(data, origin, exclude_body, mask, include_static, cutoff, true);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn cast_mode(
+        &mut self,
+        data: &mut Data,
+        origin: [f64; 3],
+        exclude_body: Option<usize>,
+        mask: Option<&[u8; mjNGROUP as usize]>,
+        include_static: bool,
+        cutoff: f64,
+        within: bool,
+    ) {
         let mask = mask.unwrap_or(&VISIBLE_GROUPS);
         let sdf = mjtGeom::mjGEOM_SDF as i32;
         if data.model().geom_type().iter().any(|t| *t as i32 == sdf) {
             self.multi_ray(data, origin, exclude_body, mask, include_static, cutoff);
+            if within {
+                for (d, g) in self.dist.iter_mut().zip(self.geom.iter_mut()) {
+                    if *d > cutoff {
+                        (*d, *g) = (-1.0, -1);
+                    }
+                }
+            }
         } else {
-            self.cast_culled(data, origin, exclude_body, mask, include_static, cutoff);
+            self.cast_culled(data, origin, exclude_body, mask, include_static, cutoff, within);
         }
         self.cast_planes(data, origin, exclude_body, mask, include_static, cutoff);
     }
@@ -277,7 +370,9 @@ impl RayBatch {
         self.cast_planes(data, origin, exclude_body, mask, include_static, cutoff);
     }
 
-    /// `mj_multiRay`'s answer, computed with a per-ray bounding-sphere cull (module notes).
+    /// `mj_multiRay`'s answer, computed with a per-ray bounding-sphere cull (module notes);
+    /// `within`: only hits within `cutoff` (see [`RayBatch::cast_within`]).
+    #[allow(clippy::too_many_arguments)]
     fn cast_culled(
         &mut self,
         data: &Data,
@@ -286,6 +381,7 @@ impl RayBatch {
         mask: &[u8; mjNGROUP as usize],
         include_static: bool,
         cutoff: f64,
+        within: bool,
     ) {
         let m = data.model();
         let (mesh, hfield, plane) = (
@@ -299,6 +395,7 @@ impl RayBatch {
         let (matid, rgba, mat_rgba, group) =
             (m.geom_matid(), m.geom_rgba(), m.mat_rgba(), m.geom_group());
         let plane_n = scan_plane(&self.dirs);
+        let reach = cutoff * (1.0 + 1e-9) + 1e-9;
         self.cand.clear();
         for g in 0..m.ffi().ngeom as usize {
             // mj_multiRay's eligibility, rule for rule.
@@ -340,8 +437,31 @@ impl RayBatch {
                     continue;
                 }
             }
-            self.cand.push(Candidate { id: g, kind, w, r2, w2, body_sphere, ba, ba_done: false });
+            // Only hits within cutoff count: a geom whose bounding box (in its own frame, every
+            // point of the geom inside it) lies farther than cutoff from the origin cannot give
+            // one. The margin keeps rounding from ever dropping a hit at the cutoff.
+            let near = if kind == plane {
+                0.0
+            } else {
+                box_distance(&m.geom_aabb()[g], &c, &xmat[g], &origin)
+            };
+            if within && near > reach {
+                continue;
+            }
+            self.cand.push(Candidate {
+                id: g,
+                kind,
+                w,
+                r2,
+                w2,
+                body_sphere,
+                ba,
+                ba_done: false,
+                near,
+            });
         }
+        // Visited nearest box first (stable: id order among equals).
+        self.cand.sort_by(|a, b| a.near.total_cmp(&b.near));
         let size = m.geom_size();
         let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
         for i in 0..self.dist.len() {
@@ -354,7 +474,13 @@ impl RayBatch {
             }
             let (mut dist, mut geom) = (-1.0, -1);
             let mut angles: Option<(f64, f64)> = None;
+            let vlen = vv.sqrt();
             for c in self.cand.iter_mut() {
+                // Nearest box first: once a hit is nearer than every remaining geom's box can be
+                // (with a margin far above rounding), none of them can change the answer.
+                if dist >= 0.0 && c.near > dist * vlen * (1.0 + 1e-9) + 1e-9 {
+                    break;
+                }
                 if c.w2 > c.r2 {
                     // The ray must come within r of the centre, ahead of the origin.
                     let t = v[0] * c.w[0] + v[1] * c.w[1] + v[2] * c.w[2];
@@ -362,34 +488,19 @@ impl RayBatch {
                         continue;
                     }
                 }
-                // mj_multiRay's own culls, which decide what it returns (they can drop a geom
-                // the ray does hit, so they are part of the answer, not only of its speed).
+                // mj_multiRay's own culls decide what it returns (they can drop a geom the ray
+                // does hit, so they are part of the answer, not only of its speed). Each is a
+                // pure test, so their order is free: the cheap body sphere first; the angular
+                // cull (atan2s) before a costly mesh or height-field intersection, but after a
+                // primitive's, and then only for a hit that would become the ray's answer.
                 if let Some((centre, ssz)) = c.body_sphere {
                     if ray_sphere(&centre, ssz, &origin, &v) < 0.0 {
                         continue;
                     }
-                    if !c.ba_done {
-                        let g = c.id;
-                        c.ba = bounding_angles(&m.geom_aabb()[g], &xpos[g], &xmat[g], &origin);
-                        c.ba_done = true;
-                    }
-                    let (az, el) = *angles.get_or_insert_with(|| {
-                        (v[1].atan2(v[0]), (v[0] * v[0] + v[1] * v[1]).sqrt().atan2(v[2]))
-                    });
-                    if el < c.ba[1] || el > c.ba[3] {
-                        continue;
-                    }
-                    let centre_az = (c.ba[0] + c.ba[2]) * 0.5;
-                    let half = (c.ba[2] - c.ba[0]) * 0.5;
-                    let mut diff = az - centre_az;
-                    if diff > PI {
-                        diff -= 2.0 * PI;
-                    } else if diff < -PI {
-                        diff += 2.0 * PI;
-                    }
-                    if diff.abs() > half {
-                        continue;
-                    }
+                }
+                let costly = c.kind == mesh || c.kind == hfield;
+                if costly && angle_culled(c, m, xpos, xmat, &origin, &v, &mut angles) {
+                    continue;
                 }
                 let g = c.id;
                 // SAFETY: plain arrays of the declared sizes; model and data are live and only
@@ -411,10 +522,17 @@ impl RayBatch {
                         )
                     }
                 };
-                if d >= 0.0 && (d < dist || dist < 0.0) {
-                    dist = d;
-                    geom = g as i32;
+                // The nearest hit wins and, at equal distance, the lowest geom id (mj_multiRay
+                // visits geoms in id order and keeps a hit only when strictly nearer).
+                let better = dist < 0.0 || d < dist || (d == dist && (g as i32) < geom);
+                if !(d >= 0.0 && better) || (within && d > cutoff) {
+                    continue;
                 }
+                if !costly && angle_culled(c, m, xpos, xmat, &origin, &v, &mut angles) {
+                    continue;
+                }
+                dist = d;
+                geom = g as i32;
             }
             self.dist[i] = dist;
             self.geom[i] = geom;

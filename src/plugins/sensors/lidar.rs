@@ -447,7 +447,14 @@ impl Lidar {
             // site-frame direction (c, s, 0) rotated to the world by the row-major site_xmat
             self.batch.set_dir(i, [m[0] * c + m[1] * s, m[3] * c + m[4] * s, m[6] * c + m[7] * s]);
         }
-        self.batch.cast(ctx.data_mut(), origin, self.exclude_id, None, true, p.detection_max);
+        self.batch.cast_within(
+            ctx.data_mut(),
+            origin,
+            self.exclude_id,
+            None,
+            true,
+            p.detection_max,
+        );
         let mut rng = if p.draws() {
             Some(ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?)
         } else {
@@ -496,7 +503,8 @@ impl Lidar {
         })
     }
 
-    /// Geom ids the last scan hit (-1 = none), ray by ray: for tests and diagnostics.
+    /// Geom ids the last scan hit within `detection_max` (-1 = none), ray by ray: for tests and
+    /// diagnostics.
     pub fn last_hit_geoms(&self) -> &[i32] {
         self.batch.geom()
     }

@@ -350,7 +350,7 @@ impl CloudScanner {
             let w = |r: usize| m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
             self.batch.set_dir(i, [w(0), w(1), w(2)]);
         }
-        self.batch.cast(ctx.data_mut(), origin, self.exclude_id, None, true, p.max_range);
+        self.batch.cast_within(ctx.data_mut(), origin, self.exclude_id, None, true, p.max_range);
         let mut rng = if p.draws() {
             Some(ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?)
         } else {
