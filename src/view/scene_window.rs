@@ -75,7 +75,7 @@ impl Shared {
         ((s >> 32) as u32, s as u32)
     }
     fn set_size(&self, w: u32, h: u32) {
-        self.size.store((w as u64) << 32 | h as u64, Ordering::SeqCst);
+        self.size.store(((w as u64) << 32) | h as u64, Ordering::SeqCst);
     }
     fn push(&self, mv: CameraMove) {
         self.moves.lock().unwrap_or_else(|p| p.into_inner()).push(mv);
