@@ -68,7 +68,7 @@ enum Opening {
 
 enum Link {
     None,
-    Scene(scene_window::SceneLink),
+    Scene(Box<scene_window::SceneLink>),
     Mj(mj_viewer::MjLink),
 }
 
@@ -122,7 +122,7 @@ impl PhysicsLink {
             }))
             .map_err(|_| GONE.to_string())?;
             rx.recv().map_err(|_| GONE.to_string())??;
-            self.link = Link::Scene(link);
+            self.link = Link::Scene(Box::new(link));
         }
         Ok(())
     }
