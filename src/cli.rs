@@ -208,11 +208,12 @@ struct SimArgs {
     /// With --view: show roqsim's run panel (state, sim time, play/pause/step/reset, keys).
     #[arg(long)]
     right_ui: bool,
-    /// Refused (see docs/view.md): the viewer's left panel always opens; X toggles it.
-    #[arg(long, hide = true)]
+    /// With --view: open MuJoCo's viewer with its left panel (toggles, actuator sliders, joints)
+    /// instead of roqsim's window; its camera does not follow sim.view.track (docs/view.md).
+    #[arg(long)]
     left_ui: bool,
     /// Controllers stop writing ctrl each tick (they still hold the pose on reset): the window's
-    /// actuator sliders drive the actuators, world-wide.
+    /// actuator sliders drive the actuators, world-wide (with --view: MuJoCo's viewer, as --left-ui).
     #[arg(long)]
     manual_control: bool,
     #[command(flatten)]

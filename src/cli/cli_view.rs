@@ -22,25 +22,18 @@ pub fn view_assignments(spec: &str) -> Result<Vec<Assignment>, ConfigErrors> {
     Ok(out)
 }
 
-/// Why the window's panel flags cannot be taken as given, if they cannot: `--left-ui` does
-/// nothing with mujoco-rs 7.0.0's viewer (its left panel always opens, with no switch), and
-/// `--right-ui` is a panel of the window, so it needs `--view`.
+/// Why the window's panel flags cannot be taken as given, if they cannot: `--left-ui` and
+/// `--right-ui` are panels of the window, so they need `--view`.
 pub fn panel_flag_refusal(left_ui: bool, right_ui: bool, view: bool) -> Option<String> {
-    if left_ui {
-        return Some(
-            "--left-ui: the window's left panel (the viewer's own UI: toggles, the Actuator, Joint, \
-             Equality and Group windows) always opens expanded, and mujoco-rs 7.0.0's viewer has \
-             no switch to start it shown or hidden, so the flag would change nothing; drop it and \
-             press X in the window to hide or show that panel"
-                .to_string(),
-        );
-    }
-    if right_ui && !view {
-        return Some(
-            "--right-ui shows roqsim's run panel in the --view window: add --view, or drop \
-             --right-ui"
-                .to_string(),
-        );
+    for (on, flag, what) in [
+        (left_ui, "--left-ui", "MuJoCo's left panel (the viewer's toggles and its Actuator, Joint, Equality and Group windows)"),
+        (right_ui, "--right-ui", "roqsim's run panel"),
+    ] {
+        if on && !view {
+            return Some(format!(
+                "{flag} shows {what} in the --view window: add --view, or drop {flag}"
+            ));
+        }
     }
     None
 }
@@ -69,6 +62,7 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
     let opts = WindowOptions {
         title: format!("roqsim: {}", a.world.world),
         right_ui: a.right_ui,
+        left_ui: a.left_ui,
         manual_control: a.manual_control,
     };
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -90,16 +84,7 @@ pub fn sim_windowed(a: SimArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        if let Some(t) = &camera.track {
-            tracing::warn!(
-                "sim.view.track: the window starts on `{}`, but mujoco-rs 7.0.0's viewer has no \
-                 camera API to keep following it; track it by hand with Ctrl+Alt+double-click on \
-                 its body or the left panel's Rendering > Camera > Track (roqsim render follows \
-                 it)",
-                t.entity
-            );
-        }
-        if let Err(e) = link.open(&engine, camera.pose(engine.ctx.data())) {
+        if let Err(e) = link.open(&mut engine, camera) {
             crate::cli::stderr::say!("error: --view: {e}");
             engine.shutdown();
             return ExitCode::from(1);

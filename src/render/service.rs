@@ -15,7 +15,7 @@
 
 use std::thread::{self, ThreadId};
 
-use mujoco_rs::mujoco_c::{mjtObj, mjtRndFlag_, mjtVisFlag_};
+use mujoco_rs::mujoco_c::{mjtFont, mjtGridPos, mjtObj, mjtRndFlag_, mjtVisFlag_};
 use mujoco_rs::prelude::*;
 
 use super::gl::{Backend, GlContext, RenderError};
@@ -55,6 +55,9 @@ pub struct RenderRequest {
     /// Multisample anti-aliasing at the model's `visual/quality/offsamples`; off, every pixel is
     /// one sample at its centre (exactly what the projection says, and cheaper).
     pub antialias: bool,
+    /// Text MuJoCo's own overlay draws in the top-right corner over the colour image, as two
+    /// columns (labels, values; lines separated by `\n`): the window's run panel.
+    pub text: Option<(String, String)>,
 }
 
 impl RenderRequest {
@@ -71,6 +74,7 @@ impl RenderRequest {
             clip: None,
             shadows: true,
             antialias: false,
+            text: None,
         }
     }
     /// Set the lens (its size is the image size).
@@ -100,6 +104,11 @@ impl RenderRequest {
     /// Multisampling on or off.
     pub fn antialias(mut self, on: bool) -> Self {
         self.antialias = on;
+        self
+    }
+    /// Draw `labels` and `values` (two columns) in the top-right corner of the colour image.
+    pub fn text(mut self, labels: String, values: String) -> Self {
+        self.text = Some((labels, values));
         self
     }
 }
@@ -283,6 +292,23 @@ impl RenderService {
         if req.rgb || req.depth {
             set_flags(&mut ms.scene, req.shadows, false);
             ms.scene.render(&vp, &ms.con);
+            if let (Some((labels, values)), true) = (&req.text, req.rgb) {
+                // MuJoCo's fonts cover printable ASCII only
+                let ascii = |s: &str| -> String {
+                    s.chars()
+                        .map(
+                            |c| if c.is_ascii_graphic() || c == ' ' || c == '\n' { c } else { '?' },
+                        )
+                        .collect()
+                };
+                ms.con.overlay(
+                    mjtFont::mjFONT_NORMAL,
+                    mjtGridPos::mjGRID_TOPRIGHT,
+                    vp,
+                    &ascii(labels),
+                    Some(&ascii(values)),
+                );
+            }
             let mut c = req.rgb.then(|| vec![0u8; 3 * npx]);
             let mut z = req.depth.then(|| vec![0f32; npx]);
             ms.con
