@@ -524,3 +524,202 @@ fn an_edited_override_file_is_not_read_by_the_replay() {
         )]
     );
 }
+
+/// A hand-built MCAP: header, one chunk whose records are compressed with `compression` (the
+/// bytes are never looked at), data end, footer without a summary.
+fn mcap_with_chunk(compression: &str) -> Vec<u8> {
+    const MAGIC: &[u8] = b"\x89MCAP0\r\n";
+    fn string(b: &mut Vec<u8>, s: &str) {
+        b.extend((s.len() as u32).to_le_bytes());
+        b.extend(s.as_bytes());
+    }
+    fn record(out: &mut Vec<u8>, op: u8, body: &[u8]) {
+        out.push(op);
+        out.extend((body.len() as u64).to_le_bytes());
+        out.extend(body);
+    }
+    let mut f = MAGIC.to_vec();
+    let mut header = Vec::new();
+    string(&mut header, "ros2");
+    string(&mut header, "hand-built");
+    record(&mut f, 0x01, &header);
+    let records = b"\x28\xb5\x2f\xfd not really zstd";
+    let mut chunk = Vec::new();
+    chunk.extend(0u64.to_le_bytes()); // message_start_time
+    chunk.extend(0u64.to_le_bytes()); // message_end_time
+    chunk.extend(100u64.to_le_bytes()); // uncompressed_size
+    chunk.extend(0u32.to_le_bytes()); // uncompressed_crc (0: not checked)
+    string(&mut chunk, compression);
+    chunk.extend((records.len() as u64).to_le_bytes());
+    chunk.extend(records);
+    record(&mut f, 0x06, &chunk);
+    record(&mut f, 0x0F, &0u32.to_le_bytes()); // data end, no CRC
+    let mut footer = Vec::new();
+    footer.extend(0u64.to_le_bytes());
+    footer.extend(0u64.to_le_bytes());
+    footer.extend(0u32.to_le_bytes());
+    record(&mut f, 0x02, &footer);
+    f.extend(MAGIC);
+    f
+}
+
+#[test]
+fn a_compressed_file_and_appended_bytes_are_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let zstd = dir.path().join("zstd.mcap");
+    std::fs::write(&zstd, mcap_with_chunk("zstd")).unwrap();
+    assert_eq!(
+        record::open(&zstd).unwrap_err(),
+        format!(
+            "{}: its chunks are compressed with zstd, which this build does not read (roqsim writes and reads uncompressed MCAP): write an uncompressed copy with the mcap CLI (`mcap decompress FILE -o plain.mcap`) and open that",
+            zstd.display()
+        )
+    );
+
+    let world = world_file(dir.path(), WORLD);
+    let out = dir.path().join("run.mcap");
+    record_steps(&world, &out, 100);
+    let mut bytes = std::fs::read(&out).unwrap();
+    let end = bytes.len();
+    bytes.extend(b"garbage appended\n");
+    let more = dir.path().join("more.mcap");
+    std::fs::write(&more, &bytes).unwrap();
+    assert_eq!(
+        record::open(&more).unwrap_err(),
+        format!(
+            "{}: 17 bytes follow the end of the MCAP data (its closing magic ends at byte {end}): something was appended to the file after it was written. The recording itself is intact: cut the file to {end} bytes (`truncate -s {end} FILE`) to read it",
+            more.display()
+        )
+    );
+    // Cut as told, it opens and replays.
+    std::fs::write(&more, &bytes[..end]).unwrap();
+    let r = record::replay(&record::open(&more).unwrap(), true, None).unwrap();
+    assert_eq!(
+        r.to_string(),
+        "replay ok: 100 steps, 0 inbound events applied, 11 state samples bitwise identical"
+    );
+}
+
+#[test]
+fn a_recording_without_state_samples_or_naming_a_device_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = world_file(dir.path(), WORLD);
+    let out = dir.path().join("run.mcap");
+    record_steps(&world, &out, 100);
+    let rec = record::open(&out).unwrap();
+
+    // The provenance alone, no messages: nothing to compare.
+    let empty = dir.path().join("empty.mcap");
+    let mut w =
+        mcap::Writer::new(std::io::BufWriter::new(std::fs::File::create(&empty).unwrap())).unwrap();
+    w.write_metadata(&mcap::records::Metadata {
+        name: "roqsim.provenance".into(),
+        metadata: rec.provenance.clone(),
+    })
+    .unwrap();
+    w.finish().unwrap();
+    drop(w);
+    let e = record::open(&empty).unwrap();
+    assert!(e.states.is_empty());
+    assert_eq!(
+        record::replay(&e, true, None).unwrap_err(),
+        "the recording holds no state samples (no message on `/roqsim/state`): there is nothing to re-run against or compare (a roqsim recording holds at least the sample of step 0)"
+    );
+    assert_eq!(
+        record::replay(&e, false, None).unwrap_err(),
+        record::replay(&e, true, None).unwrap_err()
+    );
+
+    // A provenance edited to name a device among the inputs: refused, not read forever.
+    let mut edited = rec.clone();
+    let mut hashes: std::collections::BTreeMap<String, String> =
+        serde_json::from_str(&rec.provenance["input_hashes"]).unwrap();
+    hashes.insert("/dev/zero".into(), "sha256:00".into());
+    edited.provenance.insert("input_hashes".into(), serde_json::to_string(&hashes).unwrap());
+    assert_eq!(
+        record::replay(&edited, true, None).unwrap_err(),
+        "provenance `input_hashes` names /dev/zero: `/dev/zero` is a character device, not a regular file: a world input is a file"
+    );
+    hashes.remove("/dev/zero");
+    let d = dir.path().display().to_string();
+    hashes.insert(d.clone(), "sha256:00".into());
+    edited.provenance.insert("input_hashes".into(), serde_json::to_string(&hashes).unwrap());
+    assert_eq!(
+        record::restore::rerun_sensor(&edited, 0.1, "robot.rplidar.lidar").unwrap_err(),
+        format!("provenance `input_hashes` names {d}: `{d}` is a directory, not a regular file: a world input is a file")
+    );
+}
+
+#[test]
+fn a_sensor_device_resolves_to_its_one_sensor_and_a_robot_is_refused_naming_its_sensors() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = world_file(dir.path(), WORLD);
+    let out = dir.path().join("run.mcap");
+    record_steps(&world, &out, 100);
+    let rec = record::open(&out).unwrap();
+    let (lidar, notes) = record::restore::rerun_sensor(&rec, 0.1, "robot.rplidar.lidar").unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+    let (device, notes) = record::restore::rerun_sensor(&rec, 0.1, "robot.rplidar").unwrap();
+    assert_eq!(
+        notes,
+        ["--sensor robot.rplidar is a spawn_sensor plugin, not a sensor; its one sensor robot.rplidar.lidar is re-run"]
+    );
+    assert_eq!(device["sensor"], "robot.rplidar.lidar");
+    assert_eq!(device["outputs"], lidar["outputs"]);
+    let ranges = device["outputs"]["scan"]["LaserScan"]["ranges"].as_array().unwrap();
+    assert_eq!(ranges.len(), 360);
+    assert_eq!(
+        record::restore::rerun_sensor(&rec, 0.1, "robot").unwrap_err(),
+        "--sensor robot: that is a spawn_robot plugin holding 13 sensors, not a sensor; give one of: robot.rplidar.lidar, robot.imu, robot.cliff_side_left, robot.cliff_side_right, robot.cliff_front_left, robot.cliff_front_right, robot.ir_intensity_side_left, robot.ir_intensity_left, robot.ir_intensity_front_left, robot.ir_intensity_front_center_left, robot.ir_intensity_front_center_right, robot.ir_intensity_front_right, robot.ir_intensity_right"
+    );
+    assert_eq!(
+        record::restore::rerun_sensor(&rec, 0.1, "crate").unwrap_err(),
+        "--sensor crate: that is a box plugin, not a sensor, and holds none; sensors: robot.rplidar.lidar, robot.imu, robot.cliff_side_left, robot.cliff_side_right, robot.cliff_front_left, robot.cliff_front_right, robot.ir_intensity_side_left, robot.ir_intensity_left, robot.ir_intensity_front_left, robot.ir_intensity_front_center_left, robot.ir_intensity_front_center_right, robot.ir_intensity_front_right, robot.ir_intensity_right"
+    );
+}
+
+/// The encoders write a frame name straight into the message; it is the name `Frames::name`
+/// builds, for every prefix and hint form.
+#[test]
+fn frame_names_are_encoded_as_frames_name_builds_them() {
+    use roqsim::context::payload::Odometry;
+    use roqsim::record::cdr::CdrWriter;
+    use roqsim::record::msgs::{encode, Frames};
+    for prefix in ["", "/", "robot1_", "/ns/", "a/b"] {
+        for hint in [None, Some("hint_link")] {
+            let fr = Frames { prefix: prefix.into(), hint: hint.map(String::from) };
+            for (f, child) in [("", "/"), ("odom", "base_link"), ("/odom", "//x/y")] {
+                let o = Odometry {
+                    frame_id: f.into(),
+                    child_frame_id: child.into(),
+                    stamp: 1.5,
+                    ..Default::default()
+                };
+                let got = encode(
+                    "geometry_msgs/msg/PoseStamped",
+                    &Payload::Odometry(o.clone()),
+                    &fr,
+                    0.0,
+                )
+                .unwrap();
+                let mut w = CdrWriter::new();
+                w.i32(1);
+                w.u32(500_000_000);
+                w.string(&fr.name(f));
+                w.f64_array(&o.position);
+                w.f64_array(&o.orientation);
+                assert_eq!(got, w.finish(), "prefix {prefix:?} hint {hint:?} frame {f:?}");
+                let got = encode("nav_msgs/msg/Odometry", &Payload::Odometry(o), &fr, 0.0).unwrap();
+                let mut w = CdrWriter::new();
+                w.i32(1);
+                w.u32(500_000_000);
+                w.string(&fr.name(f));
+                w.string(&fr.name(child));
+                assert!(
+                    got.starts_with(&w.finish()),
+                    "prefix {prefix:?} hint {hint:?} child {child:?}"
+                );
+            }
+        }
+    }
+}

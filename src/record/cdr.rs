@@ -18,13 +18,15 @@ impl Default for CdrWriter {
 impl CdrWriter {
     /// An empty message (encapsulation header only).
     pub fn new() -> Self {
-        CdrWriter { buf: vec![0x00, 0x01, 0x00, 0x00] }
+        // Most messages a run records fit in 128 bytes: one allocation, no regrowth.
+        let mut buf = Vec::with_capacity(128);
+        buf.extend_from_slice(&[0x00, 0x01, 0x00, 0x00]);
+        CdrWriter { buf }
     }
 
     fn align(&mut self, n: usize) {
-        while (self.buf.len() - 4) % n != 0 {
-            self.buf.push(0);
-        }
+        let pad = (n - (self.buf.len() - 4) % n) % n;
+        self.buf.resize(self.buf.len() + pad, 0);
     }
 
     /// `bool` (one byte, 0 or 1).
@@ -73,6 +75,15 @@ impl CdrWriter {
     pub fn string(&mut self, s: &str) {
         self.u32(s.len() as u32 + 1);
         self.buf.extend_from_slice(s.as_bytes());
+        self.buf.push(0);
+    }
+    /// `string` made of `parts` in a row (written without joining them first).
+    pub fn string_parts(&mut self, parts: &[&str]) {
+        let n: usize = parts.iter().map(|p| p.len()).sum();
+        self.u32(n as u32 + 1);
+        for p in parts {
+            self.buf.extend_from_slice(p.as_bytes());
+        }
         self.buf.push(0);
     }
     /// `float64[N]` (fixed size: no count).

@@ -64,6 +64,11 @@ pub fn check(buf: &[u8]) -> Result<(), String> {
                  the whole run"
             ))
         }
+        Err(McapError::UnsupportedCompression(c)) => Err(format!(
+            "its chunks are compressed with {c}, which this build does not read (roqsim writes \
+             and reads uncompressed MCAP): write an uncompressed copy with the mcap CLI \
+             (`mcap decompress FILE -o plain.mcap`) and open that"
+        )),
         Err(e) => Err(format!("corrupt: {e}: the file was damaged after it was written")),
     }
 }

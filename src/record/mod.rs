@@ -15,6 +15,7 @@ pub mod provenance;
 pub mod recorder;
 pub mod replay;
 pub mod restore;
+pub mod sink;
 pub mod state;
 
 pub use provenance::RunInputs;

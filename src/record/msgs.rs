@@ -163,6 +163,18 @@ impl Frames {
         let f = if f.is_empty() { self.hint.as_deref().unwrap_or("") } else { f };
         names::frame("", &self.prefix, f)
     }
+
+    /// Write [`Frames::name`] of `f` as a CDR string without building it (this runs for every
+    /// recorded message with a header).
+    fn write_name(&self, w: &mut CdrWriter, f: &str) {
+        let f = if f.is_empty() { self.hint.as_deref().unwrap_or("") } else { f };
+        let p = self.prefix.trim_matches('/');
+        match (f.is_empty(), p.is_empty()) {
+            (true, _) => w.string(""),
+            (false, true) => w.string(f.trim_start_matches('/')),
+            (false, false) => w.string_parts(&[p, "/", f.trim_start_matches('/')]),
+        }
+    }
 }
 
 /// Nanoseconds of a sim time, rounded as the bridge stamps it.
@@ -178,7 +190,7 @@ fn time(w: &mut CdrWriter, t: f64) {
 
 fn header(w: &mut CdrWriter, t: f64, fr: &Frames, frame: &str) {
     time(w, t);
-    w.string(&fr.name(frame));
+    fr.write_name(w, frame);
 }
 
 fn pose(w: &mut CdrWriter, p: &[f64; 3], q: &[f64; 4]) {
@@ -188,7 +200,7 @@ fn pose(w: &mut CdrWriter, p: &[f64; 3], q: &[f64; 4]) {
 
 fn transform(w: &mut CdrWriter, t: &pl::Transform, at: f64, fr: &Frames) {
     header(w, at, fr, &t.parent);
-    w.string(&fr.name(&t.child));
+    fr.write_name(w, &t.child);
     w.f64_array(&t.translation);
     w.f64_array(&t.rotation);
 }
@@ -314,7 +326,7 @@ pub fn encode(ty: &str, p: &Payload, fr: &Frames, now: f64) -> Result<Vec<u8>, S
     match (ty, p) {
         ("nav_msgs/msg/Odometry", Payload::Odometry(o)) => {
             header(&mut w, o.stamp, fr, &o.frame_id);
-            w.string(&fr.name(&o.child_frame_id));
+            fr.write_name(&mut w, &o.child_frame_id);
             pose(&mut w, &o.position, &o.orientation);
             w.f64_array(&o.pose_covariance);
             w.f64_array(&o.linear);

@@ -64,8 +64,35 @@ impl RunInputs {
 
 /// SHA-256 of a file as `sha256:<hex>`.
 pub fn hash_file(p: &Path) -> Result<String, String> {
+    not_a_file(p)?;
     let bytes = std::fs::read(p).map_err(|e| format!("cannot read `{}`: {e}", p.display()))?;
     Ok(hash_bytes(&bytes))
+}
+
+/// Refuses a path that is there but is no regular file (a directory, a device such as /dev/zero,
+/// a FIFO): reading one would fail, never end, or block. A path that is not there passes (the
+/// read that follows says so).
+pub fn not_a_file(p: &Path) -> Result<(), String> {
+    let Ok(m) = std::fs::metadata(p) else { return Ok(()) };
+    if m.is_file() {
+        return Ok(());
+    }
+    let ft = m.file_type();
+    use std::os::unix::fs::FileTypeExt;
+    let what = if ft.is_dir() {
+        "a directory"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    };
+    Err(format!("`{}` is {what}, not a regular file: a world input is a file", p.display()))
 }
 
 /// SHA-256 of bytes as `sha256:<hex>`.

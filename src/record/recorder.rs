@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use mcap::records::{MessageHeader, Metadata};
-use mcap::{WriteOptions, Writer};
+use mcap::WriteOptions;
 use serde_json::json;
 use serde_norway::Value;
 
@@ -29,6 +29,7 @@ use crate::engine::rates::snap_rate;
 use crate::engine::{Engine, Observer};
 use crate::record::msgs::{self, Frames};
 use crate::record::provenance::{self, RunInputs, PROVENANCE, SUMMARY};
+use crate::record::sink::Sink;
 use crate::record::state::StateSample;
 use crate::ros::plan::{self, InKind, TfRoute};
 use crate::ros::BridgeConfig;
@@ -38,6 +39,8 @@ use crate::world::LoadedWorld;
 pub const STATE_TOPIC: &str = "/roqsim/state";
 /// Topic of the inbound log.
 pub const INBOUND_TOPIC: &str = "/roqsim/inbound";
+/// The type of /tf and /tf_static.
+const TF_TYPE: &str = "tf2_msgs/msg/TFMessage";
 /// Default state sample rate (Hz).
 pub const DEFAULT_RATE_HZ: f64 = 50.0;
 
@@ -152,20 +155,23 @@ struct OutSlot {
     every: Option<u64>,
 }
 
-type Writer_ = Writer<BufWriter<File>>;
-
 /// An inbound endpoint: its label, and (topic, type, frames) when its messages are kept as CDR.
 type InSlot = (String, Option<(String, String, Frames)>);
 
 /// A recording being written.
 pub struct Recorder {
     opts: RecordOptions,
-    writer: Option<Writer_>,
+    sink: Sink,
     meta: BTreeMap<String, String>,
     bridge_cfg: BridgeConfig,
     schemas: BTreeMap<String, u16>,
     channels: BTreeMap<String, u16>,
-    counts: BTreeMap<String, u64>,
+    /// Per channel id: its topic and the messages written on it.
+    counts: Vec<(String, u64)>,
+    /// The /tf, /tf_static and /clock channels, once created.
+    tf_channel: Option<u16>,
+    tf_static_channel: Option<u16>,
+    clock_channel: Option<u16>,
     state_channel: u16,
     inbound_channel: u16,
     outs: Vec<OutSlot>,
@@ -174,6 +180,8 @@ pub struct Recorder {
     ins: BTreeMap<EndpointId, InSlot>,
     statics: BTreeMap<String, (crate::context::payload::Transform, f64, Frames)>,
     tf_topic: String,
+    /// Whether /tf is kept (the topic filter, decided once).
+    keep_tf: bool,
     tf_static_topic: String,
     clock_every: Option<u64>,
     /// Cancel flags of the goals logged, in order (a cancel names its goal by this index).
@@ -207,12 +215,15 @@ impl Recorder {
             .map_err(|e| format!("--record {}: {e}", opts.path.display()))?;
         Ok(Recorder {
             opts,
-            writer: Some(writer),
+            sink: Sink::start(writer)?,
             meta: BTreeMap::new(),
             bridge_cfg: BridgeConfig::default(),
             schemas: BTreeMap::new(),
             channels: BTreeMap::new(),
-            counts: BTreeMap::new(),
+            counts: Vec::new(),
+            tf_channel: None,
+            tf_static_channel: None,
+            clock_channel: None,
             state_channel: 0,
             inbound_channel: 0,
             outs: Vec::new(),
@@ -221,6 +232,7 @@ impl Recorder {
             ins: BTreeMap::new(),
             statics: BTreeMap::new(),
             tf_topic: "/tf".into(),
+            keep_tf: false,
             tf_static_topic: "/tf_static".into(),
             clock_every: None,
             goals: Vec::new(),
@@ -249,10 +261,6 @@ impl Recorder {
         Ok(())
     }
 
-    fn w(&mut self) -> Result<&mut Writer_, String> {
-        self.writer.as_mut().ok_or_else(|| "recording already finalised".to_string())
-    }
-
     fn channel(&mut self, topic: &str, ty: &str, encoding: &str) -> Result<u16, String> {
         if let Some(&c) = self.channels.get(topic) {
             return Ok(c);
@@ -263,17 +271,38 @@ impl Recorder {
             None => {
                 let text =
                     msgs::schema(ty).ok_or_else(|| format!("no definition embedded for `{ty}`"))?;
-                let s = self.w()?.add_schema(ty, "ros2msg", text.as_bytes()).map_err(io)?;
+                let s = self.sink.add_schema(ty, text.as_bytes())?;
                 self.schemas.insert(ty.to_string(), s);
                 s
             }
         };
-        let c = self.w()?.add_channel(schema, topic, encoding, &BTreeMap::new()).map_err(io)?;
+        let c = self.sink.add_channel(schema, topic, encoding)?;
         self.channels.insert(topic.to_string(), c);
+        let i = c as usize;
+        if self.counts.len() <= i {
+            self.counts.resize(i + 1, (String::new(), 0));
+        }
+        self.counts[i].0 = topic.to_string();
         Ok(c)
     }
 
-    fn write(&mut self, channel: u16, topic: &str, stamp: f64, data: &[u8]) -> Result<(), String> {
+    /// A channel created on first use, its id kept in `slot`.
+    fn cached(
+        &mut self,
+        slot: fn(&mut Self) -> &mut Option<u16>,
+        topic: &str,
+        ty: &str,
+    ) -> Result<u16, String> {
+        if let Some(c) = *slot(self) {
+            return Ok(c);
+        }
+        let c = self.channel(topic, ty, "cdr")?;
+        *slot(self) = Some(c);
+        Ok(c)
+    }
+
+    /// Queue one message on `channel` (handed to the writer thread at the end of the step).
+    fn write(&mut self, channel: u16, stamp: f64, data: &[u8]) -> Result<(), String> {
         let log_time = (self.step as f64 * self.dt * 1e9).round() as u64;
         let header = MessageHeader {
             channel_id: channel,
@@ -282,8 +311,8 @@ impl Recorder {
             publish_time: msgs::nanos(stamp).max(0) as u64,
         };
         self.seq = self.seq.wrapping_add(1);
-        self.w()?.write_to_known_channel(&header, data).map_err(io)?;
-        *self.counts.entry(topic.to_string()).or_insert(0) += 1;
+        self.sink.write(header, data);
+        self.counts[channel as usize].1 += 1;
         Ok(())
     }
 
@@ -348,6 +377,7 @@ impl Recorder {
             self.tfs.push((t.id, t.route, Frames { prefix: t.frame_prefix.clone(), hint: None }));
         }
         self.tf_topic = plan.tf_topic.clone();
+        self.keep_tf = keep.keeps(&self.tf_topic);
         self.tf_static_topic = plan.tf_static_topic.clone();
         for i in &plan.inputs {
             let typed = match &i.kind {
@@ -454,9 +484,7 @@ impl Recorder {
                 "unmatched_topic_globs": unmatched})
             .to_string(),
         );
-        self.w()?
-            .write_metadata(&Metadata { name: PROVENANCE.into(), metadata: meta })
-            .map_err(io)?;
+        self.sink.write_metadata(Metadata { name: PROVENANCE.into(), metadata: meta })?;
         self.state_channel = self.channel(STATE_TOPIC, msgs::STATE_SAMPLE_TYPE, "cdr")?;
         self.inbound_channel = self.channel(INBOUND_TOPIC, "", "json")?;
         for n in &not_recorded {
@@ -468,7 +496,8 @@ impl Recorder {
         ctx.interface.enable_tap();
         // The state right after the initial reset: step 0.
         let s0 = StateSample::capture(ctx, 0);
-        self.write(self.state_channel, STATE_TOPIC, s0.time, &s0.encode())?;
+        self.write(self.state_channel, s0.time, &s0.encode())?;
+        self.sink.flush()?;
         engine.set_observer(Box::new(self));
         Ok(())
     }
@@ -513,7 +542,7 @@ impl Recorder {
             if let Some((topic, ty, fr)) = typed {
                 if let Ok(bytes) = msgs::encode(&ty, &p, &fr, ctx.sim_time()) {
                     let c = self.channel(&topic, &ty, "cdr")?;
-                    self.write(c, &topic, ctx.sim_time(), &bytes)?;
+                    self.write(c, ctx.sim_time(), &bytes)?;
                 }
             }
         }
@@ -526,34 +555,37 @@ impl Recorder {
 
     fn write_event(&mut self, ctx: &SimContext, ev: &serde_json::Value) -> Result<(), String> {
         let data = serde_json::to_vec(ev).map_err(|e| format!("inbound event: {e}"))?;
-        self.write(self.inbound_channel, INBOUND_TOPIC, ctx.sim_time(), &data)
+        self.write(self.inbound_channel, ctx.sim_time(), &data)
     }
 
     fn finish_file(&mut self, ctx: &SimContext) -> Result<(), String> {
-        let Some(mut w) = self.writer.take() else { return Ok(()) };
+        if !self.sink.is_open() {
+            return Ok(());
+        }
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        // Topics with messages only (a channel nobody wrote to, such as an unused inbound log,
+        // is not counted).
+        for (topic, n) in self.counts.iter().filter(|(t, n)| !t.is_empty() && *n > 0) {
+            *counts.entry(topic.clone()).or_insert(0) += n;
+        }
+        let total: u64 = counts.values().sum();
         let meta = BTreeMap::from([
             ("finished".to_string(), "true".to_string()),
             ("steps".to_string(), self.step.to_string()),
             ("episode".to_string(), ctx.episode.to_string()),
             ("end_time".to_string(), format!("{:e}", ctx.sim_time())),
-            ("message_counts".to_string(), serde_json::to_string(&self.counts).unwrap_or_default()),
+            ("message_counts".to_string(), serde_json::to_string(&counts).unwrap_or_default()),
         ]);
-        w.write_metadata(&Metadata { name: SUMMARY.into(), metadata: meta }).map_err(io)?;
-        w.finish().map_err(io)?;
-        let mut inner = w.into_inner();
+        let mut inner = self.sink.finish(Metadata { name: SUMMARY.into(), metadata: meta })?;
         std::io::Write::flush(&mut inner).map_err(|e| format!("recording: {e}"))?;
         tracing::info!(
             "recording {} finalised: {} steps, {} messages",
             self.opts.path.display(),
             self.step,
-            self.counts.values().sum::<u64>()
+            total
         );
         Ok(())
     }
-}
-
-fn io(e: mcap::McapError) -> String {
-    format!("recording: write failed: {e}")
 }
 
 impl Observer for Recorder {
@@ -586,10 +618,10 @@ impl Observer for Recorder {
                     }
                 }
             }
-            let (c, topic) = (o.channel, o.topic.clone());
+            let c = o.channel;
             let stamp = payload_stamp(p).unwrap_or(now);
             for bytes in all {
-                self.write(c, &topic, stamp, &bytes)?;
+                self.write(c, stamp, &bytes)?;
             }
         }
         for i in 0..self.merged.len() {
@@ -605,8 +637,8 @@ impl Observer for Recorder {
             if m.fresh && tick % m.every == 0 {
                 m.fresh = false;
                 let bytes = msgs::encode_merged_joint_states(&m.latest, now);
-                let (c, topic) = (m.channel, m.topic.clone());
-                self.write(c, &topic, now, &bytes)?;
+                let c = m.channel;
+                self.write(c, now, &bytes)?;
             }
         }
         let mut static_changed = false;
@@ -629,28 +661,29 @@ impl Observer for Recorder {
                 }
             }
         }
-        if !tf.is_empty() && self.opts.topics.keeps(&self.tf_topic) {
+        if !tf.is_empty() && self.keep_tf {
             let topic = self.tf_topic.clone();
-            let c = self.channel(&topic, "tf2_msgs/msg/TFMessage", "cdr")?;
-            self.write(c, &topic, now, &msgs::encode_tf(&tf))?;
+            let c = self.cached(|r| &mut r.tf_channel, &topic, TF_TYPE)?;
+            self.write(c, now, &msgs::encode_tf(&tf))?;
         }
         if static_changed && self.opts.topics.keeps(&self.tf_static_topic) {
             let topic = self.tf_static_topic.clone();
             let all: Vec<_> = self.statics.values().cloned().collect();
-            let c = self.channel(&topic, "tf2_msgs/msg/TFMessage", "cdr")?;
-            self.write(c, &topic, now, &msgs::encode_tf(&all))?;
+            let c = self.cached(|r| &mut r.tf_static_channel, &topic, TF_TYPE)?;
+            self.write(c, now, &msgs::encode_tf(&all))?;
         }
         if let Some(k) = self.clock_every {
             if tick % k == 0 {
-                let c = self.channel("/clock", "rosgraph_msgs/msg/Clock", "cdr")?;
-                self.write(c, "/clock", now, &msgs::encode_clock(now))?;
+                let c =
+                    self.cached(|r| &mut r.clock_channel, "/clock", "rosgraph_msgs/msg/Clock")?;
+                self.write(c, now, &msgs::encode_clock(now))?;
             }
         }
         if self.step % self.every == 0 {
             let s = StateSample::capture(ctx, self.step);
-            self.write(self.state_channel, STATE_TOPIC, s.time, &s.encode())?;
+            self.write(self.state_channel, s.time, &s.encode())?;
         }
-        Ok(())
+        self.sink.flush()
     }
 
     fn before_reset(
@@ -668,20 +701,12 @@ impl Observer for Recorder {
         let ev = json!({"step": self.step, "tick": ctx.tick, "episode": ctx.episode,
             "reset": reset.unwrap_or(json!("full"))});
         let data = serde_json::to_vec(&ev).map_err(|e| e.to_string())?;
-        self.write(self.inbound_channel, INBOUND_TOPIC, ctx.sim_time(), &data)
+        self.write(self.inbound_channel, ctx.sim_time(), &data)?;
+        self.sink.flush()
     }
 
     fn finish(&mut self, ctx: &mut SimContext) -> Result<(), String> {
         self.finish_file(ctx)
-    }
-}
-
-impl Drop for Recorder {
-    fn drop(&mut self) {
-        if let Some(w) = self.writer.as_mut() {
-            // Not finished through the engine (a panic, an early error): close what was written.
-            let _ = w.finish();
-        }
     }
 }
 

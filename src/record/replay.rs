@@ -73,6 +73,17 @@ pub fn open(path: &Path) -> Result<Recording, String> {
         return Err(err(path, "not an MCAP file (it does not start with the MCAP magic bytes)"));
     }
     if mcap::read::footer(&buf).is_err() || &buf[buf.len() - MAGIC.len()..] != MAGIC {
+        if let Some(end) = data_end(&buf) {
+            return Err(err(
+                path,
+                format!(
+                    "{} bytes follow the end of the MCAP data (its closing magic ends at byte {end}): \
+                     something was appended to the file after it was written. The recording itself \
+                     is intact: cut the file to {end} bytes (`truncate -s {end} FILE`) to read it",
+                    buf.len() - end
+                ),
+            ));
+        }
         return Err(err(
             path,
             "truncated: the MCAP file has no footer (the recording was not finalised: the process \
@@ -126,6 +137,21 @@ pub fn open(path: &Path) -> Result<Recording, String> {
         }
     }
     Ok(Recording { provenance, summary, states, events, counts })
+}
+
+/// Where a complete MCAP file ends inside `buf`, when bytes follow it: the last closing magic
+/// whose footer reads, past the opening magic. `None` when there is none (a truncated file).
+fn data_end(buf: &[u8]) -> Option<usize> {
+    let mut end = buf.len();
+    while end > 2 * MAGIC.len() {
+        let at = buf[MAGIC.len()..end].windows(MAGIC.len()).rposition(|w| w == MAGIC)?;
+        let stop = MAGIC.len() + at + MAGIC.len();
+        if stop < buf.len() && mcap::read::footer(&buf[..stop]).is_ok() {
+            return Some(stop);
+        }
+        end = MAGIC.len() + at + MAGIC.len() - 1;
+    }
+    None
 }
 
 fn parse_event(v: &Json) -> Result<(u64, Event), String> {
@@ -212,6 +238,12 @@ pub fn rebuild_with(
             .map(|f| Path::new(f).canonicalize().map_or(f.to_string(), |c| c.display().to_string()))
             .collect(),
     };
+    // A recording lists the files the world was read from; one that is now a directory or a
+    // device (a provenance edited by hand to name /dev/zero) would be read forever or fail.
+    for file in recorded.keys().filter(|f| !f.starts_with("package://")) {
+        provenance::not_a_file(Path::new(file))
+            .map_err(|e| format!("provenance `input_hashes` names {file}: {e}"))?;
+    }
     for (file, h) in &recorded {
         let now = provenance::hash_input(file);
         if &now != h {
@@ -288,6 +320,13 @@ fn resolve_endpoint(engine: &Engine, label: &str, id: usize) -> Result<usize, St
 /// Re-run a recording. With `verify`, compare every state sample bitwise and stop at the first
 /// divergence. `until` bounds the run time (s, steps × timestep since the start).
 pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<ReplayReport, String> {
+    if rec.states.is_empty() {
+        return Err(format!(
+            "the recording holds no state samples (no message on `{STATE_TOPIC}`): there is \
+             nothing to re-run against or compare (a roqsim recording holds at least the sample \
+             of step 0)"
+        ));
+    }
     let (mut engine, notes) = rebuild(rec)?;
     let dt = engine.dt();
     let last = rec.states.last().map(|s| s.step).unwrap_or(0);

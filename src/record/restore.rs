@@ -60,15 +60,67 @@ pub fn restore(engine: &mut Engine, s: &StateSample) -> Result<(), String> {
     Ok(())
 }
 
-/// Addresses of the rebuilt world's sensor plugins (the sensors family, with a post_step).
+/// The device mount of the sensors family: it publishes the device's static transforms, no
+/// sensor output, so it is not a sensor to re-run.
+const DEVICE_MOUNT: &str = "spawn_sensor";
+
+/// Addresses of the rebuilt world's sensor plugins (the sensors family, with a post_step; the
+/// device mount `spawn_sensor` is not one).
 pub fn sensor_addresses(engine: &Engine) -> Vec<String> {
     let family: Vec<&str> = crate::plugins::sensors::descriptors().iter().map(|d| d.name).collect();
     engine
         .plugins()
         .into_iter()
-        .filter(|(a, p)| family.contains(&p.as_str()) && engine.has_post_step(a))
+        .filter(|(a, p)| {
+            p != DEVICE_MOUNT && family.contains(&p.as_str()) && engine.has_post_step(a)
+        })
         .map(|(a, _)| a)
         .collect()
+}
+
+/// The sensor `--sensor ADDRESS` names: the address itself when it is a sensor; else, when it is
+/// a plugin holding exactly one sensor below it (a device mount such as `robot.rplidar`), that
+/// sensor, with a note; else refused, naming the choices.
+fn resolve_sensor(engine: &Engine, address: &str) -> Result<(String, Option<String>), String> {
+    let sensors = sensor_addresses(engine);
+    if sensors.iter().any(|a| a == address) {
+        return Ok((address.to_string(), None));
+    }
+    let plugin = engine.plugins().into_iter().find(|(a, _)| a == address).map(|(_, p)| p);
+    let below: Vec<&String> = sensors
+        .iter()
+        .filter(|a| a.strip_prefix(address).is_some_and(|r| r.starts_with('.')))
+        .collect();
+    match (plugin, below.as_slice()) {
+        (Some(p), [one]) => Ok((
+            one.to_string(),
+            Some(format!(
+                "--sensor {address} is a {p} plugin, not a sensor; its one sensor {one} is re-run"
+            )),
+        )),
+        (Some(p), []) => Err(format!(
+            "--sensor {address}: that is a {p} plugin, not a sensor, and holds none; sensors: {}",
+            list(&sensors)
+        )),
+        (Some(p), many) => Err(format!(
+            "--sensor {address}: that is a {p} plugin holding {} sensors, not a sensor; give one of: {}",
+            many.len(),
+            many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+        )),
+        (None, _) => Err(format!(
+            "--sensor {}: the recorded world has no sensor at that address; sensors: {}",
+            crate::error::clip(address),
+            list(&sensors)
+        )),
+    }
+}
+
+fn list(v: &[String]) -> String {
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.join(", ")
+    }
 }
 
 /// `roqsim state FILE --at T --sensor ADDRESS`: restore the sample nearest `t` into the world
@@ -78,15 +130,10 @@ pub fn sensor_addresses(engine: &Engine) -> Vec<String> {
 /// Also returns the rebuild's notes on inputs that changed on disk since the recording.
 pub fn rerun_sensor(rec: &Recording, t: f64, address: &str) -> Result<(Json, Vec<String>), String> {
     let sample = state_at(rec, t)?.clone();
-    let (mut engine, notes) = rebuild(rec)?;
-    let sensors = sensor_addresses(&engine);
-    if !sensors.iter().any(|a| a == address) {
-        return Err(format!(
-            "--sensor {}: the recorded world has no sensor at that address; sensors: {}",
-            crate::error::clip(address),
-            if sensors.is_empty() { "none".to_string() } else { sensors.join(", ") }
-        ));
-    }
+    let (mut engine, mut notes) = rebuild(rec)?;
+    let (address, note) = resolve_sensor(&engine, address)?;
+    notes.extend(note);
+    let address = address.as_str();
     restore(&mut engine, &sample)?;
     let tick = sample.tick;
     let n = engine.ctx.interface.all().len();

@@ -17,7 +17,7 @@ from mcap_ros2.decoder import DecoderFactory
 WORLD = "worlds/turtlebot_empty.yaml"
 # worlds/turtlebot_empty.yaml's sensor plugins, by address (its lidar first)
 LIDAR = "robot.rplidar.lidar"
-SENSORS = ("robot.rplidar, robot.rplidar.lidar, robot.imu, robot.cliff_side_left, robot.cliff_side_right, robot.cliff_front_left, "
+SENSORS = ("robot.rplidar.lidar, robot.imu, robot.cliff_side_left, robot.cliff_side_right, robot.cliff_front_left, "
            "robot.cliff_front_right, robot.ir_intensity_side_left, robot.ir_intensity_left, robot.ir_intensity_front_left, "
            "robot.ir_intensity_front_center_left, robot.ir_intensity_front_center_right, robot.ir_intensity_front_right, "
            "robot.ir_intensity_right")
