@@ -181,7 +181,7 @@ struct SimArgs {
     #[arg(long, allow_hyphen_values = true, value_parser = whole_number)]
     seed: Option<u64>,
     /// Pacing: `realtime`, `asap`, or a real-time factor like `4` (wins over sim.pacing).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pacing: Option<String>,
     /// Print per-plugin, per-hook timing and the load phases.
     #[arg(long)]

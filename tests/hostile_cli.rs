@@ -364,6 +364,46 @@ fn a_world_that_does_not_load_leaves_every_file_untouched() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(!rec.exists());
     assert_eq!(common::snapshot(dir.path()), before);
+    // A world that parses but fails to build (an MJCF box with two sizes) keeps an existing
+    // recording at the output path: the new one is written beside it until the engine is built.
+    let good = common::write(dir.path(), "good.yaml", "components:\n  - dummy: {}\n    name: d\n");
+    let out = roqsim(&[
+        "sim",
+        good.to_str().unwrap(),
+        "--steps",
+        "20",
+        "-q",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    common::write(
+        dir.path(),
+        "m.xml",
+        "<mujoco><worldbody><body><geom type=\"box\" size=\"1 1\"/></body></worldbody></mujoco>\n",
+    );
+    let broken = common::write(
+        dir.path(),
+        "broken.yaml",
+        "components:\n  - spawn_model: {model: m.xml}\n    name: thing\n",
+    );
+    let before = common::snapshot(dir.path());
+    let out = roqsim(&[
+        "sim",
+        broken.to_str().unwrap(),
+        "--steps",
+        "2",
+        "-q",
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        common::snapshot(dir.path()),
+        before,
+        "a failed build changed a file: {}",
+        stderr(&out)
+    );
 }
 
 /// Class: the files `--ros-args` names are inputs: `--params-file p.yaml --summary p.yaml` is
@@ -554,6 +594,10 @@ fn number_flags_answer_with_their_range_not_clap_tips() {
         (vec!["replay", "r.mcap", "--until", "-inf"], "error: --until -inf: give a run time in seconds, 0 or more"),
         (vec!["campaign", "trial", "out", "-1"], "invalid value '-1' for '<INDEX>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
         (vec!["campaign", "trial", "out", "99999999999999999999"], "invalid value '99999999999999999999' for '<INDEX>': takes a whole number from 0 to 18446744073709551615"),
+        (vec!["sim", w, "--pacing", "-1"], "error: --pacing takes realtime, asap or a real-time factor, got `-1`"),
+        (vec!["sim", w, "--pacing", "-inf"], "error: --pacing takes realtime, asap or a real-time factor, got `-inf`"),
+        (vec!["render", w, "--size", "-1x5", "--out", vs], "--size"),
+        (vec!["render", w, "--size", "-5", "--out", vs], "--size"),
     ] {
         let out = roqsim(&args);
         let err = stderr(&out);

@@ -28,7 +28,7 @@ components:
 
 fn bot(name: &str, x: f64, y: f64, yaw: f64, nav: &str) -> String {
     format!(
-        "  - spawn_robot: {{model: turtlebot4, prefix: {name}_, pose: {{position: {{x: {x}, y: {y}}}, orientation: {{yaw: {yaw}}}}}}}
+        "  - spawn_robot: {{model: turtlebot4, prefix: {name}_, namespace: {name}, pose: {{position: {{x: {x}, y: {y}}}, orientation: {{yaw: {yaw}}}}}}}
     name: {name}
     components:
       - contact_monitor: {{}}

@@ -25,7 +25,7 @@ pub struct RenderArgs {
     #[arg(long, default_value = "shot.png", value_name = "FILE")]
     out: PathBuf,
     /// Image size in pixels, WIDTHxHEIGHT (1..=8192 each).
-    #[arg(long, default_value = "1280x720", value_name = "WxH")]
+    #[arg(long, default_value = "1280x720", value_name = "WxH", allow_hyphen_values = true)]
     size: String,
     /// The camera: keys of sim.view, layered over the world's (`azimuth=90,distance=3`).
     #[arg(long, value_name = "KEY=VALUE,...")]

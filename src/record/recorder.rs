@@ -161,6 +161,10 @@ type InSlot = (String, Option<(String, String, Frames)>);
 /// A recording being written.
 pub struct Recorder {
     opts: RecordOptions,
+    /// Where the file is written until the recording is attached to a built engine: a hidden
+    /// sibling of the output, renamed over it then, so a run that fails to build leaves an
+    /// existing file at the output path as it was (`None` once renamed).
+    partial: Option<PathBuf>,
     sink: Sink,
     meta: BTreeMap<String, String>,
     bridge_cfg: BridgeConfig,
@@ -203,7 +207,8 @@ impl Recorder {
                 crate::error::num(opts.rate_hz)
             ));
         }
-        let file = File::create(&opts.path).map_err(|e| {
+        let partial = partial_path(&opts.path);
+        let file = File::create(&partial).map_err(|e| {
             format!("--record {}: cannot create the file: {e}", opts.path.display())
         })?;
         let writer = WriteOptions::new()
@@ -213,9 +218,17 @@ impl Recorder {
             .chunk_size(Some(256 * 1024))
             .create(BufWriter::new(file))
             .map_err(|e| format!("--record {}: {e}", opts.path.display()))?;
+        let sink = match Sink::start(writer) {
+            Ok(x) => x,
+            Err(e) => {
+                let _ = std::fs::remove_file(&partial);
+                return Err(e);
+            }
+        };
         Ok(Recorder {
             opts,
-            sink: Sink::start(writer)?,
+            partial: Some(partial),
+            sink,
             meta: BTreeMap::new(),
             bridge_cfg: BridgeConfig::default(),
             schemas: BTreeMap::new(),
@@ -498,6 +511,12 @@ impl Recorder {
         let s0 = StateSample::capture(ctx, 0);
         self.write(self.state_channel, s0.time, &s0.encode())?;
         self.sink.flush()?;
+        if let Some(tmp) = self.partial.take() {
+            std::fs::rename(&tmp, &self.opts.path).map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                format!("cannot move the recording into place: {e}")
+            })?;
+        }
         engine.set_observer(Box::new(self));
         Ok(())
     }
@@ -748,6 +767,22 @@ fn payload_stamp(p: &Payload) -> Option<f64> {
         Payload::ContactLocation(s) => s.time,
         _ => return None,
     })
+}
+
+/// The hidden sibling a recording is written to until its engine is built
+/// (`dir/.name.partial-PID`).
+fn partial_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+}
+
+impl Drop for Recorder {
+    /// Never attached (the world failed to build): the partial file goes, the output stays.
+    fn drop(&mut self) {
+        if let Some(tmp) = self.partial.take() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
 }
 
 #[cfg(test)]

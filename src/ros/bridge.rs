@@ -193,9 +193,7 @@ impl Plugin for Ros2Bridge {
         for w in &plan.warnings {
             tracing::warn!("[{}] {w}", self.address);
         }
-        let rctx = r2r::Context::create().map_err(|e| {
-            format!("cannot start ROS 2 (rcl init failed: {e}); source scripts/env.sh (ROS libraries, RMW_IMPLEMENTATION, HOME) before running with --ros")
-        })?;
+        let rctx = ros_context()?;
         let (node_name, node_ns) = crate::ros::remap::main_node(&cfg.node_name);
         let mut node = r2r::Node::create(rctx.clone(), &node_name, &node_ns)
             .map_err(|e| format!("cannot create the ROS node `{node_name}`: {e}"))?;
@@ -858,6 +856,31 @@ fn ros_thread(
     for h in spinners {
         if h.join().is_err() {
             tracing::error!("[{address}] a controller_manager thread panicked");
+        }
+    }
+}
+
+/// rcl's context. r2r panics (rather than returning an error) when rcl refuses the process's
+/// ROS arguments (`--ros-args --params-file missing.yaml`, `-r foo`, `--log-level bogus`) or
+/// its environment (`ROS_DOMAIN_ID=abc`): that panic becomes this entry's configure error.
+fn ros_context() -> Result<r2r::Context, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let made = std::panic::catch_unwind(r2r::Context::create);
+    std::panic::set_hook(hook);
+    match made {
+        Ok(Ok(c)) => Ok(c),
+        Ok(Err(e)) => Err(format!("cannot start ROS 2 (rcl init failed: {e}); source scripts/env.sh (ROS libraries, RMW_IMPLEMENTATION, HOME) before running with --ros")),
+        Err(p) => {
+            let why = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(format!(
+                "cannot start ROS 2: rcl refused the process's ROS arguments or environment ({}); check the --ros-args section (--params-file FILE, -r from:=to, -p name:=value, --log-level LEVEL) and ROS_DOMAIN_ID (a whole number 0-232)",
+                crate::error::clip(why.trim())
+            ))
         }
     }
 }

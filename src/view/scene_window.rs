@@ -43,6 +43,11 @@ use crate::context::{CommandSender, ResetScope};
 use crate::engine::Engine;
 use crate::render::{RenderRequest, View};
 
+/// The shortest wait between two frames: at most 30 a wall second. Showing a frame costs the
+/// window's thread a software copy as well as the render, so fewer frames leave the cores to
+/// the simulation (a reviewer measured the copy at half a core at 60 frames a second).
+const SCENE_FRAME: Duration = Duration::from_micros(33_333);
+
 /// The longest wait between two frames however slow rendering is (at least 4 frames a second).
 const MAX_WAIT: Duration = Duration::from_millis(250);
 
@@ -142,7 +147,7 @@ impl SceneLink {
     /// Between steps: apply the mouse's camera moves and render a new frame when one is due
     /// and something changed (sim time, camera, size, panel).
     pub fn frame(&mut self, engine: &mut Engine) {
-        if self.failed || since(self.last_render) < FRAME.max((3 * self.cost).min(MAX_WAIT)) {
+        if self.failed || since(self.last_render) < SCENE_FRAME.max((3 * self.cost).min(MAX_WAIT)) {
             return;
         }
         let moves =

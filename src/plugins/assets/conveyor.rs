@@ -524,6 +524,17 @@ impl Conveyor {
                 "model: `{mref}`: the belt body `{slab}` (carrying `{BELT_JOINT}`) has no geom for a load to ride on"
             ));
         }
+        // A belt slab rests on its frame: its contacts with the model's other (static) bodies
+        // would hold it back (MuJoCo's parent filter skips a parent welded to the world).
+        let others: Vec<String> = m
+            .spec
+            .body_iter()
+            .map(|b| b.name().to_string())
+            .filter(|b| !b.is_empty() && *b != slab && *b != "world")
+            .collect();
+        for o in others {
+            m.spec.add_exclude().with_bodyname1(&slab).with_bodyname2(&o);
+        }
         attach(
             child,
             Some(&self.stem),

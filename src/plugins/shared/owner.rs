@@ -77,6 +77,19 @@ pub fn check_topics(topics: &BTreeMap<String, String>, roles: &[&str]) -> Vec<Co
             ));
         }
     }
+    let mut by_topic: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (k, v) in topics {
+        by_topic.entry(v.trim()).or_default().push(k);
+    }
+    for (t, ks) in by_topic.into_iter().filter(|(_, ks)| ks.len() > 1) {
+        e.push(ConfigError::new(
+            format!("topics.{}", ks[1]),
+            format!(
+                "renamed to `{t}`, as is `topics.{}`: one topic would carry two roles' messages (a state read back as a command); give each role its own topic",
+                ks[0]
+            ),
+        ));
+    }
     e
 }
 

@@ -201,6 +201,12 @@ pub fn colliders(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<Vec<Coll
         next.extend(runs.into_iter().map(|(a, b, z)| (a, b, z, j)));
         open = next;
     }
+    if out.is_empty() {
+        return Err(format!(
+            "`{}` gives no collider: every wall is thinner than the {c} m collider cell, so nothing would stop a robot: model the walls at least {c} m thick, or give them as `lines:`",
+            path.display()
+        ));
+    }
     Ok(out)
 }
 
