@@ -523,8 +523,24 @@ fn load_time_refusals_name_the_key() {
     let c = |extra: &str| format!("  - camera: {{camera: cam, {extra}}}\n");
     refused(&c("width: 0"), "width", "must be 1..=8192 px, got 0");
     refused(&c("height: 9000"), "height", "must be 1..=8192 px, got 9000");
-    refused(&c("fovy: 0"), "fovy", "must be within (0, 180) degrees, got 0");
-    refused(&c("fovy: 180"), "fovy", "must be within (0, 180) degrees, got 180");
+    let fov = "degrees (a lens MuJoCo's perspective projection renders), got";
+    refused(&c("fovy: 0"), "fovy", &format!("must be within [0.1, 179] {fov} 0"));
+    refused(&c("fovy: 180"), "fovy", &format!("must be within [0.1, 179] {fov} 180"));
+    refused(
+        &c("fovy: 179.9999999"),
+        "fovy",
+        &format!("must be within [0.1, 179] {fov} 179.9999999"),
+    );
+    refused(
+        &c("intrinsics: {fx: 1.0e-300, fy: 100, cx: 80, cy: 60, width: 160, height: 120}"),
+        "intrinsics.fx",
+        "1e-300 px on a 160 px side is a horizontal field of view of 180.0000 degrees; a lens MuJoCo renders spans [0.1, 179] degrees",
+    );
+    refused(
+        &c("intrinsics: {fx: 100, fy: 1.0e300, cx: 80, cy: 60, width: 160, height: 120}"),
+        "intrinsics.fy",
+        "1e300 px on a 120 px side is a vertical field of view of 0.0000 degrees; a lens MuJoCo renders spans [0.1, 179] degrees",
+    );
     refused(
         &c("clip_near: 2.0, clip_far: 1.0"),
         "clip_near",

@@ -13,6 +13,12 @@ use crate::render::service::MAX_SIDE;
 use crate::render::Intrinsics;
 use crate::world::bounds;
 
+/// The narrowest field of view a camera renders (degrees).
+pub const MIN_FOV_DEG: f64 = 0.1;
+/// The widest field of view a camera renders (degrees): MuJoCo's perspective projection
+/// degenerates towards 180.
+pub const MAX_FOV_DEG: f64 = 179.0;
+
 /// How depth goes on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 pub enum DepthEncoding {
@@ -311,8 +317,11 @@ impl CameraConfig {
         let height = side("height", self.height, dev.height, &mut e);
         let fovy = self.fovy.or(if self.intrinsics.is_some() { None } else { dev.fovy });
         if let Some(f) = self.fovy {
-            if !(f.is_finite() && f > 0.0 && f < 180.0) {
-                e.push(bad("fovy", format!("must be within (0, 180) degrees, got {f}")));
+            if !(f.is_finite() && (MIN_FOV_DEG..=MAX_FOV_DEG).contains(&f)) {
+                e.push(bad(
+                    "fovy",
+                    format!("must be within [{MIN_FOV_DEG}, {MAX_FOV_DEG}] degrees (a lens MuJoCo's perspective projection renders), got {f}"),
+                ));
             }
             if self.intrinsics.is_some() {
                 e.push(bad("fovy", "`fovy` and `intrinsics` are mutually exclusive: a lens is either a field of view or fx/fy/cx/cy".into()));
@@ -333,6 +342,24 @@ impl CameraConfig {
                     e.push(bad(
                         key,
                         format!("the size of the image the lens was measured on must be 1..={MAX_SIDE} px, got {v}"),
+                    ));
+                }
+            }
+            // The field of view a focal length gives on its image: the projection renders only
+            // within the fovy bounds (a focal length of 1e-300 px is a view of 180 degrees).
+            for (key, f, side, axis) in [
+                ("intrinsics.fx", l.fx, l.width, "horizontal"),
+                ("intrinsics.fy", l.fy, l.height, "vertical"),
+            ] {
+                if !(f.is_finite() && f > 0.0) || side == 0 || side > MAX_SIDE {
+                    continue; // refused above
+                }
+                let fov = 2.0 * (side as f64 / (2.0 * f)).atan().to_degrees();
+                if !(MIN_FOV_DEG..=MAX_FOV_DEG).contains(&fov) {
+                    ok = false;
+                    e.push(bad(
+                        key,
+                        format!("{f} px on a {side} px side is a {axis} field of view of {fov:.4} degrees; a lens MuJoCo renders spans [{MIN_FOV_DEG}, {MAX_FOV_DEG}] degrees"),
                     ));
                 }
             }
