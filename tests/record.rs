@@ -46,25 +46,73 @@ fn label_id(e: &Engine, label: &str) -> usize {
         .unwrap_or_else(|| panic!("no endpoint {label}"))
 }
 
+/// What a recorded run is set up from: the world file, the `--override` file, the topic filter
+/// and the state rate (`--record-rate`).
+struct Setup<'a> {
+    world: &'a Path,
+    out: &'a Path,
+    rate_hz: f64,
+    topics: TopicFilter,
+    override_file: Option<&'a Path>,
+}
+
+impl<'a> Setup<'a> {
+    /// `world` recorded into `out` at 50 Hz, every topic, no override file.
+    fn new(world: &'a Path, out: &'a Path) -> Self {
+        Setup { world, out, rate_hz: 50.0, topics: TopicFilter::All, override_file: None }
+    }
+
+    /// Open the recording, load the world (seed 7) and build its engine with the recorder
+    /// attached, as `roqsim sim --record` does.
+    fn engine(self) -> Engine {
+        let mut rec = Recorder::create(RecordOptions {
+            path: self.out.to_path_buf(),
+            rate_hz: self.rate_hz,
+            topics: self.topics,
+        })
+        .unwrap();
+        let assignments = self
+            .override_file
+            .map(|f| roqsim::world::overrides::load_override_file(f).unwrap())
+            .unwrap_or_default();
+        let opts = LoadOptions { assignments: assignments.clone(), ..Default::default() };
+        let w = load_world(self.world, &opts).unwrap();
+        let inputs = RunInputs {
+            world_ref: self.world.display().to_string(),
+            world_path: self.world.to_path_buf(),
+            world_yaml: std::fs::read_to_string(self.world).unwrap(),
+            assignments,
+            override_files: self.override_file.map(Path::to_path_buf).into_iter().collect(),
+            seed: 7,
+            ..Default::default()
+        };
+        rec.prepare(&inputs, &w).unwrap();
+        let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(7) }).unwrap();
+        rec.attach(&mut e).unwrap();
+        e
+    }
+
+    /// Record `steps` plain steps (no commands).
+    fn steps(self, steps: u64) {
+        let mut e = self.engine();
+        e.step_n(steps).unwrap();
+        assert!(e.shutdown().is_empty());
+    }
+}
+
+/// A temporary folder holding [`WORLD`] recorded for `steps` plain steps at 50 Hz: the folder
+/// (removed when dropped) and the recording.
+fn recorded(steps: u64) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let world = world_file(dir.path(), WORLD);
+    let out = dir.path().join("run.mcap");
+    Setup::new(&world, &out).steps(steps);
+    (dir, out)
+}
+
 /// Record the scripted run into `out`; returns the engine's final qpos.
 fn record_run(world: &Path, out: &Path, rate_hz: f64) -> Vec<f64> {
-    let mut rec = Recorder::create(RecordOptions {
-        path: out.to_path_buf(),
-        rate_hz,
-        topics: TopicFilter::All,
-    })
-    .unwrap();
-    let w = load_world(world, &LoadOptions::default()).unwrap();
-    let inputs = RunInputs {
-        world_ref: world.display().to_string(),
-        world_path: world.to_path_buf(),
-        world_yaml: std::fs::read_to_string(world).unwrap(),
-        seed: 7,
-        ..Default::default()
-    };
-    rec.prepare(&inputs, &w).unwrap();
-    let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(7) }).unwrap();
-    rec.attach(&mut e).unwrap();
+    let mut e = Setup { rate_hz, ..Setup::new(world, out) }.engine();
     let cmd = label_id(&e, "cmd_vel");
     let fault = label_id(&e, "heavy/override");
     let tx = e.ctx.command_sender();
@@ -268,25 +316,21 @@ fn bad_files_are_refused_with_the_reason() {
 
 #[test]
 fn an_unwritable_path_is_refused_before_anything_is_built() {
-    let e = Recorder::create(RecordOptions {
-        path: PathBuf::from("/nonexistent-dir/run.mcap"),
-        rate_hz: 50.0,
-        topics: TopicFilter::All,
-    })
-    .err()
-    .unwrap();
-    assert_eq!(
-        e,
-        "--record /nonexistent-dir/run.mcap: cannot create the file: No such file or directory (os error 2)"
-    );
-    let e = Recorder::create(RecordOptions {
-        path: PathBuf::from("/tmp/x.mcap"),
-        rate_hz: 0.0,
-        topics: TopicFilter::All,
-    })
-    .err()
-    .unwrap();
-    assert_eq!(e, "--record-rate must be a rate in [0.001, 1000000] Hz (above the physics rate every step is recorded), got 0");
+    for (path, rate_hz, want) in [
+        (
+            "/nonexistent-dir/run.mcap",
+            50.0,
+            "--record /nonexistent-dir/run.mcap: cannot create the file: No such file or directory (os error 2)",
+        ),
+        (
+            "/tmp/x.mcap",
+            0.0,
+            "--record-rate must be a rate in [0.001, 1000000] Hz (above the physics rate every step is recorded), got 0",
+        ),
+    ] {
+        let opts = RecordOptions { path: PathBuf::from(path), rate_hz, topics: TopicFilter::All };
+        assert_eq!(Recorder::create(opts).err().unwrap(), want);
+    }
 }
 
 /// A world two `extends:` deep: the robot and its lidar in the grandparent, the crate in the
@@ -311,42 +355,6 @@ const CHILD: &str = "extends: ../mid/parent.yaml
 sim: {seed: 7}
 ";
 
-/// Record `steps` plain steps of `world` (no commands) at 50 Hz.
-fn record_steps(world: &Path, out: &Path, steps: u64) {
-    record_with(world, out, steps, TopicFilter::All, None);
-}
-
-/// [`record_steps`] keeping `topics`, with the assignments of an `--override` file.
-fn record_with(
-    world: &Path,
-    out: &Path,
-    steps: u64,
-    topics: TopicFilter,
-    override_file: Option<&Path>,
-) {
-    let mut rec =
-        Recorder::create(RecordOptions { path: out.to_path_buf(), rate_hz: 50.0, topics }).unwrap();
-    let assignments = override_file
-        .map(|f| roqsim::world::overrides::load_override_file(f).unwrap())
-        .unwrap_or_default();
-    let opts = LoadOptions { assignments: assignments.clone(), ..Default::default() };
-    let w = load_world(world, &opts).unwrap();
-    let inputs = RunInputs {
-        world_ref: world.display().to_string(),
-        world_path: world.to_path_buf(),
-        world_yaml: std::fs::read_to_string(world).unwrap(),
-        assignments,
-        override_files: override_file.map(Path::to_path_buf).into_iter().collect(),
-        seed: 7,
-        ..Default::default()
-    };
-    rec.prepare(&inputs, &w).unwrap();
-    let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(7) }).unwrap();
-    rec.attach(&mut e).unwrap();
-    e.step_n(steps).unwrap();
-    assert!(e.shutdown().is_empty());
-}
-
 #[test]
 fn an_extends_chain_is_rebuilt_from_the_recording_after_its_parents_change_or_go() {
     let dir = tempfile::tempdir().unwrap();
@@ -360,7 +368,7 @@ fn an_extends_chain_is_rebuilt_from_the_recording_after_its_parents_change_or_go
     let parent = write("mid/parent.yaml", PARENT);
     let child = write("top/child.yaml", CHILD);
     let out = dir.path().join("run.mcap");
-    record_steps(&child, &out, 500);
+    Setup::new(&child, &out).steps(500);
 
     // The chain is kept, nearest parent first, text and hash of each.
     let rec = record::open(&out).unwrap();
@@ -410,10 +418,7 @@ fn an_extends_chain_is_rebuilt_from_the_recording_after_its_parents_change_or_go
 
 #[test]
 fn a_corrupted_chunk_is_refused_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let world = world_file(dir.path(), WORLD);
-    let out = dir.path().join("run.mcap");
-    record_steps(&world, &out, 3000);
+    let (dir, out) = recorded(3000);
     let mut bytes = std::fs::read(&out).unwrap();
     let summary = mcap::Summary::read(&bytes).unwrap().unwrap();
     let n = summary.chunk_indexes.len();
@@ -446,10 +451,7 @@ fn a_corrupted_chunk_is_refused_naming_it() {
 /// allocated (it aborted the process before).
 #[test]
 fn damaged_length_fields_are_refused_not_allocated() {
-    let dir = tempfile::tempdir().unwrap();
-    let world = world_file(dir.path(), WORLD);
-    let out = dir.path().join("run.mcap");
-    record_steps(&world, &out, 300);
+    let (dir, out) = recorded(300);
     let good = std::fs::read(&out).unwrap();
     let bad = dir.path().join("bad.mcap");
     // The header record's opcode and length (bytes 8..17), and the last 300 bytes (summary,
@@ -469,10 +471,7 @@ fn damaged_length_fields_are_refused_not_allocated() {
 
 #[test]
 fn a_time_outside_the_recording_is_refused_with_its_range() {
-    let dir = tempfile::tempdir().unwrap();
-    let world = world_file(dir.path(), WORLD);
-    let out = dir.path().join("run.mcap");
-    record_steps(&world, &out, 500);
+    let (_dir, out) = recorded(500);
     let rec = record::open(&out).unwrap();
     let range =
         "the recording holds sim times 0 s to 1 s (51 state samples): give a time in that range";
@@ -496,7 +495,7 @@ fn an_edited_override_file_is_not_read_by_the_replay() {
     let out = dir.path().join("run.mcap");
     // A glob that keeps nothing is named in the provenance with the run's topics.
     let topics = TopicFilter::parse("/scan,/nothing/*").unwrap();
-    record_with(&world, &out, 500, topics, Some(&o));
+    Setup { topics, override_file: Some(&o), ..Setup::new(&world, &out) }.steps(500);
     let rec = record::open(&out).unwrap();
     let meta: serde_json::Value = serde_json::from_str(&rec.provenance["record"]).unwrap();
     let unmatched = meta["unmatched_topic_globs"].as_array().unwrap();
@@ -578,7 +577,7 @@ fn a_compressed_file_and_appended_bytes_are_named_as_such() {
 
     let world = world_file(dir.path(), WORLD);
     let out = dir.path().join("run.mcap");
-    record_steps(&world, &out, 100);
+    Setup::new(&world, &out).steps(100);
     let mut bytes = std::fs::read(&out).unwrap();
     let end = bytes.len();
     bytes.extend(b"garbage appended\n");
@@ -602,10 +601,7 @@ fn a_compressed_file_and_appended_bytes_are_named_as_such() {
 
 #[test]
 fn a_recording_without_state_samples_or_naming_a_device_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let world = world_file(dir.path(), WORLD);
-    let out = dir.path().join("run.mcap");
-    record_steps(&world, &out, 100);
+    let (dir, out) = recorded(100);
     let rec = record::open(&out).unwrap();
 
     // The provenance alone, no messages: nothing to compare.
@@ -652,10 +648,7 @@ fn a_recording_without_state_samples_or_naming_a_device_is_refused() {
 
 #[test]
 fn a_sensor_device_resolves_to_its_one_sensor_and_a_robot_is_refused_naming_its_sensors() {
-    let dir = tempfile::tempdir().unwrap();
-    let world = world_file(dir.path(), WORLD);
-    let out = dir.path().join("run.mcap");
-    record_steps(&world, &out, 100);
+    let (_dir, out) = recorded(100);
     let rec = record::open(&out).unwrap();
     let (lidar, notes) = record::restore::rerun_sensor(&rec, 0.1, "robot.rplidar.lidar").unwrap();
     assert!(notes.is_empty(), "{notes:?}");

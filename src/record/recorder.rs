@@ -702,7 +702,7 @@ impl Observer for Recorder {
             let s = StateSample::capture(ctx, self.step);
             self.write(self.state_channel, s.time, &s.encode())?;
         }
-        self.sink.flush()
+        self.sink.end_step()
     }
 
     fn before_reset(
@@ -721,7 +721,7 @@ impl Observer for Recorder {
             "reset": reset.unwrap_or(json!("full"))});
         let data = serde_json::to_vec(&ev).map_err(|e| e.to_string())?;
         self.write(self.inbound_channel, ctx.sim_time(), &data)?;
-        self.sink.flush()
+        self.sink.end_step()
     }
 
     fn finish(&mut self, ctx: &mut SimContext) -> Result<(), String> {
