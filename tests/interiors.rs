@@ -78,6 +78,12 @@ fn hinge_deg(e: &Engine) -> f64 {
     e.ctx.data().qpos()[e.ctx.model().jnt_qposadr()[j] as usize].to_degrees()
 }
 
+/// The door's measured openness as the plugin computes it (hinge angle / max_angle 120 deg).
+fn openness(e: &Engine) -> f64 {
+    let j = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_JOINT, "door_1_hinge").unwrap();
+    e.ctx.data().qpos()[e.ctx.model().jnt_qposadr()[j] as usize] / 120f64.to_radians()
+}
+
 fn force_range(e: &Engine) -> [f64; 2] {
     let a = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "door_1_actuator").unwrap();
     e.ctx.model().actuator_forcerange()[a]
@@ -158,12 +164,18 @@ fn door_goals_are_preempted_canceled_and_refused_in_words() {
     let g1 = send_goal(&mut e, 1.0, 0.0);
     secs(&mut e, 0.2);
     let g2 = send_goal(&mut e, 0.2, 0.0);
+    let at = openness(&e);
     e.step().unwrap();
     let o1 = g1.outcome.try_recv().expect("the first goal ended");
     assert_eq!(
         (o1.status, o1.error_string.as_str()),
         (GoalStatus::Canceled, "preempted by a newer door goal")
     );
+    // a canceled goal's result is the door as it was, not zeros
+    let (pos, _, stalled, reached) = result(&o1);
+    eprintln!("preempted at openness {pos:.4}");
+    assert!(at > 0.01, "the door had started opening: {at}");
+    assert_eq!((pos, stalled, reached), (at, false, false));
     // a cmd preempts
     secs(&mut e, 0.2);
     let cmd = endpoint_in(&e, "door_1", "cmd");
@@ -178,12 +190,14 @@ fn door_goals_are_preempted_canceled_and_refused_in_words() {
     let g3 = send_goal(&mut e, 1.0, 0.0);
     secs(&mut e, 0.5);
     g3.cancel.store(true, Ordering::SeqCst);
+    let before = openness(&e);
     e.step().unwrap();
     let o3 = g3.outcome.try_recv().expect("canceled");
     assert_eq!(
         (o3.status, o3.error_string.as_str()),
         (GoalStatus::Canceled, "canceled by the caller; holding the measured angle")
     );
+    assert_eq!(result(&o3).0, before, "the result reports the openness it held");
     let at = hinge_deg(&e);
     secs(&mut e, 2.0);
     eprintln!("canceled at {at:.2} deg, 2 s later {:.2} deg", hinge_deg(&e));
@@ -195,9 +209,13 @@ fn door_goals_are_preempted_canceled_and_refused_in_words() {
         (0.5, -1.0, "command.max_effort = -1: must be a finite hinge torque >= 0 (N·m; 0 = the door's max_torque 30)"),
     ] {
         let g = send_goal(&mut e, pos, eff);
+        let before = openness(&e);
         e.step().unwrap();
         let o = g.outcome.try_recv().expect("refused at once");
         assert_eq!((o.status, o.error_string.as_str()), (GoalStatus::Aborted, want));
+        // a refused goal's result is the door as it is (held open by the canceled goal)
+        assert!(before > 0.1, "openness {before}");
+        assert_eq!(result(&o).0, before);
     }
 }
 
@@ -226,6 +244,34 @@ fn an_absent_door_is_hidden_holds_and_refuses_goals() {
     let (o, _) = run_goal(&mut e, &g, 10.0);
     assert_eq!(o.status, GoalStatus::Succeeded);
     assert!((hinge_deg(&e) - 30.0).abs() <= 1.2, "hinge {}", hinge_deg(&e));
+}
+
+#[test]
+fn a_door_deleted_while_a_goal_runs_aborts_it_and_holds() {
+    let mut e = engine(&door_world("", ""));
+    let g = send_goal(&mut e, 1.0, 10.0);
+    secs(&mut e, 1.5);
+    assert!(g.outcome.try_recv().is_err(), "still running");
+    assert_eq!(force_range(&e), [-10.0, 10.0]);
+    roqsim::engine::presence::set_present(&mut e.ctx, "door_1", false).unwrap();
+    let at = openness(&e);
+    e.step().unwrap();
+    let o = g.outcome.try_recv().expect("the goal ended when the door was deleted");
+    let (pos, _effort, stalled, reached) = result(&o);
+    eprintln!("deleted mid-goal: `{}`, result openness {pos:.4}", o.error_string);
+    assert_eq!(o.status, GoalStatus::Aborted);
+    assert_eq!(
+        o.error_string,
+        format!("door `door_1` was deleted (DeleteEntity) while the goal ran: aborted at openness {at:.3}; SpawnEntity it before commanding it again")
+    );
+    assert!(at > 0.05 && at < 0.95, "mid-swing: {at}");
+    assert_eq!((pos, stalled, reached), (at, false, false));
+    assert_eq!(force_range(&e), [-30.0, 30.0], "the goal's max_effort is released");
+    // spawned again, the door holds where it was instead of resuming the aborted goal
+    roqsim::engine::presence::set_present(&mut e.ctx, "door_1", true).unwrap();
+    secs(&mut e, 2.0);
+    eprintln!("respawned: openness {:.4} (was {at:.4})", openness(&e));
+    assert!((openness(&e) - at).abs() < 0.02, "held {at}, now {}", openness(&e));
 }
 
 #[test]
