@@ -41,6 +41,7 @@ pub fn resolve(reference: &str, base_dir: &Path) -> Result<PathBuf, String> {
     if !p.is_file() {
         return Err(format!("`{reference}`: no file `{}`", p.display()));
     }
+    crate::input_file::check_stl(&p, &format!("`{reference}`: the floorplan mesh"))?;
     Ok(p)
 }
 
