@@ -681,6 +681,96 @@ fn floor_and_wall_textures_load_tile_and_draw() {
     assert!(wpx[2] > 2 * wpx[0] && wpx[2] > 2 * wpx[1], "the wall is blue: {wpx:?}");
 }
 
+/// An 8×8 PNG whose left half (u < 0.5) is `left` and right half `right`.
+fn png_halves(dir: &std::path::Path, name: &str, left: [u8; 3], right: [u8; 3]) {
+    let (w, h) = (8u32, 8u32);
+    let f = std::fs::File::create(dir.join(name)).unwrap();
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(f), w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut wr = enc.write_header().unwrap();
+    let px: Vec<u8> = (0..w * h).flat_map(|i| if i % w < w / 2 { left } else { right }).collect();
+    wr.write_image_data(&px).unwrap();
+}
+
+/// A 4 m × 0.2 m × 2.5 m wall as an OBJ whose texture coordinates are metres / 4 on every face
+/// (u along x on the long faces and the top, along y on the ends; v along z, or y on the top).
+fn uv_wall_obj() -> String {
+    let faces: [[[f64; 3]; 4]; 6] = [
+        [[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [4.0, 0.0, 2.5], [0.0, 0.0, 2.5]], // front, -y
+        [[4.0, 0.2, 0.0], [0.0, 0.2, 0.0], [0.0, 0.2, 2.5], [4.0, 0.2, 2.5]], // back, +y
+        [[0.0, 0.2, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 2.5], [0.0, 0.2, 2.5]], // -x
+        [[4.0, 0.0, 0.0], [4.0, 0.2, 0.0], [4.0, 0.2, 2.5], [4.0, 0.0, 2.5]], // +x
+        [[0.0, 0.0, 2.5], [4.0, 0.0, 2.5], [4.0, 0.2, 2.5], [0.0, 0.2, 2.5]], // top
+        [[0.0, 0.0, 0.0], [0.0, 0.2, 0.0], [4.0, 0.2, 0.0], [4.0, 0.0, 0.0]], // bottom
+    ];
+    let mut o = String::new();
+    for (k, f) in faces.iter().enumerate() {
+        for v in f {
+            o.push_str(&format!("v {} {} {}\n", v[0], v[1], v[2]));
+            let (u, w) = match k {
+                0 | 1 => (v[0], v[2]),
+                2 | 3 => (v[1], v[2]),
+                _ => (v[0], v[1]),
+            };
+            o.push_str(&format!("vt {} {}\n", u / 4.0, w / 4.0));
+        }
+        let b = 4 * k + 1;
+        o.push_str(&format!(
+            "f {b}/{b} {}/{} {}/{} {}/{}\n",
+            b + 1,
+            b + 1,
+            b + 2,
+            b + 2,
+            b + 3,
+            b + 3
+        ));
+    }
+    o
+}
+
+/// A wall mesh with its own UVs (.obj) shows its PNG texture tiled every `physical_size` metres,
+/// drawn by the render service (MuJoCo's uniform tiling would smear a UV'd mesh's texture).
+#[test]
+fn a_uv_mapped_obj_wall_shows_its_texture_tiled_at_its_physical_size() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "wall.obj", &uv_wall_obj());
+    png_halves(dir.path(), "halves.png", [220, 30, 30], [30, 30, 220]);
+    let world = "components:\n  - floorplan: {mesh: wall.obj, wall: {texture: halves.png, physical_size: 2.0}}\n";
+    let mut e = engine_in(world, dir.path());
+    let m = e.ctx.model();
+    let mesh = m.name_to_id(MjtObjBase::mjOBJ_MESH, "floorplan_mesh").unwrap();
+    assert!(m.mesh_texcoordnum()[mesh] > 0, "the OBJ's texture coordinates reach the model");
+    let wm = m.name_to_id(MjtObjBase::mjOBJ_MATERIAL, "floorplan_wall_mat").unwrap();
+    // 4 m per UV unit, a 2 m tile: the UVs are repeated twice
+    assert_eq!(m.mat_texrepeat()[wm], [2.0, 2.0]);
+    assert!(!m.mat_texuniform()[wm], "a UV-mapped mesh keeps its own mapping");
+    let mut r = roqsim::render::RenderService::default();
+    let front = roqsim::render::RenderRequest::new(
+        roqsim::render::View::Free {
+            lookat: [2.0, 0.0, 1.25],
+            distance: 3.0,
+            azimuth: 90.0,
+            elevation: 0.0,
+        },
+        64,
+        32,
+    );
+    let f = r.render(e.ctx.data_mut(), &front).unwrap();
+    // fovy 45°: 38.6 px per unit at depth 1, so x = 0.5, 1.5, 2.5, 3.5 m at depth 3 are 12.9 px apart
+    let cols = [13, 26, 38, 51];
+    let px: Vec<[u8; 3]> = cols.iter().map(|&u| f.rgb_at(u, 16).unwrap()).collect();
+    eprintln!("wall pixels at x = 0.5, 1.5, 2.5, 3.5 m (either order): {px:?}");
+    let red = |c: &[u8; 3]| c[0] > 2 * c[2].max(c[1]);
+    let blue = |c: &[u8; 3]| c[2] > 2 * c[0].max(c[1]);
+    // two tiles of a red|blue texture over the 4 m wall: the colours alternate metre by metre
+    assert!(
+        (red(&px[0]) && blue(&px[1]) && red(&px[2]) && blue(&px[3]))
+            || (blue(&px[0]) && red(&px[1]) && blue(&px[2]) && red(&px[3])),
+        "{px:?}"
+    );
+}
+
 #[test]
 fn texture_refusals() {
     let dir = tempfile::tempdir().unwrap();
