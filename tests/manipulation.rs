@@ -762,6 +762,14 @@ fn gripper_results_of_ended_goals_report_the_measured_position() {
     assert_eq!(o3.status, GoalStatus::Aborted);
     assert!(before > 0.002, "{before}");
     assert_eq!(pos_of(&o3), (before, effort, false, false));
+    // a reset aborts a running goal, its result where the reset put the jaws
+    let g4 = send(&mut e, ep, Payload::Gripper(GripperGoal { position: 0.0425, max_effort: 0.0 }));
+    e.step_n(5).unwrap();
+    e.reset().unwrap();
+    let o4 = g4.outcome.try_recv().expect("aborted by the reset");
+    assert_eq!(o4.error_string, "the simulation was reset");
+    eprintln!("reset: {:?}, jaw now {}", pos_of(&o4), q(&e, "ur_left_finger_joint"));
+    assert_eq!(pos_of(&o4).0, q(&e, "ur_left_finger_joint"));
 }
 
 // ------------------------------------------------------------------------------------------

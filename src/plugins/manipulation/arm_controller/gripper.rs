@@ -7,7 +7,7 @@ use super::*;
 use crate::error::num;
 
 /// `o` with the gripper as it is now as its GripperCommand result.
-fn with_now(ctx: &SimContext, g: &Gripper, mut o: ActionOutcome) -> ActionOutcome {
+pub(super) fn with_now(ctx: &SimContext, g: &Gripper, mut o: ActionOutcome) -> ActionOutcome {
     let d = ctx.data();
     o.result = Some(Box::new(Payload::GripperResult {
         position: d.qpos()[g.joint.qpos],
