@@ -93,6 +93,39 @@ pub fn check_regular(path: &Path, what: &str, expect: Expect) -> Result<(), Stri
     }
 }
 
+/// Refuse an ASCII STL mesh before MuJoCo reads it: MuJoCo's STL reader takes binary STL only
+/// (it would fail with "number of faces should be between 1 and 200000 … perhaps this is an
+/// ASCII file?"). A `.stl` file (any case) whose first bytes are `solid` and whose size is not
+/// the binary layout's (84 + 50 × the triangle count at byte 80) is ASCII; anything else (a
+/// binary STL whose header starts with `solid`, a missing or unreadable file) passes, and MuJoCo
+/// says what it finds. `what` names the file's role as in [`check_regular`].
+pub fn check_stl(path: &Path, what: &str) -> Result<(), String> {
+    let is_stl =
+        path.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("stl"));
+    if !is_stl {
+        return Ok(());
+    }
+    let Ok(meta) = std::fs::metadata(path) else { return Ok(()) };
+    if !meta.is_file() {
+        return Ok(());
+    }
+    let Ok(f) = std::fs::File::open(path) else { return Ok(()) };
+    let mut head = Vec::with_capacity(84);
+    if f.take(84).read_to_end(&mut head).is_err() {
+        return Ok(());
+    }
+    let binary_size = (head.len() == 84)
+        .then(|| 84 + 50 * u64::from(u32::from_le_bytes([head[80], head[81], head[82], head[83]])));
+    let ascii = head.trim_ascii_start().starts_with(b"solid") && binary_size != Some(meta.len());
+    if !ascii {
+        return Ok(());
+    }
+    Err(format!(
+        "{what} `{}` is an ASCII STL file; MuJoCo reads binary STL only: convert it to binary STL (e.g. `admesh --write-binary-stl=OUT.stl IN.stl`, or export it as binary STL from MeshLab or Blender) or to OBJ, and name the converted file",
+        path.display()
+    ))
+}
+
 /// Open `path` for reading, refusing what [`check_regular`] refuses, without ever blocking: the
 /// open does not wait for a FIFO's writer, and the open file is checked again (it may have been
 /// replaced after the first look).

@@ -751,6 +751,83 @@ fn a_compile_error_names_the_entries_that_attached_model_files() {
     );
 }
 
+/// Class: an ASCII STL mesh (MuJoCo reads binary STL only) is refused before MuJoCo reads it,
+/// naming the file and the fix, wherever a mesh is named: an MJCF `<mesh>`, a URDF `<mesh>` and a
+/// floorplan's `mesh:`. A binary STL whose 80-byte header starts with `solid` still loads.
+#[test]
+fn an_ascii_stl_mesh_is_refused_naming_the_file_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // a tetrahedron, as ASCII STL
+    let v = [[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]];
+    let faces = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+    let mut ascii = String::from("solid tet\n");
+    for f in faces {
+        ascii.push_str(" facet normal 0 0 0\n  outer loop\n");
+        for i in f {
+            let p = v[i];
+            ascii.push_str(&format!("   vertex {} {} {}\n", p[0], p[1], p[2]));
+        }
+        ascii.push_str("  endloop\n endfacet\n");
+    }
+    ascii.push_str("endsolid tet\n");
+    std::fs::write(d.join("tet.stl"), &ascii).unwrap();
+    // the same tetrahedron as binary STL, its header starting with `solid` as some exporters write
+    let mut bin = b"solid exported as binary".to_vec();
+    bin.resize(80, b' ');
+    bin.extend_from_slice(&(faces.len() as u32).to_le_bytes());
+    for f in faces {
+        bin.extend_from_slice(&[0u8; 12]);
+        for i in f {
+            for c in v[i] {
+                bin.extend_from_slice(&(c as f32).to_le_bytes());
+            }
+        }
+        bin.extend_from_slice(&[0u8; 2]);
+    }
+    std::fs::write(d.join("tet_bin.stl"), &bin).unwrap();
+    let mjcf = |mesh: &str| {
+        format!(
+            r#"<mujoco><asset><mesh name="tet" file="{mesh}"/></asset><worldbody><body name="b"><geom type="mesh" mesh="tet"/></body></worldbody></mujoco>"#
+        )
+    };
+    std::fs::write(d.join("ascii.xml"), mjcf("tet.stl")).unwrap();
+    std::fs::write(d.join("binary.xml"), mjcf("tet_bin.stl")).unwrap();
+    // plain MuJoCo 3.17 cannot read the ASCII file (so the refusal is not a limit of ours)
+    let out = Command::new(common::venv_python())
+        .args(["-c", "import mujoco, sys; mujoco.MjModel.from_xml_path(sys.argv[1])"])
+        .arg(d.join("ascii.xml"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("perhaps this is an ASCII file?"), "{err}");
+    let fix = "is an ASCII STL file; MuJoCo reads binary STL only: convert it to binary STL (e.g. `admesh --write-binary-stl=OUT.stl IN.stl`, or export it as binary STL from MeshLab or Blender) or to OBJ, and name the converted file";
+    let stl = d.join("tet.stl").display().to_string();
+    let r = common::refusal_in(
+        "components:\n  - spawn_model: {model: ascii.xml}\n    name: thing\n",
+        d,
+    );
+    assert_has(
+        &r,
+        &[&format!(
+            "<mesh file=\"tet.stl\"> in `{}` names `{stl}` {fix}",
+            d.join("ascii.xml").display()
+        )],
+    );
+    let urdf = r#"<robot name="r"><link name="base"><visual><geometry><mesh filename="tet.stl"/></geometry></visual></link></robot>"#;
+    std::fs::write(d.join("r.urdf"), urdf).unwrap();
+    let r = common::refusal_in("components:\n  - spawn_model: {model: r.urdf}\n    name: r\n", d);
+    assert_has(&r, &[&format!("mesh `tet.stl`: `{stl}` {fix}")]);
+    let r = common::refusal_in("components:\n  - floorplan: {mesh: tet.stl}\n", d);
+    assert_has(&r, &[&format!("mesh: `tet.stl`: the floorplan mesh `{stl}` {fix}")]);
+    // the binary file with a `solid` header loads
+    let e = engine(&format!(
+        "components:\n  - spawn_model: {{model: {}}}\n    name: thing\n",
+        d.join("binary.xml").display()
+    ));
+    assert_eq!(e.ctx.model().ffi().nmesh, 1);
+}
+
 /// Class: the components cap holds across `extends:` (a 1500-entry parent and a 600-entry child).
 #[test]
 fn the_components_cap_holds_across_extends() {

@@ -78,6 +78,12 @@ fn hinge_deg(e: &Engine) -> f64 {
     e.ctx.data().qpos()[e.ctx.model().jnt_qposadr()[j] as usize].to_degrees()
 }
 
+/// The door's measured openness as the plugin computes it (hinge angle / max_angle 120 deg).
+fn openness(e: &Engine) -> f64 {
+    let j = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_JOINT, "door_1_hinge").unwrap();
+    e.ctx.data().qpos()[e.ctx.model().jnt_qposadr()[j] as usize] / 120f64.to_radians()
+}
+
 fn force_range(e: &Engine) -> [f64; 2] {
     let a = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "door_1_actuator").unwrap();
     e.ctx.model().actuator_forcerange()[a]
@@ -158,12 +164,18 @@ fn door_goals_are_preempted_canceled_and_refused_in_words() {
     let g1 = send_goal(&mut e, 1.0, 0.0);
     secs(&mut e, 0.2);
     let g2 = send_goal(&mut e, 0.2, 0.0);
+    let at = openness(&e);
     e.step().unwrap();
     let o1 = g1.outcome.try_recv().expect("the first goal ended");
     assert_eq!(
         (o1.status, o1.error_string.as_str()),
         (GoalStatus::Canceled, "preempted by a newer door goal")
     );
+    // a canceled goal's result is the door as it was, not zeros
+    let (pos, _, stalled, reached) = result(&o1);
+    eprintln!("preempted at openness {pos:.4}");
+    assert!(at > 0.01, "the door had started opening: {at}");
+    assert_eq!((pos, stalled, reached), (at, false, false));
     // a cmd preempts
     secs(&mut e, 0.2);
     let cmd = endpoint_in(&e, "door_1", "cmd");
@@ -178,12 +190,14 @@ fn door_goals_are_preempted_canceled_and_refused_in_words() {
     let g3 = send_goal(&mut e, 1.0, 0.0);
     secs(&mut e, 0.5);
     g3.cancel.store(true, Ordering::SeqCst);
+    let before = openness(&e);
     e.step().unwrap();
     let o3 = g3.outcome.try_recv().expect("canceled");
     assert_eq!(
         (o3.status, o3.error_string.as_str()),
         (GoalStatus::Canceled, "canceled by the caller; holding the measured angle")
     );
+    assert_eq!(result(&o3).0, before, "the result reports the openness it held");
     let at = hinge_deg(&e);
     secs(&mut e, 2.0);
     eprintln!("canceled at {at:.2} deg, 2 s later {:.2} deg", hinge_deg(&e));
@@ -195,9 +209,13 @@ fn door_goals_are_preempted_canceled_and_refused_in_words() {
         (0.5, -1.0, "command.max_effort = -1: must be a finite hinge torque >= 0 (N·m; 0 = the door's max_torque 30)"),
     ] {
         let g = send_goal(&mut e, pos, eff);
+        let before = openness(&e);
         e.step().unwrap();
         let o = g.outcome.try_recv().expect("refused at once");
         assert_eq!((o.status, o.error_string.as_str()), (GoalStatus::Aborted, want));
+        // a refused goal's result is the door as it is (held open by the canceled goal)
+        assert!(before > 0.1, "openness {before}");
+        assert_eq!(result(&o).0, before);
     }
 }
 
@@ -226,6 +244,34 @@ fn an_absent_door_is_hidden_holds_and_refuses_goals() {
     let (o, _) = run_goal(&mut e, &g, 10.0);
     assert_eq!(o.status, GoalStatus::Succeeded);
     assert!((hinge_deg(&e) - 30.0).abs() <= 1.2, "hinge {}", hinge_deg(&e));
+}
+
+#[test]
+fn a_door_deleted_while_a_goal_runs_aborts_it_and_holds() {
+    let mut e = engine(&door_world("", ""));
+    let g = send_goal(&mut e, 1.0, 10.0);
+    secs(&mut e, 1.5);
+    assert!(g.outcome.try_recv().is_err(), "still running");
+    assert_eq!(force_range(&e), [-10.0, 10.0]);
+    roqsim::engine::presence::set_present(&mut e.ctx, "door_1", false).unwrap();
+    let at = openness(&e);
+    e.step().unwrap();
+    let o = g.outcome.try_recv().expect("the goal ended when the door was deleted");
+    let (pos, _effort, stalled, reached) = result(&o);
+    eprintln!("deleted mid-goal: `{}`, result openness {pos:.4}", o.error_string);
+    assert_eq!(o.status, GoalStatus::Aborted);
+    assert_eq!(
+        o.error_string,
+        format!("door `door_1` was deleted (DeleteEntity) while the goal ran: aborted at openness {at:.3}; SpawnEntity it before commanding it again")
+    );
+    assert!(at > 0.05 && at < 0.95, "mid-swing: {at}");
+    assert_eq!((pos, stalled, reached), (at, false, false));
+    assert_eq!(force_range(&e), [-30.0, 30.0], "the goal's max_effort is released");
+    // spawned again, the door holds where it was instead of resuming the aborted goal
+    roqsim::engine::presence::set_present(&mut e.ctx, "door_1", true).unwrap();
+    secs(&mut e, 2.0);
+    eprintln!("respawned: openness {:.4} (was {at:.4})", openness(&e));
+    assert!((openness(&e) - at).abs() < 0.02, "held {at}, now {}", openness(&e));
 }
 
 #[test]
@@ -633,6 +679,96 @@ fn floor_and_wall_textures_load_tile_and_draw() {
     eprintln!("floor pixel {c:?}, wall pixel {wpx:?}");
     assert!(c[1] > 2 * c[0] && c[1] > 2 * c[2], "the floor is green: {c:?}");
     assert!(wpx[2] > 2 * wpx[0] && wpx[2] > 2 * wpx[1], "the wall is blue: {wpx:?}");
+}
+
+/// An 8×8 PNG whose left half (u < 0.5) is `left` and right half `right`.
+fn png_halves(dir: &std::path::Path, name: &str, left: [u8; 3], right: [u8; 3]) {
+    let (w, h) = (8u32, 8u32);
+    let f = std::fs::File::create(dir.join(name)).unwrap();
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(f), w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut wr = enc.write_header().unwrap();
+    let px: Vec<u8> = (0..w * h).flat_map(|i| if i % w < w / 2 { left } else { right }).collect();
+    wr.write_image_data(&px).unwrap();
+}
+
+/// A 4 m × 0.2 m × 2.5 m wall as an OBJ whose texture coordinates are metres / 4 on every face
+/// (u along x on the long faces and the top, along y on the ends; v along z, or y on the top).
+fn uv_wall_obj() -> String {
+    let faces: [[[f64; 3]; 4]; 6] = [
+        [[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [4.0, 0.0, 2.5], [0.0, 0.0, 2.5]], // front, -y
+        [[4.0, 0.2, 0.0], [0.0, 0.2, 0.0], [0.0, 0.2, 2.5], [4.0, 0.2, 2.5]], // back, +y
+        [[0.0, 0.2, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 2.5], [0.0, 0.2, 2.5]], // -x
+        [[4.0, 0.0, 0.0], [4.0, 0.2, 0.0], [4.0, 0.2, 2.5], [4.0, 0.0, 2.5]], // +x
+        [[0.0, 0.0, 2.5], [4.0, 0.0, 2.5], [4.0, 0.2, 2.5], [0.0, 0.2, 2.5]], // top
+        [[0.0, 0.0, 0.0], [0.0, 0.2, 0.0], [4.0, 0.2, 0.0], [4.0, 0.0, 0.0]], // bottom
+    ];
+    let mut o = String::new();
+    for (k, f) in faces.iter().enumerate() {
+        for v in f {
+            o.push_str(&format!("v {} {} {}\n", v[0], v[1], v[2]));
+            let (u, w) = match k {
+                0 | 1 => (v[0], v[2]),
+                2 | 3 => (v[1], v[2]),
+                _ => (v[0], v[1]),
+            };
+            o.push_str(&format!("vt {} {}\n", u / 4.0, w / 4.0));
+        }
+        let b = 4 * k + 1;
+        o.push_str(&format!(
+            "f {b}/{b} {}/{} {}/{} {}/{}\n",
+            b + 1,
+            b + 1,
+            b + 2,
+            b + 2,
+            b + 3,
+            b + 3
+        ));
+    }
+    o
+}
+
+/// A wall mesh with its own UVs (.obj) shows its PNG texture tiled every `physical_size` metres,
+/// drawn by the render service (MuJoCo's uniform tiling would smear a UV'd mesh's texture).
+#[test]
+fn a_uv_mapped_obj_wall_shows_its_texture_tiled_at_its_physical_size() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "wall.obj", &uv_wall_obj());
+    png_halves(dir.path(), "halves.png", [220, 30, 30], [30, 30, 220]);
+    let world = "components:\n  - floorplan: {mesh: wall.obj, wall: {texture: halves.png, physical_size: 2.0}}\n";
+    let mut e = engine_in(world, dir.path());
+    let m = e.ctx.model();
+    let mesh = m.name_to_id(MjtObjBase::mjOBJ_MESH, "floorplan_mesh").unwrap();
+    assert!(m.mesh_texcoordnum()[mesh] > 0, "the OBJ's texture coordinates reach the model");
+    let wm = m.name_to_id(MjtObjBase::mjOBJ_MATERIAL, "floorplan_wall_mat").unwrap();
+    // 4 m per UV unit, a 2 m tile: the UVs are repeated twice
+    assert_eq!(m.mat_texrepeat()[wm], [2.0, 2.0]);
+    assert!(!m.mat_texuniform()[wm], "a UV-mapped mesh keeps its own mapping");
+    let mut r = roqsim::render::RenderService::default();
+    let front = roqsim::render::RenderRequest::new(
+        roqsim::render::View::Free {
+            lookat: [2.0, 0.0, 1.25],
+            distance: 3.0,
+            azimuth: 90.0,
+            elevation: 0.0,
+        },
+        64,
+        32,
+    );
+    let f = r.render(e.ctx.data_mut(), &front).unwrap();
+    // fovy 45°: 38.6 px per unit at depth 1, so x = 0.5, 1.5, 2.5, 3.5 m at depth 3 are 12.9 px apart
+    let cols = [13, 26, 38, 51];
+    let px: Vec<[u8; 3]> = cols.iter().map(|&u| f.rgb_at(u, 16).unwrap()).collect();
+    eprintln!("wall pixels at x = 0.5, 1.5, 2.5, 3.5 m (either order): {px:?}");
+    let red = |c: &[u8; 3]| c[0] > 2 * c[2].max(c[1]);
+    let blue = |c: &[u8; 3]| c[2] > 2 * c[0].max(c[1]);
+    // two tiles of a red|blue texture over the 4 m wall: the colours alternate metre by metre
+    assert!(
+        (red(&px[0]) && blue(&px[1]) && red(&px[2]) && blue(&px[3]))
+            || (blue(&px[0]) && red(&px[1]) && blue(&px[2]) && red(&px[3])),
+        "{px:?}"
+    );
 }
 
 #[test]

@@ -723,6 +723,55 @@ fn gripper_goals_with_bad_numbers_are_aborted_and_move_nothing() {
     assert!((q(&e, "ur_left_finger_joint") - jaw).abs() < 1e-3, "a refused goal moved the jaw");
 }
 
+/// A preempted, canceled or refused gripper goal reports where the jaws are (and their effort) in
+/// its result, not zeros.
+#[test]
+fn gripper_results_of_ended_goals_report_the_measured_position() {
+    let mut e = engine(&world_file("ur_pick.yaml"));
+    e.step_n(50).unwrap();
+    let r = e.ctx.blackboard.get::<GripperReader>("gripper:ur").unwrap().clone();
+    let ep = endpoint(&e, "gripper_cmd");
+    let pos_of = |o: &ActionOutcome| match o.result.as_deref() {
+        Some(Payload::GripperResult { position, effort, stalled, reached_goal }) => {
+            (*position, *effort, *stalled, *reached_goal)
+        }
+        other => panic!("no gripper result: {other:?}"),
+    };
+    let g1 = send(&mut e, ep, Payload::Gripper(GripperGoal { position: 0.0425, max_effort: 0.0 }));
+    e.step_n(60).unwrap();
+    let g2 = send(&mut e, ep, Payload::Gripper(GripperGoal { position: 0.0425, max_effort: 0.0 }));
+    let (before, effort) = (r.read().0, r.effort());
+    e.step().unwrap();
+    let o1 = g1.outcome.try_recv().expect("preempted");
+    assert_eq!(o1.error_string, "preempted by a newer gripper goal");
+    eprintln!("preempted at {before:.5} (effort {effort:.4}): {:?}", pos_of(&o1));
+    assert!(before > 0.002, "the jaws had started closing: {before}");
+    assert_eq!(pos_of(&o1), (before, effort, false, false));
+    e.step_n(5).unwrap();
+    g2.cancel.store(true, Ordering::SeqCst);
+    let (before, effort) = (r.read().0, r.effort());
+    e.step().unwrap();
+    let o2 = g2.outcome.try_recv().expect("canceled");
+    assert_eq!(o2.status, GoalStatus::Canceled);
+    assert_eq!(pos_of(&o2), (before, effort, false, false));
+    let g3 =
+        send(&mut e, ep, Payload::Gripper(GripperGoal { position: f64::NAN, max_effort: 0.0 }));
+    let (before, effort) = (r.read().0, r.effort());
+    e.step().unwrap();
+    let o3 = g3.outcome.try_recv().expect("refused");
+    assert_eq!(o3.status, GoalStatus::Aborted);
+    assert!(before > 0.002, "{before}");
+    assert_eq!(pos_of(&o3), (before, effort, false, false));
+    // a reset aborts a running goal, its result where the reset put the jaws
+    let g4 = send(&mut e, ep, Payload::Gripper(GripperGoal { position: 0.0425, max_effort: 0.0 }));
+    e.step_n(5).unwrap();
+    e.reset().unwrap();
+    let o4 = g4.outcome.try_recv().expect("aborted by the reset");
+    assert_eq!(o4.error_string, "the simulation was reset");
+    eprintln!("reset: {:?}, jaw now {}", pos_of(&o4), q(&e, "ur_left_finger_joint"));
+    assert_eq!(pos_of(&o4).0, q(&e, "ur_left_finger_joint"));
+}
+
 // ------------------------------------------------------------------------------------------
 // controller registry
 // ------------------------------------------------------------------------------------------

@@ -616,6 +616,85 @@ fn populations_and_cylinders() {
 }
 
 #[test]
+fn a_populations_present_is_each_instances_default_and_its_own_wins() {
+    let mut e = engine(&format!(
+        "{SIM}components:
+  - boxes:
+      present: false
+      instances:
+        - {{pose: {{position: {{x: 0.0, z: 1.0}}}}, size: [0.2, 0.2, 0.2], motion: physics}}
+        - {{pose: {{position: {{x: 2.0, z: 1.0}}}}, size: [0.2, 0.2, 0.2], motion: physics, present: true}}
+    name: crates
+  - cylinders: {{present: false, instances: [{{pose: {{position: {{y: 2.0}}}}, radius: 0.05, height: 1.0}}]}}
+    name: posts
+"
+    ));
+    let present: Vec<(String, bool, bool)> = e
+        .ctx
+        .entities
+        .all()
+        .iter()
+        .map(|x| (x.name.clone(), x.present, x.declared_present))
+        .collect();
+    assert_eq!(
+        present,
+        [
+            ("crates_0".to_string(), false, false),
+            ("crates_1".to_string(), true, true),
+            ("posts_0".to_string(), false, false)
+        ]
+    );
+    let geom = |e: &Engine, name: &str| {
+        let m = e.ctx.model();
+        let g = m.name_to_id(MjtObjBase::mjOBJ_GEOM, name).unwrap();
+        (m.geom_group()[g], m.geom_contype()[g], m.geom_conaffinity()[g])
+    };
+    let absent = (roqsim::engine::presence::ABSENT_GEOM_GROUP as i32, 0, 0);
+    assert_eq!(geom(&e, "crates_0"), absent);
+    assert_eq!(geom(&e, "posts_0"), absent);
+    assert_eq!(geom(&e, "crates_1"), (0, 1, 1));
+    let ray_down = |e: &mut Engine, x: f64, y: f64| {
+        let mut r = RayBatch::new(1);
+        r.dirs_mut().copy_from_slice(&[0.0, 0.0, -1.0]);
+        r.cast(e.ctx.data_mut(), [x, y, 3.0], None, None, true, 10.0);
+        r.dist()[0]
+    };
+    e.step_n(500).unwrap();
+    // the absent crate hangs frozen at z 1.0 with no contact; the present one fell to the floor
+    assert_eq!(body_pose(&e, "crates_0").0, [0.0, 0.0, 1.0]);
+    assert!((body_pose(&e, "crates_1").0[2] - 0.1).abs() < 2e-3, "{:?}", body_pose(&e, "crates_1"));
+    assert_eq!(ray_down(&mut e, 0.0, 0.0), 3.0, "rays pass the absent crate");
+    assert_eq!(ray_down(&mut e, 0.0, 2.0), 3.0, "rays pass the absent post");
+    let d = e.ctx.data();
+    let m = e.ctx.model();
+    let absent_geoms =
+        ["crates_0", "posts_0"].map(|n| m.name_to_id(MjtObjBase::mjOBJ_GEOM, n).unwrap() as i32);
+    let touching = d
+        .contact()
+        .iter()
+        .filter(|c| absent_geoms.contains(&c.geom[0]) || absent_geoms.contains(&c.geom[1]))
+        .count();
+    assert_eq!(touching, 0, "no contact involves an absent instance");
+    // SpawnEntity-style presence still toggles one instance
+    roqsim::engine::presence::set_present(&mut e.ctx, "crates_0", true).unwrap();
+    assert_eq!(geom(&e, "crates_0"), (0, 1, 1));
+    e.step_n(500).unwrap();
+    assert!((body_pose(&e, "crates_0").0[2] - 0.1).abs() < 2e-3, "{:?}", body_pose(&e, "crates_0"));
+    let x0 = body_pose(&e, "crates_0").0[0];
+    assert!((ray_down(&mut e, x0, 0.0) - 2.8).abs() < 2e-3);
+    roqsim::engine::presence::set_present(&mut e.ctx, "crates_1", false).unwrap();
+    assert_eq!(geom(&e, "crates_1"), absent);
+    // a reset re-applies each instance's declared presence
+    e.reset().unwrap();
+    assert_eq!(geom(&e, "crates_0"), absent);
+    assert_eq!(geom(&e, "crates_1"), (0, 1, 1));
+    let r = refusal(&format!(
+        "{SIM}components:\n  - boxes: {{present: maybe, instances: [{{pose: {{}}, size: [1, 1, 1]}}]}}\n"
+    ));
+    assert_contains(&r, "components.boxes.present: ");
+}
+
+#[test]
 fn prop_refusals() {
     let msg = refusal(&format!(
         "{SIM}components:

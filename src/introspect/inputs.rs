@@ -103,7 +103,8 @@ pub fn mjcf_files(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) {
 
 /// Refuse an MJCF (or URDF) that is, or names, a file MuJoCo could not read without blocking or
 /// swelling — a FIFO, a device, a folder ([`crate::input_file`]): MuJoCo opens its includes,
-/// meshes and textures itself, and a FIFO among them would hang the load. The refusal names the
+/// meshes and textures itself, and a FIFO among them would hang the load. An ASCII STL mesh is
+/// refused too ([`crate::input_file::check_stl`]: MuJoCo reads binary STL only). The refusal names the
 /// element, the file and the model that names it.
 pub fn check_mjcf_files(path: &Path, extra_dirs: &[PathBuf]) -> Result<(), String> {
     crate::input_file::check_regular(path, "model", crate::input_file::MODEL)?;
@@ -204,7 +205,11 @@ fn mjcf_walk(path: &Path, extra_dirs: &[PathBuf], out: &mut Vec<PathBuf>) -> Vec
                 } else {
                     let asset =
                         Expect { file: "a mesh, texture or height field file", cap: u64::MAX };
-                    match check_regular(&p, &what, asset) {
+                    let stl = |()| match which {
+                        "mesh" => crate::input_file::check_stl(&p, &what),
+                        _ => Ok(()),
+                    };
+                    match check_regular(&p, &what, asset).and_then(stl) {
                         Ok(()) => out.push(p),
                         Err(m) => refused.push(m),
                     }

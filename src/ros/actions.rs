@@ -98,7 +98,7 @@ pub fn fjt_result(o: &ActionOutcome) -> Fjt::Result {
     Fjt::Result { error_code: o.error_code, error_string: o.error_string.clone() }
 }
 
-/// GripperCommand feedback from a GripperResult-shaped sample (the gripper sends none today).
+/// GripperCommand feedback from a GripperResult-shaped sample (the door sends it; the gripper none).
 pub fn gripper_feedback(p: &Payload, _t: f64) -> Option<Grip::Feedback> {
     let Payload::GripperResult { position, effort, stalled, reached_goal } = p else { return None };
     Some(Grip::Feedback {
@@ -109,8 +109,8 @@ pub fn gripper_feedback(p: &Payload, _t: f64) -> Option<Grip::Feedback> {
     })
 }
 
-/// The GripperCommand result of an outcome: the producer's GripperResult (zeros when it sent
-/// none, e.g. a refused goal).
+/// The GripperCommand result of an outcome: the producer's GripperResult (every outcome of the
+/// gripper and the door carries one, refused and canceled goals too; zeros only if one did not).
 pub fn gripper_result(o: &ActionOutcome) -> Grip::Result {
     match o.result.as_deref() {
         Some(Payload::GripperResult { position, effort, stalled, reached_goal }) => Grip::Result {

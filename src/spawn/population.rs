@@ -1,6 +1,7 @@
 //! A population plugin's shared parts (`boxes`, `cylinders`): the `instances:` list parsed into
 //! typed configs with every problem named by its path (`instances[2].size`), and the plugin that
-//! builds the resolved props.
+//! builds the resolved props. A `present:` beside `instances:` is forwarded to every instance that
+//! states none (an instance's own `present:` wins).
 
 use mujoco_rs::prelude::*;
 use schemars::JsonSchema;
@@ -20,6 +21,10 @@ pub struct PopulationConfig {
     /// `name:` for its entity (default `<address>_<i>`). REQUIRED, at least one.
     #[schemars(with = "Vec<serde_json::Value>")]
     pub instances: Vec<Value>,
+    /// false: every instance is compiled in but absent until spawned (true: all present). An
+    /// instance's own `present:` wins over this. Default: each instance's own (true).
+    #[serde(default)]
+    pub present: Option<bool>,
 }
 
 /// Parse `instances:` into typed configs, every problem named by its path
@@ -44,6 +49,10 @@ pub fn parse_instances<C: DeserializeOwned + ValidateConfig>(
             continue;
         };
         let mut m = m.clone();
+        if let Some(p) = pop.present {
+            // The population's `present:` is each instance's default; its own wins.
+            m.entry(Value::from("present")).or_insert(Value::Bool(p));
+        }
         let name = match m.remove("name") {
             None => format!("{address}_{i}"),
             Some(Value::String(s)) if !s.is_empty() && !s.contains('.') => s,

@@ -397,6 +397,7 @@ pub fn resolve_mesh(filename: &str, dirs: &[PathBuf]) -> Result<PathBuf, String>
     // MuJoCo opens the mesh itself: a FIFO or a device would hang or swell it.
     let mesh = crate::input_file::Expect { file: "a mesh file (STL, OBJ)", cap: u64::MAX };
     crate::input_file::check_regular(&found, &format!("mesh `{filename}`:"), mesh)?;
+    crate::input_file::check_stl(&found, &format!("mesh `{filename}`:"))?;
     Ok(found)
 }
 

@@ -50,9 +50,11 @@ def test_door_gripper_command(roqsim, ros):
     assert fb and all(0.0 <= f.position <= 0.5 + 0.01 for f in fb), [f.position for f in fb]
     ros.spin_until(lambda: state and abs(state[-1].data - 0.5) < 0.02, 10, "/lobby/state near 0.5")
 
-    # outside 0..1: aborted at once, nothing moved
+    # outside 0..1: aborted at once, nothing moved; the result reports the door where it is
     status, r = run_goal(ros, lobby, 1.5)
+    print(f"refused: status {status}, position {r.position:.4f}")
     assert status == ABORTED and not r.reached_goal
+    assert r.position == pytest.approx(0.5, abs=0.02), "a refused goal's result is the measured openness, not 0"
 
     # a crate in the swing path: the door backs off and the goal aborts stalled
     status, r = run_goal(ros, garage, 1.0, max_effort=12.0)

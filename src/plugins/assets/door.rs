@@ -36,11 +36,13 @@
 //! obstruction (ros2_controllers' gripper action controller without `allow_stalling`); feedback
 //! (position = openness, effort = hinge torque) at the `state` rate. A newer goal or a `cmd`
 //! preempts a running goal (CANCELED); a cancel holds the measured angle. A position outside 0..1
-//! or a negative/non-finite max_effort is aborted naming the field.
+//! or a negative/non-finite max_effort is aborted naming the field. Every result — succeeded,
+//! aborted, canceled or refused — carries the measured openness and hinge torque of that step.
 //!
 //! Presence (`present: false`, DeleteEntity): the casing and leaf are hidden and contact-free (the
 //! engine's presence); the leaf holds its measured angle, a `cmd` is ignored with a warning and a
-//! goal is aborted until SpawnEntity. Blackboard `door:<address>` holds a [`DoorHandle`].
+//! goal is aborted until SpawnEntity. A goal running when the door is deleted is aborted at the
+//! next step (and its target dropped: a later SpawnEntity holds the measured angle). Blackboard `door:<address>` holds a [`DoorHandle`].
 //! Registers an entity (kind Door) on the casing body, named by the entry's address. Names:
 //! `<prefix><stem>` (casing body), `<stem>_leaf`, `<stem>_hinge`, `<stem>_actuator`, `<stem>` =
 //! the address with dots as `_`.
@@ -612,13 +614,14 @@ impl Plugin for Door {
         self.hold = None;
         self.stall_time = 0.0;
         self.warned_absent = false;
-        self.finish(GoalStatus::Aborted, "the simulation was reset".into(), None);
         self.set_torque(ctx, self.cfg.max_torque);
         let q0 = self.cfg.open * self.max_rad;
         let (qa, act) = (self.qpos, self.act);
         let d = ctx.data_mut();
         d.qpos_mut()[qa] = q0;
         d.ctrl_mut()[act] = q0;
+        let now = self.now(ctx, false, false);
+        self.finish(GoalStatus::Aborted, "the simulation was reset".into(), now);
         Ok(())
     }
 
@@ -636,10 +639,11 @@ impl Plugin for Door {
                 Some(Payload::Float64(f)) if f.is_finite() && !present => {}
                 Some(Payload::Float64(f)) if f.is_finite() => {
                     self.state.borrow_mut().request = Some(f.clamp(0.0, 1.0));
+                    let now = self.now(ctx, false, false);
                     self.finish(
                         GoalStatus::Canceled,
                         "preempted by a command on `cmd`".into(),
-                        None,
+                        now,
                     );
                     self.set_torque(ctx, self.cfg.max_torque);
                 }
@@ -662,16 +666,31 @@ impl Plugin for Door {
             let q = ctx.data().qpos()[self.qpos];
             self.state.borrow_mut().target = (q / self.max_rad).clamp(0.0, 1.0);
             self.hold = None;
+            let now = self.now(ctx, false, false);
             self.finish(
                 GoalStatus::Canceled,
                 "canceled by the caller; holding the measured angle".into(),
-                None,
+                now,
             );
         }
         if !present {
             // absent: frozen by the engine's presence; hold the measured angle, no stall watch
             let q = ctx.data().qpos()[self.qpos];
             self.stall_time = 0.0;
+            if self.goal.is_some() {
+                // Deleted while a goal ran: end it, and forget its target so a later SpawnEntity
+                // does not resume an aborted goal.
+                self.state.borrow_mut().target = (q / self.max_rad).clamp(0.0, 1.0);
+                self.hold = None;
+                self.set_torque(ctx, self.cfg.max_torque);
+                let now = self.now(ctx, false, false);
+                let msg = format!(
+                    "door `{}` was deleted (DeleteEntity) while the goal ran: aborted at openness {:.3}; SpawnEntity it before commanding it again",
+                    self.address,
+                    q / self.max_rad
+                );
+                self.finish(GoalStatus::Aborted, msg, now);
+            }
             if !ctx.run.manual_control {
                 ctx.data_mut().ctrl_mut()[self.act] = q;
             }
@@ -751,12 +770,12 @@ impl Plugin for Door {
                     (g.target - openness).abs(),
                     g.target
                 );
-                self.finish(GoalStatus::Aborted, msg, Some(result(true, false)));
+                self.finish(GoalStatus::Aborted, msg, result(true, false));
             } else if (openness - g.target).abs() <= GOAL_TOLERANCE {
                 self.finish(
                     GoalStatus::Succeeded,
                     "reached the goal openness".into(),
-                    Some(result(false, true)),
+                    result(false, true),
                 );
             } else if due {
                 let _ = g.call.feedback.send(result(false, false));
@@ -767,10 +786,21 @@ impl Plugin for Door {
 }
 
 impl Door {
-    /// End the running goal, if any, with `status`.
-    fn finish(&mut self, status: GoalStatus, msg: String, result: Option<Payload>) {
+    /// End the running goal, if any, with `status` and `result` (the door as it is).
+    fn finish(&mut self, status: GoalStatus, msg: String, result: Payload) {
         if let Some(g) = self.goal.take() {
-            let _ = g.call.outcome.send(outcome(status, msg, result));
+            let _ = g.call.outcome.send(outcome(status, msg, Some(result)));
+        }
+    }
+
+    /// A GripperCommand result of the door as it is now: the measured openness and hinge torque.
+    fn now(&self, ctx: &SimContext, stalled: bool, reached_goal: bool) -> Payload {
+        let d = ctx.data();
+        Payload::GripperResult {
+            position: d.qpos()[self.qpos] / self.max_rad,
+            effort: d.actuator_force()[self.act],
+            stalled,
+            reached_goal,
         }
     }
 
@@ -784,8 +814,10 @@ impl Door {
 
     /// Check a GripperCommand goal and make it the running one (preempting the last).
     fn take_goal(&mut self, ctx: &mut SimContext, call: ActionCall, present: bool) {
+        // A refused goal's result still reports the door as it is.
+        let now = self.now(ctx, self.state.borrow().stalled, false);
         let refuse = |call: ActionCall, msg: String| {
-            let _ = call.outcome.send(outcome(GoalStatus::Aborted, msg, None));
+            let _ = call.outcome.send(outcome(GoalStatus::Aborted, msg, Some(now)));
         };
         let Payload::Gripper(GripperGoal { position, max_effort }) = *call.goal.as_ref() else {
             let kind = call.goal.kind();
@@ -823,7 +855,8 @@ impl Door {
                 ),
             );
         }
-        self.finish(GoalStatus::Canceled, "preempted by a newer door goal".into(), None);
+        let now = self.now(ctx, false, false);
+        self.finish(GoalStatus::Canceled, "preempted by a newer door goal".into(), now);
         let limit = if max_effort > 0.0 {
             max_effort.min(self.cfg.max_torque)
         } else {

@@ -1,8 +1,22 @@
 //! The gripper half of an arm controller: GripperCommand goals (in the gripper joint's units, as
 //! control_msgs defines them), their preemption and cancel, the force limit from `max_effort`.
+//! Every outcome carries the gripper's measured position and effort of that step (a refused,
+//! preempted or canceled goal too, not zeros).
 
 use super::*;
 use crate::error::num;
+
+/// `o` with the gripper as it is now as its GripperCommand result.
+pub(super) fn with_now(ctx: &SimContext, g: &Gripper, mut o: ActionOutcome) -> ActionOutcome {
+    let d = ctx.data();
+    o.result = Some(Box::new(Payload::GripperResult {
+        position: d.qpos()[g.joint.qpos],
+        effort: d.qfrc_actuator()[g.joint.dof],
+        stalled: false,
+        reached_goal: false,
+    }));
+    o
+}
 
 impl ArmController {
     /// Take this step's gripper goals and cancels, and keep the gripper target.
@@ -18,10 +32,14 @@ impl ArmController {
                 let pos = ctx.data().qpos()[g.joint.qpos];
                 g.target_ctrl = Self::gripper_ctrl_for(g, pos);
                 if let Some(ex) = g.exec.take() {
-                    let _ = ex.call.outcome.send(outcome(
-                        GoalStatus::Aborted,
-                        -1,
-                        format!("controller `{gname}` was deactivated mid-goal"),
+                    let _ = ex.call.outcome.send(with_now(
+                        ctx,
+                        g,
+                        outcome(
+                            GoalStatus::Aborted,
+                            -1,
+                            format!("controller `{gname}` was deactivated mid-goal"),
+                        ),
                     ));
                 }
             }
@@ -29,46 +47,54 @@ impl ArmController {
                 let Payload::Goal(call) = p else { continue };
                 let Payload::Gripper(GripperGoal { position, max_effort }) = *call.goal.as_ref()
                 else {
-                    let _ = call.outcome.send(outcome(
-                        GoalStatus::Aborted,
-                        -1,
-                        format!("gripper_cmd takes a Gripper goal, not {}", call.goal.kind()),
+                    let _ = call.outcome.send(with_now(
+                        ctx,
+                        g,
+                        outcome(
+                            GoalStatus::Aborted,
+                            -1,
+                            format!("gripper_cmd takes a Gripper goal, not {}", call.goal.kind()),
+                        ),
                     ));
                     continue;
                 };
                 if !gactive {
                     let st = self.registry.state(&gname).map(|s| s.label()).unwrap_or("unloaded");
-                    let _ = call.outcome.send(outcome(
+                    let _ = call.outcome.send(with_now(ctx, g, outcome(
                             GoalStatus::Aborted,
                             -1,
                             format!("controller `{gname}` is {st}: goals are refused until it is activated (switch_controller activate_controllers: [{gname}])"),
-                        ));
+                        )));
                     continue;
                 }
                 if !position.is_finite() {
-                    let _ = call.outcome.send(outcome(
-                        GoalStatus::Aborted,
-                        -1,
-                        format!(
+                    let _ = call.outcome.send(with_now(
+                        ctx,
+                        g,
+                        outcome(
+                            GoalStatus::Aborted,
+                            -1,
+                            format!(
                             "command.position = {}: the gripper position must be finite (m or rad)",
                             num(position)
+                        ),
                         ),
                     ));
                     continue;
                 }
                 if !(max_effort >= 0.0 && max_effort.is_finite()) {
-                    let _ = call.outcome.send(outcome(
+                    let _ = call.outcome.send(with_now(ctx, g, outcome(
                         GoalStatus::Aborted,
                         -1,
                         format!("command.max_effort = {}: must be a finite effort >= 0 (N or N·m; 0 = no limit)", num(max_effort)),
-                    ));
+                    )));
                     continue;
                 }
                 if let Some(old) = g.exec.take() {
-                    let _ = old.call.outcome.send(outcome(
-                        GoalStatus::Canceled,
-                        0,
-                        "preempted by a newer gripper goal",
+                    let _ = old.call.outcome.send(with_now(
+                        ctx,
+                        g,
+                        outcome(GoalStatus::Canceled, 0, "preempted by a newer gripper goal"),
                     ));
                 }
                 g.target_ctrl = Self::gripper_ctrl_for(g, position);
@@ -83,10 +109,14 @@ impl ArmController {
                     let pos = ctx.data().qpos()[g.joint.qpos];
                     g.target_ctrl = Self::gripper_ctrl_for(g, pos);
                     let ex = g.exec.take().expect("checked");
-                    let _ = ex.call.outcome.send(outcome(
-                        GoalStatus::Canceled,
-                        0,
-                        "canceled by the caller; holding the measured position",
+                    let _ = ex.call.outcome.send(with_now(
+                        ctx,
+                        g,
+                        outcome(
+                            GoalStatus::Canceled,
+                            0,
+                            "canceled by the caller; holding the measured position",
+                        ),
                     ));
                 }
             }

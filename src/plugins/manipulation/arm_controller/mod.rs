@@ -706,11 +706,8 @@ impl Plugin for ArmController {
         self.finish(outcome(GoalStatus::Aborted, codes::INVALID_GOAL, "the simulation was reset"));
         if let Some(g) = &mut self.gripper {
             if let Some(ex) = g.exec.take() {
-                let _ = ex.call.outcome.send(outcome(
-                    GoalStatus::Aborted,
-                    -1,
-                    "the simulation was reset",
-                ));
+                let o = outcome(GoalStatus::Aborted, -1, "the simulation was reset");
+                let _ = ex.call.outcome.send(gripper::with_now(ctx, g, o));
             }
         }
         self.vel = None;

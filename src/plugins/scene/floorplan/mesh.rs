@@ -41,6 +41,7 @@ pub fn resolve(reference: &str, base_dir: &Path) -> Result<PathBuf, String> {
     if !p.is_file() {
         return Err(format!("`{reference}`: no file `{}`", p.display()));
     }
+    crate::input_file::check_stl(&p, &format!("`{reference}`: the floorplan mesh"))?;
     Ok(p)
 }
 
@@ -60,12 +61,8 @@ pub struct ColliderBox {
     pub half: [f64; 3],
 }
 
-/// The placed mesh's triangles in the world frame (the mesh alone, compiled once).
-fn world_triangles(
-    path: &Path,
-    scale: [f64; 3],
-    pos: [f64; 3],
-) -> Result<Vec<[[f64; 3]; 3]>, String> {
+/// The mesh alone, scaled and placed, compiled.
+fn compile_alone(path: &Path, scale: [f64; 3], pos: [f64; 3]) -> Result<MjModel, String> {
     let mut spec = MjSpec::new();
     add_asset(&mut spec, path, scale);
     spec.world_body_mut()
@@ -73,8 +70,61 @@ fn world_triangles(
         .with_type(MjtGeomBase::mjGEOM_MESH)
         .with_meshname("floorplan_mesh")
         .with_pos(pos);
-    let model =
-        spec.compile().map_err(|e| format!("`{}` does not load as a mesh: {e}", path.display()))?;
+    spec.compile().map_err(|e| format!("`{}` does not load as a mesh: {e}", path.display()))
+}
+
+/// Metres one texture-coordinate unit spans along u and along v on the scaled mesh: the mean
+/// over its triangles weighted by their area (each triangle's |∂p/∂u|, |∂p/∂v|); `None` for a
+/// mesh without texture coordinates (an STL, an OBJ without `vt`). A wall texture's tile is then
+/// `physical_size` metres on a UV-mapped mesh too (module doc of `floorplan`).
+pub fn uv_metres(path: &Path, scale: [f64; 3]) -> Result<Option<[f64; 2]>, String> {
+    let m = compile_alone(path, scale, [0.0; 3])?;
+    let tadr = m.mesh_texcoordadr()[0];
+    if tadr < 0 {
+        return Ok(None);
+    }
+    let (vadr, fadr, fnum) =
+        (m.mesh_vertadr()[0] as usize, m.mesh_faceadr()[0] as usize, m.mesh_facenum()[0] as usize);
+    let (vert, tex) = (m.mesh_vert(), m.mesh_texcoord());
+    let (mut sum, mut area) = ([0.0f64; 2], 0.0f64);
+    for k in fadr..fadr + fnum {
+        let p = m.mesh_face()[k].map(|i| vert[vadr + i as usize].map(f64::from));
+        let t = m.mesh_facetexcoord()[k].map(|i| tex[tadr as usize + i as usize].map(f64::from));
+        let e = [sub(p[1], p[0]), sub(p[2], p[0])];
+        let d = [[t[1][0] - t[0][0], t[1][1] - t[0][1]], [t[2][0] - t[0][0], t[2][1] - t[0][1]]];
+        let det = d[0][0] * d[1][1] - d[1][0] * d[0][1];
+        let a = norm(cross(e[0], e[1])) / 2.0;
+        if det.abs() < 1e-12 || a <= 0.0 {
+            continue;
+        }
+        let dpdu = (0..3).map(|j| (e[0][j] * d[1][1] - e[1][j] * d[0][1]) / det);
+        let dpdv = (0..3).map(|j| (e[1][j] * d[0][0] - e[0][j] * d[1][0]) / det);
+        sum[0] += a * dpdu.map(|x| x * x).sum::<f64>().sqrt();
+        sum[1] += a * dpdv.map(|x| x * x).sum::<f64>().sqrt();
+        area += a;
+    }
+    Ok((area > 0.0).then(|| [sum[0] / area, sum[1] / area]))
+}
+
+fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+fn norm(a: [f64; 3]) -> f64 {
+    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+}
+
+/// The placed mesh's triangles in the world frame (the mesh alone, compiled once).
+fn world_triangles(
+    path: &Path,
+    scale: [f64; 3],
+    pos: [f64; 3],
+) -> Result<Vec<[[f64; 3]; 3]>, String> {
+    let model = compile_alone(path, scale, pos)?;
     let mut data = MjData::new(Box::new(model));
     data.kinematics();
     let m = data.model();

@@ -12,8 +12,10 @@
 //! beside the other source.
 //!
 //! Floor and walls are a checker (a solid colour when rgb1 == rgb2) or a PNG `texture:`
-//! ([`texture`]), tiled every `physical_size` metres (texuniform), tinted by `rgba`; a texture
-//! folder's manifest supplies `reflectance` and `physical_size` where the world states none.
+//! ([`texture`]), tiled every `physical_size` metres (texuniform; on a mesh with its own texture
+//! coordinates, a UV'd .obj, its UVs scaled to that size: [`mesh::uv_metres`]), tinted by `rgba`;
+//! a texture folder's manifest supplies `reflectance` and `physical_size` where the world states
+//! none.
 //!
 //! Names: the ground plane is `floor`, wall boxes `wall_<id>_<k>` (k-th solid piece of line
 //! `id`), lintels `wall_<id>_lintel_<j>`, the mesh geom `floorplan_mesh` and its colliders
@@ -603,8 +605,8 @@ pub struct Floorplan {
     cfg: FloorplanConfig,
     lines: Vec<WallLine>,
     doors: Vec<Door>,
-    /// `mesh:`: the file and its collider boxes.
-    mesh: Option<(PathBuf, Vec<mesh::ColliderBox>)>,
+    /// `mesh:`: the file, its collider boxes and its metres per texture-coordinate unit (u, v).
+    mesh: Option<(PathBuf, Vec<mesh::ColliderBox>, Option<[f64; 2]>)>,
     floor_tex: Option<texture::Texture>,
     wall_tex: Option<texture::Texture>,
 }
@@ -657,7 +659,9 @@ pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<C
             let scale = cfg.scale().map_err(|e| vec![ConfigError::new("mesh_scale", e)])?;
             let boxes = mesh::colliders(&path, scale, cfg.mesh_pos.unwrap_or_default())
                 .map_err(|e| vec![ConfigError::new("mesh", e)])?;
-            Some((path, boxes))
+            let uv =
+                mesh::uv_metres(&path, scale).map_err(|e| vec![ConfigError::new("mesh", e)])?;
+            Some((path, boxes, uv))
         }
         None => None,
     };
@@ -720,7 +724,7 @@ impl Plugin for Floorplan {
                 hi = [hi[0].max(x), hi[1].max(y)];
             }
         }
-        for b in self.mesh.iter().flat_map(|(_, b)| b) {
+        for b in self.mesh.iter().flat_map(|(_, b, _)| b) {
             lo = [lo[0].min(b.pos[0] - b.half[0]), lo[1].min(b.pos[1] - b.half[1])];
             hi = [hi[0].max(b.pos[0] + b.half[0]), hi[1].max(b.pos[1] + b.half[1])];
         }
@@ -769,8 +773,12 @@ impl Plugin for Floorplan {
                 .map(TileSize::xy)
                 .unwrap_or([2.4, 2.4]);
             wall_mat.set_texture(MjtTextureRoleBase::mjTEXROLE_RGB, "floorplan_wall_tex");
-            wall_mat.set_texuniform(true);
-            *wall_mat.texrepeat_mut() = [(1.0 / wt[0]) as f32, (1.0 / wt[1]) as f32];
+            // A UV-mapped mesh keeps its own mapping, its UVs scaled so a tile spans `wt` metres
+            // (MuJoCo's texuniform would smear it); boxes and a UV-less mesh tile in world units.
+            let uv = self.mesh.as_ref().and_then(|m| m.2);
+            wall_mat.set_texuniform(uv.is_none());
+            let per = uv.unwrap_or([1.0, 1.0]);
+            *wall_mat.texrepeat_mut() = [(per[0] / wt[0]) as f32, (per[1] / wt[1]) as f32];
             *wall_mat.rgba_mut() = tint([1.0; 3], c.wall.rgba);
             let tx = spec.add_texture().with_name("floorplan_wall_tex");
             tx.set_type(MjtTexture::mjTEXTURE_2D);
@@ -792,7 +800,7 @@ impl Plugin for Floorplan {
             t.set_height(256);
         }
 
-        if let Some((path, _)) = &self.mesh {
+        if let Some((path, ..)) = &self.mesh {
             mesh::add_asset(spec, path, c.scale()?);
         }
         let world = spec.world_body_mut();
@@ -816,7 +824,7 @@ impl Plugin for Floorplan {
                 .with_material("floorplan_wall_mat");
         }
 
-        if let Some((_, boxes)) = &self.mesh {
+        if let Some((_, boxes, _)) = &self.mesh {
             world
                 .add_geom()
                 .with_name("floorplan_mesh")
