@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value as Json;
 
 mod common;
-use common::snapshot;
+use common::{snapshot, Out};
 
 const BIN: &str = env!("CARGO_BIN_EXE_roqsim");
 
@@ -57,19 +57,9 @@ collect:
   endpoints: [/scan]
 ";
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn roqsim(args: &[&str], cwd: &Path) -> Out {
     let o = Command::new(BIN).args(args).current_dir(cwd).output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::from(o)
 }
 
 fn run_campaign(d: &Path, out: &str, extra: &[&str]) -> Out {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value as Json;
 
 mod common;
-use common::snapshot;
+use common::{snapshot, Out};
 
 const BIN: &str = env!("CARGO_BIN_EXE_roqsim");
 
@@ -41,19 +41,9 @@ components:
 /// Trials that run until they are stopped (100 000 sim seconds).
 const ENDLESS: &str = "world: open.yaml\nrepetitions: 2\nlimits: {seconds: 100000}\n";
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn roqsim_with(bin: &Path, args: &[&str], cwd: &Path) -> Out {
     let o = Command::new(bin).args(args).current_dir(cwd).output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::from(o)
 }
 
 fn roqsim(args: &[&str], cwd: &Path) -> Out {
