@@ -14,10 +14,11 @@ mod common;
 
 use std::process::Command;
 
-use common::{empty_world_engine, empty_world_refusal, locate, plain_mujoco, quat_dist};
+use common::{
+    empty_world_engine, empty_world_refusal, import_notes, locate, plain_mujoco, quat_dist,
+};
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::math::compose;
-use roqsim::spawn::import::{ImportNotes, NOTES_KEY};
 use roqsim::spawn::Pose;
 use roqsim::Engine;
 use serde_json::Value;
@@ -40,10 +41,6 @@ fn robotiq() -> String {
 
 fn aloha() -> String {
     locate("gym_aloha", "assets/bimanual_viperx_transfer_cube.xml")
-}
-
-fn notes(e: &Engine) -> Vec<String> {
-    e.ctx.blackboard.get::<ImportNotes>(NOTES_KEY).map(|n| n.lines.clone()).unwrap_or_default()
 }
 
 fn v3(v: &Value, off: usize) -> [f64; 3] {
@@ -162,12 +159,12 @@ fn menagerie_ur5e_poses_match_plain_mujoco_and_compose_with_the_spawn_pose() {
     assert!((qpos_of(&e, "ur_shoulder_lift_joint") - -1.5708).abs() < 1e-12);
     assert!((qpos_of(&e, "ur_elbow_joint") - 1.5708).abs() < 1e-12);
     assert!(
-        notes(&e).contains(
+        import_notes(&e).contains(
             &"spawn_arm `ur`: no `home:` given; home is the model's keyframe `home` (6 joints)"
                 .to_string()
         ),
         "{:?}",
-        notes(&e)
+        import_notes(&e)
     );
 
     // A spawn pose composes with the file's root frame.
@@ -191,7 +188,7 @@ fn robotiq_2f85_alone_matches_plain_mujoco() {
     assert_eq!(n, 5 * (14 + 1), "14 bodies and the pinch site at 5 configurations");
     assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
     // No keyframe: the log says the model starts at qpos0.
-    assert!(notes(&e).contains(
+    assert!(import_notes(&e).contains(
         &"spawn_arm `grip`: no `home:` given and the model has no keyframe: the arm starts at the model's qpos0".to_string()
     ));
 }
@@ -278,7 +275,7 @@ fn robotiq_on_the_ur5e_keeps_its_root_offset_and_warns_its_options() {
     let got = flange_offset(&e, &arm, "ur_g_base_mount");
     assert!((got[2] - 0.007).abs() < 1e-9 && got[0].abs() < 1e-9 && got[1].abs() < 1e-9, "{got:?}");
     // The gripper states cone and impratio; the world runs MuJoCo's defaults: warned once each.
-    let n = notes(&e);
+    let n = import_notes(&e);
     for k in [
         format!("model `{g}` states <option impratio=\"10\"> but the world runs impratio = 1: set `sim.impratio: 10` to run it as its authors tuned it"),
         format!("model `{g}` states <option cone=\"elliptic\"> but the world runs cone = pyramidal: set `sim.cone: elliptic` to run it as its authors tuned it"),
@@ -289,7 +286,7 @@ fn robotiq_on_the_ur5e_keeps_its_root_offset_and_warns_its_options() {
     let e = empty_world_engine(&format!(
             "sim: {{world: empty.xml, cone: elliptic, impratio: 10}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"
         ), dir.path());
-    assert!(notes(&e).iter().all(|l| !l.contains("<option")), "{:?}", notes(&e));
+    assert!(import_notes(&e).iter().all(|l| !l.contains("<option")), "{:?}", import_notes(&e));
 }
 
 /// Position of body `name` in the flange (`ur_attachment_site`) frame, with the arm at qpos0.
@@ -652,7 +649,7 @@ fn spawn_robot_and_spawn_arm_compensate_the_same_bodies() {
     for j in ["a_shoulder_lift_joint", "a_elbow_joint", "a_wrist_1_joint"] {
         assert_eq!(qpos_of(&arm, j), qpos_of(&robot, j), "{j}");
     }
-    assert!(notes(&robot)
+    assert!(import_notes(&robot)
         .contains(&"spawn_robot `a`: home is the model's keyframe `home` (6 joints)".to_string()));
 }
 

@@ -317,6 +317,48 @@ impl Out {
     }
 }
 
+/// The world `sim: {timestep: 0.002}` with `components` (YAML list entries, indented two spaces).
+pub fn components_world(components: &str) -> String {
+    format!("sim: {{timestep: 0.002}}\ncomponents:\n{components}")
+}
+
+/// The world (x, y) of body `name` (`xpos`); panics when there is no such body.
+pub fn body_xy(e: &Engine, name: &str) -> [f64; 2] {
+    let p = body_pos(e, name);
+    [p[0], p[1]]
+}
+
+/// The latest report of the `contact_monitor` of entity `robot`.
+pub fn robot_contact(e: &Engine) -> roqsim::context::payload::ContactReport {
+    e.ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::contact_monitor::ContactReader>(
+            "contact_monitor:robot.contact_monitor",
+        )
+        .unwrap()
+        .get()
+}
+
+/// The notes the model import left on the blackboard (none: empty).
+pub fn import_notes(e: &Engine) -> Vec<String> {
+    use roqsim::spawn::import::{ImportNotes, NOTES_KEY};
+    e.ctx.blackboard.get::<ImportNotes>(NOTES_KEY).map(|n| n.lines.clone()).unwrap_or_default()
+}
+
+/// A campaign trial's folder: `DIR/trials/NNNN`.
+pub fn trial_dir(dir: &Path, i: usize) -> PathBuf {
+    dir.join("trials").join(format!("{i:04}"))
+}
+
+/// A campaign folder's results.jsonl, one JSON object a row.
+pub fn campaign_table(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 /// Write `text` to `dir/name`, creating the folders on the way; the path.
 pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
