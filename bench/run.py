@@ -231,21 +231,48 @@ class Suite:
             self.pacing.append(j)
             log(f"row 7 pacing: run {r + 1}/{self.a.runs} done")
 
-    # row 10: what `--record` costs (state at 50 Hz + every topic vs no recording)
-    def row_record(self):
-        self.rec = {"off": [], "on": []}
-        out_file = self.work / "rec.mcap"
+    def interleaved_ab(self, label, configs):
+        """Rows 10 and 11: the engine row once per configuration `(mode, world, extra args, after)`
+        per round, the configurations interleaved run by run; each run's JSON (with its peak RSS,
+        then passed to `after` when given) collected per mode."""
+        runs = {mode: [] for mode, _, _, _ in configs}
         for r in range(self.a.runs):
-            for mode in ("off", "on"):
-                extra = ["--record", str(out_file)] if mode == "on" else []
-                out, rss = run_proc([self.a.bench_rows, "engine", "worlds/turtlebot_floorplan.yaml", str(self.a.steps), *extra])
+            for mode, world, extra, after in configs:
+                out, rss = run_proc([self.a.bench_rows, "engine", world, str(self.a.steps), *extra])
                 j = last_json(out)
                 j["rss"] = rss
-                if mode == "on":
-                    j["file_bytes"] = out_file.stat().st_size
-                    out_file.unlink()
-                self.rec[mode].append(j)
-            log(f"row 10 recording: round {r + 1}/{self.a.runs} done")
+                if after:
+                    after(j)
+                runs[mode].append(j)
+            log(f"{label}: round {r + 1}/{self.a.runs} done")
+        return runs
+
+    def only_report(self, row, interleaved, section):
+        """The report of one row run alone (--record-only, --contacts-only)."""
+        L = [f"# roqsim benchmark, row {row} alone — {self.date} — commit {self.commit}", ""]
+        L.append(f"- CPU: {self.cpu} ({os.cpu_count()} logical CPUs visible); kernel {platform.release()}; {self.rustc}")
+        L.append(f"- every figure: the median of {self.a.runs} runs, each run its own process; {interleaved} interleaved run by run")
+        L.append("- command: `" + " ".join(["bench/run.sh", *self.a.passthrough]) + "`")
+        L.append(f"- load average before the run: {self.loadavg}; after it: {self.loadavg_end}")
+        L.extend(section)
+        L.append("")
+        L.extend(f"- {n}" for n in self.notes)
+        L.append("")
+        return "\n".join(L)
+
+    # row 10: what `--record` costs (state at 50 Hz + every topic vs no recording)
+    def row_record(self):
+        out_file = self.work / "rec.mcap"
+
+        def file_size(j):
+            j["file_bytes"] = out_file.stat().st_size
+            out_file.unlink()
+
+        world = "worlds/turtlebot_floorplan.yaml"
+        self.rec = self.interleaved_ab(
+            "row 10 recording",
+            (("off", world, [], None), ("on", world, ["--record", str(out_file)], file_size)),
+        )
 
     def record_report(self):
         L = ["", "## Recording (row 10)", ""]
@@ -275,14 +302,9 @@ class Suite:
     CONTACT_WORLDS = (("off", "worlds/turtlebot_floorplan.yaml"), ("on", "bench/worlds/contacts_on.yaml"))
 
     def row_contacts(self):
-        self.contacts = {"off": [], "on": []}
-        for r in range(self.a.runs):
-            for mode, world in self.CONTACT_WORLDS:
-                out, rss = run_proc([self.a.bench_rows, "engine", world, str(self.a.steps)])
-                j = last_json(out)
-                j["rss"] = rss
-                self.contacts[mode].append(j)
-            log(f"row 11 contact sensing: round {r + 1}/{self.a.runs} done")
+        self.contacts = self.interleaved_ab(
+            "row 11 contact sensing", tuple((mode, world, [], None) for mode, world in self.CONTACT_WORLDS)
+        )
 
     def contacts_report(self):
         L = ["", "## Contact sensing (row 11)", ""]
@@ -314,16 +336,7 @@ class Suite:
         return L
 
     def contacts_only_report(self):
-        L = [f"# roqsim benchmark, row 11 alone — {self.date} — commit {self.commit}", ""]
-        L.append(f"- CPU: {self.cpu} ({os.cpu_count()} logical CPUs visible); kernel {platform.release()}; {self.rustc}")
-        L.append(f"- every figure: the median of {self.a.runs} runs, each run its own process; with and without the observers interleaved run by run")
-        L.append("- command: `" + " ".join(["bench/run.sh", *self.a.passthrough]) + "`")
-        L.append(f"- load average before the run: {self.loadavg}; after it: {self.loadavg_end}")
-        L.extend(self.contacts_report())
-        L.append("")
-        L.extend(f"- {n}" for n in self.notes)
-        L.append("")
-        return "\n".join(L)
+        return self.only_report(11, "with and without the observers", self.contacts_report())
 
     # rows 8-9: cameras (examples/camera_bench.rs)
     def rows_camera(self):
@@ -370,16 +383,7 @@ class Suite:
     # ------------------------------------------------------------------------------------ report
 
     def record_only_report(self):
-        L = [f"# roqsim benchmark, row 10 alone — {self.date} — commit {self.commit}", ""]
-        L.append(f"- CPU: {self.cpu} ({os.cpu_count()} logical CPUs visible); kernel {platform.release()}; {self.rustc}")
-        L.append(f"- every figure: the median of {self.a.runs} runs, each run its own process; with and without recording interleaved run by run")
-        L.append("- command: `" + " ".join(["bench/run.sh", *self.a.passthrough]) + "`")
-        L.append(f"- load average before the run: {self.loadavg}; after it: {self.loadavg_end}")
-        L.extend(self.record_report())
-        L.append("")
-        L.extend(f"- {n}" for n in self.notes)
-        L.append("")
-        return "\n".join(L)
+        return self.only_report(10, "with and without recording", self.record_report())
 
     def cpu_goals(self):
         """The transport goals, from the simulator-CPU column: row 4 against row 3 (what `--ros`
@@ -561,6 +565,25 @@ def git(*args):
     return subprocess.run(["git", *args], cwd=str(ROOT), capture_output=True, text=True).stdout.strip()
 
 
+def row_alone(s, row, report, tag):
+    """Run one row alone (--record-only, --contacts-only); its report is printed and, with --save,
+    written to bench/results/<date>-<tag>-<commit>.md."""
+    try:
+        log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
+        row()
+        s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+        text = report()
+    except Failed as e:
+        sys.exit(f"bench: {e}")
+    finally:
+        shutil.rmtree(s.work, ignore_errors=True)
+    print(text)
+    if s.a.save:
+        out = BENCH / "results" / f"{s.date}-{tag}-{s.commit}.md"
+        out.write_text(text)
+        log(f"written to {out.relative_to(ROOT)}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bench-rows", required=True, help="the bench_rows example, release, ROS-free build")
@@ -602,37 +625,9 @@ def main():
     if s.ros_ok and subprocess.run(netns_prefix() + ["true"], capture_output=True).returncode != 0:
         s.ros_ok, s.ros_reason = False, "no private network namespace could be made (`unshare --net` failed)"
     if a.contacts_only:
-        try:
-            log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
-            s.row_contacts()
-            s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-            text = s.contacts_only_report()
-        except Failed as e:
-            sys.exit(f"bench: {e}")
-        finally:
-            shutil.rmtree(s.work, ignore_errors=True)
-        print(text)
-        if a.save:
-            out = BENCH / "results" / f"{s.date}-contacts-{s.commit}.md"
-            out.write_text(text)
-            log(f"written to {out.relative_to(ROOT)}")
-        return
+        return row_alone(s, s.row_contacts, s.contacts_only_report, "contacts")
     if a.record_only:
-        try:
-            log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
-            s.row_record()
-            s.loadavg_end = " ".join(Path("/proc/loadavg").read_text().split()[:3])
-            text = s.record_only_report()
-        except Failed as e:
-            sys.exit(f"bench: {e}")
-        finally:
-            shutil.rmtree(s.work, ignore_errors=True)
-        print(text)
-        if a.save:
-            out = BENCH / "results" / f"{s.date}-record-{s.commit}.md"
-            out.write_text(text)
-            log(f"written to {out.relative_to(ROOT)}")
-        return
+        return row_alone(s, s.row_record, s.record_only_report, "record")
     try:
         log(f"work dir {s.work}; CPU {s.cpu}; commit {s.commit}")
         s.prepare()

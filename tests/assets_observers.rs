@@ -9,15 +9,6 @@ use roqsim::{Engine, EngineOptions, LoadOptions};
 mod common;
 use common::*;
 
-fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
-    let id = e
-        .ctx
-        .model()
-        .name_to_id(MjtObjBase::mjOBJ_BODY, name)
-        .unwrap_or_else(|| panic!("no body {name}"));
-    e.ctx.data().xpos()[id]
-}
-
 // ------------------------------------------------------------------------------------ conveyor
 
 const BELT: &str = "sim: {timestep: 0.002}

@@ -2,12 +2,14 @@
 //! presence, laziness (render counts), noise determinism, device models and their frames, and
 //! every load-time refusal. Needs EGL (Mesa's software device; scripts/setup.sh installs it).
 
+mod common;
+
+use common::{assert_refused_ending, endpoint, engine_of, scene_world, setup_error_of, SceneWorld};
 use mujoco_rs::prelude::*;
 use roqsim::context::payload::{CameraInfo, CompressedImage, Image, PointCloud2, Transform};
 use roqsim::context::Payload;
-use roqsim::error::ConfigErrors;
 use roqsim::render::view::{optical_from_mujoco, Pose};
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions, LoadedWorld};
+use roqsim::Engine;
 
 /// Camera `cam` at (0, 0, 0.5) looking along +x (fovy 45); a wall whose near face is at
 /// x = 1.500 (1 m tall: the top rows see over it); a table-top box whose near top-left corner is at (1.0, 0.2, 0.3).
@@ -24,62 +26,26 @@ const SCENE: &str = r#"<mujoco model="camera_scene">
 </mujoco>
 "#;
 
-struct World {
-    _dir: tempfile::TempDir,
-    loaded: Result<LoadedWorld, ConfigErrors>,
+/// The world `components:` over [`SCENE`], as loaded.
+fn world(components: &str) -> SceneWorld {
+    scene_world(SCENE, components)
 }
 
-fn world(components: &str) -> World {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scene.xml"), SCENE).unwrap();
-    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
-    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
-    World { _dir: dir, loaded }
-}
-
+/// An engine of [`world`] with `seed`; panics on a refusal or setup error.
 fn engine(components: &str, seed: u64) -> Engine {
-    let w = world(components); // the MJCF is read by Engine::new: keep the temp dir until then
-    let loaded = w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(loaded, EngineOptions { profile: false, seed: Some(seed) })
-        .unwrap_or_else(|e| panic!("{e}"))
+    engine_of(world(components), Some(seed)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[track_caller]
 fn refused(components: &str, path: &str, message: &str) {
-    let e = match world(components).loaded {
-        Ok(_) => panic!("expected a refusal at `{path}`"),
-        Err(e) => e,
-    };
     // the loader appends the plugin ref to a plugin's own message
     let plugin = components.trim_start_matches([' ', '-']).split(':').next().unwrap_or_default();
-    let full = format!("{message} ({plugin})");
-    assert!(
-        e.0.iter().any(|x| x.path.ends_with(path) && x.message == full),
-        "no error at `{path}` saying `{message}`; got:\n{e}"
-    );
-}
-
-fn setup_error(components: &str) -> String {
-    let w = world(components);
-    let loaded = w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
-    match Engine::new(loaded, EngineOptions { profile: false, seed: Some(1) }) {
-        Ok(_) => panic!("expected a setup error"),
-        Err(e) => e.to_string(),
-    }
-}
-
-fn ep(e: &Engine, name: &str) -> usize {
-    e.ctx
-        .interface
-        .all()
-        .iter()
-        .position(|x| x.name == name)
-        .unwrap_or_else(|| panic!("no `{name}`"))
+    assert_refused_ending(world(components).1, path, &format!("{message} ({plugin})"));
 }
 
 /// The payload `name` published at the current tick, if any.
 fn now(e: &Engine, name: &str) -> Option<Payload> {
-    let (p, t) = e.ctx.interface.get(ep(e, name)).latest()?;
+    let (p, t) = e.ctx.interface.get(endpoint(e, name)).latest()?;
     (t == e.ctx.tick).then(|| p.clone())
 }
 
@@ -214,7 +180,7 @@ fn lazy_renders_only_for_subscribers() {
     let mut e = engine(CAM, 1);
     let streams = ["image", "image_compressed", "depth", "points"];
     for s in streams {
-        let id = ep(&e, s);
+        let id = endpoint(&e, s);
         e.ctx.interface.get_mut(id).has_subscribers = Some(false);
     }
     e.step_n(200).unwrap();
@@ -224,7 +190,7 @@ fn lazy_renders_only_for_subscribers() {
     assert!(now(&e, "image").is_none());
 
     // a depth subscriber alone: one render per frame, no colour, no JPEG, no cloud
-    let id = ep(&e, "depth");
+    let id = endpoint(&e, "depth");
     e.ctx.interface.get_mut(id).has_subscribers = Some(true);
     e.step_n(100).unwrap();
     assert_eq!(e.ctx.renderer.frames(), 2, "10 Hz for 0.2 s");
@@ -234,7 +200,7 @@ fn lazy_renders_only_for_subscribers() {
     }
     // a compressed subscriber alone gets JPEG frames; the raw image is not published
     e.ctx.interface.get_mut(id).has_subscribers = Some(false);
-    let jid = ep(&e, "image_compressed");
+    let jid = endpoint(&e, "image_compressed");
     e.ctx.interface.get_mut(jid).has_subscribers = Some(true);
     e.step_n(50).unwrap();
     assert_eq!(e.ctx.renderer.frames(), 3);
@@ -394,7 +360,7 @@ fn the_oakd_publishes_aligned_16uc1_depth_on_depthai_ros_topics_by_default() {
     let comps = "  - spawn_sensor: {model: oakd_pro, pos: [0.0, 0.0, 0.5]}\n    name: oak\n    components:\n      - oakd_camera: {width: 160, height: 120, rate_hz: 10}\n";
     let mut e = engine(comps, 1);
     let topic = |role: &str| {
-        e.ctx.interface.get(ep(&e, role)).get_hint("ros2", "topic").map(str::to_string)
+        e.ctx.interface.get(endpoint(&e, role)).get_hint("ros2", "topic").map(str::to_string)
     };
     assert_eq!(topic("image").as_deref(), Some("oak/rgb/image_raw"));
     assert_eq!(topic("camera_info").as_deref(), Some("oak/rgb/camera_info"));
@@ -438,32 +404,32 @@ fn two_cameras_on_one_topic_or_one_frame_are_refused_naming_both() {
         format!("  - camera: {{width: 32, height: 24, {extra}}}\n    name: {name}\n")
     };
     assert_eq!(
-        setup_error(&format!("{}{}", cam("front", "camera: cam"), cam("rear", "site: eye, fovy: 60"))),
+        setup_error_of(world(&format!("{}{}", cam("front", "camera: cam"), cam("rear", "site: eye, fovy: 60")))),
         "[rear] configure: topics.image: `/camera/image_raw` is already published by `front` (camera, its `image`); two cameras on one topic interleave their frames: give this one another `camera_name:` (or rename it with `topics:`)"
     );
     assert_eq!(
-        setup_error(&format!(
+        setup_error_of(world(&format!(
             "{}{}",
             cam("front", "camera: cam"),
             cam("rear", "site: eye, fovy: 60, camera_name: rear, frame_id: camera_optical_frame")
-        )),
+        ))),
         "[rear] configure: frame_id: `camera_optical_frame` is already the optical frame of `front` (camera, its `frame_id`), which renders from another view; one frame names one pose: give this one another `frame_id:` (or `camera_name:`)"
     );
     // a depth frame is named by its own key, on either side
     assert_eq!(
-        setup_error(&format!(
+        setup_error_of(world(&format!(
             "{}{}",
             cam("front", "camera: cam, depth: true, depth_frame_id: front_depth"),
             cam("rear", "site: eye, fovy: 60, camera_name: rear, frame_id: front_depth")
-        )),
+        ))),
         "[rear] configure: frame_id: `front_depth` is already the optical frame of `front` (camera, its `depth_frame_id`), which renders from another view; one frame names one pose: give this one another `frame_id:` (or `camera_name:`)"
     );
     assert_eq!(
-        setup_error(&format!(
+        setup_error_of(world(&format!(
             "{}{}",
             cam("front", "camera: cam"),
             cam("rear", "site: eye, fovy: 60, camera_name: rear, depth: true, depth_frame_id: camera_optical_frame")
-        )),
+        ))),
         "[rear] configure: depth_frame_id: `camera_optical_frame` is already the optical frame of `front` (camera, its `frame_id`), which renders from another view; one frame names one pose: give this one another `depth_frame_id:` (or `camera_name:`)"
     );
     // One view, one frame: a second camera through the same MJCF camera may share it.
@@ -632,7 +598,7 @@ fn load_time_refusals_name_the_key() {
     );
     refused(&c("bogus: 1"), "bogus", "unknown field `bogus`, expected one of `namespace`, `camera`, `site`, `width`, `height`, `fovy`, `intrinsics`, `rate_hz`, `color`, `depth`, `points`, `points_rgb`, `compressed`, `jpeg_quality`, `clip_near`, `clip_far`, `depth_encoding`, `frame_id`, `depth_frame_id`, `depth_noise`, `depth_subpixel`, `depth_baseline`, `shadows`, `camera_name`, `topics`");
     assert_eq!(
-        setup_error("  - camera: {camera: nope}\n"),
+        setup_error_of(world("  - camera: {camera: nope}\n")),
         "[camera] configure: camera: no camera `nope` in the model; its cameras: [cam]"
     );
 }

@@ -3,13 +3,13 @@
 //! writes: the table's content, per-trial results bitwise across runs, the noise a seed draws,
 //! refusals before anything runs, a hung trial killed and marked, resume and exact re-runs.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value as Json;
 
 mod common;
-use common::snapshot;
+use common::{campaign_table, snapshot, trial_dir, Out};
 
 const BIN: &str = env!("CARGO_BIN_EXE_roqsim");
 
@@ -57,37 +57,15 @@ collect:
   endpoints: [/scan]
 ";
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn roqsim(args: &[&str], cwd: &Path) -> Out {
     let o = Command::new(BIN).args(args).current_dir(cwd).output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::from(o)
 }
 
 fn run_campaign(d: &Path, out: &str, extra: &[&str]) -> Out {
     let mut a = vec!["campaign", "run", "campaign.yaml", "-o", out, "--jobs", "2", "-q"];
     a.extend_from_slice(extra);
     roqsim(&a, d)
-}
-
-fn table(dir: &Path) -> Vec<Json> {
-    std::fs::read_to_string(dir.join("results.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn trial_dir(dir: &Path, i: usize) -> PathBuf {
-    dir.join("trials").join(format!("{i:04}"))
 }
 
 fn results(dir: &Path, i: usize) -> Json {
@@ -110,7 +88,7 @@ fn a_3x2x4_sweep_fills_the_table_and_repeats_bitwise() {
         r.stdout
     );
     let dir = d.path().join("a");
-    let rows = table(&dir);
+    let rows = campaign_table(&dir);
     assert_eq!(rows.len(), 24);
     // The CSV holds the same table: a header and 24 rows, the factor columns first.
     let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
@@ -193,10 +171,10 @@ collect: {{endpoints: [/scan]}}
     assert_eq!(run_campaign(d.path(), "imu50", &[]).code, 0);
     let (a, b) = (d.path().join("imu100"), d.path().join("imu50"));
     for i in 0..3 {
-        assert_eq!(table(&a)[i]["seed"], 7 + i as u64);
-        assert_eq!(table(&b)[i]["seed"], 7 + i as u64);
-        assert_eq!(table(&a)[i]["components.robot.imu.rate_hz"], 100);
-        assert_eq!(table(&b)[i]["components.robot.imu.rate_hz"], 50);
+        assert_eq!(campaign_table(&a)[i]["seed"], 7 + i as u64);
+        assert_eq!(campaign_table(&b)[i]["seed"], 7 + i as u64);
+        assert_eq!(campaign_table(&a)[i]["components.robot.imu.rate_hz"], 100);
+        assert_eq!(campaign_table(&b)[i]["components.robot.imu.rate_hz"], 50);
         assert_eq!(scan(&a, i), scan(&b, i), "trial {i}: another factor changed the lidar's draws");
     }
     assert_ne!(scan(&a, 0), scan(&a, 1), "two seeds drew the same noise");
@@ -349,7 +327,7 @@ limits: {seconds: 100000, wall_timeout_s: 1.5}
     std::fs::write(d.path().join("tiny_step.yaml"), "sim: {timestep: 0.002}\n").unwrap();
     let r = run_campaign(d.path(), "out", &[]);
     let dir = d.path().join("out");
-    let rows = table(&dir);
+    let rows = campaign_table(&dir);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(rows[0]["world"], "quick.yaml");
     assert_eq!(rows[0]["variant"], "tiny_step.yaml");
@@ -378,7 +356,7 @@ limits: {seconds: 100000, wall_timeout_s: 1.5}
     // ...and --retry-failed runs it again (attempt 2), not the complete one.
     let r = run_campaign(d.path(), "out", &["--retry-failed"]);
     assert!(r.stdout.contains("1 ran (0 ok, 1 not), 1 skipped"), "{}", r.stdout);
-    let rows = table(&dir);
+    let rows = campaign_table(&dir);
     assert_eq!(rows[1]["attempts"], 2);
     assert_eq!(rows[0]["attempts"], 1);
 }
@@ -408,7 +386,7 @@ collect: {poses: [robot], endpoints: [/scan]}
         "{}",
         r.stdout
     );
-    assert_eq!(table(&dir)[1]["attempts"], 1);
+    assert_eq!(campaign_table(&dir)[1]["attempts"], 1);
     // `campaign trial` re-runs one trial exactly: the same results, bitwise.
     let r = roqsim(&["campaign", "trial", "out", "3"], d.path());
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -420,8 +398,8 @@ collect: {poses: [robot], endpoints: [/scan]}
             "trial {i}"
         );
     }
-    assert_eq!(table(&dir)[3]["attempts"], 2);
-    assert_eq!(table(&dir)[3]["steps"], 300);
+    assert_eq!(campaign_table(&dir)[3]["attempts"], 2);
+    assert_eq!(campaign_table(&dir)[3]["steps"], 300);
     // A different document into the same folder is refused.
     std::fs::write(d.path().join("campaign.yaml"), "world: open.yaml\nlimits: {steps: 10}\n")
         .unwrap();
@@ -508,7 +486,7 @@ collect: {endpoints: [/scan]}
     );
     let r = run_campaign(d.path(), "out", &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let rows = table(&d.path().join("out"));
+    let rows = campaign_table(&d.path().join("out"));
     let seeds: Vec<u64> = rows.iter().map(|r| r["seed"].as_u64().unwrap()).collect();
     assert_eq!(seeds, [50, 51, 50, 51]);
     assert_eq!(rows[2]["components.robot.rplidar.lidar.range_stddev"], 0.02);
@@ -568,18 +546,18 @@ collect: {poses: [robot]}
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(snapshot(&out), original, "the re-run of the copy touched the original folder");
     assert_eq!(std::fs::read(trial_dir(&copy, 1).join("results.json")).unwrap(), good);
-    let rows = table(&copy);
+    let rows = campaign_table(&copy);
     assert_eq!(rows[1]["attempts"], 2);
     assert_eq!(rows[1]["steps"], 50);
-    assert_eq!(table(&out)[1]["attempts"], 1);
+    assert_eq!(campaign_table(&out)[1]["attempts"], 1);
     // A re-run that fails leaves the good results in place; the row shows the failure.
     std::fs::write(trial_dir(&copy, 1).join("override.yaml"), "sim: {timestepp: 0.001}\n").unwrap();
     let r = roqsim(&["campaign", "trial", "copy", "1"], d.path());
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stdout.starts_with("trial 1: failed in "), "{}", r.stdout);
     assert_eq!(std::fs::read(trial_dir(&copy, 1).join("results.json")).unwrap(), good);
-    assert_eq!(table(&copy)[1]["status"], "failed");
-    assert_eq!(table(&copy)[1]["attempts"], 3);
+    assert_eq!(campaign_table(&copy)[1]["status"], "failed");
+    assert_eq!(campaign_table(&copy)[1]["attempts"], 3);
     // A world that is gone is refused before anything of the trial is touched.
     std::fs::rename(d.path().join("open.yaml"), d.path().join("moved.yaml")).unwrap();
     let before = snapshot(&copy);
@@ -644,7 +622,7 @@ fn sigterm_to_the_campaign_ends_its_trials_and_marks_them_interrupted() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("campaign: stopped by a signal; running trials were ended and marked interrupted (they run again on resume)"), "{stderr}");
-    let rows = table(&out);
+    let rows = campaign_table(&out);
     for (i, row) in rows.iter().enumerate() {
         assert_eq!(row["status"], "interrupted", "trial {i}: {row}");
         let st: Json = serde_json::from_str(
@@ -703,5 +681,5 @@ fn a_trial_folder_written_for_another_trial_is_never_relabelled() {
     let r = roqsim(&["campaign", "trial", "out", "1"], d.path());
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert!(r.stderr.contains("error: the table of out was not rewritten: trial 0 was run as another trial (its factor levels were"), "{}", r.stderr);
-    assert_eq!(table(&out)[0]["sim.timestep"], 0.002);
+    assert_eq!(campaign_table(&out)[0]["sim.timestep"], 0.002);
 }

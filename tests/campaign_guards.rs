@@ -5,14 +5,14 @@
 //! seed that would wrap is refused; `sim --summary` to an unwritable path is refused before the
 //! run. ROS-free; each test runs the real binary and reads what it wrote.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 
 mod common;
-use common::snapshot;
+use common::{campaign_table, snapshot, trial_dir, Out};
 
 const BIN: &str = env!("CARGO_BIN_EXE_roqsim");
 
@@ -41,19 +41,9 @@ components:
 /// Trials that run until they are stopped (100 000 sim seconds).
 const ENDLESS: &str = "world: open.yaml\nrepetitions: 2\nlimits: {seconds: 100000}\n";
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn roqsim_with(bin: &Path, args: &[&str], cwd: &Path) -> Out {
     let o = Command::new(bin).args(args).current_dir(cwd).output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::from(o)
 }
 
 fn roqsim(args: &[&str], cwd: &Path) -> Out {
@@ -74,20 +64,8 @@ fn spawn(args: &[&str], cwd: &Path) -> Child {
         .unwrap()
 }
 
-fn trial_dir(dir: &Path, i: usize) -> PathBuf {
-    dir.join("trials").join(format!("{i:04}"))
-}
-
 fn read_json(p: &Path) -> Json {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-fn table(dir: &Path) -> Vec<Json> {
-    std::fs::read_to_string(dir.join("results.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// The pids of live `roqsim sim` processes whose command line names `world` (the trials of a
@@ -265,7 +243,7 @@ fn one_campaign_at_a_time_and_campaign_trial_passes_a_stop_on() {
     assert_eq!(st["status"], "interrupted");
     assert_eq!(st["attempts"], 2);
     assert_eq!(st["note"], "the campaign was stopped (SIGINT/SIGTERM) while it ran");
-    assert_eq!(table(&d.path().join("out"))[1]["attempts"], 2);
+    assert_eq!(campaign_table(&d.path().join("out"))[1]["attempts"], 2);
 }
 
 #[test]
@@ -317,7 +295,7 @@ fn a_non_empty_folder_that_is_not_a_campaigns_is_refused_untouched() {
     std::fs::create_dir(d.path().join("empty")).unwrap();
     let r = run_campaign(d.path(), "empty");
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(table(&d.path().join("empty"))[0]["steps"], 5);
+    assert_eq!(campaign_table(&d.path().join("empty"))[0]["steps"], 5);
     // A campaign folder without resolved.json cannot say what its trials ran on.
     std::fs::remove_file(d.path().join("empty/resolved.json")).unwrap();
     let r = run_campaign(d.path(), "empty");
@@ -354,7 +332,7 @@ fn results_without_a_complete_summarys_fields_run_again() {
             "trial {i}"
         );
     }
-    let rows = table(&out);
+    let rows = campaign_table(&out);
     assert_eq!([&rows[0]["attempts"], &rows[1]["attempts"], &rows[2]["attempts"]], [2, 1, 2]);
 }
 
@@ -383,7 +361,7 @@ fn a_base_seed_whose_trial_seeds_would_wrap_is_refused() {
     .unwrap();
     let r = run_campaign(d.path(), "out");
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let rows = table(&d.path().join("out"));
+    let rows = campaign_table(&d.path().join("out"));
     assert_eq!([rows[0]["seed"].as_u64(), rows[1]["seed"].as_u64()], [Some(max - 1), Some(max)]);
     assert_eq!(read_json(&trial_dir(&d.path().join("out"), 1).join("results.json"))["seed"], max);
 }
@@ -580,7 +558,7 @@ fn a_symlinked_lock_or_table_and_a_foreign_folder_for_campaign_trial_are_refused
     std::fs::remove_file(out.join("results.csv")).unwrap();
     let r = run_campaign(d.path(), "out");
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(table(&out).len(), 2);
+    assert_eq!(campaign_table(&out).len(), 2);
     // `campaign trial` in a folder that is not a campaign's leaves no `.lock` behind.
     let data = d.path().join("data");
     std::fs::create_dir_all(data.join("trials/0000")).unwrap();

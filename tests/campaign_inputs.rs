@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value as Json;
 
 mod common;
-use common::{snapshot, write};
+use common::{snapshot, write, Out};
 
 const BIN: &str = env!("CARGO_BIN_EXE_roqsim");
 
@@ -23,12 +23,6 @@ const PARTS: &str = "<mujoco><asset><mesh name=\"wedge\" file=\"wedge.obj\"/></a
     <worldbody><body name=\"wedge\" pos=\"0 0 0.5\"><freejoint/>\
     <geom type=\"mesh\" mesh=\"wedge\" mass=\"0.2\"/></body></worldbody></mujoco>";
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn roqsim(args: &[&str], cwd: &Path, env: &[(&str, String)]) -> Out {
     let mut c = Command::new(BIN);
     c.args(args).current_dir(cwd);
@@ -36,11 +30,7 @@ fn roqsim(args: &[&str], cwd: &Path, env: &[(&str, String)]) -> Out {
         c.env(k, v);
     }
     let o = c.output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::from(o)
 }
 
 fn run_campaign(d: &Path, env: &[(&str, String)]) -> Out {

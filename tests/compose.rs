@@ -1,16 +1,15 @@
 //! World composition (`extends:` / `disable:`), manifest keys, and the refusals that keep an
 //! accepted key from doing nothing. Every refusal is asserted by its message.
 
+mod common;
+
+use common::{assert_refused_at, assert_refused_exactly, root};
 use std::path::{Path, PathBuf};
 
 use roqsim::error::ConfigErrors;
 use roqsim::world::document::Origin;
 use roqsim::world::WorldDef;
 use roqsim::{load_world, load_world_str, Engine, EngineOptions, LoadOptions, LoadedWorld};
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -23,30 +22,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 fn load(p: &Path) -> Result<LoadedWorld, ConfigErrors> {
     load_world(p, &LoadOptions::default())
-}
-
-#[track_caller]
-fn refused(r: Result<LoadedWorld, ConfigErrors>, path: &str, message: &str) {
-    let e = match r {
-        Ok(_) => panic!("expected a refusal at `{path}`"),
-        Err(e) => e,
-    };
-    assert!(
-        e.0.iter().any(|x| x.path == path && x.message == message),
-        "no error at `{path}` reading exactly:\n  {message}\ngot:\n{e}"
-    );
-}
-
-#[track_caller]
-fn refused_containing(r: Result<LoadedWorld, ConfigErrors>, path: &str, needle: &str) {
-    let e = match r {
-        Ok(_) => panic!("expected a refusal at `{path}`"),
-        Err(e) => e,
-    };
-    assert!(
-        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
-        "no error at `{path}` containing `{needle}`; got:\n{e}"
-    );
 }
 
 fn addresses(w: &LoadedWorld) -> Vec<&str> {
@@ -102,7 +77,7 @@ fn child_extends_bundled_world_sets_timestep_disables_prop_adds_robot() {
         ]
     );
     // The chain records the parent file.
-    assert_eq!(w.doc.chain, [repo().join("worlds/ur_pick.yaml").canonicalize().unwrap()]);
+    assert_eq!(w.doc.chain, [root().join("worlds/ur_pick.yaml").canonicalize().unwrap()]);
     // It builds: the arm, the table and the robot, no pick box.
     let e = Engine::new(w, EngineOptions { profile: false, seed: Some(0) }).unwrap();
     let mut names = e.ctx.entities.names();
@@ -197,15 +172,11 @@ fn refusal_extends_cycle_names_the_chain() {
     let dir = tempfile::tempdir().unwrap();
     let a = write(dir.path(), "a.yaml", "extends: b.yaml\ncomponents: []\n");
     write(dir.path(), "b.yaml", "extends: a.yaml\ncomponents: []\n");
-    refused(
-        load(&a),
-        "extends",
-        "in parent world `PARENT`: extends cycle: a.yaml -> b.yaml -> a.yaml; a world cannot inherit from itself"
+    assert_refused_exactly(load(&a), "extends", "in parent world `PARENT`: extends cycle: a.yaml -> b.yaml -> a.yaml; a world cannot inherit from itself"
             .replace("PARENT", &dir.path().join("b.yaml").canonicalize().unwrap().display().to_string())
-            .as_str(),
-    );
+            .as_str());
     let selfref = write(dir.path(), "s.yaml", "extends: s.yaml\n");
-    refused(
+    assert_refused_exactly(
         load(&selfref),
         "extends",
         "extends cycle: s.yaml -> s.yaml; a world cannot inherit from itself",
@@ -216,48 +187,32 @@ fn refusal_extends_cycle_names_the_chain() {
 fn refusal_extends_not_found() {
     let dir = tempfile::tempdir().unwrap();
     let c = write(dir.path(), "c.yaml", "extends: nowhere.yaml\n");
-    refused(
-        load(&c),
-        "extends",
-        &format!(
+    assert_refused_exactly(load(&c), "extends", &format!(
             "parent world `nowhere.yaml` not found: `{}` is not a file (a path resolves against this world's folder; a bundled world is `roqsim:<name>`)",
             dir.path().join("nowhere.yaml").display()
-        ),
-    );
+        ));
     let c = write(dir.path(), "d.yaml", "extends: roqsim:no_such_world\n");
-    refused_containing(load(&c), "extends", "parent world `roqsim:no_such_world` not found: package `roqsim` has no `no_such_world.yaml` in ");
-    refused_containing(
+    assert_refused_at(load(&c), "extends", "parent world `roqsim:no_such_world` not found: package `roqsim` has no `no_such_world.yaml` in ");
+    assert_refused_at(
         load(&c),
         "extends",
         "`roqsim` ships: demo, first_run, four_bases, mobile_manipulator",
     );
     let c = write(dir.path(), "e.yaml", "extends: not_a_pkg_here:w\n");
-    refused(
-        load(&c),
-        "extends",
-        "parent world `not_a_pkg_here:w` not found: package `not_a_pkg_here` has no share/not_a_pkg_here/worlds folder on AMENT_PREFIX_PATH (is the package built and its install sourced?)",
-    );
+    assert_refused_exactly(load(&c), "extends", "parent world `not_a_pkg_here:w` not found: package `not_a_pkg_here` has no share/not_a_pkg_here/worlds folder on AMENT_PREFIX_PATH (is the package built and its install sourced?)");
     let c = write(dir.path(), "f.yaml", "extends: [a, b]\n");
-    refused(
-        load(&c),
-        "extends",
-        "must name one parent world: a path relative to this file or `<package>:<world>`, got a list",
-    );
+    assert_refused_exactly(load(&c), "extends", "must name one parent world: a path relative to this file or `<package>:<world>`, got a list");
 }
 
 #[test]
 fn refusal_disable_without_extends() {
     let r = load_world_str(
         "disable: [a]\ncomponents:\n  - dummy: {}\n    name: a\n",
-        repo(),
+        root(),
         &LoadOptions::default(),
     );
-    refused(
-        r,
-        "disable",
-        "`disable:` drops components inherited from a parent world and needs `extends:` naming that parent; \
-         this world extends nothing, so remove the entries from `components:` instead",
-    );
+    assert_refused_exactly(r, "disable", "`disable:` drops components inherited from a parent world and needs `extends:` naming that parent; \
+         this world extends nothing, so remove the entries from `components:` instead");
 }
 
 #[test]
@@ -268,13 +223,13 @@ fn refusal_disable_matching_nothing_lists_the_inherited() {
         "c.yaml",
         "extends: roqsim:ur_pick\ndisable: [pick_box, graspable_box]\n",
     );
-    refused(
-        load(&c),
-        "disable[1]",
-        "`graspable_box` matches no component inherited from `ur_pick.yaml`; inherited: table, ur, pick_box",
-    );
+    assert_refused_exactly(load(&c), "disable[1]", "`graspable_box` matches no component inherited from `ur_pick.yaml`; inherited: table, ur, pick_box");
     let c = write(dir.path(), "d.yaml", "extends: roqsim:ur_pick\ndisable: pick_box\n");
-    refused(load(&c), "disable", "must be a list of names: write `disable: [pick_box]`");
+    assert_refused_exactly(
+        load(&c),
+        "disable",
+        "must be a list of names: write `disable: [pick_box]`",
+    );
 }
 
 #[test]
@@ -285,12 +240,8 @@ fn refusal_redeclaring_an_inherited_label() {
         "c.yaml",
         "extends: roqsim:ur_pick\ncomponents:\n  - box: {size: [0.2, 0.2, 0.2]}\n    name: table\n",
     );
-    refused(
-        load(&c),
-        "components.table",
-        "`table` is already a component inherited from `ur_pick.yaml`; to change it, list it under `disable:` and \
-         re-add the changed copy here, or give this one a distinct `name:`",
-    );
+    assert_refused_exactly(load(&c), "components.table", "`table` is already a component inherited from `ur_pick.yaml`; to change it, list it under `disable:` and \
+         re-add the changed copy here, or give this one a distinct `name:`");
     // The fix the message names works.
     let c = write(
         dir.path(),
@@ -307,20 +258,16 @@ fn a_parents_own_problem_names_the_parent() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "bad.yaml", "sim: {timestep: 0.002}\nfloorplan: {}\n");
     let c = write(dir.path(), "c.yaml", "extends: bad.yaml\n");
-    refused(
-        load(&c),
-        "floorplan",
-        &format!(
+    assert_refused_exactly(load(&c), "floorplan", &format!(
             "in parent world `{}`: unknown top-level key; a world has `sim:`, `components:`, `extends:` and `disable:`",
             dir.path().join("bad.yaml").canonicalize().unwrap().display()
-        ),
-    );
+        ));
 }
 
 #[test]
 fn world_argument_takes_a_package_ref() {
     let p = roqsim::runner::resolve_world("roqsim:demo").unwrap();
-    assert_eq!(p.canonicalize().unwrap(), repo().join("worlds/demo.yaml").canonicalize().unwrap());
+    assert_eq!(p.canonicalize().unwrap(), root().join("worlds/demo.yaml").canonicalize().unwrap());
 }
 
 // ------------------------------------------------------------------- accepted keys act
@@ -329,36 +276,24 @@ fn world_argument_takes_a_package_ref() {
 fn refusal_dedup_assets() {
     let r = load_world_str(
         "sim: {dedup_assets: true}\ncomponents:\n  - dummy: {}\n",
-        repo(),
+        root(),
         &LoadOptions::default(),
     );
-    refused(
-        r,
-        "sim.dedup_assets",
-        "`dedup_assets: true` is refused: roqsim does not merge identical attached assets before compile, so the key \
-         would do nothing. Remove it (every attached copy of a model keeps its own meshes and materials)",
-    );
+    assert_refused_exactly(r, "sim.dedup_assets", "`dedup_assets: true` is refused: roqsim does not merge identical attached assets before compile, so the key \
+         would do nothing. Remove it (every attached copy of a model keeps its own meshes and materials)");
 }
 
 #[test]
 fn unknown_plugin_lists_close_names_and_who_provides_it() {
-    let r = load_world_str("components:\n  - diff_driv: {}\n", repo(), &LoadOptions::default());
-    refused(
-        r,
-        "components.diff_driv",
-        "unknown plugin `diff_driv`; close names: diff_drive; `roqsim plugins list` shows the registered ones",
-    );
+    let r = load_world_str("components:\n  - diff_driv: {}\n", root(), &LoadOptions::default());
+    assert_refused_exactly(r, "components.diff_driv", "unknown plugin `diff_driv`; close names: diff_drive; `roqsim plugins list` shows the registered ones");
     let r = load_world_str(
         "components:\n  - \"my_crate::Rover\": {}\n",
-        repo(),
+        root(),
         &LoadOptions::default(),
     );
-    refused(
-        r,
-        "components.my_crate::Rover",
-        "unknown plugin `my_crate::Rover`: plugins from another crate are registered by that crate's binary \
-         (roqsim::cli::main_with), not named by path; `roqsim plugins list` shows the registered ones",
-    );
+    assert_refused_exactly(r, "components.my_crate::Rover", "unknown plugin `my_crate::Rover`: plugins from another crate are registered by that crate's binary \
+         (roqsim::cli::main_with), not named by path; `roqsim plugins list` shows the registered ones");
 }
 
 // ------------------------------------------------------------------------ manifests
@@ -381,20 +316,16 @@ fn refusal_unknown_manifest_key() {
     let yaml =
         format!("components:\n  - spawn_robot: {{model: {}}}\n    name: rover\n", m.display());
     let r = load_world_str(&yaml, dir.path(), &LoadOptions::default());
-    refused(
-        r,
-        "components.rover.model",
-        &format!(
+    assert_refused_exactly(r, "components.rover.model", &format!(
             "{}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, camera_name, frames, components, \
              assets, home and nothing else (a key that is not acted on would be silently ignored)",
             dir.path().join("rover/rover.manifest.yaml").canonicalize().unwrap().display()
-        ),
-    );
+        ));
 }
 
 #[test]
 fn manifest_components_have_origin_manifest() {
-    let w = load(&repo().join("worlds/turtlebot_empty.yaml")).unwrap();
+    let w = load(&root().join("worlds/turtlebot_empty.yaml")).unwrap();
     let origins: Vec<(&str, Origin)> =
         w.components.iter().map(|c| (c.args.address.as_str(), c.origin)).collect();
     assert_eq!(
@@ -437,12 +368,8 @@ fn chain(dir: &Path, n: usize, bottom: &str) -> PathBuf {
 fn refusal_extends_chain_deeper_than_the_bound() {
     let dir = tempfile::tempdir().unwrap();
     let top = chain(dir.path(), 7000, "sim: {timestep: 0.002}\n");
-    refused(
-        load(&top),
-        "extends",
-        "the extends chain is deeper than 64 parent worlds (e7000.yaml -> e6999.yaml -> e6998.yaml -> e6997.yaml -> …); \
-         a chain may hold at most 64 (the bound is in docs/bounds.md): fold some of its worlds into one",
-    );
+    assert_refused_exactly(load(&top), "extends", "the extends chain is deeper than 64 parent worlds (e7000.yaml -> e6999.yaml -> e6998.yaml -> e6997.yaml -> …); \
+         a chain may hold at most 64 (the bound is in docs/bounds.md): fold some of its worlds into one");
     assert_eq!(roqsim::world::bounds::MAX_EXTENDS_DEPTH, 64);
     // 64 parents load; an error at the bottom carries one prefix naming its own file.
     let dir = tempfile::tempdir().unwrap();
@@ -474,29 +401,29 @@ fn errors_in_inherited_parts_name_their_parent_file() {
     write(dir.path(), "p.yaml", "extends: gp.yaml\n");
     let c = write(dir.path(), "c.yaml", "extends: p.yaml\n");
     let gp = gp.canonicalize().unwrap().display().to_string();
-    refused(
+    assert_refused_exactly(
         load(&c),
         "sim.timestep",
         &format!("in parent world `{gp}`: must be a positive number of seconds, got -1"),
     );
-    refused_containing(
+    assert_refused_at(
         load(&c),
         "sim.bogus_key",
         &format!("in parent world `{gp}`: unknown field `bogus_key`"),
     );
-    refused_containing(
+    assert_refused_at(
         load(&c),
         "components.b1.bogus",
         &format!("in parent world `{gp}`: unknown field `bogus`"),
     );
-    refused(
-        load(&c),
-        "components.nosuchplug",
-        &format!("in parent world `{gp}`: unknown plugin `nosuchplug`; `roqsim plugins list` shows the registered ones"),
-    );
+    assert_refused_exactly(load(&c), "components.nosuchplug", &format!("in parent world `{gp}`: unknown plugin `nosuchplug`; `roqsim plugins list` shows the registered ones"));
     // The child's own value is the child's.
     let c2 = write(dir.path(), "c2.yaml", "extends: p.yaml\nsim: {timestep: -2}\n");
-    refused(load(&c2), "sim.timestep", "must be a positive number of seconds, got -2");
+    assert_refused_exactly(
+        load(&c2),
+        "sim.timestep",
+        "must be a positive number of seconds, got -2",
+    );
     // A --set value is the assignment's.
     let opts = LoadOptions {
         assignments: vec![roqsim::world::overrides::parse_set("components.b1.bogus=2").unwrap()],
@@ -524,57 +451,57 @@ fn refusal_a_props_broken_manifest_at_load() {
         "w.yaml",
         "components:\n  - spawn_model: {model: m/prop.xml}\n    name: prop\n",
     );
-    refused(
-        load(&w),
-        "components.prop.model",
-        &format!(
+    assert_refused_exactly(load(&w), "components.prop.model", &format!(
             "{man}: assets: `assets:` borrows from `nosuchprovider`, which is no installed model provider: use `roqsim` \
              or a package with share/nosuchprovider/models on AMENT_PREFIX_PATH"
-        ),
-    );
+        ));
     write(dir.path(), "m/prop.manifest.yaml", "license: MIT\ncolour: blue\n");
     let unknown = format!(
         "{man}: colour: unknown manifest key; roqsim acts on license, source, rest_height, frame_id, camera_name, frames, \
          components, assets, home and nothing else (a key that is not acted on would be silently ignored)"
     );
-    refused(load(&w), "components.prop.model", &unknown);
+    assert_refused_exactly(load(&w), "components.prop.model", &unknown);
     let r = write(
         dir.path(),
         "r.yaml",
         "components:\n  - spawn_robot: {model: m/prop.xml, default_plugins: false}\n    name: r\n",
     );
-    refused(load(&r), "components.r.model", &unknown);
+    assert_refused_exactly(load(&r), "components.r.model", &unknown);
     let a = write(
         dir.path(),
         "a.yaml",
         "components:\n  - spawn_arm: {model: ur5e, prefix: ur_, default_plugins: false, \
          end_effector: {model: m/prop.xml, prefix: g_}}\n    name: arm\n",
     );
-    refused(load(&a), "components.arm.model", &format!("end_effector.model: {unknown}"));
+    assert_refused_exactly(
+        load(&a),
+        "components.arm.model",
+        &format!("end_effector.model: {unknown}"),
+    );
     // Inherited, it names the parent too.
     let c = write(dir.path(), "c.yaml", "extends: w.yaml\n");
     let parent = w.canonicalize().unwrap().display().to_string();
-    refused(load(&c), "components.prop.model", &format!("in parent world `{parent}`: {unknown}"));
+    assert_refused_exactly(
+        load(&c),
+        "components.prop.model",
+        &format!("in parent world `{parent}`: {unknown}"),
+    );
 }
 
 #[test]
 fn refusal_package_ref_reaching_outside_the_package() {
     let dir = tempfile::tempdir().unwrap();
     let c = write(dir.path(), "c.yaml", "extends: roqsim:/tmp/x\n");
-    refused(
-        load(&c),
-        "extends",
-        "parent world `roqsim:/tmp/x` reaches outside package `roqsim`'s worlds folder: after `roqsim:` write a path \
-         inside it (no leading `/`, no `..`); a file elsewhere is named by its own path, without `roqsim:`",
-    );
+    assert_refused_exactly(load(&c), "extends", "parent world `roqsim:/tmp/x` reaches outside package `roqsim`'s worlds folder: after `roqsim:` write a path \
+         inside it (no leading `/`, no `..`); a file elsewhere is named by its own path, without `roqsim:`");
     let c = write(dir.path(), "d.yaml", "extends: roqsim:../worlds/demo\n");
-    refused_containing(
+    assert_refused_at(
         load(&c),
         "extends",
         "parent world `roqsim:../worlds/demo` reaches outside package `roqsim`'s worlds folder",
     );
     let c = write(dir.path(), "e.yaml", "sim: {world: \"roqsim:../../etc/x.xml\"}\n");
-    refused_containing(
+    assert_refused_at(
         load(&c),
         "sim.world",
         "`roqsim:../../etc/x.xml` reaches outside package `roqsim`'s worlds folder",
@@ -595,29 +522,21 @@ fn refusal_package_ref_reaching_outside_the_package() {
 fn refusal_empty_extends_and_disable_entries_and_a_parents_syntax_error_keeps_its_hint() {
     let dir = tempfile::tempdir().unwrap();
     let c = write(dir.path(), "c.yaml", "extends: \"\"\n");
-    refused(
-        load(&c),
-        "extends",
-        "is empty: name one parent world, a path relative to this file or `<package>:<world>` (or remove `extends:`)",
-    );
+    assert_refused_exactly(load(&c), "extends", "is empty: name one parent world, a path relative to this file or `<package>:<world>` (or remove `extends:`)");
     let c = write(dir.path(), "d.yaml", "extends: roqsim:ur_pick\ndisable: [\"\"]\n");
-    refused(
+    assert_refused_exactly(
         load(&c),
         "disable[0]",
         "is empty: name an inherited component by its label (its `name:`, else its plugin)",
     );
     let p = write(dir.path(), "p.yaml", "sim:\n  timestep: [1, 2\ncomponents: []\n");
     let c = write(dir.path(), "e.yaml", "extends: p.yaml\n");
-    refused(
-        load(&c),
-        "",
-        &format!(
+    assert_refused_exactly(load(&c), "", &format!(
             "in parent world `{}`: YAML syntax error at line 3, column 11: did not find expected ',' or ']' at line 3 \
              column 11, while parsing a flow sequence at line 2 column 13; check the indentation of line 3: the keys \
              of one mapping line up, and a list item's keys line up after its `- `",
             p.canonicalize().unwrap().display()
-        ),
-    );
+        ));
 }
 
 #[test]
@@ -625,7 +544,7 @@ fn refusal_disable_longer_than_components_may_be_and_duplicates_named() {
     let dir = tempfile::tempdir().unwrap();
     let list = vec!["x"; 2001].join(", ");
     let c = write(dir.path(), "c.yaml", &format!("extends: roqsim:ur_pick\ndisable: [{list}]\n"));
-    refused(
+    assert_refused_exactly(
         load(&c),
         "disable",
         "lists 2001 entries; a world may disable at most 2000 (as many as it may hold)",

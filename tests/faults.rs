@@ -43,19 +43,6 @@ fn body_z(e: &Engine, name: &str) -> f64 {
     e.ctx.data().xpos()[id][2]
 }
 
-fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
-    let id = e
-        .ctx
-        .model()
-        .name_to_id(MjtObjBase::mjOBJ_BODY, name)
-        .unwrap_or_else(|| panic!("no body {name}"));
-    e.ctx.data().xpos()[id]
-}
-
-fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
-    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
-}
-
 fn geom_condim(e: &Engine, name: &str) -> i32 {
     let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_GEOM, name).unwrap();
     e.ctx.model().geom_condim()[id]
@@ -167,7 +154,7 @@ fn grip_fault_lands_and_the_box_slips_out() {
     for i in 0..1000 {
         e.step().unwrap();
         let p = body_pos(&e, "parcel");
-        top_speed = top_speed.max(dist(p, last) / e.dt());
+        top_speed = top_speed.max(dist3(p, last) / e.dt());
         peak_z = peak_z.max(p[2]);
         last = p;
         if slipped_at.is_none() && z0 - p[2] > 0.05 {
@@ -175,7 +162,7 @@ fn grip_fault_lands_and_the_box_slips_out() {
         }
     }
     let end = body_pos(&e, "parcel");
-    let off = dist([end[0], end[1], 0.0], [p0[0], p0[1], 0.0]);
+    let off = dist3([end[0], end[1], 0.0], [p0[0], p0[1], 0.0]);
     eprintln!(
         "slipped 5 cm after {slipped_at:?} s; top speed {top_speed:.3} m/s, rose {:.4} m, \
          ended at {end:.3?} ({off:.3} m to the side)",

@@ -4,14 +4,10 @@
 
 mod common;
 
-use common::{assert_has, engine, engine_in, refusal, refusal_in};
+use common::{assert_has, components_world, engine, engine_in, refusal, refusal_in};
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::mujoco::raycast::RayBatch;
 use roqsim::Engine;
-
-fn world(entries: &str) -> String {
-    format!("sim: {{timestep: 0.002}}\ncomponents:\n{entries}")
-}
 
 fn geom(e: &Engine, name: &str) -> usize {
     e.ctx
@@ -58,7 +54,7 @@ fn geoms_of(e: &Engine, stem: &str) -> Vec<String> {
 
 #[test]
 fn shelf_boards_stand_where_the_keys_put_them_and_a_lidar_ray_meets_one() {
-    let mut e = engine(&world("  - shelf: {pos: [2.0, 0.0], layers: 3, height: 1.2}\n"));
+    let mut e = engine(&components_world("  - shelf: {pos: [2.0, 0.0], layers: 3, height: 1.2}\n"));
     let boards: Vec<String> = geoms_of(&e, "shelf_board_");
     assert_eq!(boards, ["shelf_board_0", "shelf_board_1", "shelf_board_2"]);
     assert_eq!(geoms_of(&e, "shelf_leg_").len(), 4);
@@ -86,7 +82,9 @@ fn shelf_boards_stand_where_the_keys_put_them_and_a_lidar_ray_meets_one() {
 
 #[test]
 fn shelf_defaults_are_the_five_board_chipboard_shelf() {
-    let e = engine(&world("  - shelf: {rpy: [0.0, 0.0, 1.5707963267948966]}\n    name: rack\n"));
+    let e = engine(&components_world(
+        "  - shelf: {rpy: [0.0, 0.0, 1.5707963267948966]}\n    name: rack\n",
+    ));
     assert_eq!(geoms_of(&e, "rack_board_").len(), 5);
     let (c, size, _) = g(&e, "rack_board_4");
     assert!(close(size, [0.4, 0.755, 0.01]));
@@ -100,17 +98,19 @@ fn shelf_defaults_are_the_five_board_chipboard_shelf() {
 
 #[test]
 fn shelf_refusals() {
-    let t = refusal(&world("  - shelf: {layers: 1}\n"));
+    let t = refusal(&components_world("  - shelf: {layers: 1}\n"));
     assert_has(&t, &["layers: the number of boards is an integer in 2..=200 (a bottom and a top board at least), got 1"]);
-    let t = refusal(&world("  - shelf: {layers: 20, thickness: 0.1, height: 1.0}\n"));
+    let t = refusal(&components_world("  - shelf: {layers: 20, thickness: 0.1, height: 1.0}\n"));
     assert_has(&t, &["layers: 20 boards of thickness 0.1 m do not fit in height 1 m: fewer layers, thinner boards or a taller shelf"]);
-    let t = refusal(&world("  - shelf: {leg: 0.5}\n"));
+    let t = refusal(&components_world("  - shelf: {leg: 0.5}\n"));
     assert_has(&t, &["leg: two uprights of 0.5 m do not fit across the shelf's 0.8 m: a leg must be under half the smaller of width and depth"]);
-    let t = refusal(&world("  - shelf: {pos: [1.0]}\n"));
+    let t = refusal(&components_world("  - shelf: {pos: [1.0]}\n"));
     assert_has(&t, &["pos: a world placement [x, y] or [x, y, z] (m, within ±1e6), got [1]"]);
-    let t = refusal(&world("  - shelf: {width: 0.0}\n"));
+    let t = refusal(&components_world("  - shelf: {width: 0.0}\n"));
     assert_has(&t, &["width: must be in (0, 10000] m, got 0"]);
-    let t = refusal(&world("  - shelf: {prefix: a_}\n    name: x\n  - shelf: {}\n    name: a_x\n"));
+    let t = refusal(&components_world(
+        "  - shelf: {prefix: a_}\n    name: x\n  - shelf: {}\n    name: a_x\n",
+    ));
     assert_has(
         &t,
         &["prefix: the world already has a body `a_x`; give this shelf a distinct prefix or name"],
@@ -121,7 +121,7 @@ fn shelf_refusals() {
 
 #[test]
 fn workbench_worktop_is_at_its_height_and_its_trim_is_visual() {
-    let e = engine(&world("  - workbench: {pos: [1.0, 2.0], height: 0.9}\n"));
+    let e = engine(&components_world("  - workbench: {pos: [1.0, 2.0], height: 0.9}\n"));
     let (c, size, contype) = g(&e, "workbench_worktop");
     assert!(close(size, [1.0, 0.35, 0.015]), "{size:?}");
     assert!(close(c, [1.0, 2.0, 0.9 - 0.015]), "{c:?}");
@@ -135,20 +135,20 @@ fn workbench_worktop_is_at_its_height_and_its_trim_is_visual() {
     }
     // the cabinet is on the left (−x) by default
     assert!(g(&e, "workbench_cabinet").0[0] < 1.0);
-    let e = engine(&world("  - workbench: {cabinet: none, superstructure: false}\n"));
+    let e = engine(&components_world("  - workbench: {cabinet: none, superstructure: false}\n"));
     assert!(geoms_of(&e, "workbench_cabinet").is_empty());
     assert!(geoms_of(&e, "workbench_upright").is_empty());
-    let e = engine(&world("  - workbench: {cabinet: right}\n"));
+    let e = engine(&components_world("  - workbench: {cabinet: right}\n"));
     assert!(g(&e, "workbench_cabinet").0[0] > 0.0);
 }
 
 #[test]
 fn workbench_refusals() {
-    let t = refusal(&world("  - workbench: {height: 1.2}\n"));
+    let t = refusal(&components_world("  - workbench: {height: 1.2}\n"));
     assert_has(&t, &["height: the worktop height is within the lift columns' stroke 0.695 .. 0.995 m, got 1.2"]);
-    let t = refusal(&world("  - workbench: {cabinet: middle}\n"));
+    let t = refusal(&components_world("  - workbench: {cabinet: middle}\n"));
     assert_has(&t, &["cabinet: `left`, `right` or `none`, got `middle`"]);
-    let t = refusal(&world("  - workbench: {width: 0.5}\n"));
+    let t = refusal(&components_world("  - workbench: {width: 0.5}\n"));
     assert_has(&t, &["width: a bench narrower than 0.81 m leaves no room between its columns for the cabinet, got 0.5"]);
 }
 
@@ -156,7 +156,7 @@ fn workbench_refusals() {
 
 #[test]
 fn ceiling_panels_fill_the_area_are_visual_and_rays_see_them() {
-    let mut e = engine(&world("  - ceiling_panels: {area: [0.0, 0.0, 6.0, 4.0]}\n"));
+    let mut e = engine(&components_world("  - ceiling_panels: {area: [0.0, 0.0, 6.0, 4.0]}\n"));
     // (6 - 1.8) / 2.6 -> 2 along x, (4 - 0.6) / 1.6 -> 3 along y
     assert_eq!(geoms_of(&e, "ceiling_panels_panel_").len(), 6);
     let (c, size, contype) = g(&e, "ceiling_panels_panel_0_0");
@@ -177,17 +177,18 @@ fn ceiling_panels_fill_the_area_are_visual_and_rays_see_them() {
 
 #[test]
 fn ceiling_panels_refusals() {
-    let t =
-        refusal(&world("  - ceiling_panels: {area: [0.0, 0.0, 6.0, 4.0], pitch: [1.0, 1.6]}\n"));
+    let t = refusal(&components_world(
+        "  - ceiling_panels: {area: [0.0, 0.0, 6.0, 4.0], pitch: [1.0, 1.6]}\n",
+    ));
     assert_has(&t, &["pitch[0]: the grid spacing along x (1 m) is less than the panel's 1.8 m: the panels would overlap"]);
-    let t = refusal(&world("  - ceiling_panels: {area: [0.0, 0.0, 1.0, 4.0]}\n"));
+    let t = refusal(&components_world("  - ceiling_panels: {area: [0.0, 0.0, 1.0, 4.0]}\n"));
     assert_has(
         &t,
         &["area: a 1 × 4 m area holds no 1.8 × 0.6 m panel: enlarge the area or shrink `panel`"],
     );
-    let t = refusal(&world("  - ceiling_panels: {area: [2.0, 0.0, 1.0, 4.0]}\n"));
+    let t = refusal(&components_world("  - ceiling_panels: {area: [2.0, 0.0, 1.0, 4.0]}\n"));
     assert_has(&t, &["area: a world rectangle [x0, y0, x1, y1] with x1 > x0 and y1 > y0 (m), got [2, 0, 1, 4]"]);
-    let t = refusal(&world("  - ceiling_panels: {}\n"));
+    let t = refusal(&components_world("  - ceiling_panels: {}\n"));
     assert_has(&t, &["area"]);
 }
 
@@ -195,13 +196,13 @@ fn ceiling_panels_refusals() {
 
 #[test]
 fn strip_light_hangs_below_its_ceiling_and_emit_adds_one_light() {
-    let e = engine(&world("  - strip_light: {pos: [1.0, 1.0, 3.0]}\n"));
+    let e = engine(&components_world("  - strip_light: {pos: [1.0, 1.0, 3.0]}\n"));
     let lights = e.ctx.model().ffi().nlight;
     let (c, size, contype) = g(&e, "strip_light_fixture");
     assert!(close(c, [1.0, 1.0, 2.97]), "{c:?}");
     assert!(close(size, [1.2, 0.045, 0.03]));
     assert_eq!(contype, 0);
-    let e2 = engine(&world("  - strip_light: {pos: [1.0, 1.0, 3.0], yaw: 1.5707963267948966, emit: true, cutoff: 60.0}\n"));
+    let e2 = engine(&components_world("  - strip_light: {pos: [1.0, 1.0, 3.0], yaw: 1.5707963267948966, emit: true, cutoff: 60.0}\n"));
     let m = e2.ctx.model();
     assert_eq!(m.ffi().nlight, lights + 1);
     let l = m.name_to_id(MjtObjBase::mjOBJ_LIGHT, "strip_light_light").unwrap();
@@ -216,11 +217,11 @@ fn strip_light_hangs_below_its_ceiling_and_emit_adds_one_light() {
 
 #[test]
 fn strip_light_refusals() {
-    let t = refusal(&world("  - strip_light: {pos: [1.0, 1.0, 3.0], cutoff: 60.0}\n"));
+    let t = refusal(&components_world("  - strip_light: {pos: [1.0, 1.0, 3.0], cutoff: 60.0}\n"));
     assert_has(&t, &["emit: `diffuse` and `cutoff` describe the light `emit: true` adds; with emit false there is none: set emit: true or drop them"]);
-    let t = refusal(&world("  - strip_light: {pos: [1.0, 1.0]}\n"));
+    let t = refusal(&components_world("  - strip_light: {pos: [1.0, 1.0]}\n"));
     assert_has(&t, &["pos: a world placement [x, y, z] (m, within ±1e6), got [1, 1]"]);
-    let t = refusal(&world("  - strip_light: {pos: [1.0, 1.0, 3.0], emission: 2.0}\n"));
+    let t = refusal(&components_world("  - strip_light: {pos: [1.0, 1.0, 3.0], emission: 2.0}\n"));
     assert_has(&t, &["emission: must be within 0..1, got 2"]);
 }
 
@@ -228,7 +229,7 @@ fn strip_light_refusals() {
 
 #[test]
 fn window_glass_fills_its_frame_and_stops_a_ray() {
-    let mut e = engine(&world("  - window: {pos: [0.0, 2.0]}\n"));
+    let mut e = engine(&components_world("  - window: {pos: [0.0, 2.0]}\n"));
     let (c, size, contype) = g(&e, "window_glass");
     assert!(close(c, [0.0, 2.0, 1.03]), "{c:?}");
     assert!(close(size, [0.42, 0.006, 0.98]), "{size:?}");
@@ -245,11 +246,11 @@ fn window_glass_fills_its_frame_and_stops_a_ray() {
 
 #[test]
 fn window_refusals() {
-    let t = refusal(&world("  - window: {frame: 0.5}\n"));
+    let t = refusal(&components_world("  - window: {frame: 0.5}\n"));
     assert_has(&t, &["frame: a 0.5 m border on both sides leaves no glass in a 0.94 × 2.06 m window: a frame must be under half the smaller of width and height"]);
-    let t = refusal(&world("  - window: {glass: 0.2}\n"));
+    let t = refusal(&components_world("  - window: {glass: 0.2}\n"));
     assert_has(&t, &["glass: glass 0.2 m thick does not fit in a 0.1 m deep frame"]);
-    let t = refusal(&world("  - window: {glass_color: [0.5, 0.5]}\n"));
+    let t = refusal(&components_world("  - window: {glass_color: [0.5, 0.5]}\n"));
     assert_has(&t, &["glass_color: a colour is [r, g, b] or [r, g, b, a] in 0..1, got 2 values"]);
 }
 
@@ -257,8 +258,9 @@ fn window_refusals() {
 
 #[test]
 fn duct_runs_between_its_ends_with_a_drop_at_each_branch() {
-    let mut e =
-        engine(&world("  - duct: {start: [0.0, 1.0], end: [4.0, 1.0], branches: [1.0, 3.0]}\n"));
+    let mut e = engine(&components_world(
+        "  - duct: {start: [0.0, 1.0], end: [4.0, 1.0], branches: [1.0, 3.0]}\n",
+    ));
     assert_eq!(
         geoms_of(&e, "duct_"),
         ["duct_main", "duct_drop_0", "duct_diffuser_0", "duct_drop_1", "duct_diffuser_1"]
@@ -277,7 +279,7 @@ fn duct_runs_between_its_ends_with_a_drop_at_each_branch() {
     let (d, hit) = ray(&mut e, [1.0, 1.0, 1.0], [0.0, 0.0, 1.0]);
     assert_eq!(hit, "duct_diffuser_0");
     assert!((d - (3.2 - 0.14 - 0.4 - 0.02 - 1.0)).abs() < 1e-9, "d = {d}");
-    let e = engine(&world(
+    let e = engine(&components_world(
         "  - duct: {start: [0.0, 0.0], end: [2.0, 0.0], branches: [1.0], diffuser_radius: 0.0}\n",
     ));
     assert_eq!(geoms_of(&e, "duct_"), ["duct_main", "duct_drop_0"]);
@@ -285,16 +287,19 @@ fn duct_runs_between_its_ends_with_a_drop_at_each_branch() {
 
 #[test]
 fn duct_refusals() {
-    let t =
-        refusal(&world("  - duct: {start: [0.0, 0.0], end: [4.0, 0.0], branches: [1.0, 5.0]}\n"));
+    let t = refusal(&components_world(
+        "  - duct: {start: [0.0, 0.0], end: [4.0, 0.0], branches: [1.0, 5.0]}\n",
+    ));
     assert_has(&t, &["branches[1]: a distance along the run within 0 .. 4 m (its length), got 5"]);
-    let t = refusal(&world("  - duct: {start: [0.0, 0.0], end: [4.0, 0.0], branch_radius: 0.2}\n"));
+    let t = refusal(&components_world(
+        "  - duct: {start: [0.0, 0.0], end: [4.0, 0.0], branch_radius: 0.2}\n",
+    ));
     assert_has(&t, &["branch_radius: a drop of radius 0.2 m is wider than the main tube it hangs from (0.14 m)"]);
-    let t = refusal(&world("  - duct: {start: [0.0, 0.0, 0.0], end: [4.0, 0.0]}\n"));
+    let t = refusal(&components_world("  - duct: {start: [0.0, 0.0, 0.0], end: [4.0, 0.0]}\n"));
     assert_has(&t, &["start: a world placement [x, y] (m, within ±1e6), got [0, 0, 0]"]);
-    let t = refusal(&world("  - duct: {start: [1.0, 1.0], end: [1.0, 1.1]}\n"));
+    let t = refusal(&components_world("  - duct: {start: [1.0, 1.0], end: [1.0, 1.1]}\n"));
     assert_has(&t, &["end: the run from start to end is 0.1 m, shorter than the tube's diameter 0.28 m: a duct needs a run"]);
-    let t = refusal(&world("  - duct: {start: [0.0, 0.0], end: [4.0, 0.0], z: 0.5}\n"));
+    let t = refusal(&components_world("  - duct: {start: [0.0, 0.0], end: [4.0, 0.0], z: 0.5}\n"));
     assert_has(&t, &["branch_length: a drop 0.4 m long under a run at 0.5 m reaches the floor"]);
 }
 
@@ -302,7 +307,7 @@ fn duct_refusals() {
 
 #[test]
 fn palm_tree_has_its_trunk_fronds_and_fruit_all_colliding() {
-    let e = engine(&world("  - palm_tree: {pos: [1.0, -1.0]}\n"));
+    let e = engine(&components_world("  - palm_tree: {pos: [1.0, -1.0]}\n"));
     let all = geoms_of(&e, "palm_tree_");
     assert_eq!(all.len(), 1 + 1 + 2 * 8 + 9, "{all:?}");
     for n in &all {
@@ -333,19 +338,20 @@ fn palm_tree_has_its_trunk_fronds_and_fruit_all_colliding() {
         let r = ((c[0] - 0.87).powi(2) + (c[1] + 0.98).powi(2) + (c[2] - 0.88).powi(2)).sqrt();
         assert!((r - 0.045).abs() < 1e-9 && (size[0] - 0.03).abs() < 1e-12, "fruit {i}: {r}");
     }
-    let e = engine(&world("  - palm_tree: {pot_height: 0.0, fronds: 5, bunches: []}\n"));
+    let e = engine(&components_world("  - palm_tree: {pot_height: 0.0, fronds: 5, bunches: []}\n"));
     assert_eq!(geoms_of(&e, "palm_tree_").len(), 1 + 2 * 5);
 }
 
 #[test]
 fn palm_tree_refusals() {
-    let t = refusal(&world("  - palm_tree: {crown_height: 1.8}\n"));
+    let t = refusal(&components_world("  - palm_tree: {crown_height: 1.8}\n"));
     assert_has(&t, &["crown_height: the fronds spring from the trunk, above the pot (0.16 m) and at most at its top (1.6 m), got 1.8"]);
-    let t = refusal(&world("  - palm_tree: {fronds: 0}\n"));
+    let t = refusal(&components_world("  - palm_tree: {fronds: 0}\n"));
     assert_has(&t, &["fronds: the blades in the crown are an integer in 1..=64, got 0"]);
-    let t = refusal(&world("  - palm_tree: {pot_radius: 0.02}\n"));
+    let t = refusal(&components_world("  - palm_tree: {pot_radius: 0.02}\n"));
     assert_has(&t, &["pot_radius: a pot of radius 0.02 m cannot hold a trunk of radius 0.03 m"]);
-    let t = refusal(&world("  - palm_tree: {bunches: [{pos: [0.0, 0.0], fruits: 0}]}\n"));
+    let t =
+        refusal(&components_world("  - palm_tree: {bunches: [{pos: [0.0, 0.0], fruits: 0}]}\n"));
     assert_has(
         &t,
         &[
@@ -358,7 +364,7 @@ fn palm_tree_refusals() {
 // ---------------------------------------------------------------------------------------- ceiling
 
 fn roof_world(ceiling: &str) -> String {
-    world(&format!(
+    components_world(&format!(
         "  - box: {{pose: {{position: {{x: 0.0, y: 0.0, z: 3.0}}}}, size: [4.0, 4.0, 0.1]}}\n    name: roof\n  - box: {{pose: {{position: {{x: 2.0, y: 0.0}}}}, size: [0.5, 0.5, 0.5]}}\n    name: crate\n{ceiling}"
     ))
 }

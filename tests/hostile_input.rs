@@ -7,7 +7,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{assert_has, engine, refusal};
+use common::{assert_has, assert_sc_refused, engine, refusal};
 use roqsim::context::RunState;
 use roqsim::engine::sim_control::{self as sc, codes, state};
 
@@ -22,13 +22,6 @@ components:
 fn finite_state(e: &roqsim::Engine) -> bool {
     let d = e.ctx.data();
     d.qpos().iter().chain(d.qvel().iter()).all(|x| x.is_finite())
-}
-
-#[track_caller]
-fn refused<T: std::fmt::Debug>(r: Result<T, sc::Refusal>, code: u8, needle: &str) {
-    let e = r.unwrap_err();
-    assert_eq!(e.code, code, "{}", e.message);
-    assert!(e.message.contains(needle), "`{}` lacks `{needle}`", e.message);
 }
 
 /// Class: numeric fields of the `sim:` block beyond MuJoCo's documented range or the runner's.
@@ -165,7 +158,7 @@ fn state_requests_with_non_finite_or_huge_values_are_refused_and_change_nothing(
         ([0.0; 3], [0.0, 0.0, f64::INFINITY, 1.0], "pose.orientation.z = inf: must be finite"),
     ];
     for (p, q, needle) in bad_poses {
-        refused(
+        assert_sc_refused(
             sc::set_entity_state(&mut e.ctx, "crate", Some((*p, *q)), None),
             codes::SET_INVALID_POSE,
             needle,
@@ -176,7 +169,7 @@ fn state_requests_with_non_finite_or_huge_values_are_refused_and_change_nothing(
         ([0.0; 3], [0.0, f64::NAN, 0.0], "twist.angular.y = NaN"),
     ];
     for (l, a, needle) in bad_twists {
-        refused(
+        assert_sc_refused(
             sc::set_entity_state(&mut e.ctx, "crate", None, Some((*l, *a))),
             codes::INCORRECT_STATE,
             needle,
@@ -184,7 +177,7 @@ fn state_requests_with_non_finite_or_huge_values_are_refused_and_change_nothing(
     }
     assert_eq!(sc::entity_state(&e.ctx, "crate").unwrap(), before, "a refused request wrote state");
     // spawning at a bad pose: refused before the entity is made present
-    refused(
+    assert_sc_refused(
         sc::spawn(&mut e.ctx, "", "spare", "", "", Some(([0.0; 3], [1e300, 0.0, 0.0, 1e300]))),
         codes::SPAWN_INVALID_POSE,
         "invalid pose for `spare`: pose.orientation has norm",
@@ -227,12 +220,12 @@ fn leaving_pause_cancels_outstanding_steps_and_stepping_works_again() {
 #[test]
 fn reset_with_undefined_scope_bits_is_refused() {
     let mut e = engine(WORLD);
-    refused(
-        sc::request_reset(&mut e.ctx, 8),
+    assert_sc_refused(sc::request_reset(&mut e.ctx, 8), codes::OPERATION_FAILED, "unknown ResetSimulation scope 8 (bits 0b00001000 are not defined): use SCOPE_DEFAULT 0, SCOPE_ALL 255");
+    assert_sc_refused(
+        sc::request_reset(&mut e.ctx, 0x13),
         codes::OPERATION_FAILED,
-        "unknown ResetSimulation scope 8 (bits 0b00001000 are not defined): use SCOPE_DEFAULT 0, SCOPE_ALL 255",
+        "bits 0b00010000",
     );
-    refused(sc::request_reset(&mut e.ctx, 0x13), codes::OPERATION_FAILED, "bits 0b00010000");
     assert!(e.ctx.control.reset.is_none(), "a refused reset was queued");
     sc::request_reset(&mut e.ctx, 1 | 4).unwrap();
     assert!(e.ctx.control.reset.is_some());

@@ -297,11 +297,6 @@ fn door_topics_rename_its_endpoints() {
 
 // ------------------------------------------------------------------------------------ conveyor
 
-fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
-    let id = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, name).unwrap();
-    e.ctx.data().xpos()[id]
-}
-
 /// A user's belt: a frame, and a 3 m slab on the `belt_slide` joint, top at 0.5 m.
 const USER_BELT: &str = r#"<mujoco model="my_belt">
   <worldbody>

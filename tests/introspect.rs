@@ -7,32 +7,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 mod common;
-use common::write;
-
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    /// The single JSON line on stdout.
-    fn json(&self) -> Value {
-        let lines: Vec<&str> = self.stdout.lines().collect();
-        assert_eq!(
-            lines.len(),
-            1,
-            "expected one line on stdout, got:\n{}\nstderr:\n{}",
-            self.stdout,
-            self.stderr
-        );
-        serde_json::from_str(lines[0]).unwrap()
-    }
-}
+use common::{root, write, Out};
 
 fn roqsim(args: &[&str]) -> Out {
     let o = Command::new(env!("CARGO_BIN_EXE_roqsim"))
@@ -41,11 +16,7 @@ fn roqsim(args: &[&str]) -> Out {
         .env("ROQSIM_LOG", "error")
         .output()
         .unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::from(o)
 }
 
 fn canon(p: &Path) -> String {
@@ -179,7 +150,7 @@ fn inputs_best_effort_and_require_complete() {
 /// origin manifest and their config paths.
 #[test]
 fn describe_lists_manifest_components_with_origin_and_paths() {
-    let w = repo().join("worlds/turtlebot_empty.yaml");
+    let w = root().join("worlds/turtlebot_empty.yaml");
     let out = roqsim(&["scenes", "describe", w.to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let j = out.json();
@@ -249,7 +220,7 @@ fn describe_lists_manifest_components_with_origin_and_paths() {
 
 #[test]
 fn describe_entities_and_overridable_targets_from_one_build() {
-    let w = repo().join("worlds/ur_pick.yaml");
+    let w = root().join("worlds/ur_pick.yaml");
     let out = roqsim(&[
         "scenes",
         "describe",
@@ -409,7 +380,7 @@ fn catalog_models_worlds_plugins() {
     assert_eq!(ur["ref"], "roqsim:ur5e");
     assert_eq!(ur["provider"], "roqsim");
     assert_eq!(ur["license"], "original");
-    assert_eq!(ur["path"], canon(&repo().join("models/ur5e/ur5e.xml")));
+    assert_eq!(ur["path"], canon(&root().join("models/ur5e/ur5e.xml")));
     for m in models {
         assert!(
             m["headline"].as_str().is_some_and(|h| h.ends_with('.')),
@@ -467,11 +438,7 @@ fn roqsim_with(args: &[&str], env: &[(&str, &str)], stdout: std::process::Stdio)
         c.env(k, v);
     }
     let o = c.output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    Out::from(o)
 }
 
 const PROP_XML: &str =

@@ -3,14 +3,15 @@
 //! give bitwise-identical trajectories however the threads are scheduled; a silent controller ends
 //! the run with the gate diagnostic; unknown gate endpoints are refused.
 
-use std::path::Path;
+mod common;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use roqsim::context::payload::{Payload, Twist};
 use roqsim::runner::{self, Limits};
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 
 fn world(sync: &str) -> String {
     format!(
@@ -27,19 +28,13 @@ components:
 
 const SYNC: &str = "{enabled: true, timeout_s: 2.0, sensors: [odom], control: [cmd_vel]}";
 
-fn engine(yaml: &str) -> Engine {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let w = load_world_str(yaml, base, &LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(4) }).unwrap()
-}
-
 fn id_of(e: &Engine, name: &str) -> usize {
     e.ctx.interface.all().iter().position(|ep| ep.name == name).unwrap()
 }
 
 /// One closed-loop run of `steps`: returns (qpos after every step the controller answered, replies).
 fn closed_loop(steps: u64) -> (Vec<Vec<f64>>, u64) {
-    let mut e = engine(&world(SYNC));
+    let mut e = common::engine_at(&world(SYNC), common::root(), 4);
     let cmd = id_of(&e, "cmd_vel");
     let every = e.ctx.interface.get(id_of(&e, "odom")).snapped.unwrap().every_steps;
     let snap = e.ctx.enable_snapshot();
@@ -98,7 +93,11 @@ fn closed_loop_is_bitwise_across_two_runs() {
 
 #[test]
 fn a_silent_controller_ends_the_run_with_the_gate_diagnostic() {
-    let mut e = engine(&world("{enabled: true, timeout_s: 0.3, control: [cmd_vel]}"));
+    let mut e = common::engine_at(
+        &world("{enabled: true, timeout_s: 0.3, control: [cmd_vel]}"),
+        common::root(),
+        4,
+    );
     let t0 = Instant::now();
     let err =
         runner::run(&mut e, Limits { steps: Some(100), seconds: None }, None, false, &|| false)
@@ -115,8 +114,11 @@ fn a_silent_controller_ends_the_run_with_the_gate_diagnostic() {
     assert!((0.3..2.0).contains(&waited), "{waited}");
 
     // a controller that answers once and then dies: the gate names the tick of its last message
-    let mut e =
-        engine(&world("{enabled: true, timeout_s: 0.3, sensors: [odom], control: [cmd_vel]}"));
+    let mut e = common::engine_at(
+        &world("{enabled: true, timeout_s: 0.3, sensors: [odom], control: [cmd_vel]}"),
+        common::root(),
+        4,
+    );
     let cmd = id_of(&e, "cmd_vel");
     e.ctx.post(move |ctx| ctx.interface.deliver(cmd, Payload::Twist(Twist::default())));
     let err =
@@ -131,13 +133,17 @@ fn a_silent_controller_ends_the_run_with_the_gate_diagnostic() {
 
 #[test]
 fn unknown_gate_endpoints_are_refused() {
-    let mut e = engine(&world("{enabled: true, control: [cmd_vl]}"));
+    let mut e = common::engine_at(&world("{enabled: true, control: [cmd_vl]}"), common::root(), 4);
     let err =
         runner::run(&mut e, Limits { steps: Some(10), seconds: None }, None, false, &|| false)
             .unwrap_err()
             .to_string();
     assert!(err.starts_with("sim.sync.control: no inbound endpoint `cmd_vl` in this world; inbound endpoints: cmd_vel"), "{err}");
-    let mut e = engine(&world("{enabled: true, sensors: [odm], control: [cmd_vel]}"));
+    let mut e = common::engine_at(
+        &world("{enabled: true, sensors: [odm], control: [cmd_vel]}"),
+        common::root(),
+        4,
+    );
     let err =
         runner::run(&mut e, Limits { steps: Some(10), seconds: None }, None, false, &|| false)
             .unwrap_err()

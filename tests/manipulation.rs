@@ -45,15 +45,6 @@ fn site(e: &Engine, name: &str) -> [f64; 3] {
     e.ctx.data().site_xpos()[id]
 }
 
-fn body(e: &Engine, name: &str) -> [f64; 3] {
-    let id = e
-        .ctx
-        .model()
-        .name_to_id(MjtObjBase::mjOBJ_BODY, name)
-        .unwrap_or_else(|| panic!("no body {name}"));
-    e.ctx.data().xpos()[id]
-}
-
 fn qadr(e: &Engine, joint: &str) -> (usize, usize) {
     let m = e.ctx.model();
     let j =
@@ -63,10 +54,6 @@ fn qadr(e: &Engine, joint: &str) -> (usize, usize) {
 
 fn q(e: &Engine, joint: &str) -> f64 {
     e.ctx.data().qpos()[qadr(e, joint).0]
-}
-
-fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
-    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
 
 fn endpoint_topic(e: &Engine, topic: &str) -> usize {
@@ -215,7 +202,7 @@ fn impedance_arm_holds_pose_within_1mm_and_table_records_the_law() {
     let f0 = site(&e, "ur_attachment_site");
     e.step_n(1500).unwrap();
     let f1 = site(&e, "ur_attachment_site");
-    let drift = dist(f0, f1);
+    let drift = dist3(f0, f1);
     println!("impedance 2 N·m/rad with gravity compensation: flange moved {:.3e} m in 3 s", drift);
     assert!(drift < 1e-3, "flange drifted {drift} m");
     let t = e.ctx.blackboard.get::<ActuatorTable>("actuator_table:ur").unwrap();
@@ -261,7 +248,7 @@ fn without_gravity_compensation_the_arm_sags() {
     let mut e = engine(&bare_arm(", gravity_compensation: false"));
     let f0 = site(&e, "ur_attachment_site");
     e.step_n(1500).unwrap();
-    let sag = dist(f0, site(&e, "ur_attachment_site"));
+    let sag = dist3(f0, site(&e, "ur_attachment_site"));
     println!("position 2000 N·m/rad, no gravity compensation: flange sag {:.4} m", sag);
     assert!(sag > 3e-3 && sag < 3e-2, "sag {sag} m is not of the order of 1 cm");
     assert!(e
@@ -275,7 +262,7 @@ fn without_gravity_compensation_the_arm_sags() {
     let mut e = engine(&bare_arm(", gravity_compensation: false, actuators: {control: impedance, stiffness: 2.0, damping: 0.02}"));
     let f0 = site(&e, "ur_attachment_site");
     e.step_n(250).unwrap();
-    let fold = dist(f0, site(&e, "ur_attachment_site"));
+    let fold = dist3(f0, site(&e, "ur_attachment_site"));
     println!("impedance 2 N·m/rad, no gravity compensation: flange fell {:.3} m in 0.5 s", fold);
     assert!(fold > 0.1, "a 2 N·m/rad arm without compensation should fold, moved {fold} m");
 }
@@ -575,7 +562,7 @@ fn vertical_path(e: &Engine, dz: f64, secs: f64, n: usize) -> TrajectoryGoal {
 /// Descend onto the ur_pick box (pinch 5 mm above its centre), close (optionally with a
 /// max_effort), returning the gripper's outcome.
 fn descend_and_close(e: &mut Engine, max_effort: f64) -> ActionOutcome {
-    let bx = body(e, "pick_box");
+    let bx = body_pos(e, "pick_box");
     let p = site(e, "ur_pinch");
     assert!(
         (p[0] - bx[0]).abs() < 1e-3 && (p[1] - bx[1]).abs() < 1e-3,
@@ -588,7 +575,7 @@ fn descend_and_close(e: &mut Engine, max_effort: f64) -> ActionOutcome {
     assert_eq!(o.status, GoalStatus::Succeeded, "descent: {o:?}");
     let p = site(e, "ur_pinch");
     assert!(
-        dist(p, [bx[0], bx[1], bx[2] + 0.005]) < 2e-3,
+        dist3(p, [bx[0], bx[1], bx[2] + 0.005]) < 2e-3,
         "the pinch reached the box: {p:?} vs {bx:?}"
     );
     let ep = endpoint(e, "gripper_cmd");
@@ -640,7 +627,7 @@ fn mean_contact_normal(e: &mut Engine, geom: &str, body_name: &str, n: u64) -> f
 #[test]
 fn gripper_picks_the_box_lifts_it_0_2_m_and_holds_it_5_s() {
     let mut e = engine(&world_file("ur_pick.yaml"));
-    let z0 = body(&e, "pick_box")[2];
+    let z0 = body_pos(&e, "pick_box")[2];
     let o = descend_and_close(&mut e, 0.0);
     let Some(Payload::GripperResult { position, stalled, reached_goal, effort }) =
         o.result.as_deref().cloned()
@@ -653,13 +640,13 @@ fn gripper_picks_the_box_lifts_it_0_2_m_and_holds_it_5_s() {
     assert!((position - 0.0175).abs() < 0.002, "each jaw travels (85 - 50) / 2 mm: {position}");
     lift(&mut e, 0.2);
     let rel0 = {
-        let (b, p) = (body(&e, "pick_box"), site(&e, "ur_pinch"));
+        let (b, p) = (body_pos(&e, "pick_box"), site(&e, "ur_pinch"));
         [b[0] - p[0], b[1] - p[1], b[2] - p[2]]
     };
-    let z_lift = body(&e, "pick_box")[2];
+    let z_lift = body_pos(&e, "pick_box")[2];
     e.step_n(2500).unwrap();
-    let (b, p) = (body(&e, "pick_box"), site(&e, "ur_pinch"));
-    let slip = dist([b[0] - p[0], b[1] - p[1], b[2] - p[2]], rel0);
+    let (b, p) = (body_pos(&e, "pick_box"), site(&e, "ur_pinch"));
+    let slip = dist3([b[0] - p[0], b[1] - p[1], b[2] - p[2]], rel0);
     println!(
         "box lifted {:.4} m; after 5 s held it slipped {:.2e} m in the jaws",
         z_lift - z0,
@@ -1067,14 +1054,14 @@ fn mobile_manipulator_arm_rides_the_base_and_claims_no_wheels() {
     let h = e.ctx.blackboard.get::<ArmHandle>("arm:arm").unwrap().clone();
     assert_eq!(h.names(), JOINTS.to_vec());
     let p0 = site(&e, "arm_pinch");
-    let b0 = body(&e, "base_link");
+    let b0 = body_pos(&e, "base_link");
     e.ctx
         .blackboard
         .get::<roqsim::handles::robot::RobotHandle>("robot:husky")
         .unwrap()
         .drive(0.5, 0.0, 0.0);
     e.step_n(1000).unwrap();
-    let (p1, b1) = (site(&e, "arm_pinch"), body(&e, "base_link"));
+    let (p1, b1) = (site(&e, "arm_pinch"), body_pos(&e, "base_link"));
     println!("base moved {:.3} m, pinch moved {:.3} m", b1[0] - b0[0], p1[0] - p0[0]);
     assert!(b1[0] - b0[0] > 0.5);
     assert!(
@@ -1107,7 +1094,7 @@ components:
         "held at rail.home: {}",
         q(&e, "g_rail_joint")
     );
-    assert!((body(&e, "g_base_link")[1] - 0.4).abs() < 1e-3);
+    assert!((body_pos(&e, "g_base_link")[1] - 0.4).abs() < 1e-3);
     let ep = endpoint(&e, "follow_joint_trajectory");
     let g = send(
         &mut e,
@@ -1130,9 +1117,9 @@ components:
     let (o, _) = wait(&mut e, &g, 2000);
     assert_eq!(o.status, GoalStatus::Succeeded, "{o:?}");
     assert!(
-        (body(&e, "g_base_link")[1] + 0.5).abs() < 0.005,
+        (body_pos(&e, "g_base_link")[1] + 0.5).abs() < 0.005,
         "the arm base rode the rail to -0.5: {:?}",
-        body(&e, "g_base_link")
+        body_pos(&e, "g_base_link")
     );
 }
 
@@ -1732,7 +1719,7 @@ fn cartesian_motion_takes_over_from_the_trajectory_controller_and_tracks_a_targe
     let mut settled = None;
     for i in 0..3000 {
         e.step().unwrap();
-        let d = dist(site(&e, "ur_pinch"), goal);
+        let d = dist3(site(&e, "ur_pinch"), goal);
         if d < 1e-3 && settled.is_none() {
             settled = Some((i + 1) as f64 * 0.002);
         } else if d >= 1e-3 {
@@ -1744,9 +1731,9 @@ fn cartesian_motion_takes_over_from_the_trajectory_controller_and_tracks_a_targe
     let dq: f64 = (0..4).map(|i| (q[i] - q0[i]).abs()).sum();
     println!(
         "motion: target 50/-30/40 mm away reached within 1 mm after {settled:?} s; final error {:.3e} m, orientation drift {dq:.2e}",
-        dist(p, goal)
+        dist3(p, goal)
     );
-    assert!(dist(p, goal) < 1e-3, "steady-state error {}", dist(p, goal));
+    assert!(dist3(p, goal) < 1e-3, "steady-state error {}", dist3(p, goal));
     assert!(settled.is_some_and(|t| t < 5.0), "settled {settled:?}");
     assert!(dq < 1e-3, "orientation held: {q:?} vs {q0:?}");
     // current_pose: the pinch in the arm's base frame (base_link at z = 0.75, unrotated).
@@ -1757,11 +1744,11 @@ fn cartesian_motion_takes_over_from_the_trajectory_controller_and_tracks_a_targe
         panic!("no current_pose")
     };
     assert_eq!(c.frame_id, "base_link");
-    assert!(dist(c.position, [p[0], p[1], p[2] - 0.75]) < 2e-3, "{:?} vs {p:?}", c.position);
+    assert!(dist3(c.position, [p[0], p[1], p[2] - 0.75]) < 2e-3, "{:?} vs {p:?}", c.position);
     // A target in the base frame means the same place.
     e.ctx.interface.deliver(ep, target_pose("base_link", [p0[0], p0[1], p0[2] - 0.75], q0));
     e.step_n(2500).unwrap();
-    assert!(dist(site(&e, "ur_pinch"), p0) < 1e-3, "{:?} vs {p0:?}", site(&e, "ur_pinch"));
+    assert!(dist3(site(&e, "ur_pinch"), p0) < 1e-3, "{:?} vs {p0:?}", site(&e, "ur_pinch"));
     // Handing back: the trajectory controller holds where the arm is.
     reg.switch(
         &["scaled_joint_trajectory_controller".into()],

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::import_notes;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -155,7 +157,11 @@ fn a_urdf_robot_whose_controller_adds_a_joint_prefix_is_refused() {
     assert_eq!(export_srdf(&mut e.ctx, &ent, 10, 0, None).unwrap_err(), want);
     assert_eq!(export_moveit(&mut e.ctx, &ent, &MoveitOptions::default()).unwrap_err(), want);
     // robot_description still carries the URDF as written, and the run log says why it disagrees.
-    assert!(notes(&e).contains(&format!("robot_description: `one`: {want}")), "{:?}", notes(&e));
+    assert!(
+        import_notes(&e).contains(&format!("robot_description: `one`: {want}")),
+        "{:?}",
+        import_notes(&e)
+    );
 }
 
 #[test]
@@ -306,11 +312,6 @@ fn tip_site_ends_the_chain_at_a_site_and_unknown_or_moving_sites_are_refused() {
     );
 }
 
-fn notes(e: &Engine) -> Vec<String> {
-    use roqsim::spawn::import::{ImportNotes, NOTES_KEY};
-    e.ctx.blackboard.get::<ImportNotes>(NOTES_KEY).map(|n| n.lines.clone()).unwrap_or_default()
-}
-
 fn has_description(e: &Engine) -> bool {
     e.ctx.interface.all().iter().any(|ep| ep.name == "robot_description")
 }
@@ -339,7 +340,7 @@ fn robot_description_is_withheld_and_logged_when_it_cannot_be_right() {
         "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: parm.xml, prefix: a_, gravity_compensation: false}\n    name: a\n  - spawn_arm: {model: parm.xml, prefix: b_, pos: [1, 0, 0], gravity_compensation: false}\n    name: b\n",
     );
     assert!(!has_description(&e));
-    let n = notes(&e);
+    let n = import_notes(&e);
     for (me, other) in [("a", "b"), ("b", "a")] {
         let want = format!("robot_description: `{me}` shares namespace `` with [{other}]: no description is published there; give each robot its own namespace");
         assert!(n.contains(&want), "{n:?}");
@@ -356,8 +357,8 @@ fn robot_description_is_withheld_and_logged_when_it_cannot_be_right() {
     );
     assert!(!has_description(&e));
     assert!(
-        notes(&e).contains(&"robot_description: `m` is not published: body `link` has 2 joints; a URDF link has one joint: split the body in the model".to_string()),
+        import_notes(&e).contains(&"robot_description: `m` is not published: body `link` has 2 joints; a URDF link has one joint: split the body in the model".to_string()),
         "{:?}",
-        notes(&e)
+        import_notes(&e)
     );
 }

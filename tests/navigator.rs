@@ -4,7 +4,6 @@
 use roqsim::context::payload::{ActionCall, ActionOutcome, GoalStatus, NavGoal, NavPose, Payload};
 use roqsim::nav::path::Polyline;
 use roqsim::plugins::nav::navigator::{NavHandle, NavPhase};
-use roqsim::plugins::observe::contact_monitor::ContactReader;
 use roqsim::Engine;
 
 mod common;
@@ -50,17 +49,6 @@ fn nav(e: &Engine) -> NavHandle {
     e.ctx.blackboard.get::<NavHandle>("nav:robot").unwrap().clone()
 }
 
-fn base_xy(e: &Engine, body: &str) -> [f64; 2] {
-    let m = e.ctx.model();
-    let b = m.name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, body).unwrap();
-    let p = e.ctx.data().xpos()[b];
-    [p[0], p[1]]
-}
-
-fn contact(e: &Engine) -> roqsim::context::payload::ContactReport {
-    e.ctx.blackboard.get::<ContactReader>("contact_monitor:robot.contact_monitor").unwrap().get()
-}
-
 /// Step until the navigator leaves Moving/Dwelling/… or `max_s` passes; returns the trace of the
 /// base's (x, y) every 10 steps.
 fn run_until_done(e: &mut Engine, body: &str, max_s: f64) -> Vec<[f64; 2]> {
@@ -71,7 +59,7 @@ fn run_until_done(e: &mut Engine, body: &str, max_s: f64) -> Vec<[f64; 2]> {
     for i in 0..n {
         e.step().unwrap();
         if i % 10 == 0 {
-            trace.push(base_xy(e, body));
+            trace.push(body_xy(e, body));
         }
         if matches!(h.state().phase, NavPhase::Arrived | NavPhase::Failed) {
             break;
@@ -99,7 +87,7 @@ fn a_turtlebot_plans_through_the_door_and_arrives_without_a_contact() {
     let trace = run_until_done(&mut e, "base_link", 90.0);
     let s = nav(&e).state();
     assert_eq!(s.phase, NavPhase::Arrived, "{s:?}");
-    let end = base_xy(&e, "base_link");
+    let end = body_xy(&e, "base_link");
     let d = (end[0] - 8.0).hypot(end[1] - 1.5);
     assert!(d <= 0.2, "ended {d:.3} m from the goal at {end:?}");
     let y = door_crossing(&trace);
@@ -107,7 +95,7 @@ fn a_turtlebot_plans_through_the_door_and_arrives_without_a_contact() {
         (y - 2.0).abs() < 0.45 - 0.17,
         "crossed the divider at y = {y:.3}, outside the door's clear width"
     );
-    let c = contact(&e);
+    let c = robot_contact(&e);
     assert!(
         !c.in_contact && c.first_time < 0.0,
         "touched {} / {} at t = {}",
@@ -137,7 +125,7 @@ fn pure_pursuit_keeps_cross_track_error_under_the_lookahead() {
             if path.points() != st.path.as_slice() {
                 path = Polyline::new(st.path.clone());
             }
-            let (_, d) = path.project(base_xy(&e, "base_link"), 0.0, 1e9);
+            let (_, d) = path.project(body_xy(&e, "base_link"), 0.0, 1e9);
             worst = worst.max(d);
         }
         if matches!(st.phase, NavPhase::Arrived | NavPhase::Failed) {
@@ -147,7 +135,7 @@ fn pure_pursuit_keeps_cross_track_error_under_the_lookahead() {
     assert_eq!(h.state().phase, NavPhase::Arrived, "{:?}", h.state());
     assert!(worst < 0.5, "cross-track error reached {worst:.3} m (lookahead 0.5 m)");
     assert!(worst > 0.0);
-    assert!(!contact(&e).in_contact);
+    assert!(!robot_contact(&e).in_contact);
 }
 
 #[test]
@@ -165,11 +153,11 @@ fn an_ackermann_car_and_an_omni_base_reach_the_same_goal() {
         let trace = run_until_done(&mut e, body, 60.0);
         let s = nav(&e).state();
         assert_eq!(s.phase, NavPhase::Arrived, "{model}: {s:?}");
-        let end = base_xy(&e, body);
+        let end = body_xy(&e, body);
         assert!((end[0] - 8.0).hypot(end[1] - 1.8) <= 0.3, "{model} ended at {end:?}");
         let y = door_crossing(&trace);
         assert!((y - 2.0).abs() < 0.3, "{model} crossed at y = {y:.3}");
-        let c = contact(&e);
+        let c = robot_contact(&e);
         assert!(!c.in_contact, "{model} touched {} / {}", c.geom_a, c.geom_b);
     }
 }
@@ -210,12 +198,12 @@ fn stop_holds_before_a_box_dropped_on_the_route_until_it_is_removed() {
     secs(&mut e, 8.0);
     let s = h.state();
     assert_eq!(s.phase, NavPhase::Blocked, "{s:?}");
-    let held = base_xy(&e, "base_link");
+    let held = body_xy(&e, "base_link");
     assert!(held[0] < 2.8 - 0.2 - 0.17, "stopped at x = {:.3}, in front of the box", held[0]);
     secs(&mut e, 5.0);
-    let still = base_xy(&e, "base_link");
+    let still = body_xy(&e, "base_link");
     assert!((still[0] - held[0]).abs() < 0.01, "crept from {held:?} to {still:?} while blocked");
-    assert!(!contact(&e).in_contact);
+    assert!(!robot_contact(&e).in_contact);
     place_obstacle(&mut e, 2.0, 8.0);
     run_until_done(&mut e, "base_link", 40.0);
     assert_eq!(h.state().phase, NavPhase::Arrived, "{:?}", h.state());
@@ -239,7 +227,7 @@ fn reroute_goes_around_a_box_that_stays() {
         .map(|p| (p[1] - 2.0).abs())
         .fold(0.0, f64::max);
     assert!(off > 0.2 + 0.17, "passed the box only {off:.3} m off its centre line");
-    assert!(!contact(&e).in_contact, "{:?}", contact(&e));
+    assert!(!robot_contact(&e).in_contact, "{:?}", robot_contact(&e));
 }
 
 fn dwell_times(seed: u64) -> Vec<f64> {
@@ -299,12 +287,12 @@ components:
     let mut e = engine(yaml);
     let h: NavHandle = e.ctx.blackboard.get::<NavHandle>("nav:mover").unwrap().clone();
     secs(&mut e, 2.0);
-    let p = base_xy(&e, "mover");
+    let p = body_xy(&e, "mover");
     // sets off at the first update (t = 0), 0.5 m/s along x: 2 s → 1.0 m (within one step)
     assert!((p[0] - 1.0).abs() <= 0.5 * e.dt() + 1e-9 && p[1].abs() < 1e-12, "{p:?}");
     run_until_done(&mut e, "mover", 10.0);
     assert_eq!(h.state().phase, NavPhase::Arrived);
-    let p = base_xy(&e, "mover");
+    let p = body_xy(&e, "mover");
     assert!((p[0] - 2.0).abs() < 1e-9 && (p[1] - 1.0).abs() < 1e-9, "{p:?}");
     let q = e.ctx.data().mocap_quat()[0];
     let yaw = roqsim::math::yaw_of(&q);
@@ -470,7 +458,7 @@ fn a_mover_that_stops_making_progress_recovers_then_gives_up_as_stuck() {
         s.error.as_deref().unwrap(),
         &["stuck at (", "on the way to (4.00, 2.00)", "after 2 recoveries"],
     );
-    let x = base_xy(&e, "base_link")[0];
+    let x = body_xy(&e, "base_link")[0];
     assert!(x < 2.5 - 0.05, "got past the kerb: x = {x}");
 }
 

@@ -50,13 +50,6 @@ fn first_contact(e: &Engine, entity: &str) -> f64 {
         .first_time
 }
 
-fn body_xy(e: &Engine, body: &str) -> [f64; 2] {
-    let m = e.ctx.model();
-    let b = m.name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, body).unwrap();
-    let p = e.ctx.data().xpos()[b];
-    [p[0], p[1]]
-}
-
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
 }

@@ -3,11 +3,13 @@
 //! min_pixels, presence, laziness) and object_detector (noise off = ground truth, the error
 //! model, presence, range), with every load-time refusal. Needs EGL like tests/cameras.rs.
 
+mod common;
+
+use common::{assert_refused_ending, engine_of, scene_files_world, setup_error_of, SceneWorld};
 use mujoco_rs::prelude::*;
 use roqsim::context::payload::{CameraInfo, Detection2DArray, Detection3DArray, Image};
 use roqsim::context::Payload;
-use roqsim::error::ConfigErrors;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions, LoadedWorld};
+use roqsim::Engine;
 
 /// Camera `cam` at (0, 0, 0.5) looking along +x (fovy 45). `graspable_a`: a 0.2 m cube centred at
 /// (1.0, 0.25, 0.3); `graspable_b`: a 0.1 m cube at (1.0, -0.05, 0.6); `rack`: one body carrying
@@ -46,47 +48,19 @@ const CRATE: &str = "  - box: {pose: {position: {x: 1.0, y: -0.35, z: 0.3}}, siz
 
 const SEG: &str = "  - segmentation_camera:\n      camera: cam\n      width: 320\n      height: 240\n      rate_hz: 10\n      instances: true\n      classes:\n        - {class_id: 5, name: special, bodies: [graspable_b]}\n        - {class_id: 1, name: parcel, bodies: [\"graspable_*\"]}\n        - {class_id: 2, name: crate, entities: [crate]}\n        - {class_id: 3, name: shelf_board, geoms: [\"board_*\"]}\n";
 
-struct World {
-    _dir: tempfile::TempDir,
-    loaded: Result<LoadedWorld, ConfigErrors>,
+/// The world `components:` over [`SCENE`] (with [`ROBOT`] beside it), as loaded.
+fn world(components: &str) -> SceneWorld {
+    scene_files_world(&[("scene.xml", SCENE), ("robot.xml", ROBOT)], "", components)
 }
 
-fn world(components: &str) -> World {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scene.xml"), SCENE).unwrap();
-    std::fs::write(dir.path().join("robot.xml"), ROBOT).unwrap();
-    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
-    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
-    World { _dir: dir, loaded }
-}
-
+/// An engine of [`world`] with `seed`; panics on a refusal or setup error.
 fn engine(components: &str, seed: u64) -> Engine {
-    let w = world(components);
-    let loaded = w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(loaded, EngineOptions { profile: false, seed: Some(seed) })
-        .unwrap_or_else(|e| panic!("{e}"))
+    engine_of(world(components), Some(seed)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[track_caller]
 fn refused(components: &str, plugin: &str, path: &str, message: &str) {
-    let e = match world(components).loaded {
-        Ok(_) => panic!("expected a refusal at `{path}`"),
-        Err(e) => e,
-    };
-    let full = format!("{message} ({plugin})");
-    assert!(
-        e.0.iter().any(|x| x.path.ends_with(path) && x.message == full),
-        "no error at `{path}` saying `{message}`; got:\n{e}"
-    );
-}
-
-fn setup_error(components: &str) -> String {
-    let w = world(components);
-    let loaded = w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
-    match Engine::new(loaded, EngineOptions { profile: false, seed: Some(1) }) {
-        Ok(_) => panic!("expected a setup error"),
-        Err(e) => e.to_string(),
-    }
+    assert_refused_ending(world(components).1, path, &format!("{message} ({plugin})"));
 }
 
 fn ep(e: &Engine, name: &str) -> Option<usize> {
@@ -316,11 +290,11 @@ fn segmentation_refusals_name_the_key() {
         "required: name the MJCF <camera> segmentation_camera renders through (or a `site:` with `fovy`)",
     );
     assert_eq!(
-        setup_error(&c("{class_id: 1, name: walker, entities: [walker_1]}")),
+        setup_error_of(world(&c("{class_id: 1, name: walker, entities: [walker_1]}"))),
         "[segmentation_camera] configure: classes[0].entities: no entity `walker_1`; entities: [crate]"
     );
     assert_eq!(
-        setup_error(&c("{class_id: 1, name: shelf, geoms: [\"shelf_*\"]}")),
+        setup_error_of(world(&c("{class_id: 1, name: shelf, geoms: [\"shelf_*\"]}"))),
         "[segmentation_camera] configure: classes[0] (`shelf`): its selectors match no geom of the model"
     );
 }
@@ -446,7 +420,7 @@ fn two_objects_naming_one_body_are_refused_naming_both() {
     // twice under two classes
     let extra = "            - {body: crate, class_id: box, size: [0.1, 0.1, 0.1]}\n";
     assert_eq!(
-        setup_error(&detector(extra)),
+        setup_error_of(world(&detector(extra))),
         "[robot.object_detector] configure: objects[2].body: `crate` is the body `crate` that objects[1] (`crate`) already names; one body is one detection (two would report it twice under two classes): keep one entry, or name another body"
     );
 }
@@ -517,11 +491,11 @@ fn detector_refusals_name_the_key() {
         "each side must be > 0 (m), got [0.1, 0.0, 0.1]",
     );
     assert_eq!(
-        setup_error("  - spawn_robot: {model: robot.xml, pose: {position: {x: 0.2, y: 0.1, z: 0.3}}}\n    name: robot\n    components:\n      - object_detector: {objects: [{body: parcel_9, class_id: p, size: [0.1, 0.1, 0.1]}]}\n"),
+        setup_error_of(world("  - spawn_robot: {model: robot.xml, pose: {position: {x: 0.2, y: 0.1, z: 0.3}}}\n    name: robot\n    components:\n      - object_detector: {objects: [{body: parcel_9, class_id: p, size: [0.1, 0.1, 0.1]}]}\n")),
         "[robot.object_detector] configure: objects[0].body: no body or entity `parcel_9` in the model; entities: [robot]"
     );
     assert_eq!(
-        setup_error("  - spawn_robot: {model: robot.xml, pose: {position: {x: 0.2, y: 0.1, z: 0.3}}}\n    name: robot\n    components:\n      - object_detector: {frame: base_footprint, objects: [{body: rack, class_id: r, size: [0.1, 0.1, 0.1]}]}\n"),
+        setup_error_of(world("  - spawn_robot: {model: robot.xml, pose: {position: {x: 0.2, y: 0.1, z: 0.3}}}\n    name: robot\n    components:\n      - object_detector: {frame: base_footprint, objects: [{body: rack, class_id: r, size: [0.1, 0.1, 0.1]}]}\n")),
         "[robot.object_detector] configure: frame: entity `robot` has no body `base_footprint` (looked up as `base_footprint`); its bodies are [robot]"
     );
 }

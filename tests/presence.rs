@@ -1,18 +1,17 @@
 //! Presence (ROS-free): an absent entity is compiled in, invisible to rays, out of contact and
 //! frozen; making it present restores exactly what was saved; reset re-applies the declared value.
 
-use std::path::Path;
+mod common;
 
+use common::engine;
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::engine::presence::{set_present, ABSENT_GEOM_GROUP};
 use roqsim::mujoco::raycast::RayBatch;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 
-fn engine(present: bool) -> Engine {
-    let yaml = format!("sim: {{timestep: 0.002}}\ncomponents:\n  - dummy: {{size: 0.1, present: {present}}}\n    name: a\n");
-    let w = load_world_str(&yaml, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default())
-        .unwrap();
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap()
+/// A 0.1 m dummy box `a`, present or not.
+fn world(present: bool) -> String {
+    format!("sim: {{timestep: 0.002}}\ncomponents:\n  - dummy: {{size: 0.1, present: {present}}}\n    name: a\n")
 }
 
 /// Distance from 2 m above the box's start (x, y) straight down.
@@ -40,13 +39,13 @@ fn geom_fields(e: &Engine) -> (i32, i32, i32, f64) {
 
 #[test]
 fn gravity_compensation_is_armed_once_per_world() {
-    let e = engine(true);
+    let e = engine(&world(true));
     assert!(e.ctx.model().ffi().ngravcomp > 0);
 }
 
 #[test]
 fn absent_from_the_start_is_invisible_untouchable_and_frozen() {
-    let mut e = engine(false);
+    let mut e = engine(&world(false));
     assert_eq!(geom_fields(&e), (ABSENT_GEOM_GROUP as i32, 0, 0, 1.0));
     e.step_n(500).unwrap();
     // frozen where it was declared: z = 0.5, not fallen
@@ -58,7 +57,7 @@ fn absent_from_the_start_is_invisible_untouchable_and_frozen() {
 
 #[test]
 fn spawning_restores_exactly_and_delete_hides_again() {
-    let mut e = engine(true);
+    let mut e = engine(&world(true));
     let nominal = geom_fields(&e);
     assert_eq!(nominal, (0, 1, 1, 0.0));
     e.step_n(500).unwrap();
@@ -77,7 +76,7 @@ fn spawning_restores_exactly_and_delete_hides_again() {
 
 #[test]
 fn reset_reapplies_the_declared_presence() {
-    let mut e = engine(false);
+    let mut e = engine(&world(false));
     set_present(&mut e.ctx, "a", true).unwrap();
     e.step_n(100).unwrap();
     assert!(box_z(&e) < 0.5, "spawned: falling");

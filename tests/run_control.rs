@@ -1,23 +1,19 @@
 //! Run control (ROS-free): paused stepping advances exactly N steps, pause holds sim time, a
 //! state-only reset keeps sim time monotonic while restoring the state, quit ends the run.
 
-use std::cell::Cell;
-use std::path::Path;
+mod common;
 
+use std::cell::Cell;
+
+use common::engine;
 use roqsim::context::{ResetScope, RunState};
 use roqsim::runner::{run, Limits};
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
-fn engine() -> Engine {
-    let yaml = "sim: {timestep: 0.002}\ncomponents:\n  - dummy: {size: 0.1}\n    name: a\n";
-    let w = load_world_str(yaml, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default())
-        .unwrap();
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap()
-}
+const WORLD: &str = "sim: {timestep: 0.002}\ncomponents:\n  - dummy: {size: 0.1}\n    name: a\n";
 
 #[test]
 fn paused_run_takes_exactly_the_requested_steps_then_holds() {
-    let mut e = engine();
+    let mut e = engine(WORLD);
     e.ctx.control.state = RunState::Paused;
     e.ctx.control.pending_steps = 10;
     let calls = Cell::new(0);
@@ -34,7 +30,7 @@ fn paused_run_takes_exactly_the_requested_steps_then_holds() {
 
 #[test]
 fn state_only_reset_keeps_time_monotonic_and_restores_state() {
-    let mut e = engine();
+    let mut e = engine(WORLD);
     let q0: Vec<u64> = e.ctx.data().qpos().iter().map(|x| x.to_bits()).collect();
     e.step_n(250).unwrap();
     let t = e.sim_time();
@@ -52,7 +48,7 @@ fn state_only_reset_keeps_time_monotonic_and_restores_state() {
 
 #[test]
 fn reset_request_and_quit_are_honoured_by_the_runner() {
-    let mut e = engine();
+    let mut e = engine(WORLD);
     e.step_n(100).unwrap();
     e.ctx.control.reset = Some(ResetScope::ALL);
     // quit from a command posted on the physics thread after 5 steps

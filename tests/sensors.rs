@@ -4,17 +4,18 @@
 //! the sensors at the top of the document (unprefixed names, `world` as TF parent), so the tests
 //! depend on nothing but the sensors themselves.
 
-use std::f64::consts::PI;
-use std::path::Path;
+mod common;
 
+use std::f64::consts::PI;
+
+use common::{assert_refused_at, engine_of, root, scene_world, setup_error_of, SceneWorld};
 use mujoco_rs::prelude::*;
 use roqsim::context::payload::{Imu, LaserScan, Transform};
 use roqsim::context::Payload;
-use roqsim::error::ConfigErrors;
 use roqsim::handles::sensor_fault::FaultSwitch;
 use roqsim::plugins::sensors::imu::ImuReader;
 use roqsim::plugins::sensors::lidar::LidarReader;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions, LoadedWorld};
+use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 /// Scan plane at z = 0.2. A housing cylinder (r 0.04) around the `scan` site; a wall whose near
 /// face is at x = 2.000; a small box whose face is 0.10 m away at +y (too close); a box in the
@@ -58,30 +59,6 @@ const SCENE: &str = r#"<mujoco model="sensor_scene">
 </mujoco>
 "#;
 
-struct World {
-    _dir: tempfile::TempDir,
-    loaded: Result<LoadedWorld, ConfigErrors>,
-}
-
-fn world(components: &str) -> World {
-    world_sim(components, "")
-}
-
-fn world_sim(components: &str, extra_sim: &str) -> World {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scene.xml"), SCENE).unwrap();
-    let yaml = format!("sim:\n  world: scene.xml\n{extra_sim}components:\n{components}");
-    let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
-    World { _dir: dir, loaded }
-}
-
-fn engine(components: &str, seed: u64) -> Engine {
-    let w = world(components);
-    let loaded = w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(loaded, EngineOptions { profile: false, seed: Some(seed) })
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
 fn lidar(e: &Engine, address: &str) -> LidarReader {
     e.ctx.blackboard.get::<LidarReader>(&format!("lidar:{address}")).unwrap().clone()
 }
@@ -90,29 +67,19 @@ fn scan(e: &Engine, address: &str) -> LaserScan {
     lidar(e, address).latest().expect("a scan")
 }
 
-#[track_caller]
-fn refused(components: &str, path: &str, needle: &str) {
-    let w = world(components);
-    let e = match w.loaded {
-        Ok(_) => panic!("expected a refusal at `{path}`"),
-        Err(e) => e,
-    };
-    assert!(
-        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
-        "no error at `{path}` containing `{needle}`; got:\n{e}"
-    );
+/// The world `components:` over [`SCENE`], as loaded.
+fn world(components: &str) -> SceneWorld {
+    scene_world(SCENE, components)
 }
 
-/// A world that loads but fails at setup; returns the message.
-fn setup_error(components: &str) -> String {
-    let w = world(components);
-    match Engine::new(
-        w.loaded.unwrap_or_else(|e| panic!("refused:\n{e}")),
-        EngineOptions { profile: false, seed: Some(1) },
-    ) {
-        Ok(_) => panic!("expected a setup error"),
-        Err(e) => e.to_string(),
-    }
+/// An engine of [`world`] with `seed`; panics on a refusal or setup error.
+fn engine(components: &str, seed: u64) -> Engine {
+    engine_of(world(components), Some(seed)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[track_caller]
+fn refused(components: &str, path: &str, needle: &str) {
+    assert_refused_at(world(components).1, path, needle);
 }
 
 /// Index of the ray at bearing `a` (rad) in a scan.
@@ -419,13 +386,11 @@ fn lidar_dropout_rate_over_1000_scans() {
 #[test]
 fn lidar_noise_needs_a_seed_and_noiseless_does_not() {
     let w = world("  - lidar: {site: room, range_stddev: 0.01}\n");
-    let mut e =
-        Engine::new(w.loaded.unwrap(), EngineOptions { profile: false, seed: None }).unwrap();
+    let mut e = engine_of(w, None).unwrap();
     let err = e.step_n(50).unwrap_err().to_string();
     assert!(err.contains("lidar:lidar") && err.contains("no seed"), "{err}");
     let w = world("  - lidar: {site: room}\n");
-    let mut e =
-        Engine::new(w.loaded.unwrap(), EngineOptions { profile: false, seed: None }).unwrap();
+    let mut e = engine_of(w, None).unwrap();
     e.step_n(50).unwrap();
 }
 
@@ -557,7 +522,7 @@ fn refuse_lidar_bad_config() {
 
 #[test]
 fn refuse_lidar_unknown_names_at_setup() {
-    let e = setup_error("  - lidar: {site: nowhere}\n");
+    let e = setup_error_of(world("  - lidar: {site: nowhere}\n"));
     assert!(
         e.contains("[lidar] configure")
             && e.contains("site: no site `nowhere` in the model")
@@ -565,9 +530,9 @@ fn refuse_lidar_unknown_names_at_setup() {
             && e.contains("room"),
         "{e}"
     );
-    let e = setup_error("  - lidar: {site: scan, exclude_body: nobody}\n");
+    let e = setup_error_of(world("  - lidar: {site: scan, exclude_body: nobody}\n"));
     assert!(e.contains("exclude_body: no body `nobody`") && e.contains("sensor_base"), "{e}");
-    let e = setup_error("  - lidar: {site: scan, tf_parent: nobody}\n");
+    let e = setup_error_of(world("  - lidar: {site: scan, tf_parent: nobody}\n"));
     assert!(e.contains("tf_parent: no body `nobody`"), "{e}");
 }
 
@@ -752,14 +717,14 @@ fn refuse_imu_bad_config() {
 
 #[test]
 fn refuse_imu_unknown_names_at_setup() {
-    let e = setup_error("  - imu: {body: nobody}\n");
+    let e = setup_error_of(world("  - imu: {body: nobody}\n"));
     assert!(
         e.contains("[imu] build")
             && e.contains("body: no body `nobody`")
             && e.contains("fixed_mount"),
         "{e}"
     );
-    let e = setup_error("  - imu: {site: nowhere}\n");
+    let e = setup_error_of(world("  - imu: {site: nowhere}\n"));
     assert!(e.contains("site: no site `nowhere`") && e.contains("tilted"), "{e}");
 }
 
@@ -775,11 +740,6 @@ fn close4(a: [f64; 4], b: [f64; 4]) -> bool {
     same || neg
 }
 
-#[allow(dead_code)]
-fn base() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 // ------------------------------------------------------------------------------ turtlebot4
 
 /// The TurtleBot 4 with its manifest (diff_drive, the RPLIDAR A1 via spawn_sensor, the imu) in
@@ -789,7 +749,7 @@ fn turtlebot(sets: &[&str]) -> Engine {
     let yaml = "sim: {world: empty_room}\ncomponents:\n  - spawn_robot: {model: turtlebot4, namespace: tb, prefix: tb_, pose: {position: {x: 3.04, y: 0.0}}}\n    name: robot\n";
     let assignments =
         sets.iter().map(|s| roqsim::world::overrides::parse_set(s).unwrap()).collect();
-    let loaded = load_world_str(yaml, base(), &LoadOptions { assignments, ..Default::default() })
+    let loaded = load_world_str(yaml, root(), &LoadOptions { assignments, ..Default::default() })
         .unwrap_or_else(|e| panic!("{e}"));
     Engine::new(loaded, EngineOptions { profile: false, seed: Some(1) })
         .unwrap_or_else(|e| panic!("{e}"))

@@ -2,9 +2,12 @@
 //! in front and nothing of the wall behind it, the blind zone drops near hits, and the cloud is
 //! stamped and routed as Seyond's driver does.
 
+mod common;
+
+use common::{engine_of, refusal_in, scene_world};
 use roqsim::context::payload::PointCloud;
 use roqsim::plugins::sensors::seyond_robin_w1g::CloudReader;
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
+use roqsim::Engine;
 
 /// `front`: a wall whose face is 4.000 m ahead (+x) and one 2 m behind, both 40 m square (no
 /// floor: every ray of the 120° × 70° pattern meets a wall).
@@ -21,16 +24,6 @@ const SCENE: &str = r#"<mujoco model="seyond_scene">
 </mujoco>
 "#;
 
-fn engine(components: &str) -> Engine {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scene.xml"), SCENE).unwrap();
-    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
-    let w = load_world_str(&yaml, dir.path(), &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
 fn cloud(e: &Engine, address: &str) -> PointCloud {
     e.ctx
         .blackboard
@@ -42,7 +35,8 @@ fn cloud(e: &Engine, address: &str) -> PointCloud {
 
 #[test]
 fn a_wall_four_metres_ahead_fills_the_forward_field_of_view() {
-    let mut e = engine("  - seyond_robin_w1g: {site: front}\n");
+    let mut e = engine_of(scene_world(SCENE, "  - seyond_robin_w1g: {site: front}\n"), Some(1))
+        .unwrap_or_else(|e| panic!("{e}"));
     e.step_n(50).unwrap();
     let c = cloud(&e, "seyond_robin_w1g");
     assert_eq!(c.frame_id, "seyond");
@@ -74,7 +68,7 @@ fn a_wall_four_metres_ahead_fills_the_forward_field_of_view() {
 
 #[test]
 fn turned_round_it_sees_the_wall_behind_at_two_metres() {
-    let mut e = engine("  - seyond_robin_w1g: {site: front, h_fov_min: 2.0943951023931953, h_fov_max: 4.1887902047863905}\n");
+    let mut e = engine_of(scene_world(SCENE, "  - seyond_robin_w1g: {site: front, h_fov_min: 2.0943951023931953, h_fov_max: 4.1887902047863905}\n"), Some(1)).unwrap_or_else(|e| panic!("{e}"));
     e.step_n(50).unwrap();
     let c = cloud(&e, "seyond_robin_w1g");
     assert_eq!(c.points.len(), 240 * 70);
@@ -85,9 +79,7 @@ fn turned_round_it_sees_the_wall_behind_at_two_metres() {
 
 #[test]
 fn the_blind_zone_drops_a_wall_thirty_centimetres_away() {
-    let mut e = engine(
-        "  - seyond_robin_w1g: {site: near}\n    name: blind\n  - seyond_robin_w1g: {site: near, range_min: 0.1}\n    name: sees\n  - seyond_robin_w1g: {site: near, too_close: origin}\n    name: origin\n",
-    );
+    let mut e = engine_of(scene_world(SCENE, "  - seyond_robin_w1g: {site: near}\n    name: blind\n  - seyond_robin_w1g: {site: near, range_min: 0.1}\n    name: sees\n  - seyond_robin_w1g: {site: near, too_close: origin}\n    name: origin\n"), Some(1)).unwrap_or_else(|e| panic!("{e}"));
     e.step_n(50).unwrap();
     // boresight is 0.3 m away, every other ray farther: the rays within acos(0.3/0.4) of it drop
     let blind = cloud(&e, "blind");
@@ -114,13 +106,7 @@ fn seyond_refusals() {
     std::fs::write(dir.path().join("scene.xml"), SCENE).unwrap();
     let refuse = |c: &str| {
         let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{c}");
-        match load_world_str(&yaml, dir.path(), &LoadOptions::default()) {
-            Err(e) => e.to_string(),
-            Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-                Err(e) => e.to_string(),
-                Ok(_) => panic!("accepted: {c}"),
-            },
-        }
+        refusal_in(&yaml, dir.path())
     };
     let t = refuse("  - seyond_robin_w1g: {site: front, vertical_rays: 1}\n");
     assert!(

@@ -1,11 +1,11 @@
 //! simulation_interfaces semantics (ROS-free): entities, spawn/delete as activation, state,
 //! transitions and every refusal's code and message.
 
-use std::path::Path;
+mod common;
 
+use common::{assert_sc_refused, engine};
 use roqsim::context::RunState;
 use roqsim::engine::sim_control::{self as sc, category, codes, state};
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
 const WORLD: &str = "sim: {timestep: 0.002, seed: 1}
 components:
@@ -17,19 +17,6 @@ components:
     name: pillar
 ";
 
-fn engine() -> Engine {
-    let w = load_world_str(WORLD, Path::new(env!("CARGO_MANIFEST_DIR")), &LoadOptions::default())
-        .unwrap();
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap()
-}
-
-#[track_caller]
-fn refused<T: std::fmt::Debug>(r: Result<T, sc::Refusal>, code: u8, needle: &str) {
-    let e = r.unwrap_err();
-    assert_eq!(e.code, code, "{}", e.message);
-    assert!(e.message.contains(needle), "`{}` lacks `{needle}`", e.message);
-}
-
 #[test]
 fn features_are_exactly_what_is_implemented() {
     assert!(sc::FEATURES.contains(&0) && sc::FEATURES.contains(&33));
@@ -40,7 +27,7 @@ fn features_are_exactly_what_is_implemented() {
 
 #[test]
 fn entities_spawnables_and_categories() {
-    let e = engine();
+    let e = engine(WORLD);
     let c = &e.ctx;
     assert_eq!(sc::filter_names(c, true, "", &[], &[], 0).unwrap(), vec!["robot", "pillar"]);
     assert_eq!(sc::spawnables(c), vec!["obstacle"]);
@@ -51,12 +38,12 @@ fn entities_spawnables_and_categories() {
     );
     assert_eq!(sc::category_of(c, "robot"), Some(category::ROBOT));
     assert_eq!(sc::category_of(c, "obstacle"), Some(category::DYNAMIC_OBJECT));
-    refused(
+    assert_sc_refused(
         sc::filter_names(c, true, "([", &[], &[], 0),
         codes::OPERATION_FAILED,
         "not a valid regular expression",
     );
-    refused(
+    assert_sc_refused(
         sc::filter_names(c, true, "", &[], &["red".into()], 0),
         codes::FEATURE_UNSUPPORTED,
         "entity tags are not supported",
@@ -65,33 +52,33 @@ fn entities_spawnables_and_categories() {
 
 #[test]
 fn spawn_and_delete_move_an_entity_between_the_lists() {
-    let mut e = engine();
-    refused(
+    let mut e = engine(WORLD);
+    assert_sc_refused(
         sc::spawn(&mut e.ctx, "", "", "", "", None),
         codes::NO_RESOURCE,
         "both uri and name are empty",
     );
-    refused(
+    assert_sc_refused(
         sc::spawn(&mut e.ctx, "", "crate", "", "", None),
         codes::NOT_FOUND,
         "the world declares no entity `crate`; spawnable: [obstacle]",
     );
-    refused(
+    assert_sc_refused(
         sc::spawn(&mut e.ctx, "other", "obstacle", "", "", None),
         codes::NAME_INVALID,
         "cannot be renamed to `other`",
     );
-    refused(
+    assert_sc_refused(
         sc::spawn(&mut e.ctx, "", "obstacle", "<mujoco/>", "", None),
         codes::UNSUPPORTED_FORMAT,
         "spawn_formats is empty",
     );
-    refused(
+    assert_sc_refused(
         sc::spawn(&mut e.ctx, "", "obstacle", "", "elsewhere", None),
         codes::NAMESPACE_INVALID,
         "not `elsewhere`",
     );
-    refused(
+    assert_sc_refused(
         sc::spawn(&mut e.ctx, "", "robot", "", "", None),
         codes::NAME_NOT_UNIQUE,
         "already present",
@@ -106,8 +93,8 @@ fn spawn_and_delete_move_an_entity_between_the_lists() {
     assert!((s.position[0] - 1.2).abs() < 1e-9 && (s.position[1] - 0.1).abs() < 1e-9);
     sc::delete(&mut e.ctx, "obstacle").unwrap();
     assert_eq!(sc::spawnables(&e.ctx), vec!["obstacle"]);
-    refused(sc::delete(&mut e.ctx, "obstacle"), codes::NOT_FOUND, "already absent");
-    refused(sc::delete(&mut e.ctx, "ghost"), codes::NOT_FOUND, "no entity `ghost`");
+    assert_sc_refused(sc::delete(&mut e.ctx, "obstacle"), codes::NOT_FOUND, "already absent");
+    assert_sc_refused(sc::delete(&mut e.ctx, "ghost"), codes::NOT_FOUND, "no entity `ghost`");
     // spawn by name when the uri is empty, then a reset restores `present: false`
     sc::spawn(&mut e.ctx, "obstacle", "", "", "", None).unwrap();
     e.reset().unwrap();
@@ -116,7 +103,7 @@ fn spawn_and_delete_move_an_entity_between_the_lists() {
 
 #[test]
 fn set_entity_state_teleports_free_bodies_and_refuses_welded_moves() {
-    let mut e = engine();
+    let mut e = engine(WORLD);
     let q = [0.0, 0.0, (0.5f64).sin(), (0.5f64).cos()]; // yaw 1 rad
     sc::set_entity_state(&mut e.ctx, "robot", Some(([2.0, -1.0, 0.0], q)), None).unwrap();
     let s = sc::entity_state(&e.ctx, "robot").unwrap();
@@ -128,20 +115,16 @@ fn set_entity_state_teleports_free_bodies_and_refuses_welded_moves() {
     let s = sc::entity_state(&e.ctx, "robot").unwrap();
     assert!((s.angular[2] - 0.5).abs() < 1e-9 && (s.linear[0] - 0.1).abs() < 1e-9, "{s:?}");
     // welded pillar: a move is refused naming the weld and the fix; its own pose succeeds
-    refused(
-        sc::set_entity_state(&mut e.ctx, "pillar", Some(([0.0, 0.0, 0.5], [0.0, 0.0, 0.0, 1.0])), None),
-        codes::OPERATION_FAILED,
-        "`pillar` is welded and cannot be moved: motion: static (welded scenery; give `motion: physics` to move it)",
-    );
+    assert_sc_refused(sc::set_entity_state(&mut e.ctx, "pillar", Some(([0.0, 0.0, 0.5], [0.0, 0.0, 0.0, 1.0])), None), codes::OPERATION_FAILED, "`pillar` is welded and cannot be moved: motion: static (welded scenery; give `motion: physics` to move it)");
     let cur = sc::entity_state(&e.ctx, "pillar").unwrap();
     sc::set_entity_state(&mut e.ctx, "pillar", Some((cur.position, cur.orientation)), None)
         .unwrap();
-    refused(
+    assert_sc_refused(
         sc::set_entity_state(&mut e.ctx, "robot", Some(([0.0; 3], [0.0; 4])), None),
         codes::SET_INVALID_POSE,
         "pose.orientation has norm 0e0: a rotation needs a quaternion of norm within [0.001, 1000]",
     );
-    refused(
+    assert_sc_refused(
         sc::entity_state(&e.ctx, "ghost"),
         codes::NOT_FOUND,
         "no entity `ghost`; entities: robot, obstacle, pillar",
@@ -150,24 +133,36 @@ fn set_entity_state_teleports_free_bodies_and_refuses_welded_moves() {
 
 #[test]
 fn simulation_state_transitions_and_stepping() {
-    let mut e = engine();
+    let mut e = engine(WORLD);
     let c = &mut e.ctx;
     assert_eq!(sc::get_state(c), state::PLAYING);
-    refused(sc::step(c, 10), codes::INCORRECT_STATE, "works only while paused");
-    refused(sc::set_state(c, state::PLAYING), codes::ALREADY_IN_TARGET_STATE, "already in state 1");
+    assert_sc_refused(sc::step(c, 10), codes::INCORRECT_STATE, "works only while paused");
+    assert_sc_refused(
+        sc::set_state(c, state::PLAYING),
+        codes::ALREADY_IN_TARGET_STATE,
+        "already in state 1",
+    );
     sc::set_state(c, state::PAUSED).unwrap();
     sc::step(c, 10).unwrap();
     assert_eq!(c.control.pending_steps, 10);
-    refused(sc::step(c, 5), codes::INCORRECT_STATE, "still being taken");
+    assert_sc_refused(sc::step(c, 5), codes::INCORRECT_STATE, "still being taken");
     c.control.pending_steps = 0;
     sc::set_state(c, state::STOPPED).unwrap();
     assert_eq!(c.control.state, RunState::Stopped);
     assert!(c.control.reset.is_some(), "stop resets to the initial state");
-    refused(sc::set_state(c, state::PAUSED), codes::INCORRECT_TRANSITION, "STOPPED -> PAUSED");
-    refused(sc::set_state(c, state::NO_WORLD), codes::FEATURE_UNSUPPORTED, "exactly one world");
+    assert_sc_refused(
+        sc::set_state(c, state::PAUSED),
+        codes::INCORRECT_TRANSITION,
+        "STOPPED -> PAUSED",
+    );
+    assert_sc_refused(
+        sc::set_state(c, state::NO_WORLD),
+        codes::FEATURE_UNSUPPORTED,
+        "exactly one world",
+    );
     sc::set_state(c, state::PLAYING).unwrap();
     sc::set_state(c, state::QUITTING).unwrap();
-    refused(sc::set_state(c, state::PLAYING), codes::INCORRECT_TRANSITION, "quitting");
+    assert_sc_refused(sc::set_state(c, state::PLAYING), codes::INCORRECT_TRANSITION, "quitting");
     assert_eq!(
         sc::reset_scope(2).unwrap(),
         roqsim::context::ResetScope { time: false, state: true, spawned: false }

@@ -2,30 +2,15 @@
 //! `Terrain::height_at`, a TurtleBot 4 whose base height follows the terrain it drives over, and
 //! every refusal's message.
 
+mod common;
+
 use std::path::Path;
 
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::context::payload::{Payload, Twist};
 use roqsim::mujoco::raycast::RayBatch;
 use roqsim::plugins::scene::heightfield::{HeightfieldConfig, Terrain};
-use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
-
-fn engine_in(dir: &Path, yaml: &str) -> Engine {
-    let w = load_world_str(yaml, dir, &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn refusal_in(dir: &Path, yaml: &str) -> String {
-    match load_world_str(yaml, dir, &LoadOptions::default()) {
-        Err(e) => e.to_string(),
-        Ok(w) => match Engine::new(w, EngineOptions { profile: false, seed: Some(1) }) {
-            Err(e) => e.to_string(),
-            Ok(_) => panic!("expected a refusal for:\n{yaml}"),
-        },
-    }
-}
+use roqsim::Engine;
 
 fn cfg(yaml: &str) -> HeightfieldConfig {
     serde_norway::from_str(yaml).unwrap()
@@ -81,9 +66,9 @@ fn generated_terrain_is_seeded_normalised_and_is_what_mujoco_collides_with() {
     assert!(step(&rough) > 1.5 * step(&smooth), "{} vs {}", step(&rough), step(&smooth));
 
     let dir = tempfile::tempdir().unwrap();
-    let mut e = engine_in(
-        dir.path(),
+    let mut e = common::engine_in(
         &format!("sim: {{world: empty_room}}\ncomponents:\n  - heightfield: {c}\n"),
+        dir.path(),
     );
     // the world's floor was replaced: no plane named floor, one height field
     assert!(e.ctx.model().name_to_id(MjtObjBase::mjOBJ_GEOM, "floor").is_none());
@@ -103,9 +88,9 @@ fn npy_and_png_sources_keep_their_orientation() {
     write_npy(&dir.path().join("ramp.npy"), 11, 21, |r, c| {
         c as f64 + if r == 10 { 100.0 } else { 0.0 }
     });
-    let mut e = engine_in(
-        dir.path(),
+    let mut e = common::engine_in(
         "components:\n  - heightfield: {source: ramp.npy, size: [20.0, 10.0], height: 2.0}\n",
+        dir.path(),
     );
     // columns 0..20 -> x -10..10; rows 0..9 span 0..20 of 120, row 10 is 120
     let z0 = surface_z(&mut e, -10.0 + 1e-9, -3.0);
@@ -130,9 +115,9 @@ fn npy_and_png_sources_keep_their_orientation() {
         enc.set_depth(png::BitDepth::Sixteen);
         enc.write_header().unwrap().write_image_data(&px).unwrap();
     }
-    let mut e = engine_in(
-        dir.path(),
+    let mut e = common::engine_in(
         "components:\n  - heightfield: {source: top.png, size: [7.0, 5.0], height: 0.5}\n",
+        dir.path(),
     );
     assert!((surface_z(&mut e, 0.0, 2.5 - 1e-9) - 0.5).abs() < 1e-6, "+y edge is the top row");
     assert!(surface_z(&mut e, 0.0, -2.0).abs() < 1e-6, "-y is low");
@@ -152,7 +137,7 @@ fn drive_over(
         "sim: {{timestep: 0.002}}\ncomponents:\n  - heightfield: {terrain}\n  - spawn_robot: {{model: turtlebot4, pose: {{position: {{x: {}, y: {}, z: {z}}}}}}}\n    name: robot\n",
         start.0, start.1
     );
-    let mut e = engine_in(dir, &yaml);
+    let mut e = common::engine_in(&yaml, dir);
     let cmd = e.ctx.interface.all().iter().position(|ep| ep.name == "cmd_vel").unwrap();
     let base = e.ctx.model().name_to_id(MjtObjBase::mjOBJ_BODY, "base_link").unwrap();
     let steps = (secs / e.dt()).round() as u64;
@@ -225,13 +210,10 @@ fn refuse_heightfield_bad_config() {
         ("{seeds: 1}", "unknown field `seeds`"),
     ];
     for (c, needle) in cases {
-        let e = refusal_in(dir.path(), &format!("components:\n  - heightfield: {c}\n"));
+        let e = common::refusal_in(&format!("components:\n  - heightfield: {c}\n"), dir.path());
         assert!(e.contains(needle), "{c}: missing `{needle}` in:\n{e}");
     }
-    let e = refusal_in(
-        dir.path(),
-        "components:\n  - heightfield: {}\n  - floorplan: {lines: [{id: 0, x0_m: 0, y0_m: 0, x1_m: 1, y1_m: 0}]}\n",
-    );
+    let e = common::refusal_in("components:\n  - heightfield: {}\n  - floorplan: {lines: [{id: 0, x0_m: 0, y0_m: 0, x1_m: 1, y1_m: 0}]}\n", dir.path());
     assert!(
         e.contains("two plugins build a ground and light (heightfield, floorplan); keep one"),
         "{e}"

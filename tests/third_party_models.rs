@@ -12,13 +12,13 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
-use common::{locate, plain_mujoco, quat_dist};
+use common::{
+    empty_world_engine, empty_world_refusal, import_notes, locate, plain_mujoco, quat_dist,
+};
 use mujoco_rs::prelude::MjtObjBase;
 use roqsim::math::compose;
-use roqsim::spawn::import::{ImportNotes, NOTES_KEY};
 use roqsim::spawn::Pose;
 use roqsim::Engine;
 use serde_json::Value;
@@ -41,21 +41,6 @@ fn robotiq() -> String {
 
 fn aloha() -> String {
     locate("gym_aloha", "assets/bimanual_viperx_transfer_cube.xml")
-}
-
-/// A world with no ground (plain MuJoCo compiles the file alone): `sim.world` is an empty MJCF.
-fn engine(dir: &Path, yaml: &str) -> Engine {
-    common::write_empty_world(dir);
-    common::engine_in(yaml, dir)
-}
-
-fn refusal(dir: &Path, yaml: &str) -> String {
-    common::write_empty_world(dir);
-    common::refusal_in(yaml, dir)
-}
-
-fn notes(e: &Engine) -> Vec<String> {
-    e.ctx.blackboard.get::<ImportNotes>(NOTES_KEY).map(|n| n.lines.clone()).unwrap_or_default()
 }
 
 fn v3(v: &Value, off: usize) -> [f64; 3] {
@@ -160,12 +145,9 @@ fn menagerie_ur5e_poses_match_plain_mujoco_and_compose_with_the_spawn_pose() {
     let dump = plain_json(&["poses", &f, "5", "7"]);
     let dir = tempfile::tempdir().unwrap();
     // Identity spawn: every body and site where plain MuJoCo puts it.
-    let e = engine(
-        dir.path(),
-        &format!(
+    let e = empty_world_engine(&format!(
             "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{f}', prefix: ur_}}\n    name: ur\n"
-        ),
-    );
+        ), dir.path());
     let (n, perr, rerr) = compare_poses(&e, "ur_", &dump, &Pose::default());
     assert_eq!(n, 5 * (7 + 1), "7 bodies and 1 site at 5 configurations");
     assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
@@ -177,22 +159,19 @@ fn menagerie_ur5e_poses_match_plain_mujoco_and_compose_with_the_spawn_pose() {
     assert!((qpos_of(&e, "ur_shoulder_lift_joint") - -1.5708).abs() < 1e-12);
     assert!((qpos_of(&e, "ur_elbow_joint") - 1.5708).abs() < 1e-12);
     assert!(
-        notes(&e).contains(
+        import_notes(&e).contains(
             &"spawn_arm `ur`: no `home:` given; home is the model's keyframe `home` (6 joints)"
                 .to_string()
         ),
         "{:?}",
-        notes(&e)
+        import_notes(&e)
     );
 
     // A spawn pose composes with the file's root frame.
     let frame = Pose { pos: [1.0, 2.0, 0.5], quat: roqsim::math::quat_from_rpy(0.1, -0.2, 0.3) };
-    let e = engine(
-        dir.path(),
-        &format!(
+    let e = empty_world_engine(&format!(
             "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{f}', prefix: ur_, pos: [1.0, 2.0, 0.5], rpy: [0.1, -0.2, 0.3]}}\n    name: ur\n"
-        ),
-    );
+        ), dir.path());
     let (_, perr, rerr) = compare_poses(&e, "ur_", &dump, &frame);
     assert!(perr < 1e-9 && rerr < 1e-9, "composed: pos {perr:e} m, rot {rerr:e}");
 }
@@ -202,17 +181,14 @@ fn robotiq_2f85_alone_matches_plain_mujoco() {
     let f = robotiq();
     let dump = plain_json(&["poses", &f, "5", "11"]);
     let dir = tempfile::tempdir().unwrap();
-    let e = engine(
-        dir.path(),
-        &format!(
+    let e = empty_world_engine(&format!(
             "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{f}', prefix: g_}}\n    name: grip\n"
-        ),
-    );
+        ), dir.path());
     let (n, perr, rerr) = compare_poses(&e, "g_", &dump, &Pose::default());
     assert_eq!(n, 5 * (14 + 1), "14 bodies and the pinch site at 5 configurations");
     assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
     // No keyframe: the log says the model starts at qpos0.
-    assert!(notes(&e).contains(
+    assert!(import_notes(&e).contains(
         &"spawn_arm `grip`: no `home:` given and the model has no keyframe: the arm starts at the model's qpos0".to_string()
     ));
 }
@@ -241,7 +217,7 @@ components:
         name: right_arm
 "
     );
-    let e = engine(dir.path(), &yaml);
+    let e = empty_world_engine(&yaml, dir.path());
     // All five top-level bodies (table, midair, both arms, the box) and everything below them.
     let (n, perr, rerr) = compare_poses(&e, "al_", &dump, &Pose::default());
     let nb = dump["bodies"].as_object().unwrap().len();
@@ -273,10 +249,7 @@ fn an_mjcf_attach_keeps_the_attached_files_mesh_directory() {
     .unwrap();
     let c = cell.display().to_string();
     let dump = plain_json(&["poses", &c, "5", "5"]);
-    let e = engine(
-        dir.path(),
-        "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: cell.xml, prefix: c_}\n    name: cell\n",
-    );
+    let e = empty_world_engine("sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: cell.xml, prefix: c_}\n    name: cell\n", dir.path());
     let (n, perr, rerr) = compare_poses(&e, "c_", &dump, &Pose::default());
     assert_eq!(n, 5 * (15 + 1));
     assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
@@ -292,12 +265,9 @@ fn robotiq_on_the_ur5e_keeps_its_root_offset_and_warns_its_options() {
     let arm = plain_json(&["poses", &u, "1", "0"]);
     let grip = plain_json(&["poses", &g, "1", "0"]);
     let dir = tempfile::tempdir().unwrap();
-    let e = engine(
-        dir.path(),
-        &format!(
+    let e = empty_world_engine(&format!(
             "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"
-        ),
-    );
+        ), dir.path());
     // The gripper's root body sits 7 mm above its file's origin; at the flange it still does
     // (measured at the arm's qpos0, the plain dump's configuration 0).
     let root = &grip["bodies"]["base_mount"][0];
@@ -305,7 +275,7 @@ fn robotiq_on_the_ur5e_keeps_its_root_offset_and_warns_its_options() {
     let got = flange_offset(&e, &arm, "ur_g_base_mount");
     assert!((got[2] - 0.007).abs() < 1e-9 && got[0].abs() < 1e-9 && got[1].abs() < 1e-9, "{got:?}");
     // The gripper states cone and impratio; the world runs MuJoCo's defaults: warned once each.
-    let n = notes(&e);
+    let n = import_notes(&e);
     for k in [
         format!("model `{g}` states <option impratio=\"10\"> but the world runs impratio = 1: set `sim.impratio: 10` to run it as its authors tuned it"),
         format!("model `{g}` states <option cone=\"elliptic\"> but the world runs cone = pyramidal: set `sim.cone: elliptic` to run it as its authors tuned it"),
@@ -313,13 +283,10 @@ fn robotiq_on_the_ur5e_keeps_its_root_offset_and_warns_its_options() {
         assert_eq!(n.iter().filter(|l| **l == k).count(), 1, "{k}\nnotes: {n:#?}");
     }
     // Setting them silences the warnings.
-    let e = engine(
-        dir.path(),
-        &format!(
+    let e = empty_world_engine(&format!(
             "sim: {{world: empty.xml, cone: elliptic, impratio: 10}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"
-        ),
-    );
-    assert!(notes(&e).iter().all(|l| !l.contains("<option")), "{:?}", notes(&e));
+        ), dir.path());
+    assert!(import_notes(&e).iter().all(|l| !l.contains("<option")), "{:?}", import_notes(&e));
 }
 
 /// Position of body `name` in the flange (`ur_attachment_site`) frame, with the arm at qpos0.
@@ -352,12 +319,9 @@ fn two_models_defining_black_do_not_collide_and_names_stay_as_written() {
     let arm = plain_json(&["poses", &u, "1", "0"]);
     let tool = common::root().join("tests/third_party/tool_black.xml").display().to_string();
     let dir = tempfile::tempdir().unwrap();
-    let e = engine(
-        dir.path(),
-        &format!(
+    let e = empty_world_engine(&format!(
             "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{tool}', pos: [0, 0, 0.011]}}}}\n    name: ur\n"
-        ),
-    );
+        ), dir.path());
     let m = e.ctx.model();
     let mat = |n: &str| m.name_to_id(MjtObjBase::mjOBJ_MATERIAL, n);
     let arm_black = mat("ur_black").expect("the arm keeps its `black`");
@@ -375,12 +339,9 @@ fn two_models_defining_black_do_not_collide_and_names_stay_as_written() {
 fn names_that_collide_are_refused_naming_the_prefix_key() {
     let u = ur5e();
     let dir = tempfile::tempdir().unwrap();
-    let t = refusal(
-        dir.path(),
-        &format!(
+    let t = empty_world_refusal(&format!(
             "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{u}'}}}}\n    name: ur\n"
-        ),
-    );
+        ), dir.path());
     assert!(
         t.contains(&format!("end_effector.prefix: the tool `{u}`'s names collide with names already there: body `base`, body `shoulder_link`, body `upper_arm_link`"))
             && t.contains("; give it its own prefix (e.g. `end_effector.prefix: gripper_`)"),
@@ -388,12 +349,9 @@ fn names_that_collide_are_refused_naming_the_prefix_key() {
     );
     // Two spawns in one world: the second file's `base` meets the first's.
     let g = robotiq();
-    let t = refusal(
-        dir.path(),
-        &format!(
+    let t = empty_world_refusal(&format!(
             "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}'}}\n    name: ur\n  - spawn_arm: {{model: '{g}', pos: [1, 0, 0]}}\n    name: grip\n"
-        ),
-    );
+        ), dir.path());
     assert!(
         t.contains(&format!("prefix: the arm `{g}`'s names collide with names already there: body `base`; give it its own prefix (e.g. `prefix: arm2_`)")),
         "{t}"
@@ -407,12 +365,9 @@ fn names_that_collide_are_refused_naming_the_prefix_key() {
 fn passive_matches(file: &str, sim: &str, prefix: &str) -> f64 {
     let dump = plain_json(&["passive", file, "5"]);
     let dir = tempfile::tempdir().unwrap();
-    let mut e = engine(
-        dir.path(),
-        &format!(
+    let mut e = empty_world_engine(&format!(
             "sim: {{world: empty.xml{sim}}}\ncomponents:\n  - spawn_arm: {{model: '{file}', prefix: {prefix}, gravity_compensation: false}}\n    name: m\n"
-        ),
-    );
+        ), dir.path());
     let steps = dump["steps"].as_u64().unwrap();
     for _ in 0..steps {
         e.step().unwrap();
@@ -513,7 +468,7 @@ components:
           gripper_ctrl: 0
 "
     );
-    let mut e = engine(dir.path(), &yaml);
+    let mut e = empty_world_engine(&yaml, dir.path());
     // The mapping is derived from the model (gain 80/255, bias -100 on a tendon of two 0.5
     // coefficients) and shown in the resolved actuator table.
     let t = e
@@ -577,8 +532,7 @@ const BARE: &str = r#"<mujoco model="bare_arm">
 fn actuators_add_creates_actuators_for_a_model_that_has_none() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("bare.xml"), BARE).unwrap();
-    let mut e = engine(
-        dir.path(),
+    let mut e = empty_world_engine(
         "sim: {world: empty.xml}
 components:
   - spawn_arm:
@@ -594,6 +548,7 @@ components:
           elbow: {control: velocity, d: 2, ctrlrange: [-3, 3]}
     name: arm
 ",
+        dir.path(),
     );
     let m = e.ctx.model();
     let sh = m.name_to_id(MjtObjBase::mjOBJ_ACTUATOR, "b_shoulder").expect("created actuator");
@@ -641,22 +596,19 @@ fn actuators_add_refusals_name_the_key_and_the_fix() {
             "sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: bare.xml, actuators: {block}}}\n    name: arm\n"
         )
     };
-    let t = refusal(dir.path(), &arm("{add: [shoulder]}"));
+    let t = empty_world_refusal(&arm("{add: [shoulder]}"), dir.path());
     assert!(t.contains("actuators.add: creating actuators needs the law they run: state `control:` (position, velocity, effort or impedance) beside `add:`"), "{t}");
-    let t = refusal(dir.path(), &arm("{add: [wrist], control: effort}"));
+    let t = empty_world_refusal(&arm("{add: [wrist], control: effort}"), dir.path());
     assert!(t.contains("actuators.add[0]: model `bare.xml` has no joint `wrist`; its hinge and slide joints are [shoulder, elbow]"), "{t}");
-    let t = refusal(dir.path(), &arm("{add: [ball_free], control: effort}"));
+    let t = empty_world_refusal(&arm("{add: [ball_free], control: effort}"), dir.path());
     assert!(t.contains("actuators.add[0]: joint `ball_free` is a free joint; an actuator drives one hinge or slide joint"), "{t}");
-    let t = refusal(dir.path(), &arm("{add: [shoulder, shoulder], control: effort}"));
+    let t = empty_world_refusal(&arm("{add: [shoulder, shoulder], control: effort}"), dir.path());
     assert!(t.contains("actuators.add[1]: joint `shoulder` is listed twice"), "{t}");
-    let t = refusal(dir.path(), &arm("{add: [shoulder], control: position}"));
+    let t = empty_world_refusal(&arm("{add: [shoulder], control: position}"), dir.path());
     assert!(t.contains("state `p:`"), "{t}");
     // A joint some actuator already drives: restate that actuator instead.
     let u = ur5e();
-    let t = refusal(
-        dir.path(),
-        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', actuators: {{add: [elbow_joint], control: effort}}}}\n    name: arm\n"),
-    );
+    let t = empty_world_refusal(&format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', actuators: {{add: [elbow_joint], control: effort}}}}\n    name: arm\n"), dir.path());
     assert!(t.contains("actuators.add[0]: joint `elbow_joint` is already driven by actuator `elbow`; restate that one under `each: {elbow: ...}` instead"), "{t}");
 }
 
@@ -676,14 +628,8 @@ fn spawn_robot_and_spawn_arm_compensate_the_same_bodies() {
             .gravcomp_bodies
             .clone()
     };
-    let arm = engine(
-        dir.path(),
-        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: a_}}\n    name: a\n"),
-    );
-    let robot = engine(
-        dir.path(),
-        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{u}', prefix: a_}}\n    name: a\n"),
-    );
+    let arm = empty_world_engine(&format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: a_}}\n    name: a\n"), dir.path());
+    let robot = empty_world_engine(&format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{u}', prefix: a_}}\n    name: a\n"), dir.path());
     let want: Vec<String> = [
         "shoulder_link",
         "upper_arm_link",
@@ -703,7 +649,7 @@ fn spawn_robot_and_spawn_arm_compensate_the_same_bodies() {
     for j in ["a_shoulder_lift_joint", "a_elbow_joint", "a_wrist_1_joint"] {
         assert_eq!(qpos_of(&arm, j), qpos_of(&robot, j), "{j}");
     }
-    assert!(notes(&robot)
+    assert!(import_notes(&robot)
         .contains(&"spawn_robot `a`: home is the model's keyframe `home` (6 joints)".to_string()));
 }
 
@@ -712,10 +658,7 @@ fn spawn_robot_keeps_the_files_frames_and_composes_the_spawn_pose() {
     let f = aloha();
     let dump = plain_json(&["poses", &f, "3", "9"]);
     let dir = tempfile::tempdir().unwrap();
-    let e = engine(
-        dir.path(),
-        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{f}', prefix: r_}}\n    name: cell\n"),
-    );
+    let e = empty_world_engine(&format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{f}', prefix: r_}}\n    name: cell\n"), dir.path());
     let (n, perr, rerr) = compare_poses(&e, "r_", &dump, &Pose::default());
     assert_eq!(n, 3 * (25 + 9));
     assert!(perr < 1e-9 && rerr < 1e-9, "pos {perr:e} m, rot {rerr:e}");
@@ -727,10 +670,7 @@ fn spawn_robot_keeps_the_files_frames_and_composes_the_spawn_pose() {
         roqsim::plugins::shared::resolve_body(m, &ent, "body", "vx300s_right/gripper_link").is_ok()
     );
     assert!(roqsim::plugins::shared::resolve_joint(m, &ent, "joint", "red_box_joint").is_ok());
-    let e = engine(
-        dir.path(),
-        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{f}', prefix: r_, pose: {{position: {{x: 2.0, y: -1.0}}, orientation: {{yaw: 0.7}}}}}}\n    name: cell\n"),
-    );
+    let e = empty_world_engine(&format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_robot: {{model: '{f}', prefix: r_, pose: {{position: {{x: 2.0, y: -1.0}}, orientation: {{yaw: 0.7}}}}}}\n    name: cell\n"), dir.path());
     let frame = Pose { pos: [2.0, -1.0, 0.0], quat: roqsim::math::quat_from_rpy(0.0, 0.0, 0.7) };
     let (_, perr, rerr) = compare_poses(&e, "r_", &dump, &frame);
     assert!(perr < 1e-9 && rerr < 1e-9, "composed: pos {perr:e} m, rot {rerr:e}");
@@ -871,19 +811,13 @@ fn exported_urdf_forward_kinematics_equal_mujoco_in_yourdfpy() {
     let dir = tempfile::tempdir().unwrap();
     // The Menagerie UR5e with the 2F-85: an arm, a tool, a closed-linkage gripper.
     let (u, g) = (ur5e(), robotiq());
-    let e = engine(
-        dir.path(),
-        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"),
-    );
+    let e = empty_world_engine(&format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"), dir.path());
     let (n, perr, rerr) = urdf_matches_mujoco(&e, "ur");
     assert_eq!(n, 20 * (7 + 14));
     assert!(perr < 1e-6 && rerr < 1e-6, "ur5e+2f85: pos {perr:e} m, rot {rerr:e}");
     // The ALOHA cell: five top-level bodies, the free box left out of the description.
     let a = aloha();
-    let e = engine(
-        dir.path(),
-        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{a}', prefix: al_}}\n    name: cell\n"),
-    );
+    let e = empty_world_engine(&format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{a}', prefix: al_}}\n    name: cell\n"), dir.path());
     let (n, perr, rerr) = urdf_matches_mujoco(&e, "cell");
     assert_eq!(n, 20 * 24);
     assert!(perr < 1e-6 && rerr < 1e-6, "aloha: pos {perr:e} m, rot {rerr:e}");
@@ -947,10 +881,7 @@ fn urdf_export_refuses_what_urdf_cannot_express() {
             ),
         )
         .unwrap();
-        let e = engine(
-            dir.path(),
-            "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: m.xml, gravity_compensation: false}\n    name: m\n",
-        );
+        let e = empty_world_engine("sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: m.xml, gravity_compensation: false}\n    name: m\n", dir.path());
         let ent = e.ctx.entities.get("m").unwrap().clone();
         let err = roqsim::export::urdf::export_urdf(e.ctx.model(), &ent).unwrap_err();
         assert_eq!(err, msg);

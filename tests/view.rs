@@ -3,25 +3,14 @@
 //! camera's resolution against a model (MuJoCo's default free camera, tracking an entity) and the
 //! `--view` vocabulary round trip. The window itself is tested under Xvfb (test/e2e/test_view.py).
 
-use std::path::{Path, PathBuf};
+mod common;
 
 use roqsim::view::camera::{default_free_camera, split_view_arg, ViewCamera};
 use roqsim::world::sim::View;
 use roqsim::{load_world, load_world_str, Engine, EngineOptions, LoadOptions};
 
-fn worlds() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("worlds")
-}
-
-fn engine(yaml: &str) -> Engine {
-    let w = load_world_str(yaml, &worlds(), &LoadOptions::default())
-        .unwrap_or_else(|e| panic!("load failed: {e}"));
-    Engine::new(w, EngineOptions { profile: false, seed: Some(1) })
-        .unwrap_or_else(|e| panic!("engine failed: {e}"))
-}
-
 fn load_error(yaml: &str) -> String {
-    match load_world_str(yaml, &worlds(), &LoadOptions::default()) {
+    match load_world_str(yaml, &common::base(), &LoadOptions::default()) {
         Err(e) => e.to_string(),
         Ok(_) => panic!("expected a refusal for:\n{yaml}"),
     }
@@ -38,7 +27,7 @@ components:
 #[test]
 fn manual_control_stops_a_drives_ctrl_writes() {
     // Without manual control the drive overwrites whatever ctrl holds, every tick.
-    let mut e = engine(DRIVING);
+    let mut e = common::engine(DRIVING);
     e.ctx.data_mut().ctrl_mut().fill(1.25);
     e.step_n(50).unwrap();
     let driven = e.ctx.data().ctrl().to_vec();
@@ -46,7 +35,7 @@ fn manual_control_stops_a_drives_ctrl_writes() {
     assert!(driven.iter().all(|&c| c != 1.25), "the drive did not write ctrl: {driven:?}");
 
     // With it, ctrl stays exactly what the person (here: the test) set.
-    let mut e = engine(DRIVING);
+    let mut e = common::engine(DRIVING);
     e.ctx.run.manual_control = true;
     let set: Vec<f64> = (0..e.ctx.data().ctrl().len()).map(|i| 0.5 + i as f64).collect();
     e.ctx.data_mut().ctrl_mut().copy_from_slice(&set);
@@ -56,7 +45,7 @@ fn manual_control_stops_a_drives_ctrl_writes() {
 
 #[test]
 fn manual_control_keeps_the_arms_holding_pose_on_reset_and_then_leaves_ctrl_alone() {
-    let w = load_world(&worlds().join("ur_pick.yaml"), &LoadOptions::default())
+    let w = load_world(&common::base().join("ur_pick.yaml"), &LoadOptions::default())
         .unwrap_or_else(|e| panic!("{e}"));
     let mut e = Engine::new(w, EngineOptions { profile: false, seed: Some(1) }).unwrap();
     let hold = e.ctx.data().ctrl().to_vec();
@@ -103,7 +92,7 @@ fn sim_view_is_schema_checked() {
 
 #[test]
 fn camera_defaults_to_mujocos_free_camera_and_keeps_given_keys() {
-    let e = engine("sim: {view: {azimuth: 30}}\ncomponents:\n  - dummy: {}\n    name: a\n");
+    let e = common::engine("sim: {view: {azimuth: 30}}\ncomponents:\n  - dummy: {}\n    name: a\n");
     let d = default_free_camera(e.ctx.model());
     let view = e.sim.view.clone().unwrap();
     let c = ViewCamera::resolve(&view, &e.ctx).unwrap();
@@ -132,7 +121,7 @@ fn camera_defaults_to_mujocos_free_camera_and_keeps_given_keys() {
 
 #[test]
 fn tracking_follows_the_entity_and_its_heading() {
-    let mut e = engine(
+    let mut e = common::engine(
         "sim: {timestep: 0.002}
 components:
   - spawn_robot: {model: turtlebot4}

@@ -9,7 +9,6 @@ use roqsim::context::payload::LaserScan;
 use roqsim::engine::sim_control;
 use roqsim::handles::robot::RobotHandle;
 use roqsim::plugins::observe::clearance_monitor::ClearanceReader;
-use roqsim::plugins::observe::contact_monitor::ContactReader;
 use roqsim::plugins::people::crowd::{Crowd, CROWD_KEY};
 use roqsim::plugins::sensors::lidar::LidarReader;
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
@@ -26,25 +25,13 @@ fn xy(e: &Engine, body: &str) -> [f64; 2] {
     [p[0], p[1]]
 }
 
-/// A body's world (x, y).
-fn body_xy(e: &Engine, body: &str) -> [f64; 2] {
-    let m = e.ctx.model();
-    let b = m.name_to_id(MjtObjBase::mjOBJ_BODY, body).unwrap_or_else(|| panic!("no body {body}"));
-    let p = e.ctx.data().xpos()[b];
-    [p[0], p[1]]
-}
-
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
 }
 
-fn world(components: &str) -> String {
-    format!("sim: {{timestep: 0.002}}\ncomponents:\n{components}")
-}
-
 /// Two walkers starting 8 m apart on the x axis, each walking to the other's start.
 fn head_on(avoidance: bool) -> String {
-    world(&format!(
+    components_world(&format!(
         "  - walker: {{waypoints: [[-4, 0], [4, 0]], loop: false, avoidance: {avoidance}}}\n    name: a\n  - walker: {{waypoints: [[4, 0], [-4, 0]], loop: false, avoidance: {avoidance}}}\n    name: b\n"
     ))
 }
@@ -85,7 +72,7 @@ fn head_on_at(hz: f64) -> (Engine, Vec<[f64; 2]>, f64) {
     let w = |name: &str, from: i32| {
         format!("  - walker: {{waypoints: [[{from}, 0], [{}, 0]], loop: false, avoidance: true, orca: {{update_hz: {hz}}}}}\n    name: {name}\n", -from)
     };
-    let mut e = engine(&world(&(w("a", -4) + &w("b", 4))));
+    let mut e = engine(&components_world(&(w("a", -4) + &w("b", 4))));
     let (mut vel, mut min) = (Vec::new(), f64::INFINITY);
     for _ in 0..5000 {
         let before = xy(&e, "a");
@@ -137,13 +124,9 @@ fn the_crowd_is_one_controller_on_the_blackboard() {
 /// A TurtleBot 4 at the origin facing +x, with a contact monitor, and a walker coming the other
 /// way along the x axis.
 fn robot_and_walker(walker: &str) -> Engine {
-    engine(&world(&format!(
+    engine(&components_world(&format!(
         "  - spawn_robot: {{model: turtlebot4}}\n    name: robot\n    components:\n      - contact_monitor: {{}}\n  - walker: {{waypoints: [[3, 0], [-3, 0]], loop: false{walker}}}\n    name: w\n"
     )))
-}
-
-fn contact(e: &Engine) -> roqsim::context::payload::ContactReport {
-    e.ctx.blackboard.get::<ContactReader>("contact_monitor:robot.contact_monitor").unwrap().get()
 }
 
 /// Drive the robot forward at 0.3 m/s over its handle for `secs`; min walker–base distance and
@@ -169,7 +152,7 @@ fn a_walker_with_avoidance_gives_way_to_a_driven_robot_and_one_without_does_not(
     assert!(min >= 0.26 + 0.25 - 0.01, "avoiding walker came within {min} of the base");
     assert!(y > 0.2, "it stepped aside by {y}");
     assert!(xy(&e, "w")[0] < -2.5, "and walked on to {:?}", xy(&e, "w"));
-    assert!(!contact(&e).in_contact, "no contact: {:?}", contact(&e));
+    assert!(!robot_contact(&e).in_contact, "no contact: {:?}", robot_contact(&e));
     // robot_body by its model name resolves to the same base
     let mut e = robot_and_walker(", avoidance: true, robot_body: base_link");
     let (min2, _) = drive_at_walker(&mut e, 6.0);
@@ -179,7 +162,7 @@ fn a_walker_with_avoidance_gives_way_to_a_driven_robot_and_one_without_does_not(
     let (min, y) = drive_at_walker(&mut e, 6.0);
     assert_eq!(y, 0.0, "no avoidance: it keeps its line");
     assert!(min < 0.26 + 0.25 - 0.05, "and runs into the robot: {min}");
-    let c = contact(&e);
+    let c = robot_contact(&e);
     assert!(c.in_contact && c.geom_b == "w", "the contact monitor names the walker: {c:?}");
 }
 
@@ -206,9 +189,7 @@ fn stands(e: &mut Engine, body: &str, secs: f64) -> Vec<(f64, [f64; 2])> {
 
 #[test]
 fn a_patrol_stands_its_dwell_at_each_waypoint_and_loops() {
-    let mut e = engine(&world(
-        "  - walker: {waypoints: [[0, 0], [2, 0, 1.5], [2, 2]], dwell: 0.5, speed: 1.0}\n    name: w\n",
-    ));
+    let mut e = engine(&components_world("  - walker: {waypoints: [[0, 0], [2, 0, 1.5], [2, 2]], dwell: 0.5, speed: 1.0}\n    name: w\n"));
     let st = stands(&mut e, "w", 12.0);
     // at [2, 0] its own 1.5 s, at [2, 2] and [0, 0] the walker's 0.5 s, then [2, 0] again
     let stood: Vec<f64> = st.iter().map(|s| s.0).collect();
@@ -221,7 +202,7 @@ fn a_patrol_stands_its_dwell_at_each_waypoint_and_loops() {
         assert!(d <= 0.25 && d > 0.24, "stood {d} m from {at:?} (arrival radius 0.25)");
     }
     // loop: false stays at the last point
-    let mut e = engine(&world(
+    let mut e = engine(&components_world(
         "  - walker: {waypoints: [[0, 0], [1, 0]], loop: false, speed: 1.0}\n    name: w\n",
     ));
     secs(&mut e, 5.0);
@@ -232,7 +213,7 @@ fn a_patrol_stands_its_dwell_at_each_waypoint_and_loops() {
 /// The dwells a walker with a random [1, 4] s dwell stands over 40 s, with `seed`.
 fn random_dwells(seed: u64) -> (Vec<f64>, Engine) {
     let mut e = engine_seed(
-        &world(
+        &components_world(
             "  - walker: {waypoints: [[0, 0], [1, 0]], dwell: [1, 4], speed: 1.0}\n    name: w\n",
         ),
         seed,
@@ -265,7 +246,9 @@ fn random_dwells_repeat_with_the_seed_differ_across_seeds_and_episodes() {
 
 #[test]
 fn a_random_dwell_without_a_seed_fails_at_the_draw() {
-    let yaml = world("  - walker: {waypoints: [[0, 0], [0.5, 0]], dwell: [1, 2]}\n    name: w\n");
+    let yaml = components_world(
+        "  - walker: {waypoints: [[0, 0], [0.5, 0]], dwell: [1, 2]}\n    name: w\n",
+    );
     let w = load_world_str(&yaml, &base(), &LoadOptions::default()).unwrap();
     let mut e = Engine::new(w, EngineOptions { profile: false, seed: None }).unwrap();
     let err = e.step_n(1000).unwrap_err().to_string();
@@ -274,7 +257,8 @@ fn a_random_dwell_without_a_seed_fails_at_the_draw() {
         &["`walker:w` draws noise but the run has no seed: pass --seed N or set sim.seed"],
     );
     // a fixed dwell draws nothing and needs no seed
-    let yaml = world("  - walker: {waypoints: [[0, 0], [0.5, 0]], dwell: 1}\n    name: w\n");
+    let yaml =
+        components_world("  - walker: {waypoints: [[0, 0], [0.5, 0]], dwell: 1}\n    name: w\n");
     let w = load_world_str(&yaml, &base(), &LoadOptions::default()).unwrap();
     let mut e = Engine::new(w, EngineOptions { profile: false, seed: None }).unwrap();
     e.step_n(1000).unwrap();
@@ -332,9 +316,7 @@ fn range_toward(e: &Engine, c: [f64; 2]) -> f64 {
 
 #[test]
 fn the_lidar_sees_a_walker_where_ground_truth_puts_it_and_not_when_absent() {
-    let yaml = world(
-        "  - spawn_robot: {model: turtlebot4}\n    name: robot\n  - walker: {pos: [2.0, 0.5]}\n    name: w\n",
-    );
+    let yaml = components_world("  - spawn_robot: {model: turtlebot4}\n    name: robot\n  - walker: {pos: [2.0, 0.5]}\n    name: w\n");
     let mut e = engine(&yaml);
     secs(&mut e, 0.2);
     let (got, truth) = nearest_and_truth(&e, xy(&e, "w"), 0.26);
@@ -360,7 +342,7 @@ fn the_lidar_sees_a_walker_where_ground_truth_puts_it_and_not_when_absent() {
 
 #[test]
 fn an_absent_walker_stands_still_and_a_teleported_one_walks_on_from_there() {
-    let mut e = engine(&world(
+    let mut e = engine(&components_world(
         "  - walker: {waypoints: [[0, 0], [4, 0]], loop: false, speed: 1.0}\n    name: w\n",
     ));
     secs(&mut e, 1.0);
@@ -386,9 +368,7 @@ fn an_absent_walker_stands_still_and_a_teleported_one_walks_on_from_there() {
 
 #[test]
 fn a_clearance_monitor_measures_the_walker() {
-    let mut e = engine(&world(
-        "  - spawn_robot: {model: turtlebot4}\n    name: robot\n    components:\n      - clearance_monitor: {}\n  - walker: {pos: [1.0, 0.0]}\n    name: w\n",
-    ));
+    let mut e = engine(&components_world("  - spawn_robot: {model: turtlebot4}\n    name: robot\n    components:\n      - clearance_monitor: {}\n  - walker: {pos: [1.0, 0.0]}\n    name: w\n"));
     secs(&mut e, 0.1);
     let rd = e.ctx.blackboard.get::<ClearanceReader>("clearance_monitor:robot.clearance_monitor");
     let r = rd.unwrap().clone();
@@ -410,7 +390,7 @@ fn a_clearance_monitor_measures_the_walker() {
 // ------------------------------------------------------------------------------ refusals
 
 fn refused(cfg: &str) -> String {
-    refusal(&world(&format!("  - walker: {cfg}\n    name: w\n")))
+    refusal(&components_world(&format!("  - walker: {cfg}\n    name: w\n")))
 }
 
 #[test]
@@ -491,9 +471,7 @@ fn every_refusal_names_the_key_and_the_fix() {
 
 #[test]
 fn an_unknown_robot_body_is_refused_at_setup_naming_the_robots() {
-    let got = refusal(&world(
-        "  - spawn_robot: {model: turtlebot4}\n    name: robot\n  - walker: {avoidance: true, robot_body: chassis}\n    name: w\n",
-    ));
+    let got = refusal(&components_world("  - spawn_robot: {model: turtlebot4}\n    name: robot\n  - walker: {avoidance: true, robot_body: chassis}\n    name: w\n"));
     assert_has(
         &got,
         &["walker `w`: robot_body: no body `chassis` in the compiled model, nor one of that model name in a robot entity (robots: [robot (prefix `"],
@@ -502,9 +480,7 @@ fn an_unknown_robot_body_is_refused_at_setup_naming_the_robots() {
 
 #[test]
 fn a_walker_without_avoidance_is_avoided_with_the_whole_change() {
-    let mut e = engine(&world(
-        "  - walker: {waypoints: [[-4, 0], [4, 0]], loop: false, avoidance: true}\n    name: a\n  - walker: {waypoints: [[4, 0], [-4, 0]], loop: false}\n    name: b\n",
-    ));
+    let mut e = engine(&components_world("  - walker: {waypoints: [[-4, 0], [4, 0]], loop: false, avoidance: true}\n    name: a\n  - walker: {waypoints: [[4, 0], [-4, 0]], loop: false}\n    name: b\n"));
     let (min, ya, yb) = cross(&mut e, 10.0);
     assert!((0.52 - 1e-6..0.53).contains(&min), "closest approach {min}");
     assert_eq!(yb, 0.0, "b keeps its line");
@@ -514,9 +490,7 @@ fn a_walker_without_avoidance_is_avoided_with_the_whole_change() {
 #[test]
 fn an_avoiding_walker_gives_way_to_a_driven_prop_and_ignores_an_absent_one() {
     // a 0.4 m driven box moved toward the walker at 0.5 m/s by SetEntityState every step
-    let yaml = world(
-        "  - box: {pose: {position: {x: 3, y: 0}}, size: [0.4, 0.4, 1.0], motion: driven}\n    name: cart\n  - walker: {waypoints: [[-3, 0], [3, 0]], loop: false, avoidance: true}\n    name: w\n",
-    );
+    let yaml = components_world("  - box: {pose: {position: {x: 3, y: 0}}, size: [0.4, 0.4, 1.0], motion: driven}\n    name: cart\n  - walker: {waypoints: [[-3, 0], [3, 0]], loop: false, avoidance: true}\n    name: w\n");
     let run = |e: &mut Engine| {
         let mut min = f64::INFINITY;
         for k in 0..4000 {
@@ -563,9 +537,7 @@ fn a_walker_makes_no_contact_with_the_floor_or_the_walls_it_passes() {
     // the capsule reaches below the floor (so a scan at any height sees a full disc) and brushes
     // walls on a patrol; contacts between a mocap body and the world would cost solver time every
     // step and push nothing, so they are excluded
-    let mut e = engine(&world(
-        "  - walker: {waypoints: [[0.0, 0.0], [3.0, 0.0]], loop: true}\n    name: w\n  - box: {pose: {position: {x: 1.5, y: 0.3}}, size: [0.4, 0.2, 1.0]}\n    name: wall\n",
-    ));
+    let mut e = engine(&components_world("  - walker: {waypoints: [[0.0, 0.0], [3.0, 0.0]], loop: true}\n    name: w\n  - box: {pose: {position: {x: 1.5, y: 0.3}}, size: [0.4, 0.2, 1.0]}\n    name: wall\n"));
     for _ in 0..2000 {
         e.step().unwrap();
         assert_eq!(e.ctx.data().ffi().ncon, 0, "contacts at t = {}", e.ctx.sim_time());
@@ -574,12 +546,13 @@ fn a_walker_makes_no_contact_with_the_floor_or_the_walls_it_passes() {
 
 #[test]
 fn a_dwell_of_the_wrong_shape_is_told_what_the_key_takes() {
-    let r = refusal(&world(
+    let r = refusal(&components_world(
         "  - walker: {waypoints: [[1.0, 2.0], [3.0, 2.0]], dwell: [1, 2, 3]}\n    name: wk\n",
     ));
     assert_has(&r, &["components.wk.dwell: takes a number (seconds, or a coordinate in m) or a random range [lo, hi] in seconds; got a list of 3 items"]);
-    let r =
-        refusal(&world("  - walker: {waypoints: [[1.0, 2.0], [3.0, 2.0, long]]}\n    name: wk\n"));
+    let r = refusal(&components_world(
+        "  - walker: {waypoints: [[1.0, 2.0], [3.0, 2.0, long]]}\n    name: wk\n",
+    ));
     assert_has(&r, &["waypoints[1][2]: takes a number", "got long"]);
 }
 

@@ -10,12 +10,8 @@ use roqsim::Engine;
 mod common;
 use common::*;
 
-fn world(components: &str) -> String {
-    format!("sim: {{timestep: 0.002}}\ncomponents:\n{components}")
-}
-
 fn walker(cfg: &str) -> String {
-    world(&format!("  - walker: {cfg}\n    name: w\n"))
+    components_world(&format!("  - walker: {cfg}\n    name: w\n"))
 }
 
 /// The walker's mocap (x, y, yaw).
@@ -111,7 +107,7 @@ fn action_name_renames_the_goal_actions() {
 /// A robot standing on the walker's second waypoint (2, 0); the walker patrols
 /// (-2, 0) → (2, 0) → (-2, 1) once.
 fn blocked(recovery: &str) -> Engine {
-    engine(&world(&format!(
+    engine(&components_world(&format!(
         "  - spawn_robot: {{model: turtlebot4, pose: {{position: {{x: 2.0, y: 0.0}}}}}}
     name: robot
   - walker: {{waypoints: [[-2, 0], [2, 0], [-2, 1]], loop: false, speed: 1.0, avoidance: true, robot_radius: 0.25, goal_endpoint: false{recovery}}}

@@ -1,6 +1,9 @@
 //! Foundation tests: bad input is refused naming the key path (all errors at once), overrides,
 //! lifecycle order, determinism, rate snapping, seeding, stop requests, non-finite detection.
 
+mod common;
+
+use common::{assert_refused_at, root};
 use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
@@ -10,35 +13,19 @@ use roqsim::error::ConfigErrors;
 use roqsim::world::overrides::{load_override_file, parse_set};
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
-fn base() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn load(yaml: &str) -> Result<roqsim::LoadedWorld, ConfigErrors> {
-    load_world_str(yaml, base(), &LoadOptions::default())
+    load_world_str(yaml, root(), &LoadOptions::default())
 }
 
 fn load_with(yaml: &str, sets: &[&str]) -> Result<roqsim::LoadedWorld, ConfigErrors> {
     let assignments = sets.iter().map(|s| parse_set(s).unwrap()).collect();
-    load_world_str(yaml, base(), &LoadOptions { assignments, ..Default::default() })
+    load_world_str(yaml, root(), &LoadOptions { assignments, ..Default::default() })
 }
 
 /// Assert the document is refused with an error at `path` whose message contains `needle`.
 #[track_caller]
 fn refused(yaml: &str, path: &str, needle: &str) {
-    refused_with(load(yaml), path, needle)
-}
-
-#[track_caller]
-fn refused_with(r: Result<roqsim::LoadedWorld, ConfigErrors>, path: &str, needle: &str) {
-    let e = match r {
-        Ok(_) => panic!("expected a refusal at `{path}`"),
-        Err(e) => e,
-    };
-    assert!(
-        e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
-        "no error at `{path}` containing `{needle}`; got:\n{e}"
-    );
+    assert_refused_at(load(yaml), path, needle)
 }
 
 const OK: &str = "components:\n  - dummy: {size: 0.1}\n    name: a\n";
@@ -241,7 +228,7 @@ fn bad_25_missing_world_file() {
 
 #[test]
 fn bad_26_override_matches_nothing_names_addresses() {
-    refused_with(
+    assert_refused_at(
         load_with(OK, &["components.b.size=0.2"]),
         "components.b.size",
         "the addresses that exist are: a",
@@ -251,7 +238,7 @@ fn bad_26_override_matches_nothing_names_addresses() {
 #[test]
 fn bad_27_override_near_miss_names_candidates() {
     let yaml = "components:\n  - dummy: {}\n    name: a\n    components:\n      - dummy: {}\n        name: inner\n";
-    refused_with(
+    assert_refused_at(
         load_with(yaml, &["components.inner.size=0.2"]),
         "components.inner.size",
         "did you mean components.a.inner?",
@@ -262,8 +249,12 @@ fn bad_27_override_near_miss_names_candidates() {
 fn bad_28_set_without_equals_and_reserved_keys() {
     let e = parse_set("sim.timestep").unwrap_err();
     assert!(e.message.contains("path=value"), "{e}");
-    refused_with(load_with(OK, &["components.a.name=x"]), "components.a.name", "reserved sibling");
-    refused_with(
+    assert_refused_at(
+        load_with(OK, &["components.a.name=x"]),
+        "components.a.name",
+        "reserved sibling",
+    );
+    assert_refused_at(
         load_with(OK, &["physics.timestep=1"]),
         "physics.timestep",
         "starts with `sim.` or `components.<address>.`",
@@ -312,10 +303,10 @@ fn bad_32_config_must_be_a_mapping() {
 fn bad_33_ros_and_no_communication_refused_together() {
     let r = load_world_str(
         OK,
-        base(),
+        root(),
         &LoadOptions { ros: true, no_communication: true, ..Default::default() },
     );
-    refused_with(r, "", "refused together");
+    assert_refused_at(r, "", "refused together");
 }
 
 #[cfg(not(feature = "ros"))]
@@ -374,7 +365,7 @@ fn every_error_is_reported_at_once() {
 fn no_communication_drops_bridges_and_warns() {
     let w = load_world_str(
         "components:\n  - dummy: {}\n  - ros2_bridge: {}\n",
-        base(),
+        root(),
         &LoadOptions { no_communication: true, ..Default::default() },
     )
     .unwrap();
@@ -402,7 +393,7 @@ fn overrides_apply_compose_and_later_wins() {
     let yaml = "components:\n  - dummy: {}\n    name: a\n    components:\n      - dummy: {}\n        name: inner\n";
     let assignments = load_override_file(&f).unwrap();
     let w =
-        load_world_str(yaml, base(), &LoadOptions { assignments, ..Default::default() }).unwrap();
+        load_world_str(yaml, root(), &LoadOptions { assignments, ..Default::default() }).unwrap();
     assert_eq!(w.sim.seed, Some(9));
     let inner = w.components.iter().find(|c| c.args.address == "a.inner").unwrap();
     assert_eq!(inner.config.get("size").and_then(|v| v.as_f64()), Some(0.05));
@@ -526,8 +517,8 @@ fn state(e: &Engine) -> (Vec<u64>, Vec<u64>) {
 fn two_runs_are_bitwise_identical_and_reset_reproduces() {
     let world = || {
         load_world_str(
-            &std::fs::read_to_string(base().join("worlds/demo.yaml")).unwrap(),
-            &base().join("worlds"),
+            &std::fs::read_to_string(root().join("worlds/demo.yaml")).unwrap(),
+            &root().join("worlds"),
             &LoadOptions::default(),
         )
         .unwrap()

@@ -86,74 +86,84 @@ fn has_trials(dir: &Path) -> bool {
 }
 
 fn run(a: &RunArgs) -> ExitCode {
-    if a.jobs == Some(0) {
-        return fail("--jobs must be at least 1");
+    match run_steps(a) {
+        Ok(code) | Err(code) => code,
     }
-    if let Some(addr) = &a.ray {
-        if let Err(m) = crate::campaign::ray::check_address(addr) {
-            return fail(m);
-        }
-    }
-    if a.output.exists() && !a.output.is_dir() {
-        return fail(format!(
-            "-o {}: is a file, not a folder: name a new folder (or a campaign's folder to resume)",
-            a.output.display()
-        ));
-    }
-    if let Err(m) = folder::check_not_foreign(&a.output, &a.output) {
-        return fail(m);
-    }
-    let c = match load_campaign(&a.campaign) {
-        Ok(c) => c,
-        Err(e) => return fail(document_errors(&a.campaign, &e)),
-    };
+}
+
+/// `campaign run` in its steps; a refusal is the `Err` exit code (after its message).
+fn run_steps(a: &RunArgs) -> Result<ExitCode, ExitCode> {
+    check_flags(a)?;
+    let c = load_campaign(&a.campaign).map_err(|e| fail(document_errors(&a.campaign, &e)))?;
     let trials = expand(&c);
     // Building every cell logs what each trial's own stderr.txt will say again: keep it quiet here.
     let checked =
         tracing::subscriber::with_default(tracing::subscriber::NoSubscriber::default(), || {
             validate(&c, &trials)
         });
-    let inputs = match checked {
-        Ok(i) => i,
-        Err(m) => return fail(format!("{}: {m}", a.campaign.display())),
-    };
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => return fail(format!("cannot find the roqsim executable: {e}")),
-    };
-    let binary = match folder::binary_identity(&exe) {
-        Ok(b) => b,
-        Err(m) => return fail(m),
-    };
-    let text = std::fs::read_to_string(&a.campaign).unwrap_or_default();
-    if let Err(e) = std::fs::create_dir_all(&a.output) {
-        return fail(format!("-o {}: {e}", a.output.display()));
+    let inputs = checked.map_err(|m| fail(format!("{}: {m}", a.campaign.display())))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| fail(format!("cannot find the roqsim executable: {e}")))?;
+    let binary = folder::binary_identity(&exe).map_err(fail)?;
+    let (dir, _lock) = open_folder(a, &c, &inputs, &binary)?;
+    prepare_folder(a, &c, &trials, &dir)?;
+    let todo = pending(&dir, &trials, a.retry_failed);
+    let skipped = trials.len() - todo.len();
+    handle_stops();
+    let tally = run_trials(a, &exe, &dir, &todo)?;
+    write_table(&c, &trials, &dir).map_err(fail)?;
+    Ok(summarize(a, &trials, &dir, &tally, skipped))
+}
+
+/// The flags checked before anything is read: `--jobs`, `--ray`, and `-o` not a file nor a
+/// folder of something else.
+fn check_flags(a: &RunArgs) -> Result<(), ExitCode> {
+    if a.jobs == Some(0) {
+        return Err(fail("--jobs must be at least 1"));
     }
+    if let Some(addr) = &a.ray {
+        crate::campaign::ray::check_address(addr).map_err(fail)?;
+    }
+    if a.output.exists() && !a.output.is_dir() {
+        return Err(fail(format!(
+            "-o {}: is a file, not a folder: name a new folder (or a campaign's folder to resume)",
+            a.output.display()
+        )));
+    }
+    folder::check_not_foreign(&a.output, &a.output).map_err(fail)
+}
+
+/// The output folder, created and locked (the lock is held while the returned guard lives), and
+/// checked to be this campaign's: the same campaign.yaml (written when new), the same resolved
+/// names, inputs and binary (recorded when new). A folder of trials whose inputs are unknown is
+/// refused.
+fn open_folder(
+    a: &RunArgs,
+    c: &crate::campaign::document::Campaign,
+    inputs: &std::collections::BTreeMap<String, String>,
+    binary: &serde_json::Value,
+) -> Result<(PathBuf, folder::FolderLock), ExitCode> {
+    let text = std::fs::read_to_string(&a.campaign).unwrap_or_default();
+    std::fs::create_dir_all(&a.output)
+        .map_err(|e| fail(format!("-o {}: {e}", a.output.display())))?;
     let dir = std::fs::canonicalize(&a.output).unwrap_or_else(|_| a.output.clone());
     // Checked again just before the lock is made: a folder refused as foreign gets no `.lock`.
-    if let Err(m) = folder::check_not_foreign(&dir, &a.output) {
-        return fail(m);
-    }
+    folder::check_not_foreign(&dir, &a.output).map_err(fail)?;
     // One campaign at a time in a folder; held until this process ends.
-    let _lock = match folder::lock(&dir, &a.output) {
-        Ok(l) => l,
-        Err(m) => return fail(format!("-o {m}")),
-    };
+    let lock = folder::lock(&dir, &a.output).map_err(|m| fail(format!("-o {m}")))?;
     let kept = dir.join("campaign.yaml");
     match std::fs::read_to_string(&kept) {
         Ok(old) if old != text => {
-            return fail(format!(
+            return Err(fail(format!(
                 "-o {}: the folder holds another campaign (its campaign.yaml differs from {}): \
                  choose a new folder, or delete this one to start over",
                 a.output.display(),
                 a.campaign.display()
-            ))
+            )))
         }
         Ok(_) => {}
         Err(_) => {
-            if let Err(e) = std::fs::write(&kept, &text) {
-                return fail(format!("{}: {e}", kept.display()));
-            }
+            std::fs::write(&kept, &text).map_err(|e| fail(format!("{}: {e}", kept.display())))?
         }
     }
     // The same text in another folder can name other files, and the files can have changed
@@ -162,80 +172,93 @@ fn run(a: &RunArgs) -> ExitCode {
     match folder::read_resolved(&dir) {
         Some(then) => {
             if let Some(d) = folder::names_difference(&then, &names) {
-                return fail(format!(
+                return Err(fail(format!(
                     "-o {}: the folder holds another campaign (the same campaign.yaml, but {d}): \
                      choose a new folder, or delete this one to start over",
                     a.output.display()
-                ));
+                )));
             }
-            if let Some(d) = folder::inputs_difference(&then, Some(&inputs), &binary) {
-                return fail(format!(
+            if let Some(d) = folder::inputs_difference(&then, Some(inputs), binary) {
+                return Err(fail(format!(
                     "-o {}: cannot resume: {d}; its trials would sit in one table with trials \
                      of other inputs: {}",
                     a.output.display(),
                     folder::NEW_FOLDER
-                ));
+                )));
             }
         }
         None if has_trials(&dir) => {
-            return fail(format!(
+            return Err(fail(format!(
                 "-o {}: the folder holds trials but no readable {}, so what they ran on is \
                  unknown: {}",
                 a.output.display(),
                 folder::RESOLVED,
                 folder::NEW_FOLDER
-            ))
+            )))
         }
         None => {
-            if let Err(m) = folder::write_resolved(&dir, &folder::record(&names, &inputs, &binary))
-            {
-                return fail(m);
-            }
+            folder::write_resolved(&dir, &folder::record(&names, inputs, binary)).map_err(fail)?
         }
     }
-    // The table is written after the trials: a place it cannot be written is refused now.
-    if let Err(m) = crate::campaign::table::check_table_files(&dir) {
-        return fail(format!("-o {}: {m}", a.output.display()));
+    Ok((dir, lock))
+}
+
+/// Before any trial runs: the table's files can be written, every trial folder holds this
+/// campaign's trial (refused before any folder is rewritten), and each trial folder is prepared.
+fn prepare_folder(
+    a: &RunArgs,
+    c: &crate::campaign::document::Campaign,
+    trials: &[crate::campaign::expand::Trial],
+    dir: &Path,
+) -> Result<(), ExitCode> {
+    crate::campaign::table::check_table_files(dir)
+        .map_err(|m| fail(format!("-o {}: {m}", a.output.display())))?;
+    check_definitions(c, trials, dir)
+        .map_err(|m| fail(format!("-o {}: {m}", a.output.display())))?;
+    for t in trials {
+        prepare_trial(c, t, dir).map_err(|m| fail(format!("trial {}: {m}", t.index)))?;
     }
-    // A trial folder written for another trial (DIR/campaign.yaml edited, a folder reused)
-    // holds results that are not this campaign's: refused before any folder is rewritten.
-    if let Err(m) = check_definitions(&c, &trials, &dir) {
-        return fail(format!("-o {}: {m}", a.output.display()));
+    Ok(())
+}
+
+/// Run the `todo` trials: as Ray tasks with `--ray`, else `--jobs` at a time here (default: the
+/// number of cores) with a progress bar and a line per trial that did not end ok.
+fn run_trials(
+    a: &RunArgs,
+    exe: &Path,
+    dir: &Path,
+    todo: &[usize],
+) -> Result<crate::campaign::run::Tally, ExitCode> {
+    if let Some(addr) = &a.ray {
+        return crate::campaign::ray::ray_run(exe, dir, todo, addr, a.quiet).map_err(fail);
     }
-    for t in &trials {
-        if let Err(m) = prepare_trial(&c, t, &dir) {
-            return fail(format!("trial {}: {m}", t.index));
+    let jobs = a
+        .jobs
+        .map(|j| usize::try_from(j).unwrap_or(usize::MAX))
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let bar = progress_bar(todo.len() as u64, a.quiet);
+    let mut failed = 0usize;
+    let t = run_pool(exe, dir, todo, jobs, &mut |i, st| {
+        if !st.is_ok() {
+            failed += 1;
+            bar.suspend(|| crate::cli::stderr::say!("trial {i}: {} ({})", st.status, st.note));
         }
-    }
-    let todo = pending(&dir, &trials, a.retry_failed);
-    let skipped = trials.len() - todo.len();
-    handle_stops();
-    let tally = if let Some(addr) = &a.ray {
-        match crate::campaign::ray::ray_run(&exe, &dir, &todo, addr, a.quiet) {
-            Ok(t) => t,
-            Err(m) => return fail(m),
-        }
-    } else {
-        let jobs = a
-            .jobs
-            .map(|j| usize::try_from(j).unwrap_or(usize::MAX))
-            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-        let bar = progress_bar(todo.len() as u64, a.quiet);
-        let mut failed = 0usize;
-        let t = run_pool(&exe, &dir, &todo, jobs, &mut |i, st| {
-            if !st.is_ok() {
-                failed += 1;
-                bar.suspend(|| crate::cli::stderr::say!("trial {i}: {} ({})", st.status, st.note));
-            }
-            bar.set_message(format!("failed {failed}"));
-            bar.inc(1);
-        });
-        bar.finish_and_clear();
-        t
-    };
-    if let Err(m) = write_table(&c, &trials, &dir) {
-        return fail(m);
-    }
+        bar.set_message(format!("failed {failed}"));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    Ok(t)
+}
+
+/// The closing line and exit code: 130 after a stop signal, else the tally on stdout and 0 when
+/// every trial is ok (1 otherwise).
+fn summarize(
+    a: &RunArgs,
+    trials: &[crate::campaign::expand::Trial],
+    dir: &Path,
+    tally: &crate::campaign::run::Tally,
+    skipped: usize,
+) -> ExitCode {
     if STOP.load(Ordering::SeqCst) {
         let what = if a.ray.is_some() {
             "the Ray tasks not yet returned were cancelled (their trials keep their previous \
@@ -250,8 +273,8 @@ fn run(a: &RunArgs) -> ExitCode {
         return ExitCode::from(130);
     }
     let (mut ok, mut marked) = (0, 0);
-    for t in &trials {
-        match read_status(&trial_dir(&dir, t.index)) {
+    for t in trials {
+        match read_status(&trial_dir(dir, t.index)) {
             Some(s) if s.is_ok() => ok += 1,
             Some(_) => marked += 1,
             None => {}

@@ -20,7 +20,7 @@ use std::fmt::Write;
 
 use crate::context::entities::Entity;
 use crate::context::SimContext;
-use crate::export::srdf::{description, export_srdf, gripper_group};
+use crate::export::srdf::{description, export_srdf, gripper_group, Srdf};
 use crate::ros::config::BridgeConfig;
 use crate::ros::plan::InKind;
 
@@ -143,11 +143,21 @@ pub fn export_moveit(
     let srdf = export_srdf(ctx, ent, opts.samples, opts.seed, opts.tip_site.as_deref())?;
     let ctrls = controllers(ctx, ent, &opts.bridge)?;
     let (_, joints) = crate::spawn::urdf::tree(&urdf)?;
-    let mut files: Files = Vec::new();
-    files.push((format!("{robot}.urdf"), urdf.clone()));
-    files.push((format!("{robot}.srdf"), srdf.text.clone()));
+    Ok(vec![
+        (format!("{robot}.urdf"), urdf.clone()),
+        (format!("{robot}.srdf"), srdf.text.clone()),
+        ("joint_limits.yaml".into(), joint_limits_yaml(&joints)),
+        ("kinematics.yaml".into(), kinematics_yaml(&srdf)),
+        ("ompl_planning.yaml".into(), ompl_planning(&srdf)),
+        ("moveit_controllers.yaml".into(), moveit_controllers_yaml(ent, &ctrls)),
+        ("ros2_controllers.yaml".into(), ros2_controllers_yaml(ctx, ent)),
+        ("move_group.launch.py".into(), move_group_launch(ent, &robot, &srdf, &ctrls)),
+    ])
+}
 
-    // joint_limits.yaml
+/// joint_limits.yaml: the kinematic limits MoveIt times a path with, from the URDF's moving
+/// joints.
+fn joint_limits_yaml(joints: &[crate::spawn::urdf::UrdfJoint]) -> String {
     let mut jl = String::from(
         "# Kinematic limits MoveIt times a path with (from the URDF's <limit velocity=>).\ndefault_velocity_scaling_factor: 0.1\ndefault_acceleration_scaling_factor: 0.1\njoint_limits:\n",
     );
@@ -162,9 +172,11 @@ pub fn export_moveit(
             v > 0.0
         );
     }
-    files.push(("joint_limits.yaml".into(), jl));
+    jl
+}
 
-    // kinematics.yaml
+/// kinematics.yaml: MoveIt's KDL solver on every arm group.
+fn kinematics_yaml(srdf: &Srdf) -> String {
     let mut k =
         String::from("# MoveIt's KDL solver on every arm group (a serial chain of the SRDF).\n");
     for g in &srdf.groups {
@@ -174,11 +186,12 @@ pub fn export_moveit(
             g.name
         );
     }
-    files.push(("kinematics.yaml".into(), k));
+    k
+}
 
-    files.push(("ompl_planning.yaml".into(), ompl_planning(&srdf)));
-
-    // moveit_controllers.yaml
+/// moveit_controllers.yaml: the actions roqsim serves for the robot (the first arm and every
+/// gripper the default).
+fn moveit_controllers_yaml(ent: &Entity, ctrls: &[MoveitController]) -> String {
     let names: Vec<String> = ctrls.iter().map(|c| c.name.clone()).collect();
     let mut mc = format!(
         "# The actions roqsim serves for robot `{}` (namespace {}), joints in /joint_states order.\nmoveit_controller_manager: moveit_simple_controller_manager/MoveItSimpleControllerManager\nmoveit_simple_controller_manager:\n  controller_names: {}\n",
@@ -198,9 +211,12 @@ pub fn export_moveit(
             yaml_list(&c.joints)
         );
     }
-    files.push(("moveit_controllers.yaml".into(), mc));
+    mc
+}
 
-    // ros2_controllers.yaml
+/// ros2_controllers.yaml: the controllers the world declares for the robot, with their joints and
+/// interfaces.
+fn ros2_controllers_yaml(ctx: &mut SimContext, ent: &Entity) -> String {
     let reg = crate::handles::controllers::Registry::of(ctx, &ent.name);
     let specs = reg.declared_specs();
     let rate = specs.iter().map(|s| s.update_rate).max().unwrap_or(100);
@@ -247,14 +263,16 @@ pub fn export_moveit(
             );
         }
     }
-    files.push(("ros2_controllers.yaml".into(), rc));
+    rc
+}
 
-    // move_group.launch.py
+/// move_group.launch.py: move_group in the robot's namespace, reading the folder's files.
+fn move_group_launch(ent: &Entity, robot: &str, srdf: &Srdf, ctrls: &[MoveitController]) -> String {
     let ns_arg = ctrls[0].namespace.trim_start_matches('/').to_string();
     let groups: Vec<String> = srdf.groups.iter().map(|g| g.name.clone()).collect();
     let grippers: Vec<String> =
         srdf.groups.iter().filter(|g| g.gripper.is_some()).map(gripper_group).collect();
-    let launch = format!(
+    format!(
         r#""""move_group against roqsim for robot `{entity}` (exported by `roqsim export moveit`).
 
 Start the simulation first (`roqsim sim WORLD --ros`), then `ros2 launch ./move_group.launch.py`
@@ -307,9 +325,7 @@ def generate_launch_description():
         entity = ent.name,
         groups = groups.join(", "),
         grippers = if grippers.is_empty() { "none".to_string() } else { grippers.join(", ") },
-    );
-    files.push(("move_group.launch.py".into(), launch));
-    Ok(files)
+    )
 }
 
 /// OMPL's planners as MoveIt's setup assistant lists them, with MoveIt's default parameters

@@ -258,12 +258,52 @@ pub fn export_srdf(
         let sites = site_links(ctx.model(), ent, &links);
         set_tip_site(&mut groups, &joints, &sites, &ent.name, site)?;
     }
-    let model = ctx.model();
-    let roots = entity_roots(model, ent)?;
-    let nb = model.ffi().nbody as usize;
-    // Links with collision geometry: name -> geoms.
+    let roots = entity_roots(ctx.model(), ent)?;
+    let geoms = collision_links(ctx.model(), ent, &roots, &links);
+    let mut disabled = adjacent_pairs(&geoms, &joints);
+    sampled_disables(ctx, &roots, &geoms, samples, seed, &mut disabled);
+
+    let mut out = String::new();
+    let _ = writeln!(out, "<?xml version=\"1.0\"?>");
+    let _ = writeln!(
+        out,
+        "<!-- Exported by roqsim from entity `{}` (model `{}`): disable_collisions from {samples} random configurations (seed {seed}), the MoveIt setup assistant's method. -->",
+        esc(&ent.name),
+        esc(&ent.model)
+    );
+    let robot = urdf_robot_name(&urdf).unwrap_or_else(|| ent.name.replace('.', "_"));
+    let _ = writeln!(out, "<robot name=\"{}\">", esc(&robot));
+    write_groups(&mut out, &groups, &joints);
+    write_group_states(&mut out, ctx, ent, &groups);
+    if ent.free_joint.is_some() {
+        let root = links.first().cloned().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  <virtual_joint name=\"virtual_joint\" type=\"planar\" parent_frame=\"odom\" child_link=\"{}\"/>",
+            esc(&root)
+        );
+    }
+    for ((a, b), why) in &disabled {
+        let _ = writeln!(
+            out,
+            "  <disable_collisions link1=\"{}\" link2=\"{}\" reason=\"{why}\"/>",
+            esc(a),
+            esc(b)
+        );
+    }
+    let _ = writeln!(out, "</robot>");
+    Ok(Srdf { text: out, groups, disabled, samples })
+}
+
+/// The entity's links (of its description) that have collision geometry, with their geoms.
+fn collision_links(
+    model: &MjModel,
+    ent: &Entity,
+    roots: &[usize],
+    links: &[String],
+) -> BTreeMap<String, Vec<usize>> {
     let mut geoms: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for b in (1..nb).filter(|&b| in_entity(model, b, &roots)) {
+    for b in (1..model.ffi().nbody as usize).filter(|&b| in_entity(model, b, roots)) {
         let full = model.id_to_name(MjtObjBase::mjOBJ_BODY, b).unwrap_or("");
         let n = unprefixed(full, &ent.prefix).to_string();
         if !links.contains(&n) {
@@ -277,12 +317,19 @@ pub fn export_srdf(
             geoms.insert(n, gs);
         }
     }
-    let colliding: Vec<&String> = geoms.keys().collect();
-    let mut disabled: BTreeMap<(String, String), &'static str> = BTreeMap::new();
-    // Adjacent: joined by a joint, also through links without collision geometry.
+    geoms
+}
+
+/// The `Adjacent` pairs: colliding links joined by a joint, also through links without collision
+/// geometry.
+fn adjacent_pairs(
+    geoms: &BTreeMap<String, Vec<usize>>,
+    joints: &[UrdfJoint],
+) -> BTreeMap<(String, String), &'static str> {
+    let mut disabled = BTreeMap::new();
     let parent_of: BTreeMap<&str, &str> =
         joints.iter().map(|j| (j.child.as_str(), j.parent.as_str())).collect();
-    for l in &colliding {
+    for l in geoms.keys() {
         let mut p = parent_of.get(l.as_str()).copied();
         while let Some(pl) = p {
             if geoms.contains_key(pl) {
@@ -292,6 +339,21 @@ pub fn export_srdf(
             p = parent_of.get(pl).copied();
         }
     }
+    disabled
+}
+
+/// The `Default` (in collision at home), `Never` and `Always` pairs among the colliding links
+/// not disabled yet, from `samples` configurations drawn from `seed` on a copy of the state.
+fn sampled_disables(
+    ctx: &SimContext,
+    roots: &[usize],
+    geoms: &BTreeMap<String, Vec<usize>>,
+    samples: usize,
+    seed: u64,
+    disabled: &mut BTreeMap<(String, String), &'static str>,
+) {
+    let model = ctx.model();
+    let colliding: Vec<&String> = geoms.keys().collect();
     let pairs: Vec<(String, String)> = colliding
         .iter()
         .enumerate()
@@ -326,7 +388,7 @@ pub fn export_srdf(
         pairs.iter().filter(|p| !disabled.contains_key(*p)).cloned().collect();
     let moving: Vec<(usize, [f64; 2])> = (0..model.ffi().njnt as usize)
         .filter(|&j| matches!(model.jnt_type()[j], mjtJoint::mjJNT_HINGE | mjtJoint::mjJNT_SLIDE))
-        .filter(|&j| in_entity(model, model.jnt_bodyid()[j] as usize, &roots))
+        .filter(|&j| in_entity(model, model.jnt_bodyid()[j] as usize, roots))
         .map(|j| {
             let r = if model.jnt_limited()[j] {
                 model.jnt_range()[j]
@@ -356,19 +418,13 @@ pub fn export_srdf(
             disabled.insert(p.clone(), "Always");
         }
     }
+}
 
-    // The text.
-    let mut out = String::new();
-    let _ = writeln!(out, "<?xml version=\"1.0\"?>");
-    let _ = writeln!(
-        out,
-        "<!-- Exported by roqsim from entity `{}` (model `{}`): disable_collisions from {samples} random configurations (seed {seed}), the MoveIt setup assistant's method. -->",
-        esc(&ent.name),
-        esc(&ent.model)
-    );
-    let robot = urdf_robot_name(&urdf).unwrap_or_else(|| ent.name.replace('.', "_"));
-    let _ = writeln!(out, "<robot name=\"{}\">", esc(&robot));
-    for g in &groups {
+/// Each arm group (a `<chain>`, else its `<joint>`s) and its gripper group: the gripper joint and
+/// the links below the arm's last link, except the tip frame's path to it (those belong to the
+/// arm's chain).
+fn write_groups(out: &mut String, groups: &[ArmGroup], joints: &[UrdfJoint]) {
+    for g in groups {
         let _ = writeln!(out, "  <group name=\"{}\">", esc(&g.name));
         if g.chain {
             let _ = writeln!(
@@ -386,8 +442,6 @@ pub fn export_srdf(
         if let Some((_, gj)) = &g.gripper {
             let gname = gripper_group(g);
             let _ = writeln!(out, "  <group name=\"{}\">", esc(&gname));
-            // The links below the arm's last link, except the tip frame's path to it (those
-            // belong to the arm's chain).
             let mut path: BTreeSet<String> = BTreeSet::new();
             let mut l = g.tip_link.as_str();
             while l != g.flange {
@@ -397,14 +451,18 @@ pub fn export_srdf(
                     None => break,
                 }
             }
-            for l in below(&joints, &g.flange).into_iter().filter(|l| !path.contains(l)) {
+            for l in below(joints, &g.flange).into_iter().filter(|l| !path.contains(l)) {
                 let _ = writeln!(out, "    <link name=\"{}\"/>", esc(&l));
             }
             let _ = writeln!(out, "    <joint name=\"{}\"/>", esc(gj));
             let _ = writeln!(out, "  </group>");
         }
     }
-    // Group states: home, then every keyframe.
+}
+
+/// Each group's states (`home`, then every keyframe under its written name) and, for an arm with
+/// a gripper, its `<end_effector>`.
+fn write_group_states(out: &mut String, ctx: &SimContext, ent: &Entity, groups: &[ArmGroup]) {
     let home: Vec<(String, f64)> = ctx
         .blackboard
         .get::<Vec<(String, f64)>>(&crate::spawn::import::home_key(&ent.name))
@@ -433,7 +491,7 @@ pub fn export_srdf(
         src.get(model.jnt_qposadr()[id] as usize).copied()
     };
     let nq = model.ffi().nq as usize;
-    for g in &groups {
+    for g in groups {
         let mut states: Vec<(String, Vec<f64>)> = Vec::new();
         // home: the posture the arm is reset to (its home vector applied, else qpos after reset).
         let hv: Vec<f64> = g
@@ -482,24 +540,6 @@ pub fn export_srdf(
             );
         }
     }
-    if ent.free_joint.is_some() {
-        let root = links.first().cloned().unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "  <virtual_joint name=\"virtual_joint\" type=\"planar\" parent_frame=\"odom\" child_link=\"{}\"/>",
-            esc(&root)
-        );
-    }
-    for ((a, b), why) in &disabled {
-        let _ = writeln!(
-            out,
-            "  <disable_collisions link1=\"{}\" link2=\"{}\" reason=\"{why}\"/>",
-            esc(a),
-            esc(b)
-        );
-    }
-    let _ = writeln!(out, "</robot>");
-    Ok(Srdf { text: out, groups, disabled, samples })
 }
 
 /// The gripper group's name for an arm group (`gripper`, or `<arm>_gripper` for an arm not named

@@ -118,36 +118,7 @@ pub fn export_urdf_named(
 ) -> Result<String, String> {
     let roots = entity_roots(model, entity)?;
     let root = roots[0];
-    let nb = model.ffi().nbody as usize;
-    let parent = model.body_parentid();
-    let name = |b: usize| -> String {
-        let n = model.id_to_name(MjtObjBase::mjOBJ_BODY, b).unwrap_or("");
-        if n.is_empty() {
-            format!("body{b}")
-        } else {
-            unprefixed(n, &entity.prefix).to_string()
-        }
-    };
-    let free = |b: usize| -> bool {
-        let (a, n) = (model.body_jntadr()[b] as usize, model.body_jntnum()[b] as usize);
-        (a..a + n).any(|j| model.jnt_type()[j] == mjtJoint::mjJNT_FREE)
-    };
-    // Exported bodies, tree order: the entity's, minus free bodies other than the root (and
-    // everything below them).
-    let mut keep = vec![false; nb];
-    for b in 1..nb {
-        if !in_entity(model, b, &roots) {
-            continue;
-        }
-        let p = parent[b] as usize;
-        keep[b] = if b == root {
-            true
-        } else if p == 0 || !in_entity(model, p, &roots) {
-            !free(b)
-        } else {
-            keep[p] && !free(b)
-        };
-    }
+    let keep = exported_bodies(model, &roots);
     let roots_m = bundled_roots();
     let mut out = String::new();
     let _ = writeln!(out, "<?xml version=\"1.0\"?>");
@@ -158,150 +129,227 @@ pub fn export_urdf_named(
         xml_escape(&entity.model)
     );
     let _ = writeln!(out, "<robot name=\"{}\">", xml_escape(&entity.name.replace('.', "_")));
-    let root_pose = Pose { pos: model.body_pos()[root], quat: model.body_quat()[root] };
-    for b in (1..nb).filter(|&b| keep[b]) {
-        let a = anchor(model, b);
-        let ln = name(b);
-        let _ = writeln!(out, "  <link name=\"{}\">", xml_escape(&ln));
-        let mass = model.body_mass()[b];
-        if mass > 0.0 {
-            let i = model.body_inertia()[b];
-            let _ = writeln!(
-                out,
-                "    <inertial>{}<mass value=\"{mass}\"/><inertia ixx=\"{}\" ixy=\"0\" ixz=\"0\" iyy=\"{}\" iyz=\"0\" izz=\"{}\"/></inertial>",
-                origin(sub(model.body_ipos()[b], a), &model.body_iquat()[b]),
-                i[0],
-                i[1],
-                i[2]
-            );
+    for b in (1..keep.len()).filter(|&b| keep[b]) {
+        write_link(&mut out, model, entity, b, &roots_m);
+        if b != root {
+            write_joint(&mut out, model, entity, b, root, &keep, joint_names)?;
         }
-        let ng = model.ffi().ngeom as usize;
-        for g in (0..ng).filter(|&g| model.geom_bodyid()[g] as usize == b) {
-            let s = model.geom_size()[g];
-            let (shape, pos, quat) = match model.geom_type()[g] {
-                MjtGeomBase::mjGEOM_BOX => (
-                    format!("<box size=\"{} {} {}\"/>", 2.0 * s[0], 2.0 * s[1], 2.0 * s[2]),
-                    model.geom_pos()[g],
-                    model.geom_quat()[g],
-                ),
-                MjtGeomBase::mjGEOM_SPHERE => (
-                    format!("<sphere radius=\"{}\"/>", s[0]),
-                    model.geom_pos()[g],
-                    model.geom_quat()[g],
-                ),
-                MjtGeomBase::mjGEOM_CYLINDER | MjtGeomBase::mjGEOM_CAPSULE => (
-                    format!("<cylinder radius=\"{}\" length=\"{}\"/>", s[0], 2.0 * s[1]),
-                    model.geom_pos()[g],
-                    model.geom_quat()[g],
-                ),
-                MjtGeomBase::mjGEOM_MESH => match mesh_geometry(model, g, &roots_m) {
-                    Ok(m) => (m.element, m.frame.pos, m.frame.quat),
-                    Err(why) => {
-                        let _ = writeln!(
-                            out,
-                            "    <!-- mesh geom {g} not written: {} -->",
-                            xml_escape(&why).replace("--", "- -")
-                        );
-                        continue;
-                    }
-                },
-                _ => continue,
-            };
-            let o = origin(sub(pos, a), &quat);
-            let gname = model.id_to_name(MjtObjBase::mjOBJ_GEOM, g).unwrap_or("");
-            let nm = if gname.is_empty() {
-                String::new()
-            } else {
-                format!(" name=\"{}\"", xml_escape(unprefixed(gname, &entity.prefix)))
-            };
-            if model.geom_group()[g] <= 2 {
-                let _ = writeln!(out, "    <visual{nm}>{o}<geometry>{shape}</geometry></visual>");
-            }
-            if model.geom_contype()[g] != 0 || model.geom_conaffinity()[g] != 0 {
-                let _ =
-                    writeln!(out, "    <collision{nm}>{o}<geometry>{shape}</geometry></collision>");
-            }
-        }
-        let _ = writeln!(out, "  </link>");
-        if b == root {
+    }
+    write_site_links(&mut out, model, entity, &keep);
+    let _ = writeln!(out, "</robot>");
+    Ok(out)
+}
+
+/// A body's link name: as the model names it without the entity's prefix (`body<id>` unnamed).
+fn link_name(model: &MjModel, entity: &Entity, b: usize) -> String {
+    let n = model.id_to_name(MjtObjBase::mjOBJ_BODY, b).unwrap_or("");
+    if n.is_empty() {
+        format!("body{b}")
+    } else {
+        unprefixed(n, &entity.prefix).to_string()
+    }
+}
+
+/// Whether body `b` has a free joint.
+fn has_free_joint(model: &MjModel, b: usize) -> bool {
+    let (a, n) = (model.body_jntadr()[b] as usize, model.body_jntnum()[b] as usize);
+    (a..a + n).any(|j| model.jnt_type()[j] == mjtJoint::mjJNT_FREE)
+}
+
+/// Exported bodies (indexed by body id, tree order): the entity's, minus free bodies other than
+/// the root (and everything below them).
+fn exported_bodies(model: &MjModel, roots: &[usize]) -> Vec<bool> {
+    let nb = model.ffi().nbody as usize;
+    let parent = model.body_parentid();
+    let mut keep = vec![false; nb];
+    for b in 1..nb {
+        if !in_entity(model, b, roots) {
             continue;
         }
         let p = parent[b] as usize;
-        let jn = model.body_jntnum()[b] as usize;
-        let ja = model.body_jntadr()[b] as usize;
-        if jn > 1 {
-            return Err(format!(
-                "body `{ln}` has {jn} joints; a URDF link has one joint: split the body in the model"
-            ));
-        }
-        if jn == 1 && model.jnt_type()[ja] == mjtJoint::mjJNT_BALL {
-            return Err(format!(
-                "body `{ln}` has a ball joint, which URDF cannot express (its joints are 1-DoF)"
-            ));
-        }
-        // The child link frame in the parent link frame.
-        let (pname, o) = if p == 0 || !keep[p] {
-            // Another top-level body: fixed to the root at its compiled pose.
-            let rel = relative(
-                &root_pose,
-                &Pose { pos: model.body_pos()[b], quat: model.body_quat()[b] },
-            );
-            let ra = quat_rotate(&rel.quat, &a);
-            (name(root), ([rel.pos[0] + ra[0], rel.pos[1] + ra[1], rel.pos[2] + ra[2]], rel.quat))
+        keep[b] = if b == roots[0] {
+            true
+        } else if p == 0 || !in_entity(model, p, roots) {
+            !has_free_joint(model, b)
         } else {
-            let ap = anchor(model, p);
-            let q = model.body_quat()[b];
-            let ra = quat_rotate(&q, &a);
-            let bp = model.body_pos()[b];
-            (name(p), ([bp[0] + ra[0] - ap[0], bp[1] + ra[1] - ap[1], bp[2] + ra[2] - ap[2]], q))
+            keep[p] && !has_free_joint(model, b)
         };
-        let orig = origin(o.0, &o.1);
-        if jn == 0 {
-            let _ = writeln!(
-                out,
-                "  <joint name=\"{}_fixed\" type=\"fixed\"><parent link=\"{}\"/><child link=\"{}\"/>{orig}</joint>",
-                xml_escape(&ln),
-                xml_escape(&pname),
-                xml_escape(&ln)
-            );
-            continue;
-        }
-        let j = ja;
-        let jname =
-            unprefixed(model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or(""), &entity.prefix)
-                .to_string();
-        let jname = joint_names.get(&jname).cloned().unwrap_or(jname);
-        let hinge = model.jnt_type()[j] == mjtJoint::mjJNT_HINGE;
-        let limited = model.jnt_limited()[j];
-        let kind = match (hinge, limited) {
-            (true, true) => "revolute",
-            (true, false) => "continuous",
-            (false, _) => "prismatic",
-        };
-        let ax = model.jnt_axis()[j];
-        let (effort, velocity) = joint_limits(model, j);
-        let range = model.jnt_range()[j];
-        let limit = if limited || !hinge {
-            let (lo, hi) = if limited { (range[0], range[1]) } else { (0.0, 0.0) };
-            format!("<limit lower=\"{lo}\" upper=\"{hi}\" effort=\"{effort}\" velocity=\"{velocity}\"/>")
-        } else {
-            format!("<limit effort=\"{effort}\" velocity=\"{velocity}\"/>")
-        };
+    }
+    keep
+}
+
+/// Body `b`'s `<link>`: its inertial and each of its geoms as a visual (groups 0-2) and/or a
+/// collision (when it collides), origins relative to the link frame at the joint anchor.
+fn write_link(
+    out: &mut String,
+    model: &MjModel,
+    entity: &Entity,
+    b: usize,
+    roots_m: &[std::path::PathBuf],
+) {
+    let a = anchor(model, b);
+    let _ = writeln!(out, "  <link name=\"{}\">", xml_escape(&link_name(model, entity, b)));
+    let mass = model.body_mass()[b];
+    if mass > 0.0 {
+        let i = model.body_inertia()[b];
         let _ = writeln!(
             out,
-            "  <joint name=\"{}\" type=\"{kind}\"><parent link=\"{}\"/><child link=\"{}\"/>{orig}<axis xyz=\"{} {} {}\"/>{limit}</joint>",
-            xml_escape(&jname),
-            xml_escape(&pname),
-            xml_escape(&ln),
-            ax[0],
-            ax[1],
-            ax[2]
+            "    <inertial>{}<mass value=\"{mass}\"/><inertia ixx=\"{}\" ixy=\"0\" ixz=\"0\" iyy=\"{}\" iyz=\"0\" izz=\"{}\"/></inertial>",
+            origin(sub(model.body_ipos()[b], a), &model.body_iquat()[b]),
+            i[0],
+            i[1],
+            i[2]
         );
     }
-    // Sites (vendor frames, sensor and tool frames: imu_link, attachment_site, ...): fixed links
-    // on their body's link, unless a body already has the name.
+    let ng = model.ffi().ngeom as usize;
+    for g in (0..ng).filter(|&g| model.geom_bodyid()[g] as usize == b) {
+        let s = model.geom_size()[g];
+        let (shape, pos, quat) = match model.geom_type()[g] {
+            MjtGeomBase::mjGEOM_BOX => (
+                format!("<box size=\"{} {} {}\"/>", 2.0 * s[0], 2.0 * s[1], 2.0 * s[2]),
+                model.geom_pos()[g],
+                model.geom_quat()[g],
+            ),
+            MjtGeomBase::mjGEOM_SPHERE => (
+                format!("<sphere radius=\"{}\"/>", s[0]),
+                model.geom_pos()[g],
+                model.geom_quat()[g],
+            ),
+            MjtGeomBase::mjGEOM_CYLINDER | MjtGeomBase::mjGEOM_CAPSULE => (
+                format!("<cylinder radius=\"{}\" length=\"{}\"/>", s[0], 2.0 * s[1]),
+                model.geom_pos()[g],
+                model.geom_quat()[g],
+            ),
+            MjtGeomBase::mjGEOM_MESH => match mesh_geometry(model, g, roots_m) {
+                Ok(m) => (m.element, m.frame.pos, m.frame.quat),
+                Err(why) => {
+                    let _ = writeln!(
+                        out,
+                        "    <!-- mesh geom {g} not written: {} -->",
+                        xml_escape(&why).replace("--", "- -")
+                    );
+                    continue;
+                }
+            },
+            _ => continue,
+        };
+        let o = origin(sub(pos, a), &quat);
+        let gname = model.id_to_name(MjtObjBase::mjOBJ_GEOM, g).unwrap_or("");
+        let nm = if gname.is_empty() {
+            String::new()
+        } else {
+            format!(" name=\"{}\"", xml_escape(unprefixed(gname, &entity.prefix)))
+        };
+        if model.geom_group()[g] <= 2 {
+            let _ = writeln!(out, "    <visual{nm}>{o}<geometry>{shape}</geometry></visual>");
+        }
+        if model.geom_contype()[g] != 0 || model.geom_conaffinity()[g] != 0 {
+            let _ = writeln!(out, "    <collision{nm}>{o}<geometry>{shape}</geometry></collision>");
+        }
+    }
+    let _ = writeln!(out, "  </link>");
+}
+
+/// The `<joint>` that hangs body `b` (not the root) from its parent link: `fixed` without a
+/// joint (another top-level body: from the root at its compiled pose), else its one hinge or
+/// slide joint, renamed by `joint_names`. Refused: more than one joint, or a ball joint.
+fn write_joint(
+    out: &mut String,
+    model: &MjModel,
+    entity: &Entity,
+    b: usize,
+    root: usize,
+    keep: &[bool],
+    joint_names: &BTreeMap<String, String>,
+) -> Result<(), String> {
+    let ln = link_name(model, entity, b);
+    let a = anchor(model, b);
+    let p = model.body_parentid()[b] as usize;
+    let jn = model.body_jntnum()[b] as usize;
+    let ja = model.body_jntadr()[b] as usize;
+    if jn > 1 {
+        return Err(format!(
+            "body `{ln}` has {jn} joints; a URDF link has one joint: split the body in the model"
+        ));
+    }
+    if jn == 1 && model.jnt_type()[ja] == mjtJoint::mjJNT_BALL {
+        return Err(format!(
+            "body `{ln}` has a ball joint, which URDF cannot express (its joints are 1-DoF)"
+        ));
+    }
+    // The child link frame in the parent link frame.
+    let (pname, o) = if p == 0 || !keep[p] {
+        // Another top-level body: fixed to the root at its compiled pose.
+        let root_pose = Pose { pos: model.body_pos()[root], quat: model.body_quat()[root] };
+        let rel =
+            relative(&root_pose, &Pose { pos: model.body_pos()[b], quat: model.body_quat()[b] });
+        let ra = quat_rotate(&rel.quat, &a);
+        (
+            link_name(model, entity, root),
+            ([rel.pos[0] + ra[0], rel.pos[1] + ra[1], rel.pos[2] + ra[2]], rel.quat),
+        )
+    } else {
+        let ap = anchor(model, p);
+        let q = model.body_quat()[b];
+        let ra = quat_rotate(&q, &a);
+        let bp = model.body_pos()[b];
+        (
+            link_name(model, entity, p),
+            ([bp[0] + ra[0] - ap[0], bp[1] + ra[1] - ap[1], bp[2] + ra[2] - ap[2]], q),
+        )
+    };
+    let orig = origin(o.0, &o.1);
+    if jn == 0 {
+        let _ = writeln!(
+            out,
+            "  <joint name=\"{}_fixed\" type=\"fixed\"><parent link=\"{}\"/><child link=\"{}\"/>{orig}</joint>",
+            xml_escape(&ln),
+            xml_escape(&pname),
+            xml_escape(&ln)
+        );
+        return Ok(());
+    }
+    let j = ja;
+    let jname =
+        unprefixed(model.id_to_name(MjtObjBase::mjOBJ_JOINT, j).unwrap_or(""), &entity.prefix)
+            .to_string();
+    let jname = joint_names.get(&jname).cloned().unwrap_or(jname);
+    let hinge = model.jnt_type()[j] == mjtJoint::mjJNT_HINGE;
+    let limited = model.jnt_limited()[j];
+    let kind = match (hinge, limited) {
+        (true, true) => "revolute",
+        (true, false) => "continuous",
+        (false, _) => "prismatic",
+    };
+    let ax = model.jnt_axis()[j];
+    let (effort, velocity) = joint_limits(model, j);
+    let range = model.jnt_range()[j];
+    let limit = if limited || !hinge {
+        let (lo, hi) = if limited { (range[0], range[1]) } else { (0.0, 0.0) };
+        format!(
+            "<limit lower=\"{lo}\" upper=\"{hi}\" effort=\"{effort}\" velocity=\"{velocity}\"/>"
+        )
+    } else {
+        format!("<limit effort=\"{effort}\" velocity=\"{velocity}\"/>")
+    };
+    let _ = writeln!(
+        out,
+        "  <joint name=\"{}\" type=\"{kind}\"><parent link=\"{}\"/><child link=\"{}\"/>{orig}<axis xyz=\"{} {} {}\"/>{limit}</joint>",
+        xml_escape(&jname),
+        xml_escape(&pname),
+        xml_escape(&ln),
+        ax[0],
+        ax[1],
+        ax[2]
+    );
+    Ok(())
+}
+
+/// Sites (vendor frames, sensor and tool frames: imu_link, attachment_site, ...): fixed links on
+/// their body's link, unless a body already has the name.
+fn write_site_links(out: &mut String, model: &MjModel, entity: &Entity, keep: &[bool]) {
     let links: std::collections::BTreeSet<String> =
-        (1..nb).filter(|&b| keep[b]).map(name).collect();
+        (1..keep.len()).filter(|&b| keep[b]).map(|b| link_name(model, entity, b)).collect();
     let ns = model.ffi().nsite as usize;
     for site in 0..ns {
         let b = model.site_bodyid()[site] as usize;
@@ -316,13 +364,11 @@ pub fn export_urdf_named(
             out,
             "  <joint name=\"{}_joint\" type=\"fixed\"><parent link=\"{}\"/><child link=\"{}\"/>{}</joint>",
             xml_escape(f),
-            xml_escape(&name(b)),
+            xml_escape(&link_name(model, entity, b)),
             xml_escape(f),
             origin(sub(model.site_pos()[site], a), &model.site_quat()[site])
         );
     }
-    let _ = writeln!(out, "</robot>");
-    Ok(out)
 }
 
 /// `urdf` with the static frames the world's plugins publish in entity `ent`'s namespace appended

@@ -149,8 +149,54 @@ fn load_inner(
     let own_sim = doc.sim.clone();
     let mut doc = compose::compose_from(doc, base_dir, self_path, parents, &mut errors);
     let inherited = compose::Provenance::of(&doc, &own_sim);
+    apply_transport_flags(&mut doc, opts, &mut errors, &mut warnings);
+    load_times.push(("parse".to_string(), t0.elapsed().as_secs_f64()));
 
-    // Transport flags.
+    let t0 = std::time::Instant::now();
+    expand_with_overrides(&mut doc, base_dir, &opts.assignments, &mut errors);
+    load_times.push(("expand".to_string(), t0.elapsed().as_secs_f64()));
+
+    let t0 = std::time::Instant::now();
+    let sim = typed_sim(&doc.sim, &mut errors);
+    let mut world = world_def(sim.world.as_deref(), base_dir, &mut errors);
+    let timestep = sim.timestep.unwrap_or_else(|| match &world {
+        WorldDef::Mjcf(p) => mjcf_timestep(p).unwrap_or(MJ_DEFAULT_TIMESTEP),
+        _ => MJ_DEFAULT_TIMESTEP,
+    });
+    sim.validate(timestep, &mut errors);
+    let (components, plugins) = instantiate(&doc, base_dir, &mut errors);
+    if let Some(w) = one_world_slot(&components, sim.world.is_some(), &mut errors, &mut warnings) {
+        world = w;
+    }
+
+    // Every problem in an inherited part names the parent file it sits in.
+    let assigned: Vec<String> = opts.assignments.iter().map(|a| a.dotted()).collect();
+    inherited.attribute(&mut errors, &assigned);
+    errors.into_result()?;
+    load_times.push(("instantiate".to_string(), t0.elapsed().as_secs_f64()));
+    Ok(LoadedWorld {
+        path: None,
+        base_dir: base_dir.to_path_buf(),
+        doc,
+        sim,
+        world,
+        timestep,
+        components,
+        plugins,
+        warnings,
+        load_times,
+    })
+}
+
+/// The transport flags: `--no-communication` drops the transport plugins (and warns that nothing
+/// is published or received); `--ros`, `--tf-namespace` and `--sim-control` append the bridge
+/// and the simulation_interfaces server once each.
+fn apply_transport_flags(
+    doc: &mut WorldDoc,
+    opts: &LoadOptions,
+    errors: &mut ConfigErrors,
+    warnings: &mut Vec<String>,
+) {
     let wants_ros = opts.ros || opts.tf_namespace.is_some() || opts.sim_control;
     if wants_ros && opts.no_communication {
         errors.push("", "--no-communication and --ros/--tf-namespace/--sim-control are refused together: choose one");
@@ -188,14 +234,17 @@ fn load_inner(
             doc.components.push(Component::new("sim_interfaces", None, Mapping::new()));
         }
     }
+}
 
-    load_times.push(("parse".to_string(), t0.elapsed().as_secs_f64()));
-    let t0 = std::time::Instant::now();
-
-    // Overrides, pass 1: against what the document declares.
-    let deferred = overrides::apply(&mut doc, &opts.assignments, None, &mut errors);
-
-    // Manifest expansion.
+/// Overrides against what the document declares, manifest expansion, then the overrides that
+/// only a manifest's entries can match; an assignment that matches nothing is refused.
+fn expand_with_overrides(
+    doc: &mut WorldDoc,
+    base_dir: &Path,
+    assignments: &[Assignment],
+    errors: &mut ConfigErrors,
+) {
+    let deferred = overrides::apply(doc, assignments, None, errors);
     let lookup_fn = |name: &str| lookup(name);
     expand::expand_tree(
         &mut doc.components,
@@ -204,52 +253,49 @@ fn load_inner(
         None,
         None,
         &mut Vec::new(),
-        &mut errors,
+        errors,
     );
-
-    // Overrides, pass 2: what only a manifest supplies.
     let keys = |plugin: &str| lookup(plugin).map(|d| d.expansion_keys).unwrap_or(&[]);
-    let unmatched = overrides::apply(&mut doc, &deferred, Some(&keys), &mut errors);
-    overrides::refuse_unmatched(&doc, &unmatched, &mut errors);
+    let unmatched = overrides::apply(doc, &deferred, Some(&keys), errors);
+    overrides::refuse_unmatched(doc, &unmatched, errors);
+}
 
-    load_times.push(("expand".to_string(), t0.elapsed().as_secs_f64()));
-    let t0 = std::time::Instant::now();
-
-    // The sim block.
-    let sim: SimBlock =
-        match crate::plugin::typed_config::<SimBlock>(&Value::Mapping(doc.sim.clone())) {
-            Ok(s) => s,
-            Err(es) => {
-                for e in es {
-                    let p = if e.path.is_empty() {
-                        "sim".to_string()
-                    } else {
-                        format!("sim.{}", e.path)
-                    };
-                    errors.push(p, e.message);
-                }
-                // Keep the keys that are fine on their own, so their values are still checked.
-                let good: Mapping = doc
-                    .sim
-                    .iter()
-                    .filter(|(k, v)| {
-                        let mut one = Mapping::new();
-                        one.insert((*k).clone(), (*v).clone());
-                        crate::plugin::typed_config::<SimBlock>(&Value::Mapping(one)).is_ok()
-                    })
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                crate::plugin::typed_config::<SimBlock>(&Value::Mapping(good)).unwrap_or_default()
+/// The typed `sim:` block. When it is refused, the keys that are fine on their own are kept, so
+/// their values are still checked.
+fn typed_sim(sim: &Mapping, errors: &mut ConfigErrors) -> SimBlock {
+    let typed = |m: Mapping| crate::plugin::typed_config::<SimBlock>(&Value::Mapping(m));
+    match typed(sim.clone()) {
+        Ok(s) => s,
+        Err(es) => {
+            for e in es {
+                let p =
+                    if e.path.is_empty() { "sim".to_string() } else { format!("sim.{}", e.path) };
+                errors.push(p, e.message);
             }
-        };
+            let good: Mapping = sim
+                .iter()
+                .filter(|(k, v)| {
+                    let mut one = Mapping::new();
+                    one.insert((*k).clone(), (*v).clone());
+                    typed(one).is_ok()
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            typed(good).unwrap_or_default()
+        }
+    }
+}
 
-    // World definition.
-    let mut world = match sim.world.as_deref() {
+/// The world `sim.world` names: the built-in room, a package-relative or file MJCF scene; a name
+/// or file that cannot be found is refused (and the room stands in, so the rest is still
+/// checked).
+fn world_def(world: Option<&str>, base_dir: &Path, errors: &mut ConfigErrors) -> WorldDef {
+    match world {
         None | Some("empty_room") => WorldDef::EmptyRoom,
         Some(w) if compose::split_package_ref(w).is_some() && !Path::new(w).is_absolute() => {
             let (pkg, rel) = compose::split_package_ref(w).unwrap_or_default();
             match compose::resolve_package_file(pkg, rel) {
-                Ok((p, _)) => mjcf_world(p, &mut errors),
+                Ok((p, _)) => mjcf_world(p, errors),
                 Err(e) => {
                     errors.push("sim.world", format!("MJCF world `{w}` not found: {e}"));
                     WorldDef::EmptyRoom
@@ -259,7 +305,7 @@ fn load_inner(
         Some(w) if w.ends_with(".xml") || w.ends_with(".mjcf") || w.contains('/') => {
             let p = if Path::new(w).is_absolute() { PathBuf::from(w) } else { base_dir.join(w) };
             if p.exists() {
-                mjcf_world(p.canonicalize().unwrap_or(p), &mut errors)
+                mjcf_world(p.canonicalize().unwrap_or(p), errors)
             } else {
                 errors.push("sim.world", format!("MJCF world `{}` not found (relative paths resolve against the world file's directory)", p.display()));
                 WorldDef::EmptyRoom
@@ -272,22 +318,24 @@ fn load_inner(
             );
             WorldDef::EmptyRoom
         }
-    };
-    let timestep = sim.timestep.unwrap_or_else(|| match &world {
-        WorldDef::Mjcf(p) => mjcf_timestep(p).unwrap_or(MJ_DEFAULT_TIMESTEP),
-        _ => MJ_DEFAULT_TIMESTEP,
-    });
-    sim.validate(timestep, &mut errors);
+    }
+}
 
-    // Plugins, in build order.
+/// Every enabled component's plugin instance, in build order (a disabled entry disables the
+/// entries it carries). An entry resolves its relative files from its own folder (inherited
+/// through `extends:`), else from its carrier's, else from the world file's. Config refusals are
+/// collected under the entry's address; unknown plugins are refused after the walk.
+fn instantiate(
+    doc: &WorldDoc,
+    base_dir: &Path,
+    errors: &mut ConfigErrors,
+) -> (Vec<LoadedComponent>, Vec<Box<dyn Plugin>>) {
     let mut flat = Vec::new();
     walk(&doc.components, None, &mut flat);
     let mut components = Vec::new();
     let mut plugins: Vec<Box<dyn Plugin>> = Vec::new();
     let mut unknown = Vec::new();
     let mut disabled_prefixes: Vec<String> = Vec::new();
-    // An entry resolves its relative files from its own folder (inherited through `extends:`),
-    // else from its carrier's, else from the world file's.
     let mut dirs: std::collections::HashMap<String, PathBuf> = std::collections::HashMap::new();
     let plugin_at: std::collections::HashMap<String, String> =
         flat.iter().map(|(a, _, c)| (a.clone(), c.plugin.clone())).collect();
@@ -339,23 +387,36 @@ fn load_inner(
             }
         }
     }
-    if !unknown.is_empty() {
-        let only_bridges = unknown.iter().all(|(_, r)| BRIDGE_REFS.contains(&r.as_str()));
-        for (addr, r) in &unknown {
-            let msg = if only_bridges {
-                format!(
-                    "`{r}` is a ROS 2 transport plugin and this roqsim was built without ROS. Either build the ROS node \
-                     (scripts/setup.sh --ros, or cargo build --features ros) and source scripts/env.sh, or run with \
-                     --no-communication to drop the transport"
-                )
-            } else {
-                crate::plugins::unknown_plugin_message(r)
-            };
-            errors.push(format!("components.{addr}"), msg);
-        }
-    }
+    refuse_unknown(&unknown, errors);
+    (components, plugins)
+}
 
-    // One world slot.
+/// Refuse each `(address, plugin)` no plugin is registered for. When every one is a transport
+/// plugin, the message says this roqsim was built without ROS and how to get one.
+fn refuse_unknown(unknown: &[(String, String)], errors: &mut ConfigErrors) {
+    let only_bridges = unknown.iter().all(|(_, r)| BRIDGE_REFS.contains(&r.as_str()));
+    for (addr, r) in unknown {
+        let msg = if only_bridges {
+            format!(
+                "`{r}` is a ROS 2 transport plugin and this roqsim was built without ROS. Either build the ROS node \
+                 (scripts/setup.sh --ros, or cargo build --features ros) and source scripts/env.sh, or run with \
+                 --no-communication to drop the transport"
+            )
+        } else {
+            crate::plugins::unknown_plugin_message(r)
+        };
+        errors.push(format!("components.{addr}"), msg);
+    }
+}
+
+/// One world slot: two plugins that build a ground and light are refused; one that does takes
+/// the slot (with a warning when `sim.world` is set too) and is returned.
+fn one_world_slot(
+    components: &[LoadedComponent],
+    sim_world_set: bool,
+    errors: &mut ConfigErrors,
+    warnings: &mut Vec<String>,
+) -> Option<WorldDef> {
     let providers: Vec<&LoadedComponent> =
         components.iter().filter(|c| c.descriptor.flags.provides_world).collect();
     if providers.len() > 1 {
@@ -364,33 +425,17 @@ fn load_inner(
             format!("components.{}", names[1]),
             format!("two plugins build a ground and light ({}); keep one", names.join(", ")),
         );
-    } else if let Some(p) = providers.first() {
-        if sim.world.is_some() {
+        None
+    } else {
+        let p = providers.first()?;
+        if sim_world_set {
             warnings.push(format!(
                 "sim.world is set but `{}` builds its own world; the plugin wins",
                 p.args.address
             ));
         }
-        world = WorldDef::Plugin(p.args.address.clone());
+        Some(WorldDef::Plugin(p.args.address.clone()))
     }
-
-    // Every problem in an inherited part names the parent file it sits in.
-    let assigned: Vec<String> = opts.assignments.iter().map(|a| a.dotted()).collect();
-    inherited.attribute(&mut errors, &assigned);
-    errors.into_result()?;
-    load_times.push(("instantiate".to_string(), t0.elapsed().as_secs_f64()));
-    Ok(LoadedWorld {
-        path: None,
-        base_dir: base_dir.to_path_buf(),
-        doc,
-        sim,
-        world,
-        timestep,
-        components,
-        plugins,
-        warnings,
-        load_times,
-    })
 }
 
 /// `sim.world` as an MJCF file, once it and every file it names can be read without blocking

@@ -381,6 +381,23 @@ impl SimBlock {
     /// Value checks serde cannot express. `timestep` is the step the world will run at (the
     /// block's own, else the world model's), used for the contact time-constant floor.
     pub fn validate(&self, timestep: f64, errors: &mut ConfigErrors) {
+        self.validate_step(errors);
+        self.validate_solver(errors);
+        self.validate_sync(errors);
+        if let Some(v) = &self.view {
+            v.validate(errors);
+        }
+        if let Some(Pacing::Factor(PacingFactor { factor })) = self.pacing {
+            if let Err(m) = check_pacing_factor(factor) {
+                errors.push("sim.pacing.factor", m);
+            }
+        }
+        self.validate_medium(errors);
+        self.validate_contact_override(timestep, errors);
+    }
+
+    /// `dedup_assets` (refused: it would do nothing) and the timestep's bounds.
+    fn validate_step(&self, errors: &mut ConfigErrors) {
         if let Some(v) = self.dedup_assets {
             errors.push(
                 "sim.dedup_assets",
@@ -407,6 +424,10 @@ impl SimBlock {
                 errors.push("sim.timestep", format!("{} s is longer than {MAX_TIMESTEP} s: no physics step is that long; use a step of a few ms", num(ts)));
             }
         }
+    }
+
+    /// Gravity and wind finite and bounded; the solver's iteration counts in range.
+    fn validate_solver(&self, errors: &mut ConfigErrors) {
         for (key, v) in [("gravity", self.gravity), ("wind", self.wind)] {
             if let Some(v) = v {
                 if v.iter().any(|x| !x.is_finite() || x.abs() > 1e4) {
@@ -435,6 +456,10 @@ impl SimBlock {
                 );
             }
         }
+    }
+
+    /// Lockstep: its timeout, its gates, and a control gate that names what it waits for.
+    fn validate_sync(&self, errors: &mut ConfigErrors) {
         if let Some(s) = &self.sync {
             if let Some(t) = s.timeout_s {
                 if !(t > 0.0 && t <= MAX_SYNC_TIMEOUT_S) {
@@ -467,14 +492,10 @@ impl SimBlock {
                 );
             }
         }
-        if let Some(v) = &self.view {
-            v.validate(errors);
-        }
-        if let Some(Pacing::Factor(PacingFactor { factor })) = self.pacing {
-            if let Err(m) = check_pacing_factor(factor) {
-                errors.push("sim.pacing.factor", m);
-            }
-        }
+    }
+
+    /// The impedance ratio and the medium's density and viscosity in range.
+    fn validate_medium(&self, errors: &mut ConfigErrors) {
         if let Some(v) = self.impratio {
             if !(v > 0.0 && v <= MAX_IMPRATIO) {
                 errors.push(
@@ -496,6 +517,11 @@ impl SimBlock {
                 }
             }
         }
+    }
+
+    /// The contact override's values and lengths, and its time constant above the 2*timestep
+    /// floor MuJoCo would clamp it to.
+    fn validate_contact_override(&self, timestep: f64, errors: &mut ConfigErrors) {
         if let Some(co) = &self.contact_override {
             check_contact_values("sim.contact_override", co, errors);
             for (key, v, max) in [

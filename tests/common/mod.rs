@@ -145,25 +145,49 @@ pub fn write_empty_world(dir: &Path) {
     std::fs::write(dir.join("empty.xml"), "<mujoco model=\"empty\"><worldbody/></mujoco>").unwrap();
 }
 
-/// The world `components:` over the MJCF `scene` (written as `scene.xml` into a fresh folder, kept
-/// alive by the returned guard), as loaded: the refusal when it is refused.
-pub fn scene_world(
-    scene: &str,
-    components: &str,
-) -> (tempfile::TempDir, Result<roqsim::LoadedWorld, roqsim::error::ConfigErrors>) {
+/// A loaded world and the temporary folder its files sit in (MuJoCo reads the MJCF when the
+/// engine is built: keep the folder alive until then).
+pub type SceneWorld = (tempfile::TempDir, Result<roqsim::LoadedWorld, roqsim::error::ConfigErrors>);
+
+/// The world `sim:\n  world: scene.xml\n{sim_extra}components:\n{components}`, loaded from a fresh
+/// folder holding `files` (name, text; one of them `scene.xml`): the refusal when it is refused.
+pub fn scene_files_world(files: &[(&str, &str)], sim_extra: &str, components: &str) -> SceneWorld {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("scene.xml"), scene).unwrap();
-    let yaml = format!("sim:\n  world: scene.xml\ncomponents:\n{components}");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let yaml = format!("sim:\n  world: scene.xml\n{sim_extra}components:\n{components}");
     let loaded = load_world_str(&yaml, dir.path(), &LoadOptions::default());
     (dir, loaded)
+}
+
+/// The world `components:` over the MJCF `scene` (written as `scene.xml` into a fresh folder, kept
+/// alive by the returned guard), as loaded: the refusal when it is refused.
+pub fn scene_world(scene: &str, components: &str) -> SceneWorld {
+    scene_files_world(&[("scene.xml", scene)], "", components)
+}
+
+/// The engine of a [`SceneWorld`] with `seed` (`None`: the world's); panics on a load refusal,
+/// returns the engine's own error.
+pub fn engine_of(w: SceneWorld, seed: Option<u64>) -> Result<Engine, String> {
+    let (_dir, loaded) = w;
+    let w = loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
+    Engine::new(w, EngineOptions { profile: false, seed }).map_err(|e| e.to_string())
 }
 
 /// An engine of [`scene_world`] with `seed` (`None`: the world's); panics on a load refusal,
 /// returns the engine's own error.
 pub fn scene_engine(scene: &str, components: &str, seed: Option<u64>) -> Result<Engine, String> {
-    let (_dir, loaded) = scene_world(scene, components);
-    let w = loaded.unwrap_or_else(|e| panic!("refused:\n{e}"));
-    Engine::new(w, EngineOptions { profile: false, seed }).map_err(|e| e.to_string())
+    engine_of(scene_world(scene, components), seed)
+}
+
+/// The error building the engine of a [`SceneWorld`] gives (seed 1); panics when the world is
+/// refused at load or the engine is built.
+pub fn setup_error_of(w: SceneWorld) -> String {
+    match engine_of(w, Some(1)) {
+        Ok(_) => panic!("expected a setup error"),
+        Err(e) => e,
+    }
 }
 
 /// Assert that `loaded` was refused with an error at key path `path` whose message contains
@@ -182,6 +206,157 @@ pub fn assert_refused_at(
         e.0.iter().any(|x| x.path == path && x.message.contains(needle)),
         "no error at `{path}` containing `{needle}`; got:\n{e}"
     );
+}
+
+/// Assert that `loaded` was refused with an error at a key path ending in `path` that reads
+/// exactly `message`.
+#[track_caller]
+pub fn assert_refused_ending(
+    loaded: Result<roqsim::LoadedWorld, roqsim::error::ConfigErrors>,
+    path: &str,
+    message: &str,
+) {
+    let e = match loaded {
+        Ok(_) => panic!("expected a refusal at `{path}`"),
+        Err(e) => e,
+    };
+    assert!(
+        e.0.iter().any(|x| x.path.ends_with(path) && x.message == message),
+        "no error at `{path}` saying `{message}`; got:\n{e}"
+    );
+}
+
+/// Assert that `loaded` was refused with an error at key path `path` that reads exactly
+/// `message`.
+#[track_caller]
+pub fn assert_refused_exactly(
+    loaded: Result<roqsim::LoadedWorld, roqsim::error::ConfigErrors>,
+    path: &str,
+    message: &str,
+) {
+    let e = match loaded {
+        Ok(_) => panic!("expected a refusal at `{path}`"),
+        Err(e) => e,
+    };
+    assert!(
+        e.0.iter().any(|x| x.path == path && x.message == message),
+        "no error at `{path}` reading exactly:\n  {message}\ngot:\n{e}"
+    );
+}
+
+/// Assert that a simulation-control request was refused with result `code` and a message
+/// containing `needle`.
+#[track_caller]
+pub fn assert_sc_refused<T: std::fmt::Debug>(
+    r: Result<T, roqsim::engine::sim_control::Refusal>,
+    code: u8,
+    needle: &str,
+) {
+    let e = r.unwrap_err();
+    assert_eq!(e.code, code, "{}", e.message);
+    assert!(e.message.contains(needle), "`{}` lacks `{needle}`", e.message);
+}
+
+/// An engine for `yaml` loaded from `dir` after writing `empty.xml` there (see
+/// [`write_empty_world`]), seed 1.
+pub fn empty_world_engine(yaml: &str, dir: &Path) -> Engine {
+    write_empty_world(dir);
+    engine_in(yaml, dir)
+}
+
+/// [`refusal_in`] from `dir` after writing `empty.xml` there.
+pub fn empty_world_refusal(yaml: &str, dir: &Path) -> String {
+    write_empty_world(dir);
+    refusal_in(yaml, dir)
+}
+
+/// The world position of body `name` (`xpos`); panics when there is no such body.
+pub fn body_pos(e: &Engine, name: &str) -> [f64; 3] {
+    let id = e
+        .ctx
+        .model()
+        .name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, name)
+        .unwrap_or_else(|| panic!("no body {name}"));
+    e.ctx.data().xpos()[id]
+}
+
+/// The distance of two points.
+pub fn dist3(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+/// A finished process: its exit code (-1 when a signal ended it), stdout and stderr as text.
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<std::process::Output> for Out {
+    fn from(o: std::process::Output) -> Self {
+        Out {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+}
+
+impl Out {
+    /// The single JSON line on stdout.
+    pub fn json(&self) -> serde_json::Value {
+        let lines: Vec<&str> = self.stdout.lines().collect();
+        assert_eq!(
+            lines.len(),
+            1,
+            "expected one line on stdout, got:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        serde_json::from_str(lines[0]).unwrap()
+    }
+}
+
+/// The world `sim: {timestep: 0.002}` with `components` (YAML list entries, indented two spaces).
+pub fn components_world(components: &str) -> String {
+    format!("sim: {{timestep: 0.002}}\ncomponents:\n{components}")
+}
+
+/// The world (x, y) of body `name` (`xpos`); panics when there is no such body.
+pub fn body_xy(e: &Engine, name: &str) -> [f64; 2] {
+    let p = body_pos(e, name);
+    [p[0], p[1]]
+}
+
+/// The latest report of the `contact_monitor` of entity `robot`.
+pub fn robot_contact(e: &Engine) -> roqsim::context::payload::ContactReport {
+    e.ctx
+        .blackboard
+        .get::<roqsim::plugins::observe::contact_monitor::ContactReader>(
+            "contact_monitor:robot.contact_monitor",
+        )
+        .unwrap()
+        .get()
+}
+
+/// The notes the model import left on the blackboard (none: empty).
+pub fn import_notes(e: &Engine) -> Vec<String> {
+    use roqsim::spawn::import::{ImportNotes, NOTES_KEY};
+    e.ctx.blackboard.get::<ImportNotes>(NOTES_KEY).map(|n| n.lines.clone()).unwrap_or_default()
+}
+
+/// A campaign trial's folder: `DIR/trials/NNNN`.
+pub fn trial_dir(dir: &Path, i: usize) -> PathBuf {
+    dir.join("trials").join(format!("{i:04}"))
+}
+
+/// A campaign folder's results.jsonl, one JSON object a row.
+pub fn campaign_table(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// Write `text` to `dir/name`, creating the folders on the way; the path.
