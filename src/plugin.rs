@@ -237,16 +237,42 @@ pub fn typed_config<C: DeserializeOwned>(value: &Value) -> Result<C, Vec<ConfigE
         Err(e) => to_err(e),
     };
     // serde stops at the first problem; report every key's problem at once by checking each
-    // key on its own (a lone key cannot tell whether others are missing, so those are skipped).
+    // key on its own, and each key of a block (`recovery: {..}`) on its own inside it (a lone key
+    // cannot tell whether others are missing, so those are skipped).
     let mut errs = Vec::new();
+    // true when `e` is a problem of its own (not a field the lone key leaves missing)
+    let mut push = |e: serde_path_to_error::Error<serde_norway::Error>| {
+        let e = to_err(e);
+        let real = !e.message.starts_with("missing field");
+        if real && !errs.contains(&e) {
+            errs.push(e);
+        }
+        real
+    };
     if let Value::Mapping(m) = v {
         for (k, val) in m {
-            let mut single = Mapping::new();
-            single.insert(k.clone(), val.clone());
-            if let Err(e) = serde_path_to_error::deserialize::<_, C>(Value::Mapping(single)) {
-                let e = to_err(e);
-                if !e.message.starts_with("missing field") && !errs.contains(&e) {
-                    errs.push(e);
+            let lone = |val: Value| {
+                let mut single = Mapping::new();
+                single.insert(k.clone(), val);
+                serde_path_to_error::deserialize::<_, C>(Value::Mapping(single))
+            };
+            let Err(e) = lone(val.clone()) else { continue };
+            match val {
+                Value::Mapping(block) if block.len() > 1 => {
+                    let mut found = false;
+                    for (sk, sv) in block {
+                        let mut inner = Mapping::new();
+                        inner.insert(sk.clone(), sv.clone());
+                        if let Err(e) = lone(Value::Mapping(inner)) {
+                            found |= push(e);
+                        }
+                    }
+                    if !found {
+                        push(e);
+                    }
+                }
+                _ => {
+                    push(e);
                 }
             }
         }
@@ -255,6 +281,69 @@ pub fn typed_config<C: DeserializeOwned>(value: &Value) -> Result<C, Vec<ConfigE
         errs.insert(0, first);
     }
     Err(errs)
+}
+
+/// [`typed_config`], then [`ValidateConfig::validate`]. When some keys do not deserialize, the rest
+/// are still validated (the failing keys dropped, so they take their defaults), so one refusal
+/// lists every problem — a wrong type in one key of a block and a bad value in another; a
+/// validation finding on a dropped key is left out (that key's own error stands).
+pub fn typed_validated<C: DeserializeOwned + ValidateConfig>(
+    value: &Value,
+) -> Result<C, Vec<ConfigError>> {
+    let mut errs = match typed_config::<C>(value) {
+        Ok(c) => {
+            let e = c.validate();
+            return if e.is_empty() { Ok(c) } else { Err(e) };
+        }
+        Err(e) => e,
+    };
+    let mut pruned = value.clone();
+    for e in &errs {
+        remove_key_path(&mut pruned, &e.path);
+    }
+    if let Ok(c) = serde_norway::from_value::<C>(pruned) {
+        let dropped: Vec<String> = errs.iter().map(|e| e.path.clone()).collect();
+        for e in c.validate() {
+            let under = |d: &String| {
+                !d.is_empty()
+                    && (e.path == *d
+                        || e.path.starts_with(&format!("{d}."))
+                        || e.path.starts_with(&format!("{d}[")))
+            };
+            if !dropped.iter().any(under) && !errs.contains(&e) {
+                errs.push(e);
+            }
+        }
+    }
+    Err(errs)
+}
+
+/// Remove the key at dotted `path` (`recovery.max_recovery`; an index `goals[0]` removes the
+/// whole list) from a mapping; an empty path removes nothing.
+fn remove_key_path(v: &mut Value, path: &str) {
+    let mut keys: Vec<&str> = path.split('.').collect();
+    if let Some(k) = keys.iter().position(|k| k.contains('[')) {
+        keys.truncate(k + 1);
+        let last = keys[k];
+        keys[k] = &last[..last.find('[').unwrap_or(last.len())];
+    }
+    let Some((last, parents)) = keys.split_last() else { return };
+    if last.is_empty() {
+        return;
+    }
+    let mut cur = v;
+    for k in parents {
+        match cur {
+            Value::Mapping(m) => match m.get_mut(*k) {
+                Some(next) => cur = next,
+                None => return,
+            },
+            _ => return,
+        }
+    }
+    if let Value::Mapping(m) = cur {
+        m.remove(*last);
+    }
 }
 
 /// Schema of a config type, for the registry.
@@ -291,11 +380,7 @@ where
     C: DeserializeOwned + ValidateConfig,
     P: Plugin + 'static,
 {
-    let cfg: C = typed_config(value)?;
-    let errs = cfg.validate();
-    if !errs.is_empty() {
-        return Err(errs);
-    }
+    let cfg: C = typed_validated(value)?;
     Ok(Box::new(make(cfg, args)))
 }
 

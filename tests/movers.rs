@@ -512,6 +512,25 @@ fn timed_path_refusals() {
         &["path: bad.yaml: row 1: expected two finite numbers `x,y`, got 3 number(s)"],
     );
     refused(&d, &pt("path: timed.csv, units: m, origin: [0, 0, 0.5], loop: true"), &["loop: a looping timed path goes from its last row straight back to its first, so the last pose must be the first: `timed.csv` ends at (0.1, 0.1, yaw 1.5707963267948966) and starts at (0, 0, yaw 0); add a closing row at the time the loop should take"]);
+    // a closing yaw 2e-4 rad off is not the first pose; a row 1 µs after the one before is
+    // passed within one 2 ms step (a jump), so it is refused naming the rows
+    d.file("open.csv", "0,0,0,0\n1,10,0,1\n2,0,0,0.0002\n");
+    refused(&d, &pt("path: open.csv, origin: [0, 0, 0.5], loop: true"), &["loop: a looping timed path goes from its last row straight back to its first, so the last pose must be the first: `open.csv` ends at (0, 0, yaw 0.00019999999999997797) and starts at (0, 0, yaw 0)"]);
+    d.file("jump.csv", "0,0,0\n1,0,0\n1.000001,10,0\n2,10,0\n");
+    refused(&d, &pt("path: jump.csv, origin: [0, 0, 0.5]"), &["[prop_trajectory] build: path: rows 1 and 2 of `jump.csv` (t = 1 s and 1.000001 s) are 9.999999999177334e-7 s apart, less than the physics timestep 0.002 s: the stage moves once a step, so it would jump between their poses at once; space timed rows at least one timestep apart (a step in the path is the time it should take)"]);
+}
+
+#[test]
+fn a_looping_timed_path_closes_on_a_yaw_printed_to_four_decimals() {
+    let d = Dir::new();
+    // π written as 3.1416 at the start and −3.1416 at the end: 7.3e-6 rad apart, whole turns
+    // aside, within the 1e-4 rad the closing row is allowed
+    d.file("spin.csv", "0,0,0,3.1416\n1,50,0,0\n2,0,0,-3.1416\n");
+    let mut e = d.engine("  - prop_trajectory: {path: spin.csv, origin: [5.0, 5.0, 0.3], loop: true}\n    name: stage\n");
+    secs(&mut e, 2.5); // one lap and a quarter: halfway out again, yaw halfway to 0
+    let q = stage_pose(&e);
+    eprintln!("after 2.5 s: {q:?}");
+    assert!((q[0] - 0.025).abs() < 1e-9 && q[1].abs() < 1e-12, "{q:?}");
 }
 
 // ---------------------------------------------------------------------------------- determinism

@@ -107,6 +107,39 @@ fn a_turtlebot_plans_through_the_door_and_arrives_without_a_contact() {
     assert!(!s.stuck && s.recoveries == 0, "{s:?}");
 }
 
+/// A TurtleBot sent to (3, 1, yaw 2.0) in room A: its heading when it arrives (and 1 s later),
+/// with `extra` keys.
+fn final_yaw_error(extra: &str) -> (f64, f64) {
+    let mut e = engine(&floorplan(&turtlebot(
+        1.0,
+        1.0,
+        0.0,
+        &format!("{{speed: 0.3, goals: [[3.0, 1.0, 2.0]]{extra}}}"),
+    )));
+    run_until_done(&mut e, "base_link", 60.0);
+    let s = nav(&e).state();
+    assert_eq!(s.phase, NavPhase::Arrived, "{s:?}");
+    let yaw = |e: &Engine| {
+        let m = e.ctx.model();
+        let b = m.name_to_id(mujoco_rs::prelude::MjtObjBase::mjOBJ_BODY, "base_link").unwrap();
+        roqsim::math::yaw_of(&e.ctx.data().xquat()[b])
+    };
+    let at = (yaw(&e) - 2.0).abs();
+    secs(&mut e, 1.0);
+    (at, (yaw(&e) - 2.0).abs())
+}
+
+#[test]
+fn a_goal_yaw_is_reached_within_yaw_goal_tolerance() {
+    let (at, later) = final_yaw_error("");
+    eprintln!("default tolerance: yaw error {at:.4} rad on arrival, {later:.4} rad 1 s later");
+    assert!(at <= 0.02, "arrived {at:.4} rad off the goal yaw (default tolerance 0.02)");
+    assert!(later <= 0.02, "settled {later:.4} rad off");
+    let (loose, _) = final_yaw_error(", yaw_goal_tolerance: 0.2");
+    eprintln!("yaw_goal_tolerance 0.2: yaw error {loose:.4} rad on arrival");
+    assert!(loose <= 0.2 && loose > 0.02, "a looser tolerance stops sooner: {loose:.4} rad");
+}
+
 #[test]
 fn pure_pursuit_keeps_cross_track_error_under_the_lookahead() {
     let mut e = engine(&floorplan(&turtlebot(

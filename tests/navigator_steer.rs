@@ -110,30 +110,44 @@ fn orca_steers_around_a_person_walking_head_on() {
     assert!(closest >= 0.3 + 0.26 - 0.05, "centres came {closest:.4} m close");
 }
 
-/// Two robots on one line, facing each other, each driving (exact) to where the other starts.
-fn face_to_face(nav_extra: &str) -> (Engine, f64, bool, bool) {
-    let nav = |gx: f64| {
-        format!("{{speed: 0.3, goals: [[{gx}, 2.0]], route_mode: exact, avoidance: {{yield_time: 1.0{nav_extra}}}}}")
+/// Two robots on one line, facing each other, each driving (exact) to where the other starts:
+/// `a` from `from` to `to`, `b` back. Returns the engine, the closest centre distance, whether `a`
+/// ever gave way and whether `b` gave way to `a`.
+fn face_to_face_at(
+    [a_name, b_name]: [&str; 2],
+    from: [f64; 2],
+    to: [f64; 2],
+    nav_extra: &str,
+) -> (Engine, f64, bool, bool) {
+    let nav = |g: [f64; 2]| {
+        format!("{{speed: 0.3, goals: [[{}, {}]], route_mode: exact, avoidance: {{yield_time: 1.0{nav_extra}}}}}", g[0], g[1])
     };
+    let yaw = (to[1] - from[1]).atan2(to[0] - from[0]);
     let world = room(&format!(
         "{}{}",
-        bot("alpha", 1.0, 2.0, 0.0, &nav(4.0)),
-        bot("bravo", 4.0, 2.0, std::f64::consts::PI, &nav(1.0))
+        bot(a_name, from[0], from[1], yaw, &nav(to)),
+        bot(b_name, to[0], to[1], yaw + std::f64::consts::PI, &nav(from))
     ));
     let mut e = engine(&world);
-    let (a, b) = (handle(&e, "alpha"), handle(&e, "bravo"));
+    let (a, b) = (handle(&e, a_name), handle(&e, b_name));
+    let (a_body, b_body) = (format!("{a_name}_base_link"), format!("{b_name}_base_link"));
     let mut closest = f64::INFINITY;
     let (mut a_yielded, mut b_yielded) = (false, false);
     for _ in 0..(90.0 / e.dt()) as u64 {
         e.step().unwrap();
-        closest = closest.min(dist(body_xy(&e, "alpha_base_link"), body_xy(&e, "bravo_base_link")));
+        closest = closest.min(dist(body_xy(&e, &a_body), body_xy(&e, &b_body)));
         a_yielded |= a.state().yielding_to.is_some();
-        b_yielded |= b.state().yielding_to.as_deref() == Some("alpha");
+        b_yielded |= b.state().yielding_to.as_deref() == Some(a_name);
         if a.state().phase == NavPhase::Arrived && b.state().phase == NavPhase::Arrived {
             break;
         }
     }
     (e, closest, a_yielded, b_yielded)
+}
+
+/// [`face_to_face_at`] along y = 2: alpha from x = 1 to x = 4, bravo back.
+fn face_to_face(nav_extra: &str) -> (Engine, f64, bool, bool) {
+    face_to_face_at(["alpha", "bravo"], [1.0, 2.0], [4.0, 2.0], nav_extra)
 }
 
 #[test]
@@ -149,6 +163,53 @@ fn two_navigators_holding_for_each_other_resolve_by_name_and_both_arrive() {
     assert_eq!(first_contact(&e, "bravo"), -1.0);
     assert!(dist(body_xy(&e, "alpha_base_link"), [4.0, 2.0]) <= 0.25);
     assert!(dist(body_xy(&e, "bravo_base_link"), [1.0, 2.0]) <= 0.25);
+}
+
+/// The log lines a run writes (tracing, this thread only), for counting warnings.
+fn logged<T>(f: impl FnOnce() -> T) -> (T, String) {
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buf = Buf::default();
+    let w = buf.clone();
+    let sub = tracing_subscriber::fmt().with_ansi(false).with_writer(move || w.clone()).finish();
+    let out = tracing::subscriber::with_default(sub, f);
+    let text = String::from_utf8_lossy(&buf.0.lock().unwrap()).into_owned();
+    (out, text)
+}
+
+#[test]
+fn a_deadlock_on_a_vertical_line_resolves_either_way_round_and_is_told_once() {
+    // delta (the later name) gives way driving up (+y) and driving down: the first used to end
+    // its yield at once, judging the other "behind" from a position never measured
+    for (from, to) in [([2.5, 3.4], [2.5, 0.6]), ([2.5, 0.6], [2.5, 3.4])] {
+        let ((e, closest, c_yielded, d_yielded), log) =
+            logged(|| face_to_face_at(["charlie", "delta"], from, to, ""));
+        let (c, d) = (handle(&e, "charlie").state(), handle(&e, "delta").state());
+        let told = log.matches("each hold for the other (deadlock)").count();
+        eprintln!(
+            "charlie from {from:?}: closest {closest:.4} m, at {:.1} s, told {told}",
+            e.ctx.sim_time()
+        );
+        eprintln!("charlie {c:?}\ndelta {d:?}");
+        assert_eq!(c.phase, NavPhase::Arrived, "{c:?}");
+        assert_eq!(d.phase, NavPhase::Arrived, "{d:?}");
+        assert!(d_yielded && !c_yielded, "delta (the later name) gives way, charlie waits");
+        assert_eq!(first_contact(&e, "charlie"), -1.0);
+        assert_eq!(first_contact(&e, "delta"), -1.0);
+        assert!(dist(body_xy(&e, "charlie_base_link"), to) <= 0.25);
+        assert!(dist(body_xy(&e, "delta_base_link"), from) <= 0.25);
+        assert_eq!(told, 1, "one warning for the one standoff:\n{log}");
+    }
 }
 
 #[test]

@@ -155,4 +155,14 @@ fn recovery_backs_out_then_gives_up_a_waypoint_a_robot_stands_on() {
             "recovery.backup_time: must be in [0, 60] s, got -1",
         ],
     );
+    // a wrong type in one key of the block does not hide the others' problems
+    let r = refusal(&walker("{waypoints: [[0, 0], [2, 0]], avoidance: true, recovery: {stuck_time: 0, backup_time: soon, max_recovery: -1}}"));
+    assert_has(
+        &r,
+        &[
+            "recovery.stuck_time: must be in (0, 86400] s, got 0",
+            "recovery.backup_time: must be a number, got the string \"soon\"",
+            "recovery.max_recovery: must be a whole number from 0 to 4294967295, got the integer -1",
+        ],
+    );
 }

@@ -320,6 +320,12 @@ impl Interface {
         last
     }
 
+    /// True when something was delivered to `id` and not yet taken (a cheap test before
+    /// [`Interface::drain`] for a hook that runs every step).
+    pub fn has_input(&self, id: EndpointId) -> bool {
+        !self.endpoints[id].inbox.is_empty()
+    }
+
     /// Take every delivered payload in arrival order.
     pub fn drain(&mut self, id: EndpointId) -> Vec<Payload> {
         self.endpoints[id].inbox.drain(..).filter(taken).collect()

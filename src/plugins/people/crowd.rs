@@ -133,6 +133,8 @@ struct Tracked {
     last: Option<V2>,
     agent: Agent,
     present: bool,
+    /// The body's geoms (a prop: absent when every one is in the absent group).
+    geoms: Vec<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -149,6 +151,12 @@ struct State {
     step: u64,
     /// Each walker's progress toward its target (recovery).
     progress: Vec<Progress>,
+    /// Per-step scratch, kept between steps so a step allocates nothing: who re-decides, the
+    /// ORCA snapshot, the new velocities, the half-planes.
+    decide: Vec<bool>,
+    snapshot: Vec<(Agent, bool, bool)>,
+    new_vel: Vec<V2>,
+    lines: Vec<Line>,
 }
 
 impl State {
@@ -246,12 +254,14 @@ fn horizontal_radius(m: &MjModel, body: usize) -> Option<f64> {
     r
 }
 
-/// True when every geom of `body` sits in the absent-entity group (an absent driven prop).
-fn body_absent(m: &MjModel, body: usize) -> bool {
-    let ng = m.ffi().ngeom as usize;
-    (0..ng)
-        .filter(|&g| m.geom_bodyid()[g] as usize == body)
-        .all(|g| m.geom_group()[g] == ABSENT_GEOM_GROUP as i32)
+/// The geoms of `body`.
+fn body_geoms(m: &MjModel, body: usize) -> Vec<usize> {
+    (0..m.ffi().ngeom as usize).filter(|&g| m.geom_bodyid()[g] as usize == body).collect()
+}
+
+/// True when every one of a body's `geoms` sits in the absent-entity group (an absent driven prop).
+fn body_absent(m: &MjModel, geoms: &[usize]) -> bool {
+    geoms.iter().all(|&g| m.geom_group()[g] == ABSENT_GEOM_GROUP as i32)
 }
 
 impl Crowd {
@@ -312,6 +322,7 @@ impl Crowd {
                         last: None,
                         agent: Agent { pos: [0.0; 2], vel: [0.0; 2], radius: r.radius },
                         present: true,
+                        geoms: Vec::new(),
                     });
                 }
             }
@@ -327,6 +338,7 @@ impl Crowd {
                     last: None,
                     agent: Agent { pos: [0.0; 2], vel: [0.0; 2], radius },
                     present: true,
+                    geoms: body_geoms(m, b),
                 })
             })
             .collect();
@@ -360,7 +372,8 @@ impl Crowd {
         // or one whose situation changed since its last decision (it arrived, a dwell began or
         // ended, it left or rejoined the world) — so a dwell starts where the route says, not up
         // to one update period later
-        let mut decide: Vec<bool> = Vec::with_capacity(s.agents.len());
+        let mut decide = std::mem::take(&mut s.decide);
+        decide.clear();
         for i in 0..s.agents.len() {
             let present = s.present(i, ctx);
             let p = ctx.data().mocap_pos()[s.agents[i].0.mocap];
@@ -404,7 +417,7 @@ impl Crowd {
             for t in s.props.iter_mut() {
                 let id = m.body_mocapid()[t.body] as usize;
                 let p = [mocap[id][0], mocap[id][1]];
-                t.present = !body_absent(m, t.body);
+                t.present = !body_absent(m, &t.geoms);
                 let v = t.last.map_or([0.0, 0.0], |l| [(p[0] - l[0]) / dt, (p[1] - l[1]) / dt]);
                 t.last = Some(p);
                 t.agent = Agent { pos: p, vel: v, radius: t.radius };
@@ -413,18 +426,16 @@ impl Crowd {
         // 4. new velocities, all from the same state (the snapshot only when ORCA runs)
         let orca_due =
             s.agents.iter().zip(&decide).any(|((a, st), d)| *d && a.avoidance && st.present);
-        let agents: Vec<(Agent, bool, bool)> = if orca_due {
-            s.agents
-                .iter()
-                .map(|(a, st)| {
-                    (Agent { pos: st.pos, vel: st.vel, radius: a.radius }, a.avoidance, st.present)
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let mut new_vel: Vec<V2> = Vec::with_capacity(agents.len());
-        let mut lines: Vec<Line> = Vec::new();
+        let mut agents = std::mem::take(&mut s.snapshot);
+        agents.clear();
+        if orca_due {
+            agents.extend(s.agents.iter().map(|(a, st)| {
+                (Agent { pos: st.pos, vel: st.vel, radius: a.radius }, a.avoidance, st.present)
+            }));
+        }
+        let mut new_vel = std::mem::take(&mut s.new_vel);
+        new_vel.clear();
+        let mut lines = std::mem::take(&mut s.lines);
         for (i, (a, st)) in s.agents.iter().enumerate() {
             if !st.present {
                 new_vel.push([0.0, 0.0]);
@@ -483,8 +494,8 @@ impl Crowd {
         }
         // 5. move
         let d = ctx.data_mut();
-        for ((((a, st), v), yaw), quat) in
-            s.agents.iter_mut().zip(new_vel).zip(s.yaw.iter_mut()).zip(s.quat.iter_mut())
+        for ((((a, st), &v), yaw), quat) in
+            s.agents.iter_mut().zip(&new_vel).zip(s.yaw.iter_mut()).zip(s.quat.iter_mut())
         {
             if !st.present {
                 st.vel = [0.0, 0.0];
@@ -516,6 +527,7 @@ impl Crowd {
                 *q = *quat;
             }
         }
+        (s.decide, s.snapshot, s.new_vel, s.lines) = (decide, agents, new_vel, lines);
         Ok(())
     }
 }

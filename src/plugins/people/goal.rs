@@ -143,8 +143,9 @@ impl WalkerGoals {
         Ok((path, goal_at))
     }
 
-    /// Take goals and cancels (the walker's `pre_step`); `pos` is where the walker stands.
-    pub fn intake(&mut self, ctx: &mut SimContext, crowd: &Crowd, pos: [f64; 2]) {
+    /// Take goals and cancels (the walker's `pre_step`); `mocap` is the walker's mocap index
+    /// (where it stands is read only when a goal came).
+    pub fn intake(&mut self, ctx: &mut SimContext, crowd: &Crowd, mocap: usize) {
         if let Some(a) = &self.active {
             if a.call.cancel.load(Ordering::SeqCst) {
                 self.finish(
@@ -155,7 +156,13 @@ impl WalkerGoals {
                 crowd.set_route(&self.entity, stand());
             }
         }
-        for (call, goals) in take_goals(ctx, [self.ep_to_pose, self.ep_through], &self.who) {
+        let eps = [self.ep_to_pose, self.ep_through];
+        if !eps.iter().any(|&ep| ctx.interface.has_input(ep)) {
+            return; // the common case, every step
+        }
+        let p = ctx.data().mocap_pos()[mocap];
+        let pos = [p[0], p[1]];
+        for (call, goals) in take_goals(ctx, eps, &self.who) {
             let goals = goals.map(|g| {
                 let yaw = g.last().and_then(|p| p.1);
                 (g.into_iter().map(|(xy, _)| xy).collect::<Vec<_>>(), yaw)

@@ -778,8 +778,7 @@ impl Plugin for Walker {
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
         let Some(c) = self.crowd.clone() else { return Ok(()) };
         if let Some(g) = &mut self.goals {
-            let p = ctx.data().mocap_pos()[self.mocap];
-            g.intake(ctx, &c, [p[0], p[1]]);
+            g.intake(ctx, &c, self.mocap);
         }
         if self.owner {
             c.tick(ctx)?;

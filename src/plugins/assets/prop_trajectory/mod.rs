@@ -55,6 +55,14 @@ pub use path::{read_path, PathData, TimedPath, MAX_PATH_FILE_BYTES};
 /// most likely holds metres (`units: m` forgotten): warned about at load.
 pub const METRES_AS_MM_BELOW: f64 = 2.0;
 
+/// A looping timed path's last row closes on its first when they are within this distance (m):
+/// a micrometre, so a file whose closing row repeats the first is accepted however it was printed,
+/// and the jump at the loop is too small for a load to feel.
+pub const LOOP_CLOSE_M: f64 = 1e-6;
+/// ... and within this yaw (rad), whole turns apart: 1e-4 rad covers a yaw printed to four
+/// decimals (π as 3.1416 at one end and −3.1416 at the other).
+pub const LOOP_CLOSE_YAW: f64 = 1e-4;
+
 /// Armature of the stage's slide joints (kg): a load's contact force barely accelerates them.
 pub const STAGE_ARMATURE: f64 = 1.0e4;
 /// Mass of the plate (kg).
@@ -176,6 +184,27 @@ impl ValidateConfig for PropTrajectoryConfig {
             ));
         }
         e
+    }
+}
+
+/// A timed path's rows must be at least one physics timestep apart: the stage moves once per
+/// step, so two rows closer than that would be passed within one step — the plate would jump
+/// between their poses at once (and fling what it carries), not move between them in the time the
+/// file gives. Refused naming the first such pair of rows (0-based among the data rows).
+pub fn check_row_spacing(tp: &TimedPath, path: &str, timestep: f64) -> Result<(), String> {
+    match tp.t.windows(2).position(|w| w[1] - w[0] < timestep) {
+        None => Ok(()),
+        Some(k) => {
+            let (a, b) = (tp.t[k], tp.t[k + 1]);
+            Err(format!(
+                "path: rows {k} and {} of `{path}` (t = {} s and {} s) are {} s apart, less than the physics timestep {} s: the stage moves once a step, so it would jump between their poses at once; space timed rows at least one timestep apart (a step in the path is the time it should take)",
+                k + 1,
+                num(a),
+                num(b),
+                num(b - a),
+                num(timestep)
+            ))
+        }
     }
 }
 
@@ -385,8 +414,9 @@ pub fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<Confi
                 pose.iter().zip(&points).map(|(p, xy)| [xy[0], xy[1], p[2]]).collect();
             let (a, b) = (pose[0], pose[pose.len() - 1]);
             let full_turns = ((b[2] - a[2]) / std::f64::consts::TAU).round();
-            let same_yaw = (b[2] - a[2] - full_turns * std::f64::consts::TAU).abs() < 1e-9;
-            if cfg.loop_route && ((a[0] - b[0]).hypot(a[1] - b[1]) > 1e-9 || !same_yaw) {
+            let same_yaw =
+                (b[2] - a[2] - full_turns * std::f64::consts::TAU).abs() <= LOOP_CLOSE_YAW;
+            if cfg.loop_route && ((a[0] - b[0]).hypot(a[1] - b[1]) > LOOP_CLOSE_M || !same_yaw) {
                 return Err(vec![ConfigError::new(
                     "loop",
                     format!("a looping timed path goes from its last row straight back to its first, so the last pose must be the first: `{}` ends at ({}, {}, yaw {}) and starts at ({}, {}, yaw {}); add a closing row at the time the loop should take", cfg.path, num(b[0]), num(b[1]), num(b[2]), num(a[0]), num(a[1]), num(a[2])),
@@ -460,6 +490,9 @@ impl Plugin for PropTrajectory {
     }
 
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
+        if let Track::Timed(tp) = &*self.track {
+            check_row_spacing(tp, &self.cfg.path, b.timestep)?;
+        }
         let body = format!("{}{}", self.cfg.prefix, self.stem);
         if spec.body(&body).is_some() {
             return Err(format!("prefix: the world already has a body `{body}`; give this prop_trajectory a distinct prefix or name"));

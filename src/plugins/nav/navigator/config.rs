@@ -65,6 +65,10 @@ pub struct NavigatorConfig {
     /// Cap on the commanded yaw rate before the base's own clip (rad/s). Default 1.5.
     #[serde(default = "d_max_angular")]
     pub max_angular_vel: f64,
+    /// A goal's yaw counts as reached when the heading is within this of it (rad; nav2's goal
+    /// checker's name). Drive output only: a mocap mover turns to the yaw exactly. Default 0.02.
+    #[serde(default = "d_yaw_goal_tolerance")]
+    pub yaw_goal_tolerance: f64,
     /// Heading error (rad) above which a unicycle base pivots in place. Default 0.8.
     #[serde(default = "d_turn_in_place")]
     pub turn_in_place: f64,
@@ -105,6 +109,12 @@ fn d_heading_gain() -> f64 {
 }
 fn d_max_angular() -> f64 {
     1.5
+}
+/// Default `yaw_goal_tolerance` (rad): about 1.1°, which a base turning at `heading_gain` × the
+/// error closes within a second of reaching 0.05 rad.
+pub const DEFAULT_YAW_GOAL_TOLERANCE: f64 = 0.02;
+fn d_yaw_goal_tolerance() -> f64 {
+    DEFAULT_YAW_GOAL_TOLERANCE
 }
 fn d_turn_in_place() -> f64 {
     0.8
@@ -451,6 +461,7 @@ pub const DRIVE_ONLY: &[&str] = &[
     "kinematics",
     "heading_gain",
     "max_angular_vel",
+    "yaw_goal_tolerance",
     "turn_in_place",
     "min_speed",
     "face",
@@ -584,6 +595,13 @@ impl ValidateConfig for NavigatorConfig {
         positive(&mut e, "heading_gain", self.heading_gain, MAX_HEADING_GAIN, "1/s");
         positive(&mut e, "max_angular_vel", self.max_angular_vel, MAX_ANGULAR_SPEED, "rad/s");
         positive(&mut e, "turn_in_place", self.turn_in_place, std::f64::consts::PI, "rad");
+        positive(
+            &mut e,
+            "yaw_goal_tolerance",
+            self.yaw_goal_tolerance,
+            std::f64::consts::PI,
+            "rad",
+        );
         non_negative(&mut e, "min_speed", self.min_speed, MAX_LINEAR_SPEED, "m/s");
         non_negative(&mut e, "yaw_rate", self.yaw_rate, MAX_ANGULAR_SPEED, "rad/s");
         let [lo, hi] = self.obstacle_height;

@@ -112,7 +112,8 @@ struct Run {
     hold_yaw: f64,
     blocked_by: Option<String>,
     yielding: Option<String>,
-    deadlock_told: bool,
+    /// The navigators a deadlock with was told about this episode.
+    deadlocks_told: Vec<String>,
     my_last: Option<([f64; 2], f64)>,
 }
 
@@ -530,7 +531,7 @@ impl Navigator {
         }
         // steering (a model, and something that moves near), then the probe along it
         let target = self.target(xy);
-        self.end_yield(xy, target);
+        self.end_yield(ctx, xy, target);
         let steered = self.steer_velocity(ctx, pose, target);
         let dir = self.probe_dir(xy, steered);
         if self.cfg.avoidance.stop && self.st.yielding.is_none() {
@@ -776,9 +777,19 @@ fn create(
     v: &serde_norway::Value,
     args: &PluginArgs,
 ) -> Result<Box<dyn Plugin>, Vec<crate::error::ConfigError>> {
-    let cfg: NavigatorConfig = crate::plugin::typed_config(v)?;
+    // every problem at once: the values' own, then the keys of the other output
+    let mut e = Vec::new();
+    let cfg = match crate::plugin::typed_validated::<NavigatorConfig>(v) {
+        Ok(c) => c,
+        Err(errs) => match crate::plugin::typed_config::<NavigatorConfig>(v) {
+            Ok(c) => {
+                e = errs;
+                c
+            }
+            Err(_) => return Err(errs),
+        },
+    };
     let given = config::given_keys(v);
-    let mut e = crate::plugin::ValidateConfig::validate(&cfg);
     match cfg.output {
         Output::Mocap => e.extend(config::output_key_errors(&cfg, &given, true, "`output: mocap`")),
         Output::Drive => {

@@ -71,10 +71,13 @@ pub fn twist_along(
 }
 
 /// The yaw-rate command that turns a base at heading `yaw` to `goal_yaw`, and whether it is there
-/// (within 0.05 rad).
+/// (within `yaw_goal_tolerance`).
 pub fn align(cfg: &NavigatorConfig, yaw: f64, goal_yaw: f64) -> (f64, bool) {
     let e = wrap_angle(goal_yaw - yaw);
-    ((cfg.heading_gain * e).clamp(-cfg.max_angular_vel, cfg.max_angular_vel), e.abs() < 0.05)
+    (
+        (cfg.heading_gain * e).clamp(-cfg.max_angular_vel, cfg.max_angular_vel),
+        e.abs() <= cfg.yaw_goal_tolerance,
+    )
 }
 
 /// One physics step of a mocap mover's heading from `yaw` toward `goal` at `rate` (rad/s; 0 = at once).

@@ -17,7 +17,8 @@
 //! Deadlock: two navigators whose probes hold each of them for the other (each one's probe hit the
 //! other, and neither steers) would wait for ever. After both have been held `yield_time`, the one
 //! whose entity name sorts later among those driving a base gives way with the `give_way` model
-//! until the other is behind it, and says so in a warning; two mocap movers can only be told about.
+//! until the other is behind it, and says so in a warning (once per pair and episode); two mocap
+//! movers can only be told about.
 
 use std::cell::RefCell;
 
@@ -237,14 +238,17 @@ impl Navigator {
     }
 
     /// Yielding out of a deadlock ends once the other mover is behind (its centre past the
-    /// mover's, seen along the way to the target) and clear of it.
-    pub(super) fn end_yield(&mut self, xy: [f64; 2], target: [f64; 2]) {
+    /// mover's, seen along the way to the target) and clear of it. Where the other is is read
+    /// now: the steering model's last measurement may predate the yield (a mover with `steer:
+    /// none` never measured it), and a stale position can lie "behind" in any direction.
+    pub(super) fn end_yield(&mut self, ctx: &SimContext, xy: [f64; 2], target: [f64; 2]) {
         let Some(who) = &self.st.yielding else { return };
         let Some(o) = self.others.iter().find(|o| &o.entity == who) else {
             self.st.yielding = None;
             return;
         };
-        let rel = [o.agent.pos[0] - xy[0], o.agent.pos[1] - xy[1]];
+        let p = ctx.data().xpos()[o.body];
+        let rel = [p[0] - xy[0], p[1] - xy[1]];
         let ahead = [target[0] - xy[0], target[1] - xy[1]];
         let r = self.cfg.avoidance.width / 2.0 + o.radius;
         if orca::dot(rel, ahead) < 0.0 && orca::norm(rel) > r {
@@ -270,21 +274,27 @@ impl Navigator {
             (true, true) => self.entity > other,
             (mine, _) => mine,
         };
+        // told once an episode per pair (a standoff that recurs on a long route is not news)
+        let first = !self.st.deadlocks_told.contains(&other);
+        if first {
+            self.st.deadlocks_told.push(other.clone());
+        }
         if i_yield {
-            tracing::warn!(
+            if first {
+                tracing::warn!(
                 "[{}] navigators `{}` and `{other}` each hold for the other (deadlock); `{}` gives way \
                  (give_way steering) until `{other}` is behind it. Give them `avoidance.steer` to pass without waiting",
                 self.address,
                 self.entity,
                 self.entity
             );
+            }
             self.st.yielding = Some(other);
             self.st.phase = NavPhase::Moving;
             let p = self.pose(ctx);
             self.st.progress_xy = [p[0], p[1]];
             self.st.progress_t = now;
-        } else if !me_drives && !s.drives && !self.st.deadlock_told {
-            self.st.deadlock_told = true;
+        } else if !me_drives && !s.drives && first {
             tracing::warn!(
                 "[{}] navigators `{}` and `{other}` each hold for the other (deadlock) and neither drives a base \
                  that could steer aside: they wait until one is moved; route them apart",
