@@ -173,7 +173,9 @@ def test_clock_at_100hz_reaches_exactly_n_steps_and_stamps_are_sim_time(roqsim, 
 
     c = [ns(m.clock) for m in clock]
     # /clock at the default 100 Hz: every 5th step of the 500 Hz physics
-    assert len(c) > n // 5 // 2, f"only {len(c)} /clock messages"
+    # (the subscription may match only after discovery, a second or more into the 3 s run on a
+    # loaded machine: the count is bounded loosely; the spacing below says none was missed after)
+    assert len(c) > 20, f"only {len(c)} /clock messages"
     step = round(dt * 1e9)
     assert c[-1] == n * step, f"final /clock {c[-1]} ns, expected {n} x {dt} s"
     assert all(b - a == 5 * step for a, b in zip(c, c[1:])), "every /clock advances by exactly five timesteps (100 Hz)"
