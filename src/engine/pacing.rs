@@ -87,7 +87,7 @@ fn sleep_for(s: f64) {
     if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) } != 0 {
         return std::thread::sleep(Duration::from_secs_f64(s));
     }
-    let ns = t.tv_nsec as i64 + (s * 1e9) as i64;
+    let ns = t.tv_nsec + (s * 1e9) as libc::c_long;
     t.tv_sec += (ns / 1_000_000_000) as libc::time_t;
     t.tv_nsec = (ns % 1_000_000_000) as _;
     // SAFETY: an absolute sleep on a valid timespec; the remainder pointer may be null.
