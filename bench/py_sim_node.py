@@ -3,7 +3,7 @@
 stand-in for a Python simulator node such as the seeds' own — publishing what roqsim publishes for
 worlds/turtlebot_floorplan.yaml, at the same rates, with the same QoS:
 
-    /clock        rosgraph_msgs/Clock         every physics step (500 Hz sim)  reliable
+    /clock        rosgraph_msgs/Clock         100 Hz (every 5th step, as roqsim's default)  reliable
     /odom         nav_msgs/Odometry           50 Hz, wheel-encoder odometry    reliable
     /tf           tf2_msgs/TFMessage          50 Hz, odom -> base_link         reliable
     /joint_states sensor_msgs/JointState      50 Hz, both wheels               reliable
@@ -50,7 +50,7 @@ WHEEL_SEP = 0.233
 MAX_V, MAX_W = 0.31, 1.90
 WHEEL_ACCEL = 0.9  # m/s^2 per wheel
 CMD_TIMEOUT = 0.5  # s
-ODOM_HZ, IMU_HZ, SCAN_HZ = 50.0, 100.0, 10.0
+ODOM_HZ, IMU_HZ, SCAN_HZ, CLOCK_HZ = 50.0, 100.0, 10.0, 100.0
 RAYS, RANGE_MIN, RANGE_MAX = 360, 0.15, 12.0
 ANGLE_MIN, ANGLE_MAX = -math.pi, math.pi
 VISIBLE_GROUPS = np.array([1, 1, 1, 1, 1, 0], dtype=np.uint8)  # group 5 = absent entities
@@ -210,7 +210,7 @@ def main():
     scan.scan_time, scan.range_min, scan.range_max = 1.0 / SCAN_HZ, RANGE_MIN, RANGE_MAX
 
     every = lambda hz: max(1, int(round(1.0 / (hz * dt))))  # noqa: E731
-    odom_every, imu_every, scan_every = every(ODOM_HZ), every(IMU_HZ), every(SCAN_HZ)
+    odom_every, imu_every, scan_every, clock_every = every(ODOM_HZ), every(IMU_HZ), every(SCAN_HZ), every(CLOCK_HZ)
 
     # wait for the subscribers (see the docstring)
     pubs = (p_clock, p_odom, p_tf, p_js, p_imu, p_scan, p_static)
@@ -236,8 +236,9 @@ def main():
         step(m, d)
         sim.post_step()
         now = d.time
-        stamp(clock.clock, now)
-        p_clock.publish(clock)
+        if tick % clock_every == 0:
+            stamp(clock.clock, now)
+            p_clock.publish(clock)
         if tick % odom_every == 0:
             stamp(odom.header.stamp, now)
             o = odom.pose.pose

@@ -285,7 +285,7 @@ class Suite:
         size = median([j["file_bytes"] for j in self.rec["on"]])
         L.append(
             f"worlds/turtlebot_floorplan.yaml, asap, no transport, {steps} steps per run; `--record` as `roqsim sim --record` writes it: "
-            "state samples at 50 Hz, every endpoint output as CDR, /tf, /tf_static, /clock every step, the inbound log (engine `--record` in examples/bench_rows.rs). Goal: recording costs ≤ 10 % of the step rate."
+            "state samples at 50 Hz, every endpoint output as CDR, /tf, /tf_static, /clock at 100 Hz, the inbound log (engine `--record` in examples/bench_rows.rs). Goal: recording costs ≤ 10 % of the step rate."
         )
         L.append("")
         L.append("| recording | steps/s | real-time factor | × no recording | cost | simulator CPU s per sim s | file (MiB) | peak RSS (MiB) |")
@@ -499,11 +499,11 @@ class Suite:
         if not ps:
             L.append("Not measured (--no-pacing).")
         else:
-            L.append("| world | sim time per run | steps | step-spacing error p50 / p99 / max (µs) | lateness p50 / p99 / max (µs) | wall − sim at the end (ms) | debt dropped (s) | peak RSS (MiB) |")
-            L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+            L.append("| world | sim time per run | steps | step-spacing error p50 / p99 / max (µs) | lateness p50 / p99 / max (µs) | wall − sim at the end (ms) | debt dropped (s) | CPU s per sim s | peak RSS (MiB) |")
+            L.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
             L.append(
                 f"| turtlebot_floorplan | {a.pacing_seconds:g} s | {ps[0]['steps']} | {g('spacing_p50_us'):.0f} / {g('spacing_p99_us'):.0f} / {g('spacing_max_us'):.0f} | "
-                f"{g('late_p50_us'):.0f} / {g('late_p99_us'):.0f} / {g('late_max_us'):.0f} | {g('end_drift_ms'):.2f} | {g('dropped_s'):.3f} | {mib(median([p['rss'] for p in ps])):.1f} |"
+                f"{g('late_p50_us'):.0f} / {g('late_p99_us'):.0f} / {g('late_max_us'):.0f} | {g('end_drift_ms'):.2f} | {g('dropped_s'):.3f} | {g('cpu_per_sim_s'):.3f} | {mib(median([p['rss'] for p in ps])):.1f} |"
             )
         L.extend(self.camera_report())
         L.extend(self.record_report())
@@ -514,8 +514,8 @@ class Suite:
         if hasattr(self, "topics"):
             hz = 1.0 / dt["turtlebot_floorplan"]
             L.append(
-                f"- rows 4/5 run {a.ros_steps} steps ({a.ros_steps * dt['turtlebot_floorplan']:g} s of sim time): /clock is published {a.ros_steps} times "
-                f"(every step), a 100 Hz topic {a.ros_steps * 100 / hz:,.0f}, 50 Hz {a.ros_steps * 50 / hz:,.0f}, 10 Hz {a.ros_steps * 10 / hz:,.0f}. "
+                f"- rows 4/5 run {a.ros_steps} steps ({a.ros_steps * dt['turtlebot_floorplan']:g} s of sim time): /clock is published {a.ros_steps * 100 / hz:,.0f} times "
+                f"(100 Hz, the default), a 100 Hz topic {a.ros_steps * 100 / hz:,.0f}, 50 Hz {a.ros_steps * 50 / hz:,.0f}, 10 Hz {a.ros_steps * 10 / hz:,.0f}. "
                 "Received counts below that are messages the subscribers could not take in time (KEEP_LAST, depth 10)."
             )
             for k, v in self.topics.items():

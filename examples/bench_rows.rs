@@ -372,6 +372,7 @@ fn pacing(world: &Path, sim_seconds: f64) {
     let mut starts: Vec<Instant> = Vec::with_capacity(n);
     let mut pacer = Pacer::new(dt, Some(1.0));
     let t0 = Instant::now();
+    let cpu0 = process_cpu_s();
     'run: loop {
         let due = pacer.due_steps();
         for _ in 0..due {
@@ -383,6 +384,7 @@ fn pacing(world: &Path, sim_seconds: f64) {
         }
     }
     let wall = t0.elapsed().as_secs_f64();
+    let cpu_per_sim_s = (process_cpu_s() - cpu0) / (n as f64 * dt);
     // Spacing error: |(t_k - t_{k-1}) - dt| for consecutive step starts (µs).
     let mut spacing: Vec<f64> =
         starts.windows(2).map(|w| ((w[1] - w[0]).as_secs_f64() - dt).abs() * 1e6).collect();
@@ -402,7 +404,7 @@ fn pacing(world: &Path, sim_seconds: f64) {
     let (l50, l99, lmax) = (q(&mut late, 0.5), q(&mut late, 0.99), q(&mut late, 1.0));
     println!(
         "{{\"steps\": {n}, \"dt\": {dt}, \"wall_s\": {wall}, \"spacing_p50_us\": {s50}, \"spacing_p99_us\": {s99}, \"spacing_max_us\": {smax}, \
-         \"late_p50_us\": {l50}, \"late_p99_us\": {l99}, \"late_max_us\": {lmax}, \"end_drift_ms\": {drift_ms}, \"dropped_s\": {}}}",
+         \"late_p50_us\": {l50}, \"late_p99_us\": {l99}, \"late_max_us\": {lmax}, \"end_drift_ms\": {drift_ms}, \"cpu_per_sim_s\": {cpu_per_sim_s}, \"dropped_s\": {}}}",
         pacer.dropped_s
     );
 }

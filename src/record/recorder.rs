@@ -24,7 +24,7 @@ use serde_norway::Value;
 
 use crate::context::payload::Payload;
 use crate::context::tap::Tapped;
-use crate::context::{EndpointId, ResetScope, SimContext};
+use crate::context::{EndpointId, ResetScope, RunState, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::engine::{Engine, Observer};
 use crate::record::msgs::{self, Frames};
@@ -188,6 +188,9 @@ pub struct Recorder {
     keep_tf: bool,
     tf_static_topic: String,
     clock_every: Option<u64>,
+    /// The sim time of the last /clock recorded (the run's end records the final one if the gate
+    /// skipped it, as the bridge publishes it).
+    last_clock: Option<f64>,
     /// Cancel flags of the goals logged, in order (a cancel names its goal by this index).
     goals: Vec<Arc<AtomicBool>>,
     every: u64,
@@ -248,6 +251,7 @@ impl Recorder {
             keep_tf: false,
             tf_static_topic: "/tf_static".into(),
             clock_every: None,
+            last_clock: None,
             goals: Vec::new(),
             every: 1,
             step: 0,
@@ -428,7 +432,7 @@ impl Recorder {
             });
         }
         if self.bridge_cfg.publish_clock && keep.keeps("/clock") {
-            let s = snap_rate(self.bridge_cfg.clock_rate_hz.unwrap_or(physics_hz), physics_hz);
+            let s = snap_rate(self.bridge_cfg.clock_hz(physics_hz), physics_hz);
             self.clock_every = Some(s.every_steps);
             rates.push(
                 json!({"name": "record /clock", "topic": "/clock", "requested_hz": s.requested_hz,
@@ -577,9 +581,18 @@ impl Recorder {
         self.write(self.inbound_channel, ctx.sim_time(), &data)
     }
 
+    fn write_clock(&mut self, now: f64) -> Result<(), String> {
+        let c = self.cached(|r| &mut r.clock_channel, "/clock", "rosgraph_msgs/msg/Clock")?;
+        self.last_clock = Some(now);
+        self.write(c, now, &msgs::encode_clock(now))
+    }
+
     fn finish_file(&mut self, ctx: &SimContext) -> Result<(), String> {
         if !self.sink.is_open() {
             return Ok(());
+        }
+        if self.clock_every.is_some() && self.step > 0 && self.last_clock != Some(ctx.sim_time()) {
+            self.write_clock(ctx.sim_time())?;
         }
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
         // Topics with messages only (a channel nobody wrote to, such as an unused inbound log,
@@ -692,10 +705,11 @@ impl Observer for Recorder {
             self.write(c, now, &msgs::encode_tf(&all))?;
         }
         if let Some(k) = self.clock_every {
-            if tick % k == 0 {
-                let c =
-                    self.cached(|r| &mut r.clock_channel, "/clock", "rosgraph_msgs/msg/Clock")?;
-                self.write(c, now, &msgs::encode_clock(now))?;
+            // As the bridge: on the gate, and at the last step a request asked for while paused.
+            let requested_last =
+                ctx.control.state != RunState::Playing && ctx.control.pending_steps <= 1;
+            if tick % k == 0 || requested_last {
+                self.write_clock(now)?;
             }
         }
         if self.step % self.every == 0 {

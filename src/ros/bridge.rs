@@ -31,7 +31,7 @@ use r2r::sensor_msgs::msg::JointState;
 use r2r::tf2_msgs::msg::TFMessage;
 
 use crate::context::payload::{self as pl, Payload};
-use crate::context::{EndpointId, SimContext};
+use crate::context::{EndpointId, RunState, SimContext};
 use crate::error::HookResult;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor};
 use crate::plugin_descriptor;
@@ -319,7 +319,7 @@ impl Plugin for Ros2Bridge {
             let publisher = node
                 .create_publisher::<Clock>("/clock", convert::qos_profile(Qos::Reliable))
                 .map_err(|e| format!("cannot create the /clock publisher: {e}"))?;
-            let s = ctx.interface.bind_rate("ros2 /clock", cfg.clock_rate_hz.unwrap_or(physics_hz));
+            let s = ctx.interface.bind_rate("ros2 /clock", cfg.clock_hz(physics_hz));
             watched.push(Watched {
                 topic: "/clock".into(),
                 msg_type: "rosgraph_msgs/msg/Clock".into(),
@@ -447,8 +447,9 @@ impl Plugin for Ros2Bridge {
         let Some(r) = self.run.as_mut() else { return Ok(()) };
         r.seen.iter_mut().for_each(|s| *s = None);
         r.merged.iter_mut().for_each(|m| m.latest.iter_mut().for_each(|l| *l = None));
-        // Forward what was published at tick 0 (static transforms) and the clock at 0.
-        r.forward(ctx)
+        // Forward what was published at tick 0 (static transforms) and the clock the reset
+        // leaves (0, or the standing time of a state-only reset), whatever the clock's gate says.
+        r.forward(ctx, true)
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
@@ -463,7 +464,11 @@ impl Plugin for Ros2Bridge {
             }
         } else {
             r.last_paused = None;
-            r.forward(ctx)?;
+            // The last step a StepSimulation / SimulateSteps / the viewer asked for while paused
+            // (the runner counts it off after this hook): its /clock goes out, gate or not.
+            let requested_last =
+                ctx.control.state != RunState::Playing && ctx.control.pending_steps <= 1;
+            r.forward(ctx, requested_last)?;
         }
         if r.last_refresh.is_none_or(|t| t.elapsed() >= GRAPH_PERIOD) {
             r.last_refresh = Some(Instant::now());
@@ -519,7 +524,8 @@ impl Plugin for Ros2Bridge {
 
 impl Running {
     /// Forward every publication not forwarded yet, then the bridge's own streams.
-    fn forward(&mut self, ctx: &SimContext) -> HookResult {
+    /// Publish what this step produced; /clock on its gate, or regardless with `clock_now`.
+    fn forward(&mut self, ctx: &SimContext, clock_now: bool) -> HookResult {
         let tick = ctx.tick;
         let now = ctx.sim_time();
         crate::ros::services::set_sim_time(now); // stamps of action feedback built on the ROS thread
@@ -644,7 +650,7 @@ impl Running {
         }
 
         if let Some((p, m, every)) = self.clock.as_mut() {
-            if tick % *every == 0 {
+            if clock_now || tick % *every == 0 {
                 m.clock = convert::stamp(now);
                 if let Err(e) = p.publish(m) {
                     tracing::warn!("/clock publish failed: {e}");
@@ -789,7 +795,7 @@ fn run_parameters(node: &r2r::Node, ctx: &SimContext, cfg: &BridgeConfig) -> par
     t.declare("publish_clock", params::bool_value(cfg.publish_clock), true, "publishes /clock");
     t.declare(
         "clock_rate_hz",
-        params::double_value(cfg.clock_rate_hz.unwrap_or(1.0 / ctx.dt)),
+        params::double_value(cfg.clock_hz(1.0 / ctx.dt)),
         true,
         "Hz, /clock rate (snapped to the physics grid)",
     );

@@ -34,9 +34,12 @@ pub struct BridgeConfig {
     /// prefix (`sim` → `sim/robot1/base_link`; a trailing `/` is added). Default "" (none).
     #[serde(default)]
     pub frame_prefix: String,
-    /// /clock (rosgraph_msgs/Clock) rate in Hz, snapped to the physics grid. Default: every
-    /// physics step (the finest a consumer can see). At a coarser rate the final sim time is
-    /// still published when the run ends, so /clock always reaches the last step.
+    /// /clock (rosgraph_msgs/Clock) rate in Hz, snapped to the physics grid; a rate at or above
+    /// the physics rate publishes every step. Default: [`DEFAULT_CLOCK_HZ`] as an exact
+    /// decimation of the physics rate (every 5th step at 500 Hz; every step below 100 Hz).
+    /// Whatever the rate, /clock also goes out after the last step a StepSimulation /
+    /// SimulateSteps request or the viewer asked for, on pause, on reset and when the run ends,
+    /// so ROS time is never stale while the simulation stands still.
     #[serde(default)]
     pub clock_rate_hz: Option<f64>,
     /// Publish /clock at all. Default true. (Off only when another process owns the clock.)
@@ -71,6 +74,25 @@ pub struct BridgeConfig {
     /// reach peers that are subscribed. Default 0.3 s; 0 = exit at once.
     #[serde(default = "default_linger")]
     pub linger_s: f64,
+}
+
+/// Default /clock rate (Hz): with `use_sim_time`, rclcpp timers fire only when /clock moves, so
+/// 100 Hz does not quantise a 20 Hz control loop, at a fifth of the messages of every step.
+pub const DEFAULT_CLOCK_HZ: f64 = 100.0;
+
+impl BridgeConfig {
+    /// The /clock rate (Hz) to bind at `physics_hz`: `clock_rate_hz` (capped at the physics rate,
+    /// i.e. every step), or by default the decimation of `physics_hz` nearest [`DEFAULT_CLOCK_HZ`]
+    /// (exactly `physics_hz / k`, so binding it never warns).
+    pub fn clock_hz(&self, physics_hz: f64) -> f64 {
+        match self.clock_rate_hz {
+            Some(hz) => hz.min(physics_hz),
+            None => {
+                let k = crate::engine::rates::snap_rate(DEFAULT_CLOCK_HZ, physics_hz).every_steps;
+                physics_hz / k as f64
+            }
+        }
+    }
 }
 
 fn default_node_name() -> String {
@@ -191,7 +213,7 @@ impl ValidateConfig for BridgeConfig {
         }
         if let Some(hz) = self.clock_rate_hz {
             if !(hz > 0.0 && hz.is_finite()) {
-                e.push(ConfigError::new("clock_rate_hz", format!("must be a rate > 0 Hz, got {hz}; omit it to publish /clock every physics step")));
+                e.push(ConfigError::new("clock_rate_hz", format!("must be a rate > 0 Hz, got {hz}; omit it for the default {DEFAULT_CLOCK_HZ} Hz, or give the physics rate to publish every step")));
             }
         }
         for (k, hz) in &self.rates {
@@ -302,6 +324,33 @@ mod tests {
                 topic: "/cell/joint_states".into(),
                 owners: vec!["l".into(), "r".into()]
             }])
+        );
+    }
+
+    #[test]
+    fn clock_defaults_to_an_exact_decimation_near_100_hz() {
+        let d = BridgeConfig::default();
+        assert_eq!(d.clock_hz(500.0), 100.0);
+        assert_eq!(d.clock_hz(1000.0), 100.0);
+        assert_eq!(d.clock_hz(60.0), 60.0, "every step below 100 Hz");
+        assert_eq!(
+            d.clock_hz(1000.0 / 3.0),
+            (1000.0 / 3.0) / 3.0,
+            "every 3rd step: nearest 100 Hz"
+        );
+        let every = parse("{clock_rate_hz: 500}").unwrap();
+        assert_eq!(every.clock_hz(500.0), 500.0);
+        assert_eq!(
+            parse("{clock_rate_hz: 1e6}").unwrap().clock_hz(500.0),
+            500.0,
+            "capped: every step"
+        );
+        assert_eq!(parse("{clock_rate_hz: 30}").unwrap().clock_hz(500.0), 30.0);
+        let e = parse("{clock_rate_hz: 0}").unwrap_err();
+        assert!(
+            e[0].message.contains("omit it for the default 100 Hz, or give the physics rate"),
+            "{}",
+            e[0].message
         );
     }
 

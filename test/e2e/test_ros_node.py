@@ -156,7 +156,7 @@ def test_scan_layout_frame_and_wall_distance(roqsim, ros):
 # ----------------------------------------------------------------------------------- clock
 
 
-def test_clock_advances_exactly_n_steps_and_stamps_are_sim_time(roqsim, ros):
+def test_clock_at_100hz_reaches_exactly_n_steps_and_stamps_are_sim_time(roqsim, ros):
     from nav_msgs.msg import Odometry
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import LaserScan
@@ -172,10 +172,13 @@ def test_clock_advances_exactly_n_steps_and_stamps_are_sim_time(roqsim, ros):
     assert f"run finished (steps): {n} steps, sim time 3.000 s" in sim.output()
 
     c = [ns(m.clock) for m in clock]
-    assert len(c) > n // 2, f"only {len(c)} /clock messages"
+    # /clock at the default 100 Hz: every 5th step of the 500 Hz physics
+    # (the subscription may match only after discovery, a second or more into the 3 s run on a
+    # loaded machine: the count is bounded loosely; the spacing below says none was missed after)
+    assert len(c) > 20, f"only {len(c)} /clock messages"
     step = round(dt * 1e9)
     assert c[-1] == n * step, f"final /clock {c[-1]} ns, expected {n} x {dt} s"
-    assert all(b - a == step for a, b in zip(c, c[1:])), "every /clock advances by exactly one timestep"
+    assert all(b - a == 5 * step for a, b in zip(c, c[1:])), "every /clock advances by exactly five timesteps (100 Hz)"
 
     o = [ns(m.header.stamp) for m in odom]
     s = [ns(m.header.stamp) for m in scans]
