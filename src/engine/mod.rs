@@ -218,10 +218,14 @@ impl Engine {
         let t0 = Instant::now();
         for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::CONFIGURE)) {
             let t = Instant::now();
+            ctx.interface.configuring = Some(s.address.clone());
             s.plugin.configure(&mut ctx).map_err(|m| hook_err(&s.address, "configure", m))?;
+            ctx.interface.configuring = None;
             s.timing[CONFIGURE].0 += t.elapsed().as_nanos();
             s.timing[CONFIGURE].1 += 1;
         }
+        crate::context::claims::endpoint_topics(&ctx.interface)
+            .map_err(|e| SimError::Other(e.join("\n")))?;
         crate::engine::presence::capture(&mut ctx).map_err(SimError::Other)?;
         load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
         let mut refused = Vec::new();
