@@ -291,11 +291,7 @@ where
     C: DeserializeOwned + ValidateConfig,
     P: Plugin + 'static,
 {
-    let cfg: C = typed_config(value)?;
-    let errs = cfg.validate();
-    if !errs.is_empty() {
-        return Err(errs);
-    }
+    let cfg: C = crate::key_ranges::typed_valid(value)?;
     Ok(Box::new(make(cfg, args)))
 }
 

@@ -41,7 +41,7 @@ pub struct RunArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// Trials run at once (default: the number of cores).
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = crate::cli::whole_number)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = crate::cli::count_from_1)]
     pub jobs: Option<u64>,
     /// Also re-run trials marked failed, timeout or crashed.
     #[arg(long)]

@@ -776,7 +776,8 @@ fn create(
     v: &serde_norway::Value,
     args: &PluginArgs,
 ) -> Result<Box<dyn Plugin>, Vec<crate::error::ConfigError>> {
-    let cfg: NavigatorConfig = crate::plugin::typed_config(v)?;
+    let cfg: NavigatorConfig = crate::plugin::typed_config(v)
+        .map_err(|e| crate::key_ranges::key_ranges::<NavigatorConfig>(v, e))?;
     let given = config::given_keys(v);
     let mut e = crate::plugin::ValidateConfig::validate(&cfg);
     match cfg.output {
