@@ -431,6 +431,10 @@ fn check(w: WorldArgs) -> ExitCode {
     // A preview seed: checking a world is not a measurement.
     match Engine::new(world, EngineOptions { profile: false, seed: Some(0) }) {
         Ok(mut e) => {
+            if let Err(err) = e.topic_clashes() {
+                crate::cli::stderr::say!("error: {err}");
+                return ExitCode::from(2);
+            }
             // One step reveals what compiling cannot (a state that goes non-finite at once).
             if let Err(err) = e.step() {
                 crate::cli::stderr::say!(
@@ -645,6 +649,10 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
                 return Err(ExitCode::from(2));
             }
         };
+    if let Err(e) = engine.topic_clashes() {
+        crate::cli::stderr::say!("error: {e}");
+        return Err(ExitCode::from(2));
+    }
     if let Some(r) = recorder {
         let path = r.path().to_path_buf();
         if let Err(e) = r.attach(&mut engine) {

@@ -791,3 +791,34 @@ fn long_values_are_clipped_wherever_they_are_echoed() {
         assert!(err.contains("bytes in all)"), "{err}");
     }
 }
+
+/// Class: `check` (no `--ros`) refuses two publishers on one topic and two message types on one
+/// topic, naming both entries; `sim` refuses them the same way before it runs.
+#[test]
+fn check_and_sim_refuse_topic_clashes_without_ros() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(
+        dir.path(),
+        "w.yaml",
+        "sim: {seed: 1}
+components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - imu: {}
+        name: imu_a
+      - imu: {}
+        name: imu_b
+",
+    );
+    let w = w.to_str().unwrap();
+    for verb in [vec!["check", w], vec!["sim", w, "--steps", "1", "-q"]] {
+        let out = roqsim(&verb);
+        assert_eq!(out.status.code(), Some(2), "{verb:?}");
+        assert_eq!(
+            stderr(&out),
+            "error: [tb.imu_b] configure: topics.imu: `/imu/data` is already published by `tb.imu_a` (its `imu`, sensor_msgs/msg/Imu); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map, or its robot a `namespace:`\n",
+            "{verb:?}"
+        );
+    }
+}

@@ -900,8 +900,9 @@ fn every_configure_refusal_of_a_world_is_reported_at_once() {
         "[tb.diff_drive] configure: odom_child_frame: this entry publishes `odom -> odom` on /tf, a frame as its own parent: TF is a tree and refuses the loop. Name the child frame apart from its parent (change `odom_child_frame:`)
 [tb.ground_truth_pose] configure: child_frame: `my frame` is not a TF frame id: ' ' is not allowed; a frame id holds letters, digits and `_`, with `/` between namespace segments (as ROS names do)"
     );
-    // with the configure refusals fixed, the topic clash of the two IMUs is next
-    let text = refusal(
+    // with the configure refusals fixed, the topic clash of the IMUs is next (`check` and `sim`
+    // ask for it after setup): every clash, each naming both entries
+    let text = engine(
         "components:
   - spawn_robot: {model: turtlebot4}
     name: tb
@@ -913,7 +914,10 @@ fn every_configure_refusal_of_a_world_is_reported_at_once() {
       - imu: {}
         name: imu_c
 ",
-    );
+    )
+    .topic_clashes()
+    .unwrap_err()
+    .to_string();
     assert_eq!(text.lines().count(), 2, "{text}");
     assert!(text.lines().all(|l| l.contains("is already published by `tb.imu_a`")), "{text}");
 }

@@ -309,6 +309,11 @@ fn frame_ids_tf_refuses_are_refused_with_the_rule() {
 
 // ------------------------------------------------------------------------- one topic, one writer
 
+/// The topic clashes `roqsim check` and `roqsim sim` refuse after setup.
+fn clash(yaml: &str) -> String {
+    engine(yaml).topic_clashes().unwrap_err().to_string()
+}
+
 #[test]
 fn two_sensors_of_one_kind_on_one_topic_are_refused_naming_both() {
     let imus = "components:
@@ -320,7 +325,7 @@ fn two_sensors_of_one_kind_on_one_topic_are_refused_naming_both() {
       - imu: {}
         name: imu_b
 ";
-    assert_eq!(refusal(imus), "[tb.imu_b] configure: topics.imu: `/imu/data` is already published by `tb.imu_a` (its `imu`, sensor_msgs/msg/Imu); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map, or its robot a `namespace:`");
+    assert_eq!(clash(imus), "[tb.imu_b] configure: topics.imu: `/imu/data` is already published by `tb.imu_a` (its `imu`, sensor_msgs/msg/Imu); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map, or its robot a `namespace:`");
 }
 
 #[test]
@@ -343,7 +348,7 @@ fn two_lidars_on_one_scan_topic_are_refused_and_renamed_apart_they_load() {
         )
     };
     assert_eq!(
-        refusal(&two("")),
+        clash(&two("")),
         "[tb.rear.lidar] configure: topics.scan: `/scan` is already published by `tb.rplidar.lidar` (its `scan`, sensor_msgs/msg/LaserScan); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map, or its robot a `namespace:`"
     );
     let e = engine(&two("topics: {scan: scan_rear}"));
@@ -375,5 +380,5 @@ fn two_message_types_on_one_topic_are_refused_naming_both() {
         components:
           - lidar: {}
 ";
-    assert_eq!(refusal(mixed), "[tb.imu] configure: topics.imu: `tb.imu` publishes sensor_msgs/msg/Imu on `/scan`, but `tb.rplidar.lidar` (its `scan`) publishes sensor_msgs/msg/LaserScan there; a ROS topic has one message type: rename one of them with its `topics:` map");
+    assert_eq!(clash(mixed), "[tb.imu] configure: topics.imu: `tb.imu` publishes sensor_msgs/msg/Imu on `/scan`, but `tb.rplidar.lidar` (its `scan`) publishes sensor_msgs/msg/LaserScan there; a ROS topic has one message type: rename one of them with its `topics:` map");
 }

@@ -86,9 +86,6 @@ fn has_trials(dir: &Path) -> bool {
 }
 
 fn run(a: &RunArgs) -> ExitCode {
-    if a.jobs == Some(0) {
-        return fail("--jobs must be at least 1");
-    }
     if let Some(addr) = &a.ray {
         if let Err(m) = crate::campaign::ray::check_address(addr) {
             return fail(m);

@@ -399,6 +399,11 @@ pub fn check_frame_id(f: &str) -> Result<(), String> {
             "`{q}` is not a TF frame id: it has an empty segment (`//` or a trailing `/`)"
         ));
     }
+    if f.contains('{') && f.contains('}') {
+        return Err(format!(
+            "`{q}` is not a TF frame id: a manifest placeholder left unfilled (a device manifest's frames are filled by `spawn_sensor`, which names them; spawn the device with it)"
+        ));
+    }
     if let Some(c) = f.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '/')) {
         return Err(format!(
             "`{q}` is not a TF frame id: {c:?} is not allowed; a frame id holds letters, digits and `_`, with `/` between namespace segments (as ROS names do)"

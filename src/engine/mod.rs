@@ -260,8 +260,6 @@ impl Engine {
             s.timing[CONFIGURE].1 += 1;
         }
         all_refusals(failed)?;
-        crate::context::claims::endpoint_topics(&ctx.interface)
-            .map_err(|e| SimError::Other(e.join("\n")))?;
         crate::engine::presence::capture(&mut ctx).map_err(SimError::Other)?;
         load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
         let mut refused = Vec::new();
@@ -518,6 +516,15 @@ impl Engine {
         let d = self.ctx.data();
         t.finish(d.model().ffi(), d.ffi());
         Some(t)
+    }
+
+    /// The world's endpoint topics as a transport would publish them: two publishers of one
+    /// topic, or two message types on one, refused naming both entries
+    /// ([`crate::context::claims::endpoint_topics`]). `roqsim check` and `roqsim sim` ask it
+    /// after setup; an in-process engine (a test comparing two sensors side by side) need not.
+    pub fn topic_clashes(&self) -> Result<(), SimError> {
+        crate::context::claims::endpoint_topics(&self.ctx.interface)
+            .map_err(|e| SimError::Other(e.join("\n")))
     }
 
     /// Step `n` times.
