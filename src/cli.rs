@@ -153,6 +153,19 @@ pub(crate) fn whole_number(s: &str) -> Result<u64, String> {
     })
 }
 
+/// A count flag that must be at least 1 (`sim --steps`, `campaign run --jobs`): a whole number in
+/// 1 ..= 2^64 - 1, said so when it is not (0 would run nothing).
+pub(crate) fn count_from_1(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "takes a whole number from 1 to {}, got `{}`",
+            u64::MAX,
+            crate::error::clip(s)
+        )),
+    }
+}
+
 /// `export srdf|moveit --samples`: a whole number of random configurations within
 /// [`MAX_SRDF_SAMPLES`](crate::export::srdf::MAX_SRDF_SAMPLES) (a larger count would run for days).
 fn srdf_samples(s: &str) -> Result<usize, String> {
@@ -171,8 +184,8 @@ fn srdf_samples(s: &str) -> Result<usize, String> {
 struct SimArgs {
     #[command(flatten)]
     world: WorldArgs,
-    /// Stop after N physics steps.
-    #[arg(long, conflicts_with = "seconds", allow_hyphen_values = true, value_parser = whole_number)]
+    /// Stop after N physics steps (at least 1).
+    #[arg(long, conflicts_with = "seconds", allow_hyphen_values = true, value_parser = count_from_1)]
     steps: Option<u64>,
     /// Stop after S seconds of simulated time.
     #[arg(long, allow_hyphen_values = true)]
@@ -272,7 +285,7 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
     let filter =
         tracing_subscriber::EnvFilter::try_from_env("ROQSIM_LOG").unwrap_or_else(|_| "info".into());
     let stderr = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(|| stderr::TidyLog)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .without_time();
@@ -309,7 +322,7 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
     };
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
-        Err(e) => return clap_answer(&e),
+        Err(e) => return clap_answer(&clip_clap_values(e)),
     };
     match cli.command {
         Command::Plugins { what } => plugins_cmd(what),
@@ -323,6 +336,23 @@ pub fn main_with(provider: &str, plugins: Vec<PluginDescriptor>) -> ExitCode {
         Command::Catalog { what } => crate::introspect::cli::catalog(what),
         Command::Campaign { what } => crate::campaign::cli::campaign(what),
     }
+}
+
+/// clap's usage error with the user's values it quotes clipped ([`crate::error::clip`]): a
+/// 100,000-character value or argument is not echoed back whole.
+fn clip_clap_values(mut e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg, ContextKind::SuggestedArg] {
+        let clipped = match e.get(kind) {
+            Some(ContextValue::String(s)) => ContextValue::String(crate::error::clip(s)),
+            Some(ContextValue::Strings(v)) => {
+                ContextValue::Strings(v.iter().map(|s| crate::error::clip(s)).collect())
+            }
+            _ => continue,
+        };
+        e.insert(kind, clipped);
+    }
+    e
 }
 
 /// What clap answers instead of a run: `--help` and `--version` on stdout (exit 0), a usage error
@@ -401,6 +431,10 @@ fn check(w: WorldArgs) -> ExitCode {
     // A preview seed: checking a world is not a measurement.
     match Engine::new(world, EngineOptions { profile: false, seed: Some(0) }) {
         Ok(mut e) => {
+            if let Err(err) = e.topic_clashes() {
+                crate::cli::stderr::say!("error: {err}");
+                return ExitCode::from(2);
+            }
             // One step reveals what compiling cannot (a state that goes non-finite at once).
             if let Err(err) = e.step() {
                 crate::cli::stderr::say!(
@@ -516,6 +550,12 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
             crate::cli::stderr::say!("error: {m}");
             return Err(ExitCode::from(2));
         }
+        if s == 0.0 {
+            crate::cli::stderr::say!(
+                "error: --seconds 0 runs no step: give a sim time of at least one physics step (sim.timestep)"
+            );
+            return Err(ExitCode::from(2));
+        }
     }
     if let Some(p) = &a.summary {
         if let Err(m) = crate::campaign::summary::check_writable(p) {
@@ -587,9 +627,9 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
         }
     };
     if let Some(s) = a.seconds {
-        if s > 0.0 && (s / world.timestep).round() < 1.0 {
+        if (s / world.timestep).round() < 1.0 {
             crate::cli::stderr::say!(
-                "error: --seconds {s} is shorter than one physics step ({} s)",
+                "error: --seconds {s} is shorter than one physics step ({} s): a run takes at least one step",
                 world.timestep
             );
             return Err(ExitCode::from(2));
@@ -609,6 +649,10 @@ fn prepare(a: &SimArgs) -> Result<(Engine, Limits, Option<f64>), ExitCode> {
                 return Err(ExitCode::from(2));
             }
         };
+    if let Err(e) = engine.topic_clashes() {
+        crate::cli::stderr::say!("error: {e}");
+        return Err(ExitCode::from(2));
+    }
     if let Some(r) = recorder {
         let path = r.path().to_path_buf();
         if let Err(e) = r.attach(&mut engine) {

@@ -36,11 +36,19 @@ pub fn tidy(message: &str) -> String {
         Ok(v) => num(v),
         Err(_) => c[0].to_string(),
     });
+    // An unquoted run of 200+ characters without a space is no prose but a value echoed bare (a
+    // path, a flag's value): clipped too.
+    static LONG_WORD: OnceLock<regex::Regex> = OnceLock::new();
+    let long_word =
+        LONG_WORD.get_or_init(|| regex::Regex::new(r"[^\s`]{201,}").expect("valid pattern"));
+    let bare = |p: &str| -> String {
+        long_word.replace_all(p, |c: &regex::Captures| clip(&c[0])).into_owned()
+    };
     // Backquotes pair up from the left: the odd pieces between them are quoted values. (Text
     // *between* two quoted values is prose and never clipped, however long.)
     let pieces: Vec<&str> = m.split('`').collect();
     if pieces.len() < 3 {
-        return m.into_owned();
+        return bare(&m);
     }
     let last_quoted = if pieces.len() % 2 == 1 { pieces.len() - 2 } else { pieces.len() - 3 };
     let mut out = String::with_capacity(m.len());
@@ -48,10 +56,14 @@ pub fn tidy(message: &str) -> String {
         if i > 0 {
             out.push('`');
         }
-        if i % 2 == 1 && i <= last_quoted && p.chars().nth(200).is_some() {
-            out.push_str(&clip(p));
+        if i % 2 == 1 && i <= last_quoted {
+            if p.chars().nth(200).is_some() {
+                out.push_str(&clip(p));
+            } else {
+                out.push_str(p);
+            }
         } else {
-            out.push_str(p);
+            out.push_str(&bare(p));
         }
     }
     out

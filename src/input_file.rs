@@ -53,6 +53,19 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// What an existing path that cannot be read as a file is (`is a directory`, `is not a regular
+/// file (a FIFO)`), or `None` when it is a regular file or does not exist.
+pub fn not_a_file(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        Some("is a directory".into())
+    } else if !meta.is_file() {
+        Some(format!("is not a regular file ({})", kind_of(&meta.file_type())))
+    } else {
+        None
+    }
+}
+
 /// The refusal of a file whose metadata says it cannot be read as `expect.file`.
 fn refusal(path: &Path, what: &str, meta: &std::fs::Metadata, expect: Expect) -> Option<String> {
     let shown = path.display();

@@ -16,6 +16,7 @@ pub mod export;
 pub mod handles;
 pub mod input_file;
 pub mod introspect;
+pub mod key_ranges;
 pub mod math;
 pub mod mujoco;
 pub mod nav;

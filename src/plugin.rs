@@ -295,7 +295,7 @@ pub fn typed_validated<C: DeserializeOwned + ValidateConfig>(
             let e = c.validate();
             return if e.is_empty() { Ok(c) } else { Err(e) };
         }
-        Err(e) => e,
+        Err(e) => crate::key_ranges::key_ranges::<C>(value, e),
     };
     let mut pruned = value.clone();
     for e in &errs {

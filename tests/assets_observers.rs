@@ -680,7 +680,8 @@ fn warehouse_world_runs_with_its_conveyor_door_arm_and_faults() {
         );
         replies.push(rx);
     }
-    e.step().unwrap();
+    // the grip fault waits its 10 steps for a contact on the pads before it answers untested
+    e.step_n(roqsim::plugins::faults::model_override::CONTACT_WAIT_STEPS as u64).unwrap();
     let msgs: Vec<String> = replies
         .iter()
         .map(|rx| match rx.try_recv() {

@@ -506,7 +506,7 @@ fn a_seed_file_factor_a_file_as_output_and_jobs_0_are_refused() {
     // --jobs 0 is refused before the (bad) document is even built.
     let r = roqsim(&["campaign", "run", "campaign.yaml", "-o", "out", "--jobs", "0"], d.path());
     assert_eq!(r.code, 2);
-    assert_eq!(r.stderr.trim(), "error: --jobs must be at least 1");
+    assert_eq!(r.stderr.trim(), "error: invalid value '0' for '--jobs <N>': takes a whole number from 1 to 18446744073709551615, got `0`\n\nFor more information, try '--help'.");
 }
 
 /// Copy folder `from` to `to` (files and folders).

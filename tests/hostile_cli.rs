@@ -590,7 +590,7 @@ fn number_flags_answer_with_their_range_not_clap_tips() {
         (vec!["render", w, "--seed", "-1"], "invalid value '-1' for '--seed <SEED>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
         (vec!["export", "srdf", w, "--robot", "r", "--samples", "-1"], "invalid value '-1' for '--samples <SAMPLES>': takes a whole number of random configurations from 0 to 1000000 (default 10000), got `-1`"),
         (vec!["export", "srdf", w, "--robot", "r", "--samples", "18446744073709551615"], "takes a whole number of random configurations from 0 to 1000000 (default 10000), got `18446744073709551615`"),
-        (vec!["campaign", "run", "c.yaml", "-o", "out", "--jobs", "-1"], "invalid value '-1' for '--jobs <N>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
+        (vec!["campaign", "run", "c.yaml", "-o", "out", "--jobs", "-1"], "invalid value '-1' for '--jobs <N>': takes a whole number from 1 to 18446744073709551615, got `-1`"),
         (vec!["replay", "r.mcap", "--until", "-inf"], "error: --until -inf: give a run time in seconds, 0 or more"),
         (vec!["campaign", "trial", "out", "-1"], "invalid value '-1' for '<INDEX>': takes a whole number from 0 to 18446744073709551615, got `-1`"),
         (vec!["campaign", "trial", "out", "99999999999999999999"], "invalid value '99999999999999999999' for '<INDEX>': takes a whole number from 0 to 18446744073709551615"),
@@ -729,5 +729,96 @@ fn a_view_camera_is_bounded_like_a_position() {
         "sim.view.azimuth: must be finite degrees within ±36000, got 1e300",
     ] {
         assert!(text.contains(line), "{text}\nlacks\n{line}");
+    }
+}
+
+/// Class: a run that would take no step is refused with the range instead of ending at once
+/// silently (`--seconds 0`, `--steps 0`), and so is a campaign of no parallel trial.
+#[test]
+fn a_run_of_no_step_is_refused_with_the_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(dir.path(), "w.yaml", "sim: {seed: 1}\ncomponents:\n  - dummy: {}\n");
+    let w = w.to_str().unwrap();
+    for (args, want) in [
+        (vec!["sim", w, "--seconds", "0"], "error: --seconds 0 runs no step: give a sim time of at least one physics step (sim.timestep)\n"),
+        (vec!["sim", w, "--seconds", "0.0001"], "error: --seconds 0.0001 is shorter than one physics step (0.002 s): a run takes at least one step\n"),
+        (vec!["sim", w, "--steps", "0"], "error: invalid value '0' for '--steps <STEPS>': takes a whole number from 1 to 18446744073709551615, got `0`\n\nFor more information, try '--help'.\n"),
+        (vec!["campaign", "run", "c.yaml", "-o", "out", "--jobs", "0"], "error: invalid value '0' for '--jobs <N>': takes a whole number from 1 to 18446744073709551615, got `0`\n\nFor more information, try '--help'.\n"),
+    ] {
+        let out = roqsim(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(stderr(&out), want, "{args:?}");
+    }
+}
+
+/// Class: every user value a refusal or warning echoes is clipped to 80 characters and its
+/// length, wherever it is quoted: a path (`--record`, `--override`), a flag's value in clap's
+/// own text (`--steps`), a `--record-topics` glob in the log's warning.
+#[test]
+fn long_values_are_clipped_wherever_they_are_echoed() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(dir.path(), "w.yaml", "sim: {seed: 1}\ncomponents:\n  - dummy: {}\n");
+    let w = w.to_str().unwrap();
+    let long = "x".repeat(100_000);
+    let nodir = format!("/nodir/{long}");
+    let rec = dir.path().join("r.mcap");
+    let glob = format!("/{long}");
+    let clipped = format!("{}… (", "x".repeat(73));
+    for args in [
+        vec!["sim", w, "--steps", "1", "-q", "--record", &nodir],
+        vec!["check", w, "--override", &nodir],
+        vec!["sim", w, "--steps", &long],
+        vec![
+            "sim",
+            w,
+            "--steps",
+            "1",
+            "-q",
+            "--record",
+            rec.to_str().unwrap(),
+            "--record-topics",
+            &glob,
+        ],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_roqsim"))
+            .args(&args)
+            .env_remove("AMENT_PREFIX_PATH")
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert!(err.len() < 2_000, "{} bytes for {:?}", err.len(), &args[..3]);
+        assert!(err.contains(&clipped), "{:?}: {err}", &args[..3]);
+        assert!(err.contains("bytes in all)"), "{err}");
+    }
+}
+
+/// Class: `check` (no `--ros`) refuses two publishers on one topic and two message types on one
+/// topic, naming both entries; `sim` refuses them the same way before it runs.
+#[test]
+fn check_and_sim_refuse_topic_clashes_without_ros() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = common::write(
+        dir.path(),
+        "w.yaml",
+        "sim: {seed: 1}
+components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - imu: {}
+        name: imu_a
+      - imu: {}
+        name: imu_b
+",
+    );
+    let w = w.to_str().unwrap();
+    for verb in [vec!["check", w], vec!["sim", w, "--steps", "1", "-q"]] {
+        let out = roqsim(&verb);
+        assert_eq!(out.status.code(), Some(2), "{verb:?}");
+        assert_eq!(
+            stderr(&out),
+            "error: [tb.imu_b] configure: topics.imu: `/imu/data` is already published by `tb.imu_a` (its `imu`, sensor_msgs/msg/Imu); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map, or its robot a `namespace:`\n",
+            "{verb:?}"
+        );
     }
 }

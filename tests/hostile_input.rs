@@ -628,7 +628,7 @@ fn negative_cli_numbers_are_refused_saying_what_the_flag_takes() {
     let w = dir.path().join("w.yaml");
     std::fs::write(&w, "components: []\n").unwrap();
     for (args, needle) in [
-        (["--steps", "-1"], "invalid value '-1' for '--steps <STEPS>': takes a whole number from 0 to 18446744073709551615"),
+        (["--steps", "-1"], "invalid value '-1' for '--steps <STEPS>': takes a whole number from 1 to 18446744073709551615"),
         (["--seed", "-5"], "invalid value '-5' for '--seed <SEED>': takes a whole number"),
         (["--steps", "1.5"], "got `1.5`"),
         (["--seconds", "-1"], "--seconds must be a sim time within [0, 31536000] s (a year; count a longer run with --steps), got -1"),
@@ -915,4 +915,114 @@ fn a_height_field_declaring_a_huge_image_is_refused_from_its_header() {
             p.display()
         )],
     );
+}
+
+/// Class: a mesh or texture path that exists but is no regular file (a FIFO would block the
+/// read, a directory cannot be read) is refused saying what it is, not "no file".
+#[test]
+fn an_existing_fifo_or_directory_mesh_or_texture_is_refused_by_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in ["plan.stl", "floor.png"] {
+        assert!(Command::new("mkfifo").arg(dir.path().join(n)).status().unwrap().success());
+    }
+    std::fs::create_dir(dir.path().join("dir.png")).unwrap();
+    let d = dir.path().display();
+    for (world, want) in [
+        (
+            "components:\n  - floorplan: {mesh: plan.stl}\n".to_string(),
+            format!("`plan.stl`: `{d}/plan.stl` is not a regular file (a FIFO): name an .stl or .obj file"),
+        ),
+        (
+            "components:\n  - floorplan: {lines: [{id: 0, x0_m: 0, y0_m: 0, x1_m: 6, y1_m: 0}], floor: {texture: floor.png}}\n".to_string(),
+            format!("`floor.png`: `{d}/floor.png` is not a regular file (a FIFO): name a .png file"),
+        ),
+        (
+            "components:\n  - floorplan: {lines: [{id: 0, x0_m: 0, y0_m: 0, x1_m: 6, y1_m: 0}], floor: {texture: dir.png}}\n".to_string(),
+            format!("`dir.png`: `{d}/dir.png` is a directory: name a .png file"),
+        ),
+    ] {
+        let text = common::refusal_in(&world, dir.path());
+        assert!(text.contains(&want), "{text}\nlacks\n{want}");
+        assert!(!text.contains("no file"), "{text}");
+    }
+}
+
+/// Class: setup refuses every entry's problem at once (as the parse stage does): two entries
+/// refused in configure are both named, each on its own line; an entry nested under a refused one
+/// is not configured (it would only repeat the problem).
+#[test]
+fn every_configure_refusal_of_a_world_is_reported_at_once() {
+    let text = refusal(
+        "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - diff_drive: {odom_child_frame: odom}
+      - ground_truth_pose: {child_frame: my frame}
+      - imu: {}
+        name: imu_a
+      - imu: {}
+        name: imu_b
+",
+    );
+    assert_eq!(
+        text,
+        "[tb.diff_drive] configure: odom_child_frame: this entry publishes `odom -> odom` on /tf, a frame as its own parent: TF is a tree and refuses the loop. Name the child frame apart from its parent (change `odom_child_frame:`)
+[tb.ground_truth_pose] configure: child_frame: `my frame` is not a TF frame id: ' ' is not allowed; a frame id holds letters, digits and `_`, with `/` between namespace segments (as ROS names do)"
+    );
+    // with the configure refusals fixed, the topic clash of the IMUs is next (`check` and `sim`
+    // ask for it after setup): every clash, each naming both entries
+    let text = engine(
+        "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - imu: {}
+        name: imu_a
+      - imu: {}
+        name: imu_b
+      - imu: {}
+        name: imu_c
+",
+    )
+    .topic_clashes()
+    .unwrap_err()
+    .to_string();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.lines().all(|l| l.contains("is already published by `tb.imu_a`")), "{text}");
+}
+
+/// Class: a whole-number key given a value past its Rust type says the range of the key, not
+/// of the type (`u8`, `u32`, `i64`): the key's own check is quoted with the user's value.
+#[test]
+fn whole_number_keys_past_their_type_say_their_own_range() {
+    let text = refusal(
+        "components:
+  - camera: {camera: cam, jpeg_quality: 8193}
+    name: c
+  - heightfield: {octaves: -1, resolution: 4294967296}
+    name: hf
+  - shelf: {layers: 1e30}
+    name: sh
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - spawn_sensor: {}
+        name: rplidar
+        components:
+          - lidar: {rays: 4294967296}
+",
+    );
+    for line in [
+        "components.c.jpeg_quality: must be 1..=100, got 8193 (camera)",
+        "components.hf.octaves: must be within 1..=10, got -1 (heightfield)",
+        "components.hf.resolution: must be within 2..=4096 samples per side, got 4294967296 (heightfield)",
+        "components.sh.layers: the number of boards is an integer in 2..=200 (a bottom and a top board at least), got 1e30 (shelf)",
+        "components.tb.rplidar.lidar.rays: must be <= 100000, got 4294967296",
+    ] {
+        assert!(text.contains(line), "{text}\nlacks\n{line}");
+    }
+    assert!(!text.contains("4294967295") && !text.contains("9223372036854775807"), "{text}");
+    let frac = refusal("components:\n  - shelf: {layers: 2.5}\n    name: sh\n");
+    assert_has(&frac, &["layers: the number of boards is an integer in 2..=200 (a bottom and a top board at least), got 2.5 (not a whole number) (shelf)"]);
 }

@@ -285,14 +285,17 @@ fn base_joint_refusal_and_weld() {
     );
     let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: turtlebot4, default_plugins: false, base_joint: left_wheel_joint}}\n"));
     assert_contains(&msg, "base_joint: joint `left_wheel_joint` of model `turtlebot4` is not a free joint; free joints: base_free");
-    // A device model has no free joint: spawned as a "robot" it is welded, and says why.
-    let e = engine(&format!("{SIM}components:\n  - spawn_robot: {{model: rplidar_a1, default_plugins: false, pose: {{position: {{z: 0.5}}}}}}\n    name: post\n"));
+    // A gripper model has no free joint: spawned as a "robot" it is welded, and says why.
+    let e = engine(&format!("{SIM}components:\n  - spawn_robot: {{model: parallel_gripper, default_plugins: false, pose: {{position: {{z: 0.5}}}}}}\n    name: post\n"));
     let ent = e.ctx.entities.get("post").unwrap();
     assert_eq!(ent.free_joint, None);
     assert_eq!(
         ent.weld_reason.as_deref(),
-        Some("model `rplidar_a1` has no free joint `base_free`: its base is welded to the world")
+        Some("model `parallel_gripper` has no free joint `base_free`: its base is welded to the world")
     );
+    // a device model's frames are named by spawn_sensor: as a "robot" its placeholder frame is refused
+    let msg = refusal(&format!("{SIM}components:\n  - spawn_robot: {{model: rplidar_a1, default_plugins: false}}\n    name: post\n"));
+    assert_contains(&msg, "[post] configure: namespace: `{frame_id}` is not a TF frame id: a manifest placeholder left unfilled (a device manifest's frames are filled by `spawn_sensor`, which names them; spawn the device with it)");
 }
 
 // ----------------------------------------------------------------------------------------------

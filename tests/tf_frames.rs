@@ -249,3 +249,136 @@ fn two_robots_without_a_namespace_whose_topics_were_renamed_apart_are_refused() 
         ])
     );
 }
+
+// ------------------------------------------------------------------ loops, self-edges, frame ids
+
+#[test]
+fn a_frame_as_its_own_parent_is_refused_naming_the_key() {
+    let drive = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - diff_drive: {odom_child_frame: odom}
+";
+    assert_eq!(refusal(drive), "[tb.diff_drive] configure: odom_child_frame: this entry publishes `odom -> odom` on /tf, a frame as its own parent: TF is a tree and refuses the loop. Name the child frame apart from its parent (change `odom_child_frame:`)");
+}
+
+#[test]
+fn a_ground_truth_frame_as_its_own_parent_is_refused() {
+    let gt = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - ground_truth_pose: {frame_id: gt, child_frame: gt}
+";
+    assert_eq!(refusal(gt), "[tb.ground_truth_pose] configure: child_frame: this entry publishes `gt -> gt` on /tf, a frame as its own parent: TF is a tree and refuses the loop. Name the child frame apart from its parent (change `child_frame:`)");
+}
+
+#[test]
+fn a_loop_through_two_publishers_is_refused_naming_both() {
+    // the oak's base frame takes its camera_name: `odom` hangs the robot's odom frame under its
+    // own base link, while the drive publishes odom -> base_footprint
+    let cam = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - diff_drive: {}
+      - spawn_sensor: {model: oakd_pro, camera_name: odom, parent_frame: base_link, pos: [0.0, 0.0, 0.3]}
+        name: oak
+";
+    assert_eq!(refusal(cam), "[tb.oak] configure: camera_name: this entry publishes `base_link -> odom` on /tf_static, but `odom` is already an ancestor of `base_link`: `odom -> base_link` by `tb.diff_drive` (diff_drive, named by its `odom_child_frame`); TF is a tree and a frame cannot be its own ancestor. Name the frames apart: change this entry's `camera_name:` or the frame of the other entry");
+}
+
+#[test]
+fn frame_ids_tf_refuses_are_refused_with_the_rule() {
+    let sp = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - ground_truth_pose: {child_frame: my frame}
+";
+    assert_eq!(refusal(sp), "[tb.ground_truth_pose] configure: child_frame: `my frame` is not a TF frame id: ' ' is not allowed; a frame id holds letters, digits and `_`, with `/` between namespace segments (as ROS names do)");
+    let slash = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - ground_truth_pose: {child_frame: 'gt#1'}
+";
+    assert_eq!(refusal(slash), "[tb.ground_truth_pose] configure: child_frame: `gt#1` is not a TF frame id: '#' is not allowed; a frame id holds letters, digits and `_`, with `/` between namespace segments (as ROS names do)");
+}
+
+// ------------------------------------------------------------------------- one topic, one writer
+
+/// The topic clashes `roqsim check` and `roqsim sim` refuse after setup.
+fn clash(yaml: &str) -> String {
+    engine(yaml).topic_clashes().unwrap_err().to_string()
+}
+
+#[test]
+fn two_sensors_of_one_kind_on_one_topic_are_refused_naming_both() {
+    let imus = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - imu: {}
+        name: imu_a
+      - imu: {}
+        name: imu_b
+";
+    assert_eq!(clash(imus), "[tb.imu_b] configure: topics.imu: `/imu/data` is already published by `tb.imu_a` (its `imu`, sensor_msgs/msg/Imu); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map, or its robot a `namespace:`");
+}
+
+#[test]
+fn two_lidars_on_one_scan_topic_are_refused_and_renamed_apart_they_load() {
+    let two = |topics: &str| {
+        format!(
+            "components:
+  - spawn_robot: {{model: turtlebot4}}
+    name: tb
+    components:
+      - spawn_sensor: {{}}
+        name: rplidar
+        components:
+          - lidar: {{}}
+      - spawn_sensor: {{model: rplidar_a1, parent_frame: base_link, frame_id: rear_laser, pos: [-0.1, 0.0, 0.3]}}
+        name: rear
+        components:
+          - lidar: {{{topics}}}
+"
+        )
+    };
+    assert_eq!(
+        clash(&two("")),
+        "[tb.rear.lidar] configure: topics.scan: `/scan` is already published by `tb.rplidar.lidar` (its `scan`, sensor_msgs/msg/LaserScan); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map, or its robot a `namespace:`"
+    );
+    let e = engine(&two("topics: {scan: scan_rear}"));
+    let scans: Vec<(String, String)> = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .filter(|x| x.name == "scan")
+        .map(|x| {
+            (
+                x.added_by.clone().unwrap_or_default(),
+                x.get_hint("ros2", "topic").unwrap_or("scan").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(scans, pairs(&[("tb.rplidar.lidar", "scan"), ("tb.rear.lidar", "scan_rear")]));
+}
+
+#[test]
+fn two_message_types_on_one_topic_are_refused_naming_both() {
+    let mixed = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - imu: {topics: {imu: scan}}
+      - spawn_sensor: {}
+        name: rplidar
+        components:
+          - lidar: {}
+";
+    assert_eq!(clash(mixed), "[tb.imu] configure: topics.imu: `tb.imu` publishes sensor_msgs/msg/Imu on `/scan`, but `tb.rplidar.lidar` (its `scan`) publishes sensor_msgs/msg/LaserScan there; a ROS topic has one message type: rename one of them with its `topics:` map");
+}

@@ -432,6 +432,7 @@ impl CameraConfig {
         if !(1..=100).contains(&q) {
             e.push(bad("jpeg_quality", format!("must be 1..=100, got {q}")));
         }
+        let q = u8::try_from(q).unwrap_or(95);
         let subpixel = self.depth_subpixel.unwrap_or(0.08);
         let baseline = self.depth_baseline.unwrap_or(dev.baseline);
         let (max_sub, min_base) = (bounds::MAX_DEPTH_SUBPIXEL_PX, bounds::MIN_DEPTH_BASELINE_M);

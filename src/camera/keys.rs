@@ -103,8 +103,9 @@ macro_rules! camera_keys {
     (@acc $h:tt [$($acc:tt)*] @jpeg_quality, $($rest:tt)*) => {
         $crate::camera_keys!(@acc $h [$($acc)*
             /// JPEG quality 1..=100 (image_transport's default 95).
-            #[serde(default)]
-            pub jpeg_quality: Option<u8>,
+            // Read as any integer, so `8193` or `-1` is refused with this key's range.
+            #[serde(default, deserialize_with = "crate::plugin::whole_key")]
+            pub jpeg_quality: Option<i128>,
         ] $($rest)*);
     };
     (@acc $h:tt [$($acc:tt)*] @frame_id, $($rest:tt)*) => {

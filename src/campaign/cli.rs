@@ -41,7 +41,7 @@ pub struct RunArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// Trials run at once (default: the number of cores).
-    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = crate::cli::whole_number)]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = crate::cli::count_from_1)]
     pub jobs: Option<u64>,
     /// Also re-run trials marked failed, timeout or crashed.
     #[arg(long)]
@@ -118,9 +118,6 @@ fn run_steps(a: &RunArgs) -> Result<ExitCode, ExitCode> {
 /// The flags checked before anything is read: `--jobs`, `--ray`, and `-o` not a file nor a
 /// folder of something else.
 fn check_flags(a: &RunArgs) -> Result<(), ExitCode> {
-    if a.jobs == Some(0) {
-        return Err(fail("--jobs must be at least 1"));
-    }
     if let Some(addr) = &a.ray {
         crate::campaign::ray::check_address(addr).map_err(fail)?;
     }

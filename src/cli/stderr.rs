@@ -20,6 +20,21 @@ pub fn line(line: &str) {
     let _ = err.write_all(line.as_bytes()).and_then(|()| err.write_all(b"\n"));
 }
 
+/// The log's writer (`tracing`'s stderr layer): each event, a whole formatted line, tidied as
+/// [`text`] does, so a warning quoting a 100,000-character value does not echo it whole.
+pub struct TidyLog;
+
+impl Write for TidyLog {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        text(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
+    }
+}
+
 /// [`crate::error::tidy`] line by line: a backquote left open on one line never pairs with one
 /// on the next.
 fn tidy_lines(text: &str) -> String {

@@ -129,6 +129,21 @@ impl Claims {
     /// Claim TF edges for `by` (all or none). Refused: a child frame another claimant already
     /// publishes, and a child this list names twice with different parents.
     pub fn tf(&mut self, by: &Claimant, edges: &[TfEdge], keys: &FrameKeys) -> Result<(), String> {
+        for e in edges {
+            for f in [&e.parent, &e.child] {
+                check_frame_id(f).map_err(|m| format!("{}: {m}", keys.key))?;
+            }
+            if e.parent == e.child {
+                return Err(format!(
+                    "{}: this entry publishes `{} -> {}` on {}, a frame as its own parent: TF is a tree and refuses the loop. Name the child frame apart from its parent (change `{}:`)",
+                    keys.key,
+                    e.parent,
+                    e.child,
+                    e.route.topic(),
+                    keys.key
+                ));
+            }
+        }
         for (i, e) in edges.iter().enumerate() {
             let mut earlier = self
                 .tf
@@ -158,12 +173,69 @@ impl Claims {
                 ));
             }
         }
+        for (i, e) in edges.iter().enumerate() {
+            if let Some(path) = self.path_up(&edges[..i], &e.parent, &e.child) {
+                let chain: Vec<String> = path
+                    .iter()
+                    .map(|(p, c, who)| match who {
+                        Some((o, k)) => format!(
+                            "`{p} -> {c}` by `{}` ({}, named by its `{}`)",
+                            o.address, o.plugin, k.key
+                        ),
+                        None => format!("`{p} -> {c}` by this entry"),
+                    })
+                    .collect();
+                return Err(format!(
+                    "{}: this entry publishes `{} -> {}` on {}, but `{}` is already an ancestor of `{}`: {}; TF is a tree and a frame cannot be its own ancestor. Name the frames apart: change this entry's `{}:` or the frame of the other entry",
+                    keys.key,
+                    e.parent,
+                    e.child,
+                    e.route.topic(),
+                    e.child,
+                    e.parent,
+                    chain.join(", "),
+                    keys.key
+                ));
+            }
+        }
         for e in edges {
             if !self.tf.iter().any(|c| c.by == *by && c.edge == *e) {
                 self.tf.push(TfClaim { by: by.clone(), edge: e.clone(), keys: keys.clone() });
             }
         }
         Ok(())
+    }
+
+    /// The chain of edges from `to` down to `from` when `to` is an ancestor of `from` (or is
+    /// `from`) through the claimed edges and `pending` (this claimant's earlier edges), each
+    /// with who claimed it (`None`: pending); `None` when it is not.
+    #[allow(clippy::type_complexity)]
+    fn path_up(
+        &self,
+        pending: &[TfEdge],
+        from: &str,
+        to: &str,
+    ) -> Option<Vec<(String, String, Option<(Claimant, FrameKeys)>)>> {
+        let mut chain = Vec::new();
+        let mut at = from.to_string();
+        // a frame has one parent (refused otherwise), so the walk up is a path; the bound keeps
+        // it finite whatever the claims hold
+        for _ in 0..=self.tf.len() + pending.len() {
+            if at == to {
+                chain.reverse();
+                return Some(chain);
+            }
+            let up = match self.tf.iter().find(|c| c.edge.child == at) {
+                Some(c) => (c.edge.parent.clone(), Some((c.by.clone(), c.keys.clone()))),
+                None => match pending.iter().find(|p| p.child == at) {
+                    Some(p) => (p.parent.clone(), None),
+                    None => return None,
+                },
+            };
+            chain.push((up.0.clone(), at.clone(), up.1));
+            at = up.0;
+        }
+        None
     }
 
     /// Claim that `by` stamps messages in `frame` (named by its key `key`) rendering from `view`
@@ -175,6 +247,7 @@ impl Claims {
         key: &str,
         frame: &str,
     ) -> Result<(), String> {
+        check_frame_id(frame).map_err(|m| format!("{key}: {m}"))?;
         if let Some(o) =
             self.stamps.iter().find(|c| c.by != *by && c.frame == frame && c.view != view)
         {
@@ -217,6 +290,126 @@ impl Claims {
     pub fn tf_edges(&self) -> impl Iterator<Item = (&Claimant, &TfEdge)> {
         self.tf.iter().map(|c| (&c.by, &c.edge))
     }
+}
+
+/// Every endpoint topic of a configured world, checked as the ROS bridge would publish it (in
+/// the endpoint's namespace, with no bridge namespace) so `roqsim check` refuses without a ROS
+/// transport what `--ros` would: two publishers of one topic (their messages would interleave)
+/// and one topic with two message types (ROS gives a topic one type). Topics many publishers
+/// share by convention are left alone: joint states (merged into one message by the bridge),
+/// `/diagnostics`, and the TF tree (its edges are claimed frame by frame instead). Every clash
+/// is reported, each naming both entries.
+pub fn endpoint_topics(iface: &crate::context::Interface) -> Result<(), Vec<String>> {
+    use crate::context::Direction;
+    use crate::ros::names;
+    const SHARED: [&str; 2] = ["sensor_msgs/msg/JointState", "diagnostic_msgs/msg/DiagnosticArray"];
+    struct Row<'a> {
+        who: String,
+        role: &'a str,
+        topic: String,
+        msg_type: String,
+        publishes: bool,
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    let mut errors = Vec::new();
+    for ep in iface.all() {
+        let hint = |k: &str| ep.get_hint("ros2", k).filter(|s| !s.is_empty());
+        let topic_hint = hint("topic");
+        let msg_type = if hint("tf").is_some() {
+            match topic_hint {
+                None | Some("tf") | Some("tf_static") => continue,
+                Some(_) => "tf2_msgs/msg/TFMessage".to_string(),
+            }
+        } else {
+            match hint("type") {
+                Some(t) => names::normalize_type(t, "msg"),
+                None => continue,
+            }
+        };
+        if topic_hint.is_some_and(|t| names::check_topic(t).is_err()) {
+            continue; // the bridge refuses it naming the endpoint
+        }
+        let who = ep
+            .added_by
+            .clone()
+            .or_else(|| ep.owner.clone())
+            .unwrap_or_else(|| crate::ros::plan::label(ep));
+        let row = Row {
+            topic: names::resolve_topic("", &ep.namespace, &ep.name, topic_hint),
+            role: &ep.name,
+            msg_type,
+            publishes: ep.direction == Direction::Out,
+            who,
+        };
+        for o in rows.iter().filter(|o| o.topic == row.topic) {
+            let verb = |r: &Row| if r.publishes { "publishes" } else { "subscribes" };
+            if o.msg_type != row.msg_type {
+                errors.push(format!(
+                    "[{}] configure: topics.{}: `{}` {} {} on `{}`, but `{}` (its `{}`) {} {} there; a ROS topic has one message type: rename one of them with its `topics:` map",
+                    row.who,
+                    row.role,
+                    row.who,
+                    verb(&row),
+                    row.msg_type,
+                    crate::error::clip(&row.topic),
+                    o.who,
+                    o.role,
+                    verb(o),
+                    o.msg_type
+                ));
+                break;
+            }
+            if o.publishes && row.publishes && !SHARED.contains(&row.msg_type.as_str()) {
+                errors.push(format!(
+                    "[{}] configure: topics.{}: `{}` is already published by `{}` (its `{}`, {}); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map, or its robot a `namespace:`",
+                    row.who,
+                    row.role,
+                    crate::error::clip(&row.topic),
+                    o.who,
+                    o.role,
+                    o.msg_type
+                ));
+                break;
+            }
+        }
+        rows.push(row);
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Check a TF frame id as tf2 and the ROS tools take it: one or more `/`-separated segments of
+/// letters, digits and `_`, with no leading `/` (tf2 refuses it) and no empty segment.
+pub fn check_frame_id(f: &str) -> Result<(), String> {
+    let q = crate::error::clip(f);
+    if f.is_empty() {
+        return Err("an empty frame id: TF names every frame".into());
+    }
+    if f.starts_with('/') {
+        return Err(format!(
+            "`{q}` is not a TF frame id: tf2 refuses a leading `/` (write `{}`)",
+            crate::error::clip(f.trim_start_matches('/'))
+        ));
+    }
+    if f.ends_with('/') || f.contains("//") {
+        return Err(format!(
+            "`{q}` is not a TF frame id: it has an empty segment (`//` or a trailing `/`)"
+        ));
+    }
+    if f.contains('{') && f.contains('}') {
+        return Err(format!(
+            "`{q}` is not a TF frame id: a manifest placeholder left unfilled (a device manifest's frames are filled by `spawn_sensor`, which names them; spawn the device with it)"
+        ));
+    }
+    if let Some(c) = f.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '/')) {
+        return Err(format!(
+            "`{q}` is not a TF frame id: {c:?} is not allowed; a frame id holds letters, digits and `_`, with `/` between namespace segments (as ROS names do)"
+        ));
+    }
+    Ok(())
 }
 
 /// The absolute topic `topic` (relative to namespace `ns`, or absolute `/x`) names.

@@ -50,6 +50,9 @@ pub struct Endpoint {
     pub lazy: bool,
     /// Set by a bridge after wiring; `None` = unknown (assume yes).
     pub has_subscribers: Option<bool>,
+    /// Address of the plugin entry that added it, when added in its `configure` (topic claims
+    /// name the entry).
+    pub added_by: Option<String>,
     /// Last published payload (out).
     latest: Option<Payload>,
     /// Tick the latest payload was published at.
@@ -81,6 +84,7 @@ impl Endpoint {
             backend: BTreeMap::new(),
             lazy: false,
             has_subscribers: None,
+            added_by: None,
             latest: None,
             published_tick: None,
             inbox: VecDeque::new(),
@@ -157,6 +161,9 @@ pub struct Interface {
     tap: Option<Vec<Tapped>>,
     /// Log lines produced by rate snapping (drained by the engine into the log).
     pub notes: Vec<SnapNote>,
+    /// The plugin entry whose `configure` is running (set by the engine): endpoints added then
+    /// record it as [`Endpoint::added_by`].
+    pub configuring: Option<String>,
 }
 
 impl Interface {
@@ -206,6 +213,9 @@ impl Interface {
 
     /// Register an endpoint; its rate (if any) is snapped to the physics grid here.
     pub fn add(&mut self, mut ep: Endpoint) -> EndpointId {
+        if ep.added_by.is_none() {
+            ep.added_by.clone_from(&self.configuring);
+        }
         if let Some(hz) = ep.rate_hz {
             let what = if ep.namespace.is_empty() {
                 ep.name.clone()

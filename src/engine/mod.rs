@@ -109,6 +109,22 @@ fn hook_err(address: &str, hook: &'static str, message: String) -> SimError {
     SimError::Plugin { plugin: address.to_string(), hook, message }
 }
 
+/// `address` is nested under an entry in `failed` (its problem would only be repeated).
+fn under_failed(failed: &[(String, SimError)], address: &str) -> bool {
+    failed.iter().any(|(a, _)| address.strip_prefix(a.as_str()).is_some_and(|r| r.starts_with('.')))
+}
+
+/// The refusals of one setup stage: none is Ok, one is itself, several are listed a line each.
+fn all_refusals(mut failed: Vec<(String, SimError)>) -> Result<(), SimError> {
+    match failed.len() {
+        0 => Ok(()),
+        1 => Err(failed.remove(0).1),
+        _ => Err(SimError::Other(
+            failed.iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join("\n"),
+        )),
+    }
+}
+
 impl Engine {
     /// Set up a loaded world: build, compile, create data, configure, reset.
     pub fn new(world: LoadedWorld, opts: EngineOptions) -> Result<Engine, SimError> {
@@ -169,13 +185,22 @@ impl Engine {
 
         // build
         let t0 = Instant::now();
+        // Every entry's build refusal at once, as configure's below.
+        let mut failed: Vec<(String, SimError)> = Vec::new();
         for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::BUILD)) {
+            if under_failed(&failed, &s.address) {
+                continue;
+            }
             let t = Instant::now();
             let mut b = BuildContext { ctx: &mut ctx, timestep };
-            s.plugin.build(&mut spec, &mut b).map_err(|m| hook_err(&s.address, "build", m))?;
+            if let Err(m) = s.plugin.build(&mut spec, &mut b) {
+                failed.push((s.address.clone(), hook_err(&s.address, "build", m)));
+                continue;
+            }
             s.timing[BUILD].0 += t.elapsed().as_nanos();
             s.timing[BUILD].1 += 1;
         }
+        all_refusals(failed)?;
         load_report.push(("build".into(), t0.elapsed().as_secs_f64()));
 
         apply_sim_options(&mut spec, &sim, timestep);
@@ -216,12 +241,25 @@ impl Engine {
 
         // configure
         let t0 = Instant::now();
+        // Every entry is configured and every refusal reported at once, except under an entry
+        // already refused (its nested entries would only repeat its problem).
+        let mut failed: Vec<(String, SimError)> = Vec::new();
         for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::CONFIGURE)) {
+            if under_failed(&failed, &s.address) {
+                continue;
+            }
             let t = Instant::now();
-            s.plugin.configure(&mut ctx).map_err(|m| hook_err(&s.address, "configure", m))?;
+            ctx.interface.configuring = Some(s.address.clone());
+            let r = s.plugin.configure(&mut ctx);
+            ctx.interface.configuring = None;
+            if let Err(m) = r {
+                failed.push((s.address.clone(), hook_err(&s.address, "configure", m)));
+                continue;
+            }
             s.timing[CONFIGURE].0 += t.elapsed().as_nanos();
             s.timing[CONFIGURE].1 += 1;
         }
+        all_refusals(failed)?;
         crate::engine::presence::capture(&mut ctx).map_err(SimError::Other)?;
         load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
         let mut refused = Vec::new();
@@ -478,6 +516,15 @@ impl Engine {
         let d = self.ctx.data();
         t.finish(d.model().ffi(), d.ffi());
         Some(t)
+    }
+
+    /// The world's endpoint topics as a transport would publish them: two publishers of one
+    /// topic, or two message types on one, refused naming both entries
+    /// ([`crate::context::claims::endpoint_topics`]). `roqsim check` and `roqsim sim` ask it
+    /// after setup; an in-process engine (a test comparing two sensors side by side) need not.
+    pub fn topic_clashes(&self) -> Result<(), SimError> {
+        crate::context::claims::endpoint_topics(&self.ctx.interface)
+            .map_err(|e| SimError::Other(e.join("\n")))
     }
 
     /// Step `n` times.

@@ -71,12 +71,17 @@ impl TopicFilter {
                 .filter(|g| !g.is_empty())
                 .map(|g| {
                     glob::Pattern::new(g)
-                        .map_err(|e| format!("--record-topics: `{g}` is not a topic glob: {e}"))
+                        .map_err(|e| {
+                            format!(
+                                "--record-topics: `{}` is not a topic glob: {e}",
+                                crate::error::clip(g)
+                            )
+                        })
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .and_then(|gs| {
                     if gs.is_empty() {
-                        Err(format!("--record-topics `{s}` names no glob: give all, none or topic globs like /robot/*"))
+                        Err(format!("--record-topics `{}` names no glob: give all, none or topic globs like /robot/*", crate::error::clip(s)))
                     } else {
                         Ok(TopicFilter::Globs(gs))
                     }
@@ -106,7 +111,7 @@ impl TopicFilter {
             .map(|g| {
                 format!(
                     "--record-topics: `{}` matches no topic of this run, so it keeps nothing; the run's topics: {}",
-                    g.as_str(),
+                    crate::error::clip(g.as_str()),
                     if all.is_empty() { "(none)".to_string() } else { all.join(", ") }
                 )
             })

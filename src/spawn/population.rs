@@ -71,17 +71,8 @@ pub fn parse_instances<C: DeserializeOwned + ValidateConfig>(
             ));
             continue;
         }
-        match typed_config::<C>(&Value::Mapping(m)) {
-            Ok(c) => {
-                let v = c.validate();
-                if v.is_empty() {
-                    out.push((name, c));
-                } else {
-                    errs.extend(
-                        v.into_iter().map(|e| ConfigError::new(join(&at, &e.path), e.message)),
-                    );
-                }
-            }
+        match crate::key_ranges::typed_valid::<C>(&Value::Mapping(m)) {
+            Ok(c) => out.push((name, c)),
             Err(es) => {
                 errs.extend(es.into_iter().map(|e| ConfigError::new(join(&at, &e.path), e.message)))
             }

@@ -387,7 +387,8 @@ pub fn descriptor() -> PluginDescriptor {
 /// Typed config → validated → terrain made or read (a bad file is refused before anything is
 /// built) → plugin.
 pub fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
-    let cfg: HeightfieldConfig = typed_config(v)?;
+    let cfg: HeightfieldConfig =
+        typed_config(v).map_err(|e| crate::key_ranges::key_ranges::<HeightfieldConfig>(v, e))?;
     let e = cfg.validate();
     if !e.is_empty() {
         return Err(e);

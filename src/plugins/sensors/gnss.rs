@@ -256,7 +256,8 @@ pub fn descriptor() -> PluginDescriptor {
 }
 
 fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
-    let cfg: GnssConfig = typed_config(v)?;
+    let cfg: GnssConfig =
+        typed_config(v).map_err(|e| crate::key_ranges::key_ranges::<GnssConfig>(v, e))?;
     let mut e = cfg.validate();
     if args.owner.is_none() && cfg.body.is_none() {
         e.push(ConfigError::new(

@@ -467,7 +467,8 @@ pub fn descriptor() -> PluginDescriptor {
 
 /// Typed config → validated → top-level check → plugin.
 pub fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
-    let cfg: ImuConfig = typed_config(v)?;
+    let cfg: ImuConfig =
+        typed_config(v).map_err(|e| crate::key_ranges::key_ranges::<ImuConfig>(v, e))?;
     let mut e = cfg.validate();
     if args.owner.is_none() && cfg.body.is_none() && cfg.site.is_none() {
         e.push(ConfigError::new(

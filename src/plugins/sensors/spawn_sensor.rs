@@ -177,7 +177,8 @@ impl ValidateConfig for SpawnSensorConfig {
 /// (a nested mount needs `parent_frame` or `attach_to`, and is welded).
 pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
     if args.owner.is_some() {
-        let cfg: SpawnSensorConfig = typed_config(value)?;
+        let cfg: SpawnSensorConfig = typed_config(value)
+            .map_err(|e| crate::key_ranges::key_ranges::<SpawnSensorConfig>(value, e))?;
         let mut errs = cfg.validate();
         if cfg.parent_frame.is_none() && cfg.attach_to.is_none() {
             errs.push(ConfigError::new(

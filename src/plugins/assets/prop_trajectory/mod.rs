@@ -331,7 +331,8 @@ pub struct PropTrajectory {
 /// Typed config → validated → path read and clamped (a bad file is refused before anything is
 /// built) → plugin.
 pub fn create(v: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
-    let cfg: PropTrajectoryConfig = typed_config(v)?;
+    let cfg: PropTrajectoryConfig =
+        typed_config(v).map_err(|e| crate::key_ranges::key_ranges::<PropTrajectoryConfig>(v, e))?;
     let e = cfg.validate();
     if !e.is_empty() {
         return Err(e);

@@ -31,12 +31,14 @@
 //! versa), a `forcerange` on an actuator that is not force-limited.
 //!
 //! **Verification** (what is measured, not predicted): a change is applied in `pre_step` and read
-//! back in the same step's `post_step`, i.e. one `mj_step` after it: `landed` (the contacts
+//! back in the same step's `post_step`, i.e. one `mj_step` after it (a friction change, read from
+//! the contacts, at the first of [`CONTACT_WAIT_STEPS`] steps at which one touches the
+//! selection): `landed` (the contacts
 //! touching the selection carry the requested friction; a removed contact is gone; a force sits
 //! at the new limit; the derived masses moved), `no_effect` (with a warning and a failed reply:
 //! e.g. the other geom owns the contact — MuJoCo takes a contact's friction from the geom with
 //! the higher priority, and at equal priority the larger value — or the target equals the
-//! nominal value) or `untested` (nothing was touching the selection: not a failure). A restore
+//! nominal value) or `untested` (nothing touched the selection: not a failure). A restore
 //! has nothing to verify and reports `untested`.
 //!
 //! **Endpoints** (namespace: `namespace:`, default this instance's `name:`, so two faults in one
@@ -102,6 +104,11 @@ pub fn handle_key(name: &str) -> String {
     format!("model_override:{name}")
 }
 
+/// Steps a friction change waits for a contact touching its selection before it is reported
+/// `untested`: a held object's contacts drop out for a single step now and then (stick-slip), and
+/// one reading step would report such a step as nothing touching.
+pub const CONTACT_WAIT_STEPS: u32 = 10;
+
 /// Contacts (geom pairs, selected side first) touching a geom set, from the current data.
 fn touching(ctx: &SimContext, sel: &BTreeSet<usize>) -> Vec<(usize, usize, usize)> {
     ctx.data()
@@ -147,8 +154,9 @@ pub struct ModelOverride {
     captured: bool,
     /// The SetBool switch (registered in configure).
     switch: Option<OverrideSwitch>,
-    /// The change applied in this step's pre_step, awaiting its reading in post_step.
-    pending: Option<bool>,
+    /// The change applied in a pre_step, awaiting its reading in post_step, and the steps it
+    /// has waited for a contact to read (at most [`CONTACT_WAIT_STEPS`]).
+    pending: Option<(bool, u32)>,
     /// Geom pairs touching the selection before the change (for contype/conaffinity).
     before: Vec<(usize, usize)>,
 }
@@ -261,7 +269,7 @@ impl ModelOverride {
                 let sel: BTreeSet<usize> = r.ids.iter().copied().collect();
                 let hits = touching(ctx, &sel);
                 if hits.is_empty() {
-                    return (Verdict::Untested, format!("{what}: nothing was touching the selected geoms one step later, so the applied contact could not be read (not a failure)"));
+                    return (Verdict::Untested, format!("{what}: nothing touched the selected geoms in the {CONTACT_WAIT_STEPS} steps after the change, so the applied contact could not be read (not a failure)"));
                 }
                 let want = r.target[0];
                 // MuJoCo floors a contact's friction coefficients at mjMINMU (1e-5)
@@ -395,11 +403,21 @@ impl ModelOverride {
         }
     }
 
+    /// A friction change that can be read only from a contact has none to read yet: nothing
+    /// touches its selection this step (a held object's contacts flicker off for single steps).
+    fn friction_unread(&self, ctx: &SimContext) -> bool {
+        self.resolved.iter().any(|r| {
+            r.field.name == "geom_friction"
+                && r.nominal.iter().any(|n| n != &r.target)
+                && touching(ctx, &r.ids.iter().copied().collect()).is_empty()
+        })
+    }
+
     fn apply(&mut self, ctx: &mut SimContext, on: bool) {
         let sel = self.selected_geoms();
         self.before = touching(ctx, &sel).into_iter().map(|(_, a, b)| (a, b)).collect();
         self.write_all(ctx, on);
-        self.pending = Some(on);
+        self.pending = Some((on, 0));
         if let Some(sw) = &self.switch {
             sw.set(on, true);
         }
@@ -728,6 +746,10 @@ impl Plugin for ModelOverride {
     }
 
     fn pre_step(&mut self, ctx: &mut SimContext) -> HookResult {
+        if self.pending.is_some() {
+            // a change still waits for its reading: later requests stay queued until it is answered
+            return Ok(());
+        }
         let wanted = self.switch.as_mut().and_then(|sw| sw.take_request(ctx));
         if let Some(on) = wanted {
             self.apply(ctx, on);
@@ -736,8 +758,12 @@ impl Plugin for ModelOverride {
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
-        if let Some(on) = self.pending.take() {
-            self.finish(ctx, on);
+        if let Some((on, waited)) = self.pending.take() {
+            if on && waited + 1 < CONTACT_WAIT_STEPS && self.friction_unread(ctx) {
+                self.pending = Some((on, waited + 1));
+            } else {
+                self.finish(ctx, on);
+            }
         }
         if let Some(sw) = &self.switch {
             sw.publish(ctx);

@@ -38,6 +38,9 @@ pub fn resolve(reference: &str, base_dir: &Path) -> Result<PathBuf, String> {
             "`{reference}`: a floorplan mesh is an .stl or .obj file (what MuJoCo loads as a mesh)"
         ));
     }
+    if let Some(kind) = crate::input_file::not_a_file(&p) {
+        return Err(format!("`{reference}`: `{}` {kind}: name an .stl or .obj file", p.display()));
+    }
     if !p.is_file() {
         return Err(format!("`{reference}`: no file `{}`", p.display()));
     }

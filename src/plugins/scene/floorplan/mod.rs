@@ -628,7 +628,8 @@ fn read_file(path: &Path) -> Result<FloorplanFile, String> {
 /// Registry constructor: the typed config, validation, and (for `floorplan: file.json`) the file
 /// read and checked at load time.
 pub fn create(value: &Value, args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<ConfigError>> {
-    let cfg: FloorplanConfig = typed_config(value)?;
+    let cfg: FloorplanConfig = typed_config(value)
+        .map_err(|e| crate::key_ranges::key_ranges::<FloorplanConfig>(value, e))?;
     let mut errs = cfg.validate();
     if cfg.mesh.is_some() {
         for k in SEGMENT_KEYS {

@@ -68,6 +68,9 @@ pub fn resolve(reference: &str, base_dir: &Path) -> Result<Texture, String> {
         }
     } else {
         let p = if Path::new(r).is_absolute() { PathBuf::from(r) } else { base_dir.join(r) };
+        if let Some(kind) = crate::input_file::not_a_file(&p) {
+            return Err(format!("`{r}`: `{}` {kind}: name a .png file", p.display()));
+        }
         if !p.is_file() {
             return Err(format!("`{r}`: no file `{}`", p.display()));
         }
@@ -100,6 +103,9 @@ pub fn files(reference: &str, base_dir: &Path) -> Vec<PathBuf> {
 /// The `manifest.yaml` beside `png`, or the empty manifest.
 fn read_manifest(png: &Path) -> Result<TextureManifest, String> {
     let path = png.with_file_name("manifest.yaml");
+    if let Some(kind) = crate::input_file::not_a_file(&path) {
+        return Err(format!("texture manifest `{}` {kind}: name a YAML file", path.display()));
+    }
     if !path.is_file() {
         return Ok(TextureManifest::default());
     }

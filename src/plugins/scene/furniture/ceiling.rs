@@ -71,7 +71,8 @@ fn create(value: &Value, _args: &PluginArgs) -> Result<Box<dyn Plugin>, Vec<Conf
             )]);
         }
     }
-    let cfg: CeilingConfig = typed_config(value)?;
+    let cfg: CeilingConfig = typed_config(value)
+        .map_err(|e| crate::key_ranges::key_ranges::<CeilingConfig>(value, e))?;
     let errs = cfg.validate();
     if !errs.is_empty() {
         return Err(errs);
