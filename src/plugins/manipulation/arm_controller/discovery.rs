@@ -81,7 +81,8 @@ impl ArmController {
     /// non-joint actuator.
     fn gripper_actuator(&self, scan: &Scan) -> Result<Option<usize>, String> {
         let (model, entity) = (scan.model, scan.entity);
-        match (&self.cfg.gripper_actuator, &self.cfg.joints) {
+        let cfg: &ArmControllerConfig = &self.cfg;
+        match (&cfg.gripper_actuator, &cfg.joints) {
             (Some(g), _) => {
                 Ok(Some(common::resolve_actuator(model, entity, "gripper_actuator", g)?))
             }
@@ -220,7 +221,8 @@ impl ArmController {
         g: usize,
     ) -> Result<(Gripper, (String, String, crate::spawn::actuators::Origin)), String> {
         use crate::spawn::actuators::Origin;
-        let (model, entity, cfg) = (scan.model, scan.entity, &self.cfg);
+        let (model, entity) = (scan.model, scan.entity);
+        let cfg: &ArmControllerConfig = &self.cfg;
         let gname = scan.actuator(g);
         let ctrl = model.actuator_ctrladr()[g] as usize;
         if !model.actuator_ctrllimited()[ctrl] {

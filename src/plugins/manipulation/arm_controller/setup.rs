@@ -45,10 +45,11 @@ impl ArmController {
         ctx: &mut SimContext,
         entity: &Entity,
     ) -> Result<Vec<String>, String> {
+        let cfg: &ArmControllerConfig = &self.cfg;
         let reg = Registry::of(ctx, &entity.name);
-        if !self.cfg.joint_prefix.is_empty() {
+        if !cfg.joint_prefix.is_empty() {
             // The robot's description names these joints as /joint_states reports them.
-            let p = self.cfg.joint_prefix.as_str();
+            let p = cfg.joint_prefix.as_str();
             let pairs: Vec<(String, String)> = self
                 .all_joint_names()
                 .into_iter()
@@ -79,22 +80,22 @@ impl ArmController {
             .collect();
         reg.declare(
             ControllerSpec {
-                name: self.cfg.controller_name.clone(),
+                name: cfg.controller_name.clone(),
                 type_name: JTC_TYPE.into(),
                 command_interfaces: cmd,
                 state_interfaces: jtc_state,
                 update_rate: rate,
-                initial_state: initial_of(&self.cfg.initial_state),
+                initial_state: initial_of(&cfg.initial_state),
                 owner: self.address.clone(),
                 parameters: self.jtc_parameters(),
             },
             now,
         )?;
-        let mut ctl_names = vec![self.cfg.controller_name.clone()];
+        let mut ctl_names = vec![cfg.controller_name.clone()];
         if let Some(g) = &self.gripper {
             reg.declare(
                 ControllerSpec {
-                    name: self.cfg.gripper_controller_name.clone(),
+                    name: cfg.gripper_controller_name.clone(),
                     type_name: GRIPPER_TYPE.into(),
                     command_interfaces: vec![format!("{}/position", g.name)],
                     state_interfaces: vec![
@@ -102,13 +103,13 @@ impl ArmController {
                         format!("{}/velocity", g.name),
                     ],
                     update_rate: rate,
-                    initial_state: initial_of(&self.cfg.gripper_initial_state),
+                    initial_state: initial_of(&cfg.gripper_initial_state),
                     owner: self.address.clone(),
                     parameters: self.gripper_parameters(),
                 },
                 now,
             )?;
-            ctl_names.push(self.cfg.gripper_controller_name.clone());
+            ctl_names.push(cfg.gripper_controller_name.clone());
         }
         if reg.state(JSB_NAME).is_none() && !reg.declared().iter().any(|n| n == JSB_NAME) {
             reg.declare(
@@ -118,7 +119,7 @@ impl ArmController {
                     command_interfaces: vec![],
                     state_interfaces: state_ifaces,
                     update_rate: rate,
-                    initial_state: initial_of(&self.cfg.broadcaster_initial_state),
+                    initial_state: initial_of(&cfg.broadcaster_initial_state),
                     owner: self.address.clone(),
                     parameters: Self::jsb_parameters(),
                 },
@@ -133,9 +134,10 @@ impl ArmController {
     /// The endpoints: joint_states, the trajectory action, the optional streamed and velocity
     /// commands, the gripper action, and one transition_event per declared controller.
     fn add_endpoints(&mut self, ctx: &mut SimContext, entity: &Entity, ctl_names: Vec<String>) {
-        let scope = Scope::new(entity, self.cfg.namespace.as_deref());
-        let topics = &self.cfg.topics;
-        let cn = self.cfg.controller_name.clone();
+        let cfg: &ArmControllerConfig = &self.cfg;
+        let scope = Scope::new(entity, cfg.namespace.as_deref());
+        let topics = &cfg.topics;
+        let cn = cfg.controller_name.clone();
         let topic = |role: &str, default: String| topics.get(role).cloned().unwrap_or(default);
         let mk = |ep: Endpoint| {
             ep.owner(Some(&scope.owner))
@@ -143,7 +145,7 @@ impl ArmController {
                 .frame_prefix(&scope.frame_prefix)
         };
         self.ep_states = ctx.interface.add(mk(Endpoint::out("joint_states")
-            .rate(self.cfg.rate_hz)
+            .rate(cfg.rate_hz)
             .hint("ros2", "type", "sensor_msgs/msg/JointState")
             .hint("ros2", "qos", "reliable")
             .hint("ros2", "topic", topic("joint_states", "joint_states".into()))));
@@ -155,7 +157,7 @@ impl ArmController {
                 topic("follow_joint_trajectory", format!("{cn}/follow_joint_trajectory")),
             )
             .hint("ros2", "controller", cn.clone())));
-        if self.cfg.stream_commands {
+        if cfg.stream_commands {
             self.ep_stream = Some(
                 ctx.interface.add(mk(Endpoint::input("joint_trajectory")
                     .hint("ros2", "type", "trajectory_msgs/msg/JointTrajectory")
@@ -166,7 +168,7 @@ impl ArmController {
                     ))),
             );
         }
-        if self.cfg.velocity_commands {
+        if cfg.velocity_commands {
             self.ep_vel = Some(
                 ctx.interface.add(mk(Endpoint::input("joint_velocity")
                     .hint("ros2", "type", "sensor_msgs/msg/JointState")
@@ -179,7 +181,7 @@ impl ArmController {
             );
         }
         if self.gripper.is_some() {
-            let gn = self.cfg.gripper_controller_name.clone();
+            let gn = cfg.gripper_controller_name.clone();
             self.ep_grip = Some(
                 ctx.interface.add(mk(Endpoint::input("gripper_cmd")
                     .hint("ros2", "action", "control_msgs/action/GripperCommand")
