@@ -40,6 +40,45 @@ pub fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
+/// Dot product.
+pub fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Euclidean length.
+pub fn norm(v: &[f64; 3]) -> f64 {
+    dot(v, v).sqrt()
+}
+
+/// Quaternion [w, x, y, z] of a rotation by `angle` (rad) about the unit `axis`.
+pub fn axis_angle(axis: [f64; 3], angle: f64) -> [f64; 4] {
+    let (s, c) = (angle * 0.5).sin_cos();
+    [c, axis[0] * s, axis[1] * s, axis[2] * s]
+}
+
+/// Quaternion [w, x, y, z] of a rotation vector (axis × angle, rad); the identity below 1e-15.
+pub fn rotvec_quat(v: [f64; 3]) -> [f64; 4] {
+    let a = norm(&v);
+    if a < 1e-15 {
+        return [1.0, 0.0, 0.0, 0.0];
+    }
+    axis_angle([v[0] / a, v[1] / a, v[2] / a], a)
+}
+
+/// Shortest-arc rotation [w, x, y, z] taking unit vector `a` to unit vector `b`; for opposite
+/// vectors a half turn about an axis perpendicular to `a` (about z when `a` is x).
+pub fn quat_between(a: [f64; 3], b: [f64; 3]) -> [f64; 4] {
+    let c = cross(&a, &b);
+    let d = dot(&a, &b);
+    if d < -1.0 + 1e-12 {
+        let other = if a[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+        let p = cross(&a, &other);
+        let n = norm(&p);
+        return [0.0, p[0] / n, p[1] / n, p[2] / n];
+    }
+    quat_normalize(&[1.0 + d, c[0], c[1], c[2]])
+}
+
 /// MuJoCo [w, x, y, z] → ROS [x, y, z, w].
 pub fn wxyz_to_xyzw(q: &[f64; 4]) -> [f64; 4] {
     [q[1], q[2], q[3], q[0]]
@@ -171,6 +210,24 @@ mod tests {
         assert!((e[2] - 0.5).abs() < 1e-12 && e[0].abs() < 1e-12 && e[1].abs() < 1e-12, "{e:?}");
         let e = rotation_error(&to, &to);
         assert!(e.iter().all(|x| x.abs() < 1e-12));
+    }
+
+    #[test]
+    fn quat_between_turns_a_onto_b_and_rotvec_is_axis_angle() {
+        let x = [1.0, 0.0, 0.0];
+        for b in [[0.0, 1.0, 0.0], [0.6, 0.0, 0.8], [-1.0, 0.0, 0.0], [1.0, 0.0, 0.0]] {
+            let r = quat_rotate(&quat_between(x, b), &x);
+            assert!((0..3).all(|i| (r[i] - b[i]).abs() < 1e-12), "{r:?} vs {b:?}");
+        }
+        assert_eq!(quat_between(x, [-1.0, 0.0, 0.0]), [0.0, 0.0, 0.0, 1.0]);
+        let z = [0.0, 0.0, 1.0];
+        let r = quat_rotate(&quat_between(z, [0.0, 0.0, -1.0]), &z);
+        assert!((r[2] + 1.0).abs() < 1e-12, "{r:?}");
+        let q = rotvec_quat([0.0, 0.0, 0.5]);
+        let e = quat_from_rpy(0.0, 0.0, 0.5);
+        assert!((0..4).all(|i| (q[i] - e[i]).abs() < 1e-15), "{q:?} vs {e:?}");
+        assert_eq!(rotvec_quat([0.0; 3]), [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(norm(&[3.0, 4.0, 12.0]), 13.0);
     }
 
     #[test]

@@ -231,7 +231,7 @@ fn refuse_range_sensor_bad_config() {
     refused(
         "  - range_sensor: {site: ir, topics: {scan: x}}\n",
         "components.range_sensor.topics.scan",
-        "unknown endpoint role; a range sensor has one: `range`",
+        "no endpoint role `scan` here; the roles are: range",
     );
     refused(
         "  - range_sensor: {site: ir, range_min: 0.3}\n",
@@ -601,7 +601,12 @@ fn refuse_gnss_bad_config() {
     gnss_refused(
         &format!("  - gnss: {{{DATUM}, body: mast, topics: {{scan: x}}}}\n"),
         "components.gnss.topics.scan",
-        "unknown endpoint role; a gnss has two: `fix`, `fix_velocity`",
+        "no endpoint role `scan` here; the roles are: fix, fix_velocity",
+    );
+    gnss_refused(
+        &format!("  - gnss: {{{DATUM}, body: mast, topics: {{fix: gps, fix_velocity: gps}}}}\n"),
+        "components.gnss.topics.fix_velocity",
+        "renamed to `gps`, as is `topics.fix`: one topic would carry two roles' messages (a state read back as a command); give each role its own topic",
     );
     gnss_refused(
         &format!("  - gnss: {{{DATUM}}}\n"),
@@ -797,7 +802,7 @@ fn refuse_livox_bad_config() {
     r(
         "  - livox_mid360: {topics: {scan: x}}\n",
         "components.livox_mid360.topics.scan",
-        "unknown endpoint role; a livox_mid360 has one: `points`",
+        "no endpoint role `scan` here; the roles are: points",
     );
     r(
         "  - livox_mid360: {horizontal_rays: 2000, vertical_rays: 1000}\n",

@@ -454,6 +454,11 @@ fn refuse_lidar_fault_with_layout_keys() {
 #[test]
 fn refuse_lidar_bad_config() {
     refused(
+        &format!("  - lidar: {{{BASE}, topics: {{scan: '/'}}}}\n"),
+        "components.lidar.topics.scan",
+        "empty topic: give a relative name (renamed inside the namespace) or an absolute `/name` (hardwired)",
+    );
+    refused(
         "  - lidar: {rays: 360}\n",
         "components.lidar.site",
         "required: the site the rays are cast from",
@@ -511,7 +516,7 @@ fn refuse_lidar_bad_config() {
     refused(
         &format!("  - lidar: {{{BASE}, topics: {{laser: /x}}}}\n"),
         "components.lidar.topics.laser",
-        "a lidar has one: `scan`",
+        "no endpoint role `laser` here; the roles are: scan",
     );
     refused(
         &format!("  - lidar: {{{BASE}, beams: 3}}\n"),
@@ -678,6 +683,11 @@ fn imu_fault_switch() {
 fn refuse_imu_bad_config() {
     refused("  - imu: {}\n", "components.imu", "requires_owner");
     refused(
+        "  - imu: {body: fixed_mount, topics: {imu: ' '}}\n",
+        "components.imu.topics.imu",
+        "empty topic: give a relative name (renamed inside the namespace) or an absolute `/name` (hardwired)",
+    );
+    refused(
         "  - imu: {site: tilted, pos: [0, 0, 1]}\n",
         "components.imu.pos",
         "`pos` and `site` are exclusive",
@@ -711,7 +721,7 @@ fn refuse_imu_bad_config() {
     refused(
         "  - imu: {body: fixed_mount, topics: {gyro: /g}}\n",
         "components.imu.topics.gyro",
-        "an imu has one: `imu`",
+        "no endpoint role `gyro` here; the roles are: imu",
     );
 }
 

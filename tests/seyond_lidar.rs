@@ -117,7 +117,7 @@ fn seyond_refusals() {
     );
     let t = refuse("  - seyond_robin_w1g: {site: front, topics: {cloud: x}}\n");
     assert!(
-        t.contains("topics.cloud: unknown endpoint role; a seyond_robin_w1g has one: `points`"),
+        t.contains("topics.cloud: no endpoint role `cloud` here; the roles are: points"),
         "{t}"
     );
     let t = refuse("  - seyond_robin_w1g: {site: nowhere}\n");

@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::ConfigError;
+use crate::plugin::check_rate;
 use crate::render::service::MAX_SIDE;
 use crate::render::Intrinsics;
 use crate::world::bounds;
@@ -281,173 +282,92 @@ fn bad(path: &str, msg: String) -> ConfigError {
     ConfigError::new(path, msg)
 }
 
+/// A render side (px): the key's value, else the device's; out of 1..=MAX_SIDE is refused.
+fn side(key: &str, v: Option<i128>, default: u32, e: &mut Vec<ConfigError>) -> u32 {
+    let v = v.unwrap_or(i128::from(default));
+    match u32::try_from(v) {
+        Ok(s) if (1..=MAX_SIDE).contains(&s) => s,
+        _ => {
+            e.push(bad(key, format!("must be 1..={MAX_SIDE} px, got {v}")));
+            default.clamp(1, MAX_SIDE)
+        }
+    }
+}
+
+/// Check a measured lens: focal lengths, the image it was measured on, the field of view it
+/// implies and its principal point. `true` when it is usable.
+fn check_lens(l: &LensConfig, e: &mut Vec<ConfigError>) -> bool {
+    let mut ok = true;
+    for (key, v) in [("intrinsics.fx", l.fx), ("intrinsics.fy", l.fy)] {
+        if !(v.is_finite() && v > 0.0) {
+            ok = false;
+            e.push(bad(key, format!("a focal length must be > 0 px, got {v}")));
+        }
+    }
+    for (key, v) in [("intrinsics.width", l.width), ("intrinsics.height", l.height)] {
+        if v == 0 || v > MAX_SIDE {
+            ok = false;
+            e.push(bad(
+                key,
+                format!("the size of the image the lens was measured on must be 1..={MAX_SIDE} px, got {v}"),
+            ));
+        }
+    }
+    // The field of view a focal length gives on its image: the projection renders only
+    // within the fovy bounds (a focal length of 1e-300 px is a view of 180 degrees).
+    for (key, f, side, axis) in [
+        ("intrinsics.fx", l.fx, l.width, "horizontal"),
+        ("intrinsics.fy", l.fy, l.height, "vertical"),
+    ] {
+        if !(f.is_finite() && f > 0.0) || side == 0 || side > MAX_SIDE {
+            continue; // refused above
+        }
+        let fov = 2.0 * (side as f64 / (2.0 * f)).atan().to_degrees();
+        if !(MIN_FOV_DEG..=MAX_FOV_DEG).contains(&fov) {
+            ok = false;
+            e.push(bad(
+                key,
+                format!("{f} px on a {side} px side is a {axis} field of view of {fov:.4} degrees; a lens MuJoCo renders spans [{MIN_FOV_DEG}, {MAX_FOV_DEG}] degrees"),
+            ));
+        }
+    }
+    // The principal point lies on the image it was measured on: with the first pixel's
+    // centre at 0, that is [-0.5, side - 0.5] px.
+    for (key, c, side, what) in
+        [("intrinsics.cx", l.cx, l.width, "width"), ("intrinsics.cy", l.cy, l.height, "height")]
+    {
+        if side == 0 || side > MAX_SIDE {
+            continue; // refused above
+        }
+        let hi = side as f64 - 0.5;
+        if !(c.is_finite() && (-0.5..=hi).contains(&c)) {
+            e.push(bad(
+                key,
+                format!("the principal point must lie on the image it was measured on: within [-0.5, {hi}] px for {what} {side} (the first pixel's centre is 0), got {c}"),
+            ));
+            ok = false;
+        }
+    }
+    ok
+}
+
 impl CameraConfig {
     /// Apply `dev`'s defaults and check everything; every problem is reported, each at its key.
     pub fn resolve(&self, dev: &Device) -> Result<CameraSettings, Vec<ConfigError>> {
         let mut e = Vec::new();
-        let camera = self.camera.clone().or_else(|| {
-            if self.site.is_none() {
-                dev.camera.map(str::to_string)
-            } else {
-                None
-            }
-        });
-        if self.camera.is_some() && self.site.is_some() {
-            e.push(bad("site", "`camera` and `site` are mutually exclusive: render through an MJCF camera OR from a site".into()));
-        }
-        if camera.is_none() && self.site.is_none() {
-            e.push(bad("camera", format!("required: name the MJCF <camera> {} renders through (or a `site:` with `fovy`)", dev.plugin)));
-        }
-        for (key, v) in [("camera", &self.camera), ("site", &self.site)] {
-            if v.as_deref().is_some_and(|s| s.trim().is_empty()) {
-                e.push(bad(key, "must name an object of the model".into()));
-            }
-        }
-        let side = |key: &str, v: Option<i128>, default: u32, e: &mut Vec<ConfigError>| {
-            let v = v.unwrap_or(i128::from(default));
-            match u32::try_from(v) {
-                Ok(s) if (1..=MAX_SIDE).contains(&s) => s,
-                _ => {
-                    e.push(bad(key, format!("must be 1..={MAX_SIDE} px, got {v}")));
-                    default.clamp(1, MAX_SIDE)
-                }
-            }
-        };
+        let camera = self.source(dev, &mut e);
         let width = side("width", self.width, dev.width, &mut e);
         let height = side("height", self.height, dev.height, &mut e);
-        let fovy = self.fovy.or(if self.intrinsics.is_some() { None } else { dev.fovy });
-        if let Some(f) = self.fovy {
-            if !(f.is_finite() && (MIN_FOV_DEG..=MAX_FOV_DEG).contains(&f)) {
-                e.push(bad(
-                    "fovy",
-                    format!("must be within [{MIN_FOV_DEG}, {MAX_FOV_DEG}] degrees (a lens MuJoCo's perspective projection renders), got {f}"),
-                ));
-            }
-            if self.intrinsics.is_some() {
-                e.push(bad("fovy", "`fovy` and `intrinsics` are mutually exclusive: a lens is either a field of view or fx/fy/cx/cy".into()));
-            }
-        }
-        let mut intrinsics = None;
-        if let Some(l) = &self.intrinsics {
-            let mut ok = true;
-            for (key, v) in [("intrinsics.fx", l.fx), ("intrinsics.fy", l.fy)] {
-                if !(v.is_finite() && v > 0.0) {
-                    ok = false;
-                    e.push(bad(key, format!("a focal length must be > 0 px, got {v}")));
-                }
-            }
-            for (key, v) in [("intrinsics.width", l.width), ("intrinsics.height", l.height)] {
-                if v == 0 || v > MAX_SIDE {
-                    ok = false;
-                    e.push(bad(
-                        key,
-                        format!("the size of the image the lens was measured on must be 1..={MAX_SIDE} px, got {v}"),
-                    ));
-                }
-            }
-            // The field of view a focal length gives on its image: the projection renders only
-            // within the fovy bounds (a focal length of 1e-300 px is a view of 180 degrees).
-            for (key, f, side, axis) in [
-                ("intrinsics.fx", l.fx, l.width, "horizontal"),
-                ("intrinsics.fy", l.fy, l.height, "vertical"),
-            ] {
-                if !(f.is_finite() && f > 0.0) || side == 0 || side > MAX_SIDE {
-                    continue; // refused above
-                }
-                let fov = 2.0 * (side as f64 / (2.0 * f)).atan().to_degrees();
-                if !(MIN_FOV_DEG..=MAX_FOV_DEG).contains(&fov) {
-                    ok = false;
-                    e.push(bad(
-                        key,
-                        format!("{f} px on a {side} px side is a {axis} field of view of {fov:.4} degrees; a lens MuJoCo renders spans [{MIN_FOV_DEG}, {MAX_FOV_DEG}] degrees"),
-                    ));
-                }
-            }
-            // The principal point lies on the image it was measured on: with the first pixel's
-            // centre at 0, that is [-0.5, side - 0.5] px.
-            for (key, c, side, what) in [
-                ("intrinsics.cx", l.cx, l.width, "width"),
-                ("intrinsics.cy", l.cy, l.height, "height"),
-            ] {
-                if side == 0 || side > MAX_SIDE {
-                    continue; // refused above
-                }
-                let hi = side as f64 - 0.5;
-                if !(c.is_finite() && (-0.5..=hi).contains(&c)) {
-                    e.push(bad(
-                        key,
-                        format!("the principal point must lie on the image it was measured on: within [-0.5, {hi}] px for {what} {side} (the first pixel's centre is 0), got {c}"),
-                    ));
-                    ok = false;
-                }
-            }
-            if ok {
-                let k = Intrinsics {
-                    width: l.width,
-                    height: l.height,
-                    fx: l.fx,
-                    fy: l.fy,
-                    cx: l.cx,
-                    cy: l.cy,
-                };
-                intrinsics = Some(k.scaled(width.max(1), height.max(1)));
-            }
-        }
-        if self.site.is_some() && fovy.is_none() && intrinsics.is_none() {
-            e.push(bad("fovy", "a site has no lens: give `fovy` (deg) or `intrinsics`".into()));
-        }
+        let (fovy, intrinsics) = self.lens(dev, width, height, &mut e);
         let rate_hz = self.rate_hz.unwrap_or(dev.rate_hz);
-        if !(rate_hz.is_finite() && rate_hz > 0.0) {
-            e.push(bad("rate_hz", format!("must be > 0 (Hz), got {rate_hz}")));
-        }
-        let clip_near = self.clip_near.unwrap_or(dev.clip_near);
-        let clip_far = self.clip_far.unwrap_or(dev.clip_far);
-        let (min_near, max_far) = (bounds::MIN_CLIP_NEAR_M, bounds::MAX_CLIP_FAR_M);
-        if !(clip_near.is_finite() && clip_near >= min_near) {
-            e.push(bad("clip_near", format!("must be >= {min_near} m, got {clip_near}")));
-        }
-        if !(clip_far.is_finite() && clip_far > 0.0 && clip_far <= max_far) {
-            e.push(bad("clip_far", format!("must be within (0, {max_far}] m, got {clip_far}")));
-        } else if clip_near >= clip_far {
-            e.push(bad(
-                if self.clip_near.is_some() { "clip_near" } else { "clip_far" },
-                format!("clip_near ({clip_near}) must be below clip_far ({clip_far}): they bound the depth measured (m)"),
-            ));
-        }
-        let depth_encoding = self.depth_encoding.unwrap_or(dev.depth_encoding);
-        if depth_encoding == DepthEncoding::U16 && clip_far > 65.535 {
-            e.push(if self.depth_encoding.is_some() {
-                bad(
-                    "depth_encoding",
-                    format!("16UC1 carries millimetres up to 65.535 m, but clip_far is {clip_far} m; lower clip_far to the depth the world needs (or keep 32FC1) rather than saturate"),
-                )
-            } else {
-                bad(
-                    "clip_far",
-                    format!("{} publishes depth as 16UC1 millimetres, which carry up to 65.535 m, but clip_far is {clip_far} m; lower clip_far to the depth the world needs, or set `depth_encoding: 32FC1`", dev.plugin),
-                )
-            });
-        }
+        e.extend(check_rate("rate_hz", rate_hz));
+        let (clip_near, clip_far, depth_encoding) = self.depth_range(dev, &mut e);
         let q = self.jpeg_quality.unwrap_or(95);
         if !(1..=100).contains(&q) {
             e.push(bad("jpeg_quality", format!("must be 1..=100, got {q}")));
         }
         let q = u8::try_from(q).unwrap_or(95);
-        let subpixel = self.depth_subpixel.unwrap_or(0.08);
-        let baseline = self.depth_baseline.unwrap_or(dev.baseline);
-        let (max_sub, min_base) = (bounds::MAX_DEPTH_SUBPIXEL_PX, bounds::MIN_DEPTH_BASELINE_M);
-        if !(subpixel.is_finite() && (0.0..=max_sub).contains(&subpixel)) {
-            e.push(bad(
-                "depth_subpixel",
-                format!("must be within [0, {max_sub}] px, got {subpixel}"),
-            ));
-        }
-        if !(baseline.is_finite() && baseline >= min_base && baseline <= bounds::MAX_SIZE_M) {
-            e.push(bad(
-                "depth_baseline",
-                format!("must be within [{min_base}, {}] m, got {baseline}", bounds::MAX_SIZE_M),
-            ));
-        }
+        let (subpixel, baseline) = self.depth_model(dev, &mut e);
         for (key, v) in [("frame_id", &self.frame_id), ("depth_frame_id", &self.depth_frame_id)] {
             if v.as_deref().is_some_and(|s| s.trim().is_empty() || s.contains(' ')) {
                 e.push(bad(key, format!("`{}` is not a frame name", v.as_deref().unwrap_or(""))));
@@ -465,31 +385,7 @@ impl CameraConfig {
         }
         let camera_name = self.camera_name.clone().unwrap_or(dev.camera_name.to_string());
         let prefix = camera_name.trim_matches('/');
-        let join =
-            |rel: &str| if prefix.is_empty() { rel.to_string() } else { format!("{prefix}/{rel}") };
-        let mut topics: BTreeMap<&'static str, String> = BTreeMap::new();
-        topics.insert("image", join(dev.layout.image));
-        topics.insert("image_compressed", format!("{}/compressed", join(dev.layout.image)));
-        topics.insert("camera_info", join(dev.layout.camera_info));
-        topics.insert("depth", join(dev.layout.depth));
-        topics.insert("depth_info", join(dev.layout.depth_info));
-        topics.insert("points", join(dev.layout.points));
-        for (k, v) in &self.topics {
-            match ROLES.iter().find(|r| **r == k.as_str()) {
-                None => e.push(bad(
-                    &format!("topics.{k}"),
-                    format!("unknown endpoint role; a camera has: {}", ROLES.join(", ")),
-                )),
-                Some(_) if v.trim().is_empty() || v.trim() == "/" => e.push(bad(
-                    &format!("topics.{k}"),
-                    "must be a topic name (relative inside the namespace, absolute `/x` hardwires)"
-                        .into(),
-                )),
-                Some(r) => {
-                    topics.insert(r, v.clone());
-                }
-            }
-        }
+        let topics = self.topics(dev, prefix, &mut e);
         if !e.is_empty() {
             return Err(e);
         }
@@ -526,5 +422,155 @@ impl CameraConfig {
             camera_info: color,
             topics,
         })
+    }
+
+    /// What it renders through: `camera:` (else the device's camera unless a `site:` is given);
+    /// exactly one of the two.
+    fn source(&self, dev: &Device, e: &mut Vec<ConfigError>) -> Option<String> {
+        let camera = self.camera.clone().or_else(|| {
+            if self.site.is_none() {
+                dev.camera.map(str::to_string)
+            } else {
+                None
+            }
+        });
+        if self.camera.is_some() && self.site.is_some() {
+            e.push(bad("site", "`camera` and `site` are mutually exclusive: render through an MJCF camera OR from a site".into()));
+        }
+        if camera.is_none() && self.site.is_none() {
+            e.push(bad("camera", format!("required: name the MJCF <camera> {} renders through (or a `site:` with `fovy`)", dev.plugin)));
+        }
+        for (key, v) in [("camera", &self.camera), ("site", &self.site)] {
+            if v.as_deref().is_some_and(|s| s.trim().is_empty()) {
+                e.push(bad(key, "must name an object of the model".into()));
+            }
+        }
+        camera
+    }
+
+    /// The lens: a field of view (`fovy:`, else the device's unless `intrinsics:` are given) or
+    /// measured intrinsics scaled to the render size; a site needs one of them.
+    fn lens(
+        &self,
+        dev: &Device,
+        width: u32,
+        height: u32,
+        e: &mut Vec<ConfigError>,
+    ) -> (Option<f64>, Option<Intrinsics>) {
+        let fovy = self.fovy.or(if self.intrinsics.is_some() { None } else { dev.fovy });
+        if let Some(f) = self.fovy {
+            if !(f.is_finite() && (MIN_FOV_DEG..=MAX_FOV_DEG).contains(&f)) {
+                e.push(bad(
+                    "fovy",
+                    format!("must be within [{MIN_FOV_DEG}, {MAX_FOV_DEG}] degrees (a lens MuJoCo's perspective projection renders), got {f}"),
+                ));
+            }
+            if self.intrinsics.is_some() {
+                e.push(bad("fovy", "`fovy` and `intrinsics` are mutually exclusive: a lens is either a field of view or fx/fy/cx/cy".into()));
+            }
+        }
+        let intrinsics = self.intrinsics.as_ref().filter(|l| check_lens(l, e)).map(|l| {
+            let k = Intrinsics {
+                width: l.width,
+                height: l.height,
+                fx: l.fx,
+                fy: l.fy,
+                cx: l.cx,
+                cy: l.cy,
+            };
+            k.scaled(width.max(1), height.max(1))
+        });
+        if self.site.is_some() && fovy.is_none() && intrinsics.is_none() {
+            e.push(bad("fovy", "a site has no lens: give `fovy` (deg) or `intrinsics`".into()));
+        }
+        (fovy, intrinsics)
+    }
+
+    /// The depth measured: clip planes, and an encoding that carries up to clip_far.
+    fn depth_range(&self, dev: &Device, e: &mut Vec<ConfigError>) -> (f64, f64, DepthEncoding) {
+        let clip_near = self.clip_near.unwrap_or(dev.clip_near);
+        let clip_far = self.clip_far.unwrap_or(dev.clip_far);
+        let (min_near, max_far) = (bounds::MIN_CLIP_NEAR_M, bounds::MAX_CLIP_FAR_M);
+        if !(clip_near.is_finite() && clip_near >= min_near) {
+            e.push(bad("clip_near", format!("must be >= {min_near} m, got {clip_near}")));
+        }
+        if !(clip_far.is_finite() && clip_far > 0.0 && clip_far <= max_far) {
+            e.push(bad("clip_far", format!("must be within (0, {max_far}] m, got {clip_far}")));
+        } else if clip_near >= clip_far {
+            e.push(bad(
+                if self.clip_near.is_some() { "clip_near" } else { "clip_far" },
+                format!("clip_near ({clip_near}) must be below clip_far ({clip_far}): they bound the depth measured (m)"),
+            ));
+        }
+        let depth_encoding = self.depth_encoding.unwrap_or(dev.depth_encoding);
+        if depth_encoding == DepthEncoding::U16 && clip_far > 65.535 {
+            e.push(if self.depth_encoding.is_some() {
+                bad(
+                    "depth_encoding",
+                    format!("16UC1 carries millimetres up to 65.535 m, but clip_far is {clip_far} m; lower clip_far to the depth the world needs (or keep 32FC1) rather than saturate"),
+                )
+            } else {
+                bad(
+                    "clip_far",
+                    format!("{} publishes depth as 16UC1 millimetres, which carry up to 65.535 m, but clip_far is {clip_far} m; lower clip_far to the depth the world needs, or set `depth_encoding: 32FC1`", dev.plugin),
+                )
+            });
+        }
+        (clip_near, clip_far, depth_encoding)
+    }
+
+    /// The stereo depth noise model: subpixel disparity error and baseline.
+    fn depth_model(&self, dev: &Device, e: &mut Vec<ConfigError>) -> (f64, f64) {
+        let subpixel = self.depth_subpixel.unwrap_or(0.08);
+        let baseline = self.depth_baseline.unwrap_or(dev.baseline);
+        let (max_sub, min_base) = (bounds::MAX_DEPTH_SUBPIXEL_PX, bounds::MIN_DEPTH_BASELINE_M);
+        if !(subpixel.is_finite() && (0.0..=max_sub).contains(&subpixel)) {
+            e.push(bad(
+                "depth_subpixel",
+                format!("must be within [0, {max_sub}] px, got {subpixel}"),
+            ));
+        }
+        if !(baseline.is_finite() && baseline >= min_base && baseline <= bounds::MAX_SIZE_M) {
+            e.push(bad(
+                "depth_baseline",
+                format!("must be within [{min_base}, {}] m, got {baseline}", bounds::MAX_SIZE_M),
+            ));
+        }
+        (subpixel, baseline)
+    }
+
+    /// Topic per role: the device's layout under the camera name, renamed by `topics:`.
+    fn topics(
+        &self,
+        dev: &Device,
+        prefix: &str,
+        e: &mut Vec<ConfigError>,
+    ) -> BTreeMap<&'static str, String> {
+        let join =
+            |rel: &str| if prefix.is_empty() { rel.to_string() } else { format!("{prefix}/{rel}") };
+        let mut topics: BTreeMap<&'static str, String> = BTreeMap::new();
+        topics.insert("image", join(dev.layout.image));
+        topics.insert("image_compressed", format!("{}/compressed", join(dev.layout.image)));
+        topics.insert("camera_info", join(dev.layout.camera_info));
+        topics.insert("depth", join(dev.layout.depth));
+        topics.insert("depth_info", join(dev.layout.depth_info));
+        topics.insert("points", join(dev.layout.points));
+        for (k, v) in &self.topics {
+            match ROLES.iter().find(|r| **r == k.as_str()) {
+                None => e.push(bad(
+                    &format!("topics.{k}"),
+                    format!("unknown endpoint role; a camera has: {}", ROLES.join(", ")),
+                )),
+                Some(_) if v.trim().is_empty() || v.trim() == "/" => e.push(bad(
+                    &format!("topics.{k}"),
+                    "must be a topic name (relative inside the namespace, absolute `/x` hardwires)"
+                        .into(),
+                )),
+                Some(r) => {
+                    topics.insert(r, v.clone());
+                }
+            }
+        }
+        topics
     }
 }

@@ -166,10 +166,6 @@ fn fresh() -> LimitReport {
     }
 }
 
-fn norm(v: &[f64; 3]) -> f64 {
-    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
-}
-
 /// The `force_limit` plugin.
 pub struct ForceLimit {
     cfg: ForceLimitConfig,
@@ -283,7 +279,7 @@ impl Plugin for ForceLimit {
         let mut tripped_now: Option<String> = None;
         if judged {
             let w = reader.read(ctx)?;
-            let (f, t) = (norm(&w.force), norm(&w.torque));
+            let (f, t) = (crate::math::norm(&w.force), crate::math::norm(&w.torque));
             let over = if self.cfg.max_force > 0.0 && f > self.cfg.max_force {
                 Some(format!("force {f:.2} N > {} N", self.cfg.max_force))
             } else if self.cfg.max_torque > 0.0 && t > self.cfg.max_torque {

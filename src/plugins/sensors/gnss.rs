@@ -196,16 +196,7 @@ impl ValidateConfig for GnssConfig {
                 ));
             }
         }
-        for (k, v) in &self.topics {
-            if k != "fix" && k != "fix_velocity" {
-                e.push(ConfigError::new(
-                    format!("topics.{k}"),
-                    "unknown endpoint role; a gnss has two: `fix`, `fix_velocity`",
-                ));
-            } else if v.trim().is_empty() || v.trim() == "/" {
-                e.push(ConfigError::new(format!("topics.{k}"), "must be a topic name (relative renames inside the namespace, absolute `/x` hardwires)"));
-            }
-        }
+        e.extend(crate::plugins::shared::check_topics(&self.topics, &["fix", "fix_velocity"]));
         e
     }
 }

@@ -32,7 +32,7 @@ use crate::context::payload::{Imu, Transform};
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
-use crate::math::{quat_mul, quat_normalize};
+use crate::math::{axis_angle, quat_mul, quat_normalize, rotvec_quat};
 use crate::plugin::{
     typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
 };
@@ -297,16 +297,7 @@ impl ValidateConfig for ImuConfig {
                 "must be a topic name (relative to the namespace, e.g. `imu/data`)",
             ));
         }
-        for (k, v) in &self.topics {
-            if k != "imu" {
-                e.push(ConfigError::new(
-                    format!("topics.{k}"),
-                    "unknown endpoint role; an imu has one: `imu`",
-                ));
-            } else if v.trim().is_empty() || v.trim() == "/" {
-                e.push(ConfigError::new("topics.imu", "must be a topic name"));
-            }
-        }
+        e.extend(crate::plugins::shared::check_topics(&self.topics, &["imu"]));
         if let Err(es) = self.params() {
             e.extend(es);
         } else if let Err(es) = self.fault_params() {
@@ -414,19 +405,6 @@ impl ImuReader {
 
 fn diag(a: f64, b: f64, c: f64) -> [f64; 9] {
     [a, 0.0, 0.0, 0.0, b, 0.0, 0.0, 0.0, c]
-}
-
-fn axis_angle(axis: [f64; 3], angle: f64) -> [f64; 4] {
-    let (s, c) = (angle * 0.5).sin_cos();
-    [c, axis[0] * s, axis[1] * s, axis[2] * s]
-}
-
-fn rotvec_quat(v: [f64; 3]) -> [f64; 4] {
-    let a = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-    if a < 1e-15 {
-        return [1.0, 0.0, 0.0, 0.0];
-    }
-    axis_angle([v[0] / a, v[1] / a, v[2] / a], a)
 }
 
 /// Blackboard key of an imu's reader.

@@ -7,6 +7,7 @@ pub mod ground_truth_pose;
 pub mod imu;
 pub mod joint_state_publisher;
 pub mod lidar;
+pub mod lidar_config;
 pub mod livox_mid360;
 pub mod oakd_camera;
 pub mod object_detector;

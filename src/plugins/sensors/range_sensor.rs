@@ -270,16 +270,7 @@ impl ValidateConfig for RangeSensorConfig {
                 ));
             }
         }
-        for (k, v) in &self.topics {
-            if k != "range" {
-                e.push(ConfigError::new(
-                    format!("topics.{k}"),
-                    "unknown endpoint role; a range sensor has one: `range`",
-                ));
-            } else if v.trim().is_empty() || v.trim() == "/" {
-                e.push(ConfigError::new("topics.range", "must be a topic name (relative renames inside the namespace, absolute `/x` hardwires)"));
-            }
-        }
+        e.extend(crate::plugins::shared::check_topics(&self.topics, &["range"]));
         if let Err(es) = self.params() {
             e.extend(es);
         }

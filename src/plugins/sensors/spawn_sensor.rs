@@ -370,6 +370,168 @@ impl SpawnSensor {
     }
 }
 
+/// Two mounts on one carrier with the same frame_id share its namespace: refused.
+fn check_frame_free(
+    b: &BuildContext,
+    carrier: Option<&Entity>,
+    frame_id: Option<&str>,
+    camera_name: Option<&str>,
+    cfg: &SpawnSensorConfig,
+) -> Result<(), String> {
+    let (Some(c), Some(fid)) = (carrier, frame_id) else { return Ok(()) };
+    let Some(other) = b.ctx.entities.all().iter().find(|e| {
+        e.kind == EntityKind::Sensor
+            && e.meta.get("carrier") == Some(&c.name)
+            && e.meta.get("frame_id").map(String::as_str) == Some(fid)
+    }) else {
+        return Ok(());
+    };
+    Err(match camera_name {
+        Some(n) if cfg.frame_id.is_none() => format!(
+            "camera_name: `{fid}` (from camera_name `{n}`) is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `camera_name:` (every frame of the device and its topics take it)",
+            other.name, c.name
+        ),
+        _ => format!(
+            "frame_id: `{fid}` is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `frame_id:`",
+            other.name, c.name
+        ),
+    })
+}
+
+impl SpawnSensor {
+    /// The entity this mount is nested under, if any.
+    fn carrier(&self, b: &BuildContext) -> Result<Option<Entity>, String> {
+        let Some(owner) = &self.owner else { return Ok(None) };
+        b.ctx.entities.resolve_owner(Some(owner)).cloned().map(Some).ok_or_else(|| {
+            format!("spawn_sensor is nested under `{owner}`, which registers no entity; nest it under a spawn_robot (or another spawn), or declare it at the top level")
+        })
+    }
+
+    /// The device's manifest frames, placeholders filled, added as sites of its spec.
+    fn add_device_frames(
+        &mut self,
+        m: &mut crate::spawn::model::LoadedModel,
+        parent_tf: &str,
+        frame_id: Option<&str>,
+        camera_name: Option<&str>,
+    ) -> Result<(), String> {
+        let model = &self.cfg.model;
+        let vars = [
+            ("frame_id", frame_id),
+            ("parent_frame", Some(parent_tf)),
+            ("camera_name", camera_name),
+        ];
+        let mut frames: Vec<FrameSpec> = Vec::new();
+        for (i, f) in m.manifest.frames.iter().enumerate() {
+            let fill = |s: &str| {
+                fill_placeholders(s, &vars)
+                    .map_err(|e| placeholder_error(&e, model, &format!("frames[{i}]")))
+            };
+            frames.push(FrameSpec {
+                name: fill(&f.name)?,
+                parent: fill(&f.parent)?,
+                pos: f.pos,
+                rpy: f.rpy,
+            });
+        }
+        let mut sites = FrameSites::new();
+        sites
+            .add(&mut m.spec, &frames, "model manifest frames")
+            .map_err(|e| format!("model `{model}`: {e}"))?;
+        self.frames = sites.frames();
+        Ok(())
+    }
+
+    /// Where the device hangs: the parent body (`None` = the world) and the pose in it, from
+    /// `parent_frame:` (a body or a declared frame of the carrier) or `attach_to:` (a body).
+    fn mount_point(
+        &mut self,
+        spec: &MjSpec,
+        attach_prefix: &str,
+        carrier: Option<&Entity>,
+    ) -> Result<(Option<String>, Pose), String> {
+        let cfg = &self.cfg;
+        let mount = Pose {
+            pos: cfg.pos,
+            quat: crate::math::quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]),
+        };
+        let (parent_body, pose, parent_compiled) = if let Some(pf) = &cfg.parent_frame {
+            let name = format!("{attach_prefix}{pf}");
+            if spec.body(&name).is_some() {
+                (Some(name.clone()), mount, Some(name))
+            } else if let Some((body, site_pose)) = find_site(spec, &name) {
+                (Some(body), compose(&site_pose, &mount), Some(name))
+            } else {
+                let bodies: Vec<String> = body_names(spec)
+                    .into_iter()
+                    .filter(|n| n.starts_with(attach_prefix))
+                    .map(|n| n[attach_prefix.len()..].to_string())
+                    .collect();
+                let frames =
+                    carrier.and_then(|c| c.meta.get("frames").cloned()).unwrap_or_default();
+                return Err(format!(
+                    "parent_frame: `{pf}` (`{name}`) is neither a body nor a declared frame of the carrier{}; bodies: {}; frames: {}",
+                    carrier.map(|c| format!(" `{}`", c.name)).unwrap_or_default(),
+                    if bodies.is_empty() { "(none)".into() } else { bodies.join(", ") },
+                    if frames.is_empty() { "(none)".into() } else { frames.replace(',', ", ") }
+                ));
+            }
+        } else if let Some(at) = &cfg.attach_to {
+            let name = format!("{attach_prefix}{at}");
+            if spec.body(&name).is_none() {
+                let bodies: Vec<String> =
+                    body_names(spec).into_iter().filter(|n| n.starts_with(attach_prefix)).collect();
+                return Err(format!(
+                    "attach_to: no body `{name}` (attach_prefix `{attach_prefix}` + `{at}`) has been spawned before this mount; bodies: {}",
+                    if bodies.is_empty() { "(none)".into() } else { bodies.join(", ") }
+                ));
+            }
+            (Some(name.clone()), mount, Some(name))
+        } else {
+            (None, mount, None)
+        };
+        self.parent_compiled = parent_compiled;
+        Ok((parent_body, pose))
+    }
+
+    /// The motion (only a mount in the world moves): a mocap root for `driven`, a free joint for
+    /// `physics`, else welded. Returns it with the free joint's name and the weld reason.
+    fn apply_motion(
+        &mut self,
+        m: &mut crate::spawn::model::LoadedModel,
+        parent_body: Option<&str>,
+    ) -> (Motion, Option<String>, Option<String>) {
+        let motion = if parent_body.is_none() {
+            self.cfg.motion.unwrap_or_default()
+        } else {
+            Motion::Static
+        };
+        let mut free_joint = None;
+        let weld_reason = match motion {
+            Motion::Static if parent_body.is_some() => Some(format!(
+                "mounted on `{}` (welded to its carrier; it moves with it)",
+                parent_body.unwrap_or_default()
+            )),
+            Motion::Static => Some(
+                "motion: static (welded to the world; give `motion: driven` or `motion: physics` to move it)"
+                    .to_string(),
+            ),
+            Motion::Driven => {
+                m.spec.body_mut(&m.root).expect("root").set_mocap(true);
+                None
+            }
+            Motion::Physics => {
+                let jname = format!("{}_free", m.root);
+                m.spec.body_mut(&m.root).expect("root").add_free_joint().with_name(&jname);
+                free_joint = Some(format!("{}{jname}", self.prefix));
+                None
+            }
+        };
+        self.welded = motion == Motion::Static;
+        (motion, free_joint, weld_reason)
+    }
+}
+
 impl Plugin for SpawnSensor {
     fn hooks(&self) -> Hooks {
         Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::POST_STEP
@@ -377,12 +539,7 @@ impl Plugin for SpawnSensor {
 
     fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
         let cfg = self.cfg.clone();
-        let carrier = match &self.owner {
-            Some(owner) => Some(b.ctx.entities.resolve_owner(Some(owner)).cloned().ok_or_else(|| {
-                format!("spawn_sensor is nested under `{owner}`, which registers no entity; nest it under a spawn_robot (or another spawn), or declare it at the top level")
-            })?),
-            None => None,
-        };
+        let carrier = self.carrier(b)?;
         let attach_prefix = cfg
             .attach_prefix
             .clone()
@@ -406,125 +563,12 @@ impl Plugin for SpawnSensor {
             &cfg.model,
         )?;
         self.camera_name = camera_name.clone();
-
-        // Two mounts on one carrier with the same frame_id share its namespace: refused.
-        if let (Some(c), Some(fid)) = (&carrier, &frame_id) {
-            if let Some(other) = b.ctx.entities.all().iter().find(|e| {
-                e.kind == EntityKind::Sensor
-                    && e.meta.get("carrier") == Some(&c.name)
-                    && e.meta.get("frame_id") == Some(fid)
-            }) {
-                return Err(match &camera_name {
-                    Some(n) if cfg.frame_id.is_none() => format!(
-                        "camera_name: `{fid}` (from camera_name `{n}`) is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `camera_name:` (every frame of the device and its topics take it)",
-                        other.name, c.name
-                    ),
-                    _ => format!(
-                        "frame_id: `{fid}` is already the frame of `{}` on the same carrier `{}`; two mounts on one carrier share its namespace, so give this one a distinct `frame_id:`",
-                        other.name, c.name
-                    ),
-                });
-            }
-        }
-
-        // The device's frames, placeholders filled.
+        check_frame_free(b, carrier.as_ref(), frame_id.as_deref(), camera_name.as_deref(), &cfg)?;
         let parent_tf = parent_frame_name(cfg.parent_frame.as_deref(), cfg.attach_to.as_deref());
-        let vars = [
-            ("frame_id", frame_id.as_deref()),
-            ("parent_frame", Some(parent_tf.as_str())),
-            ("camera_name", camera_name.as_deref()),
-        ];
-        let mut frames: Vec<FrameSpec> = Vec::new();
-        for (i, f) in m.manifest.frames.iter().enumerate() {
-            let fill = |s: &str| {
-                fill_placeholders(s, &vars)
-                    .map_err(|e| placeholder_error(&e, &cfg.model, &format!("frames[{i}]")))
-            };
-            frames.push(FrameSpec {
-                name: fill(&f.name)?,
-                parent: fill(&f.parent)?,
-                pos: f.pos,
-                rpy: f.rpy,
-            });
-        }
-        let mut sites = FrameSites::new();
-        sites
-            .add(&mut m.spec, &frames, "model manifest frames")
-            .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
-        self.frames = sites.frames();
-
-        // Where it hangs.
-        let mount = Pose {
-            pos: cfg.pos,
-            quat: crate::math::quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]),
-        };
-        let (parent_body, pose, parent_compiled) = if let Some(pf) = &cfg.parent_frame {
-            let name = format!("{attach_prefix}{pf}");
-            if spec.body(&name).is_some() {
-                (Some(name.clone()), mount, Some(name))
-            } else if let Some((body, site_pose)) = find_site(spec, &name) {
-                (Some(body), compose(&site_pose, &mount), Some(name))
-            } else {
-                let bodies: Vec<String> = body_names(spec)
-                    .into_iter()
-                    .filter(|n| n.starts_with(&attach_prefix))
-                    .map(|n| n[attach_prefix.len()..].to_string())
-                    .collect();
-                let frames = carrier
-                    .as_ref()
-                    .and_then(|c| c.meta.get("frames").cloned())
-                    .unwrap_or_default();
-                return Err(format!(
-                    "parent_frame: `{pf}` (`{name}`) is neither a body nor a declared frame of the carrier{}; bodies: {}; frames: {}",
-                    carrier.as_ref().map(|c| format!(" `{}`", c.name)).unwrap_or_default(),
-                    if bodies.is_empty() { "(none)".into() } else { bodies.join(", ") },
-                    if frames.is_empty() { "(none)".into() } else { frames.replace(',', ", ") }
-                ));
-            }
-        } else if let Some(at) = &cfg.attach_to {
-            let name = format!("{attach_prefix}{at}");
-            if spec.body(&name).is_none() {
-                let bodies: Vec<String> = body_names(spec)
-                    .into_iter()
-                    .filter(|n| n.starts_with(&attach_prefix))
-                    .collect();
-                return Err(format!(
-                    "attach_to: no body `{name}` (attach_prefix `{attach_prefix}` + `{at}`) has been spawned before this mount; bodies: {}",
-                    if bodies.is_empty() { "(none)".into() } else { bodies.join(", ") }
-                ));
-            }
-            (Some(name.clone()), mount, Some(name))
-        } else {
-            (None, mount, None)
-        };
-        self.parent_compiled = parent_compiled;
+        self.add_device_frames(&mut m, &parent_tf, frame_id.as_deref(), camera_name.as_deref())?;
+        let (parent_body, pose) = self.mount_point(spec, &attach_prefix, carrier.as_ref())?;
         self.parent_tf = parent_tf;
-
-        // Motion (only for a mount in the world).
-        let motion =
-            if parent_body.is_none() { cfg.motion.unwrap_or_default() } else { Motion::Static };
-        let mut free_joint = None;
-        let weld_reason = match motion {
-            Motion::Static if parent_body.is_some() => Some(format!(
-                "mounted on `{}` (welded to its carrier; it moves with it)",
-                parent_body.as_deref().unwrap_or_default()
-            )),
-            Motion::Static => Some(
-                "motion: static (welded to the world; give `motion: driven` or `motion: physics` to move it)"
-                    .to_string(),
-            ),
-            Motion::Driven => {
-                m.spec.body_mut(&m.root).expect("root").set_mocap(true);
-                None
-            }
-            Motion::Physics => {
-                let jname = format!("{}_free", m.root);
-                m.spec.body_mut(&m.root).expect("root").add_free_joint().with_name(&jname);
-                free_joint = Some(format!("{}{jname}", self.prefix));
-                None
-            }
-        };
-        self.welded = motion == Motion::Static;
+        let (motion, free_joint, weld_reason) = self.apply_motion(&mut m, parent_body.as_deref());
 
         if spec.body(&format!("{}{}", self.prefix, m.root)).is_some() {
             return Err(format!(

@@ -164,10 +164,8 @@ impl CloudPattern {
     }
 }
 
-/// Checks of the `site`, `frame_id` and `topics` keys every 3D lidar has (`device` names it in
-/// the topics refusal).
+/// Checks of the `site`, `frame_id` and `topics` keys every 3D lidar has.
 pub fn check_names(
-    device: &str,
     site: &Option<String>,
     frame_id: &Option<String>,
     topics: &BTreeMap<String, String>,
@@ -182,16 +180,7 @@ pub fn check_names(
             e.push(ConfigError::new("frame_id", "must not be empty"));
         }
     }
-    for (k, v) in topics {
-        if k != "points" {
-            e.push(ConfigError::new(
-                format!("topics.{k}"),
-                format!("unknown endpoint role; a {device} has one: `points`"),
-            ));
-        } else if v.trim().is_empty() || v.trim() == "/" {
-            e.push(ConfigError::new("topics.points", "must be a topic name (relative renames inside the namespace, absolute `/x` hardwires)"));
-        }
-    }
+    e.extend(super::check_topics(topics, &["points"]));
     e
 }
 

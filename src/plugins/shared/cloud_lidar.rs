@@ -186,7 +186,7 @@ impl<D: CloudDevice> CloudConfig<D> {
 
 impl<D: CloudDevice> ValidateConfig for CloudConfig<D> {
     fn validate(&self) -> Vec<ConfigError> {
-        let mut e = check_names(D::NAME, &self.site, &self.frame_id, &self.topics);
+        let mut e = check_names(&self.site, &self.frame_id, &self.topics);
         e.extend(self.cloud_pattern().validate());
         if let Err(es) = self.params() {
             e.extend(es);

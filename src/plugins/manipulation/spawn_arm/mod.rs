@@ -41,6 +41,7 @@ use crate::spawn::import::{
     check_name_collisions, home_key, prefix_colliding_assets, KeyframeMap, StatedOptions,
     ROOTS_META,
 };
+use crate::spawn::model::LoadedModel;
 use crate::spawn::{
     body_names, load_model_as_written, static_transform, FrameRef, FrameSites, PlacedFrame, Pose,
     StaticTfPublisher,
@@ -93,46 +94,54 @@ impl SpawnArm {
     }
 }
 
-impl Plugin for SpawnArm {
-    fn hooks(&self) -> Hooks {
-        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::POST_STEP
-    }
-
-    fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
-        let cfg = self.cfg.clone();
-        let prefix = cfg.prefix.as_str();
-        // Where the arm goes: the world, or a body of a robot declared before it.
-        let mut parent_body: Option<String> = None;
-        let mut parent_pose = Pose::default();
-        let mut weld_reason = format!(
+/// Where the arm goes: the world, or a body of a robot declared before it (`mount:`). Returns the
+/// parent body, its pose, and the reason the arm's base does not move by itself.
+fn mount_parent(
+    cfg: &SpawnArmConfig,
+    spec: &MjSpec,
+    b: &BuildContext,
+) -> Result<(Option<String>, Pose, String), String> {
+    let Some(m) = &cfg.mount else {
+        let weld_reason = format!(
             "spawn_arm welds `{}` to the world (an arm's base is fixed: command its joints, or put it on a `rail:` or a robot with `mount:`)",
             cfg.model
         );
-        if let Some(m) = &cfg.mount {
-            let Some(robot) = b.ctx.entities.get(&m.robot).cloned() else {
-                return Err(format!(
-                    "mount.robot: no robot `{}` has been spawned before this arm; the base must be declared BEFORE the arm in the components list (build runs in declaration order), and `robot:` names its entry's `name:`. Entities so far: [{}]",
-                    m.robot,
-                    b.ctx.entities.names().join(", ")
-                ));
-            };
-            let full = format!("{}{}", robot.prefix, m.body);
-            if spec.body(&full).is_none() {
-                let bodies: Vec<String> = body_names(spec)
-                    .into_iter()
-                    .filter(|n| n.starts_with(&robot.prefix))
-                    .map(|n| n[robot.prefix.len()..].to_string())
-                    .collect();
-                return Err(format!("mount.body: robot `{}` has no body `{}` (looked up as `{full}`); its bodies: [{}]", m.robot, m.body, bodies.join(", ")));
-            }
-            parent_body = Some(full);
-            parent_pose = robot.initial_pose;
-            weld_reason = format!(
-                "mounted on robot `{}` (body `{}`): move the robot, and the arm comes with it",
-                m.robot, m.body
-            );
-        }
+        return Ok((None, Pose::default(), weld_reason));
+    };
+    let Some(robot) = b.ctx.entities.get(&m.robot).cloned() else {
+        return Err(format!(
+            "mount.robot: no robot `{}` has been spawned before this arm; the base must be declared BEFORE the arm in the components list (build runs in declaration order), and `robot:` names its entry's `name:`. Entities so far: [{}]",
+            m.robot,
+            b.ctx.entities.names().join(", ")
+        ));
+    };
+    let full = format!("{}{}", robot.prefix, m.body);
+    if spec.body(&full).is_none() {
+        let bodies: Vec<String> = body_names(spec)
+            .into_iter()
+            .filter(|n| n.starts_with(&robot.prefix))
+            .map(|n| n[robot.prefix.len()..].to_string())
+            .collect();
+        return Err(format!(
+            "mount.body: robot `{}` has no body `{}` (looked up as `{full}`); its bodies: [{}]",
+            m.robot,
+            m.body,
+            bodies.join(", ")
+        ));
+    }
+    let weld_reason = format!(
+        "mounted on robot `{}` (body `{}`): move the robot, and the arm comes with it",
+        m.robot, m.body
+    );
+    Ok((Some(full), robot.initial_pose, weld_reason))
+}
 
+impl SpawnArm {
+    /// Load the arm's model: its stated options, its base body, its home (config, else the
+    /// manifest's `home:`) and its vendor frames (as sites). Returns the model and the base body.
+    fn load_arm(&mut self, spec: &MjSpec) -> Result<(LoadedModel, String), String> {
+        let cfg = &self.cfg;
+        let prefix = cfg.prefix.as_str();
         let mut m =
             load_model_as_written(&cfg.model, &self.base_dir).map_err(|e| format!("model: {e}"))?;
         self.options.push(StatedOptions::of(&m.spec, &cfg.model));
@@ -153,7 +162,6 @@ impl Plugin for SpawnArm {
             }
             None => m.root.clone(),
         };
-        // Home: config, else the manifest's `home:`.
         self.home = match &cfg.home {
             Some(h) => Some(h.clone()),
             None => match m.manifest.extra.get("home") {
@@ -163,15 +171,22 @@ impl Plugin for SpawnArm {
                 None => None,
             },
         };
-        // Vendor frames (as sites).
         let mut sites = FrameSites::new();
         let mf = m.manifest.frames.clone();
         sites
             .add(&mut m.spec, &mf, &format!("{} frames", m.asset.manifest_path().display()))
             .map_err(|e| format!("model manifest: {e}"))?;
         self.frames = sites.frames();
+        Ok((m, base_body))
+    }
 
-        // 1. actuator rewrite (before the graft).
+    /// The `actuators:` rewrite (a URDF's joint limits folded in); returns the actuator rows.
+    fn rewrite_actuators(
+        &self,
+        m: &mut LoadedModel,
+        b: &mut BuildContext,
+    ) -> Result<Vec<actuators::ActuatorRow>, String> {
+        let cfg = &self.cfg;
         let mut block = match &cfg.actuators {
             Some(v) => actuators::parse(v, "actuators")
                 .map_err(|es| es.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?,
@@ -188,31 +203,23 @@ impl Plugin for SpawnArm {
             }
             b.ctx.blackboard.set(crate::spawn::urdf::source_key(&self.address), src.text.clone());
         }
-        let mut rows = actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)?;
+        actuators::apply(&mut m.spec, &block, "actuators", &cfg.model)
+    }
 
-        // 2. end effector.
-        if let Some(ee) = &cfg.end_effector {
-            end_effector::graft(
-                &mut m,
-                ee,
-                &cfg.model,
-                &self.base_dir,
-                &self.address,
-                &mut self.options,
-                &mut rows,
-            )?;
-        }
-
-        // 3. gravity compensation (after the graft).
-        let mode = match cfg.gravity_compensation {
-            None => GravComp::Auto,
-            Some(true) => GravComp::All,
-            Some(false) => GravComp::Off,
-        };
-        let gravcomp_bodies = actuators::apply_gravcomp(&mut m.spec, mode);
-
-        // 4. attach: assets that would collide with the world's get this arm's tag; keyframes
-        // get unique names so the home keyframe is found after compile.
+    /// Attach the arm: assets that would collide with the world's get this arm's tag; keyframes
+    /// get unique names so the home keyframe is found after compile; then onto the parent (or a
+    /// `rail:` carriage), with an optional pedestal. Returns the entity's body and world pose.
+    fn attach(
+        &mut self,
+        spec: &mut MjSpec,
+        b: &mut BuildContext,
+        m: &mut LoadedModel,
+        parent_body: Option<&str>,
+        parent_pose: &Pose,
+        base_body: &str,
+    ) -> Result<(String, Pose), String> {
+        let cfg = &self.cfg;
+        let prefix = cfg.prefix.as_str();
         check_name_collisions(
             spec,
             &m.spec,
@@ -230,22 +237,15 @@ impl Plugin for SpawnArm {
         let mount_q = quat_from_rpy(cfg.rpy[0], cfg.rpy[1], cfg.rpy[2]);
         let mut entity_body = format!("{prefix}{base_body}");
         let mut world_pose =
-            compose(&compose(&parent_pose, &Pose { pos: cfg.pos, quat: mount_q }), &m.root_pose);
+            compose(&compose(parent_pose, &Pose { pos: cfg.pos, quat: mount_q }), &m.root_pose);
         if let Some(r) = &cfg.rail {
             (entity_body, world_pose) =
-                rail::mount(spec, parent_body.as_deref(), &parent_pose, mount_q, &cfg, r, &mut m)?;
+                rail::mount(spec, parent_body, parent_pose, mount_q, cfg, r, m)?;
         } else {
-            crate::spawn::mjcf::attach(
-                spec,
-                parent_body.as_deref(),
-                &mut m.spec,
-                cfg.pos,
-                mount_q,
-                prefix,
-            )
-            .map_err(|e| {
-                format!("model `{}`: {e}; give this arm a distinct `prefix`", cfg.model)
-            })?;
+            crate::spawn::mjcf::attach(spec, parent_body, &mut m.spec, cfg.pos, mount_q, prefix)
+                .map_err(|e| {
+                    format!("model `{}`: {e}; give this arm a distinct `prefix`", cfg.model)
+                })?;
         }
         if cfg.pedestal && cfg.mount.is_none() && cfg.pos[2] > 0.0 {
             let h = cfg.pos[2] * 0.5;
@@ -258,7 +258,21 @@ impl Plugin for SpawnArm {
                 .with_pos([cfg.pos[0], cfg.pos[1], h])
                 .with_rgba([0.3, 0.3, 0.32, 1.0]);
         }
+        Ok((entity_body, world_pose))
+    }
 
+    /// Register the arm's entity (kind `Arm`) with what it was built from.
+    fn register(
+        &self,
+        b: &mut BuildContext,
+        m: &LoadedModel,
+        entity_body: String,
+        world_pose: Pose,
+        weld_reason: String,
+        base_body: &str,
+    ) -> Result<(), String> {
+        let cfg = &self.cfg;
+        let prefix = cfg.prefix.as_str();
         let mut ent = Entity::new(&self.address, EntityKind::Arm, &entity_body);
         ent.prefix = prefix.to_string();
         ent.namespace = cfg.namespace.trim_matches('/').to_string();
@@ -273,7 +287,7 @@ impl Plugin for SpawnArm {
             ROOTS_META.into(),
             m.roots.iter().map(|r| format!("{prefix}{r}")).collect::<Vec<_>>().join(","),
         );
-        ent.meta.insert("base_body".into(), base_body.clone());
+        ent.meta.insert("base_body".into(), base_body.to_string());
         if let Some(mt) = &cfg.mount {
             ent.meta.insert("mount".into(), format!("{}:{}", mt.robot, mt.body));
         }
@@ -285,6 +299,44 @@ impl Plugin for SpawnArm {
             ent.meta.insert("rail_joint".into(), r.joint.clone());
         }
         b.ctx.entities.add(ent)?;
+        Ok(())
+    }
+}
+
+impl Plugin for SpawnArm {
+    fn hooks(&self) -> Hooks {
+        Hooks::BUILD | Hooks::CONFIGURE | Hooks::ON_RESET | Hooks::POST_STEP
+    }
+
+    fn build(&mut self, spec: &mut MjSpec, b: &mut BuildContext) -> HookResult {
+        let cfg = self.cfg.clone();
+        let (parent_body, parent_pose, weld_reason) = mount_parent(&cfg, spec, b)?;
+        let (mut m, base_body) = self.load_arm(spec)?;
+        // 1. actuator rewrite (before the graft).
+        let mut rows = self.rewrite_actuators(&mut m, b)?;
+        // 2. end effector.
+        if let Some(ee) = &cfg.end_effector {
+            end_effector::graft(
+                &mut m,
+                ee,
+                &cfg.model,
+                &self.base_dir,
+                &self.address,
+                &mut self.options,
+                &mut rows,
+            )?;
+        }
+        // 3. gravity compensation (after the graft).
+        let mode = match cfg.gravity_compensation {
+            None => GravComp::Auto,
+            Some(true) => GravComp::All,
+            Some(false) => GravComp::Off,
+        };
+        let gravcomp_bodies = actuators::apply_gravcomp(&mut m.spec, mode);
+        // 4. attach.
+        let (entity_body, world_pose) =
+            self.attach(spec, b, &mut m, parent_body.as_deref(), &parent_pose, &base_body)?;
+        self.register(b, &m, entity_body, world_pose, weld_reason, &base_body)?;
         b.ctx.blackboard.set(
             actuators::table_key(&self.address),
             ActuatorTable { entity: self.address.clone(), rows, gravcomp_bodies },

@@ -22,7 +22,7 @@ pub(super) fn mount(
     m: &mut LoadedModel,
 ) -> Result<(String, Pose), String> {
     let prefix = cfg.prefix.as_str();
-    let n = r.axis.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let n = crate::math::norm(&r.axis);
     let axis = [r.axis[0] / n, r.axis[1] / n, r.axis[2] / n];
     let carriage = format!("{prefix}rail_carriage");
     let joint = format!("{prefix}{}", r.joint);
@@ -36,7 +36,7 @@ pub(super) fn mount(
     let axis_w = rot_axis(&mount_q, axis);
     let beam_c =
         [cfg.pos[0] + axis_w[0] * mid, cfg.pos[1] + axis_w[1] * mid, cfg.pos[2] + axis_w[2] * mid];
-    let beam_q = quat_between([1.0, 0.0, 0.0], axis_w);
+    let beam_q = crate::math::quat_between([1.0, 0.0, 0.0], axis_w);
     let bg = parent
         .add_geom()
         .with_name(&format!("{prefix}rail_beam"))
@@ -108,16 +108,4 @@ pub(super) fn mount(
 
 fn rot_axis(q: &[f64; 4], a: [f64; 3]) -> [f64; 3] {
     crate::math::quat_rotate(q, &a)
-}
-
-/// Shortest-arc rotation taking unit vector `a` to unit vector `b` ([w, x, y, z]).
-fn quat_between(a: [f64; 3], b: [f64; 3]) -> [f64; 4] {
-    let c = crate::math::cross(&a, &b);
-    let d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    if d < -1.0 + 1e-12 {
-        return [0.0, 0.0, 0.0, 1.0]; // 180° about z (a is x here)
-    }
-    let q = [1.0 + d, c[0], c[1], c[2]];
-    let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-    [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
 }
