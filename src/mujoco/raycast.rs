@@ -234,6 +234,23 @@ fn ray_sphere(pos: &[f64; 3], dist_sqr: f64, pnt: &[f64; 3], vec: &[f64; 3]) -> 
     }
 }
 
+/// `ray_sphere(..) >= 0.0`, without its square root and divisions where the answer is clear: the
+/// same discriminant (the same operations, so the same value); with it non-negative, a ray
+/// pointing towards the centre (b <= 0) has a non-negative far root, and so does one whose
+/// discriminant exceeds b² by a relative 1e-9 (then sqrt(det) > b far beyond rounding). Other
+/// cases (and NaN) take the exact test.
+fn ray_sphere_hits(pos: &[f64; 3], dist_sqr: f64, pnt: &[f64; 3], vec: &[f64; 3]) -> bool {
+    let dif = [pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]];
+    let a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2];
+    let b = vec[0] * dif[0] + vec[1] * dif[1] + vec[2] * dif[2];
+    let c = dif[0] * dif[0] + dif[1] * dif[1] + dif[2] * dif[2] - dist_sqr;
+    let det = b * b - a * c;
+    if det >= 0.0 && a >= MJ_MINVAL && (b <= 0.0 || det > b * b * (1.0 + 1e-9)) {
+        return true;
+    }
+    ray_sphere(pos, dist_sqr, pnt, vec) >= 0.0
+}
+
 /// MuJoCo's bounding angles of a geom seen from `pnt`, op for op.
 fn bounding_angles(aabb: &[f64; 6], xpos: &[f64; 3], xmat: &[f64; 9], pnt: &[f64; 3]) -> [f64; 4] {
     const NONE: [f64; 4] = [-PI, 0.0, PI, PI];
@@ -672,7 +689,7 @@ impl RayBatch {
                 // cull (atan2s) before a costly mesh or height-field intersection, but after a
                 // primitive's, and then only for a hit that would become the ray's answer.
                 if let Some((centre, ssz)) = c.body_sphere {
-                    if ray_sphere(&centre, ssz, &origin, &v) < 0.0 {
+                    if !ray_sphere_hits(&centre, ssz, &origin, &v) {
                         continue;
                     }
                 }
