@@ -54,6 +54,17 @@ impl ScanBins {
         self.all.clear();
     }
 
+    /// No bins for this cast: [`ScanBins::all`] lists candidates `0..n`.
+    pub(crate) fn unbinned(&mut self, n: usize) {
+        self.all.clear();
+        self.all.extend(0..n as u32);
+    }
+
+    /// Every candidate filed (or `0..n` after [`ScanBins::unbinned`]), in visiting order.
+    pub(crate) fn all(&self) -> &[u32] {
+        &self.all
+    }
+
     /// File candidate `idx` (add them in visiting order) whose bounding sphere, of radius `r`
     /// (infinite: seen everywhere), is centred at `w` from the origin.
     pub(crate) fn add(&mut self, idx: u32, w: &[f64; 3], r: f64) {
@@ -62,7 +73,7 @@ impl ScanBins {
         let rho = (a * a + b * b).sqrt();
         let ratio = r / rho;
         // The origin inside (or near) the sphere's cross-section, or a wide one: every bin.
-        if !(ratio < 0.99) {
+        if ratio.is_nan() || ratio >= 0.99 {
             self.lists.iter_mut().for_each(|l| l.push(idx));
             return;
         }

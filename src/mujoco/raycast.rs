@@ -56,9 +56,9 @@ pub struct RayBatch {
     geom: Vec<i32>,
     /// Per-scan scratch: the candidate geoms (id, centre minus origin, squared radius, |w|²).
     cand: Vec<Candidate>,
-    /// Per-scan scratch: a planar scan's angular bins of `cand`, and the identity order.
-    bins: ScanBins,
-    seq: Vec<u32>,
+    /// Per-scan scratch: a planar scan's angular bins of `cand` (boxed: a batch stays small
+    /// inside the plugins that hold one).
+    bins: Box<ScanBins>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -412,8 +412,7 @@ impl RayBatch {
             dist: vec![-1.0; n],
             geom: vec![-1; n],
             cand: Vec::new(),
-            bins: ScanBins::default(),
-            seq: Vec::new(),
+            bins: Box::default(),
         }
     }
 
@@ -646,10 +645,11 @@ impl RayBatch {
                 }
                 true
             }
-            _ => false,
+            _ => {
+                self.bins.unbinned(self.cand.len());
+                false
+            }
         };
-        self.seq.clear();
-        self.seq.extend(0..self.cand.len() as u32);
         let size = m.geom_size();
         let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
         for i in 0..self.dist.len() {
@@ -663,7 +663,7 @@ impl RayBatch {
             let (mut dist, mut geom) = (-1.0, -1);
             let mut angles: Option<(f64, f64)> = None;
             let vlen = vv.sqrt();
-            let list: &[u32] = if binned { self.bins.for_ray(&v, vv) } else { &self.seq };
+            let list: &[u32] = if binned { self.bins.for_ray(&v, vv) } else { self.bins.all() };
             for &k in list {
                 let c = &mut self.cand[k as usize];
                 // Nearest box first: once a hit is nearer than every remaining geom's box can be
