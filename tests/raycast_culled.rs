@@ -200,3 +200,70 @@ fn absent_ghost_and_grouped_geoms_are_never_returned_by_default() {
     a.cast(e.ctx.data_mut(), [1.1, 0.0, 0.2], None, Some(&mask), true, 20.0);
     assert!(!a.geom().contains(&grouped));
 }
+
+/// Rays the cull's margins are about: along the world axes and the diagonals (parallel to the
+/// walls' and the boxes' faces: the slab test's near-zero components), straight up and down,
+/// from origins on a wall's face, inside a box, inside the mesh and at a box's corner height;
+/// every answer bitwise `mj_multiRay`'s, by `cast` and (within the cutoff) `cast_within`.
+#[test]
+fn axis_parallel_and_inside_rays_equal_mj_multi_ray_bitwise() {
+    let (mut e, _dir) = world();
+    let mut dirs: Vec<[f64; 3]> = Vec::new();
+    for k in 0..16 {
+        let a = k as f64 * std::f64::consts::FRAC_PI_8;
+        dirs.push([a.cos(), a.sin(), 0.0]);
+        let (s, c) = a.sin_cos();
+        dirs.push([c * 0.6, s * 0.6, 0.8]);
+        dirs.push([c * 0.6, s * 0.6, -0.8]);
+    }
+    for d in [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0]] {
+        dirs.push(d);
+    }
+    dirs.push([0.0, 0.0, 1.0]);
+    dirs.push([0.0, 0.0, -1.0]);
+    dirs.push([-0.0, -1.0, 0.0]);
+    dirs.push([-1.0, -0.0, -0.0]);
+    let n = dirs.len();
+    let origins = [
+        [0.0, 2.95, 1.0],   // on the inner face of the +y wall
+        [5.95, 0.0, 0.5],   // on the inner face of the +x wall
+        [-4.0, -1.5, 0.3],  // inside the first box
+        [-0.8, -0.9, 0.25], // inside the mesh
+        [0.0, 0.0, 0.6],    // at the boxes' top height
+        [2.0, 0.6, 0.25],   // the sphere's centre
+        [3.5, -1.0, 0.1],   // above the height field
+        [-5.9, -2.9, 1.0],  // a room corner
+    ];
+    let (mut a, mut b, mut c) = (RayBatch::new(n), RayBatch::new(n), RayBatch::new(n));
+    let mut hits = 0;
+    for (k, origin) in origins.iter().enumerate() {
+        for (i, d) in dirs.iter().enumerate() {
+            a.set_dir(i, *d);
+            b.set_dir(i, *d);
+            c.set_dir(i, *d);
+        }
+        for cutoff in [0.5, 2.0, 30.0] {
+            a.cast(e.ctx.data_mut(), *origin, None, None, true, cutoff);
+            b.cast_reference(e.ctx.data_mut(), *origin, None, None, true, cutoff);
+            c.cast_within(e.ctx.data_mut(), *origin, None, None, true, cutoff);
+            for i in 0..n {
+                let want = (b.dist()[i].to_bits(), b.geom()[i]);
+                assert_eq!(
+                    (a.dist()[i].to_bits(), a.geom()[i]),
+                    want,
+                    "origin {k} ray {i} cutoff {cutoff}: culled {} (geom {}) vs mj_multiRay {} (geom {})",
+                    a.dist()[i],
+                    a.geom()[i],
+                    b.dist()[i],
+                    b.geom()[i]
+                );
+                let want_within =
+                    if b.dist()[i] > cutoff { ((-1.0f64).to_bits(), -1) } else { want };
+                assert_eq!((c.dist()[i].to_bits(), c.geom()[i]), want_within, "origin {k} ray {i}");
+                hits += usize::from(b.dist()[i] >= 0.0);
+            }
+        }
+    }
+    // Most of these rays hit something (the walls, the floor, the geom they start in).
+    assert!(hits > 3 * origins.len() * n / 2, "hits: {hits} of {}", 3 * origins.len() * n);
+}

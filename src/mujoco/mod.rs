@@ -1,7 +1,8 @@
 //! Seams into MuJoCo: the one place each kind of low-level call goes through, so its invariants
 //! (masks, buffer lengths, bounds, single-threaded use) are kept in one file.
 //!
-//! - [`raycast`]: every ray sensor casts through `RayBatch::cast` (`mj_multiRay`);
+//! - [`raycast`]: every ray sensor casts through `RayBatch::cast` (`mj_multiRay`), with `ray_bins`
+//!   (a planar scan's angular bins, its cull);
 //! - [`model_write`]: every run-time write into the compiled model goes through a `ModelWriter`;
 //! - [`frames`]: frames of the compiled model (a body or a site), resolved by name, and the
 //!   transforms between them;
@@ -11,4 +12,5 @@
 pub mod frames;
 pub mod jacobian;
 pub mod model_write;
+mod ray_bins;
 pub mod raycast;

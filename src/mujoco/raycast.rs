@@ -19,7 +19,13 @@
 //!   material, static, group) and the same cutoff rule, then per ray only the geoms whose
 //!   bounding sphere the ray passes through (a conservative test: a hit lies on the geom, inside
 //!   its sphere), each intersected by the very function `mj_multiRay` calls (`mju_rayGeom`,
-//!   `mj_rayMesh`, `mj_rayHfield`), nearest first-in-geom-order winning ties as there. A model
+//!   `mj_rayMesh`, `mj_rayHfield`), nearest first-in-geom-order winning ties as there. Two
+//!   cheaper exact tests keep most rays from calling those functions: the candidates are visited
+//!   nearest bounding box first, and each ray first meets a geom's bounding box (a slab test in
+//!   the box's frame, the box grown by 1e-7 of the scale): a ray that misses it, or enters it
+//!   beyond the best hit so far, cannot change the answer (in a room, a ray along one wall no
+//!   longer intersects the other three). `mj_multiRay`'s angular cull compares cosines instead
+//!   of `atan2` results where a margin of 1e-9 decides it, the exact `atan2` test otherwise. A model
 //!   with SDF geoms (whose ray function MuJoCo does not export) uses `mj_multiRay` itself.
 //!   [`RayBatch::cast_reference`] is plain `mj_multiRay`, for the tests that hold the two equal.
 
@@ -27,6 +33,7 @@ use mujoco_rs::mujoco_c::{mjNGROUP, mj_multiRay, mj_rayHfield, mj_rayMesh, mjtGe
 
 use mujoco_rs::prelude::MjModel;
 
+use super::ray_bins::ScanBins;
 use crate::context::Data;
 
 /// Geom group that absent entities' geoms move to (MuJoCo has groups 0..=5).
@@ -49,6 +56,9 @@ pub struct RayBatch {
     geom: Vec<i32>,
     /// Per-scan scratch: the candidate geoms (id, centre minus origin, squared radius, |w|²).
     cand: Vec<Candidate>,
+    /// Per-scan scratch: a planar scan's angular bins of `cand` (boxed: a batch stays small
+    /// inside the plugins that hold one).
+    bins: Box<ScanBins>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -67,6 +77,84 @@ struct Candidate {
     ba_done: bool,
     /// Distance from the origin to the geom's bounding box (0 for a plane): no hit is nearer.
     near: f64,
+    /// The geom's orientation (row-major `geom_xmat`), the origin in its bounding box's frame
+    /// (relative to the box's centre) and the box's half sizes grown by a margin far above
+    /// rounding: the per-ray slab test (a ray that misses the grown box, or enters it beyond the
+    /// best hit so far, cannot change the answer).
+    mat: [f64; 9],
+    lp: [f64; 3],
+    half: [f64; 3],
+    /// The bounding angles as cosines (see [`AngleCull`]), once `ba` is computed.
+    fast: AngleCull,
+}
+
+/// `mj_multiRay`'s angular cull without `atan2` where the answer is clear: the ray's elevation
+/// and azimuth are compared with the bounding angles through their cosines, with a margin of
+/// 1e-9 (a cosine never moves faster than its angle, so the angles are then at least 1e-9 apart,
+/// far above the rounding of either side's `atan2`); within the margin the exact test decides.
+#[derive(Debug, Clone, Copy, Default)]
+struct AngleCull {
+    /// The bounding angles are MuJoCo's "no cull" answer: never culled.
+    none: bool,
+    /// cos of the elevation bounds (`ba[1]`, `ba[3]`), when strictly inside (0, pi).
+    cos_el_lo: Option<f64>,
+    cos_el_hi: Option<f64>,
+    /// Unit vector of the azimuth centre and the cosine of the half width.
+    centre: [f64; 2],
+    cos_half: f64,
+}
+
+/// Margin of the cosine comparisons in [`AngleCull`].
+const COS_MARGIN: f64 = 1e-9;
+
+impl AngleCull {
+    fn new(ba: &[f64; 4]) -> Self {
+        let none = ba == &[-PI, 0.0, PI, PI];
+        let inside = |a: f64| (a > 0.0 && a < PI).then(|| a.cos());
+        let c = (ba[0] + ba[2]) * 0.5;
+        AngleCull {
+            none,
+            cos_el_lo: inside(ba[1]),
+            cos_el_hi: inside(ba[3]),
+            centre: [c.cos(), c.sin()],
+            cos_half: ((ba[2] - ba[0]) * 0.5).cos(),
+        }
+    }
+
+    /// Some(culled) when the cosines decide it, None when the exact test must.
+    fn decide(&self, ba: &[f64; 4], v: &[f64; 3], vv: f64) -> Option<bool> {
+        if self.none {
+            return Some(false);
+        }
+        let cz = v[2] / vv.sqrt(); // cos of the ray's elevation (angle from +z)
+                                   // el < ba[1]: never when ba[1] <= 0 (el >= 0); else cos(el) > cos(ba[1])
+        match self.cos_el_lo {
+            Some(cl) if cz > cl + COS_MARGIN => return Some(true),
+            Some(cl) if cz >= cl - COS_MARGIN => return None,
+            None if ba[1] > 0.0 => return None,
+            _ => {}
+        }
+        // el > ba[3]: never when ba[3] >= pi (el <= pi); else cos(el) < cos(ba[3])
+        match self.cos_el_hi {
+            Some(ch) if cz < ch - COS_MARGIN => return Some(true),
+            Some(ch) if cz <= ch + COS_MARGIN => return None,
+            None if ba[3] < PI => return None,
+            _ => {}
+        }
+        // |wrapped az - centre| > half (half <= pi/2, the wrapped difference within [-pi, pi])
+        let rho2 = v[0] * v[0] + v[1] * v[1];
+        if rho2 < 1e-12 * vv {
+            return None;
+        }
+        let cosd = (v[0] * self.centre[0] + v[1] * self.centre[1]) / rho2.sqrt();
+        if cosd < self.cos_half - COS_MARGIN {
+            Some(true)
+        } else if cosd > self.cos_half + COS_MARGIN {
+            Some(false)
+        } else {
+            None
+        }
+    }
 }
 
 const MJ_MINVAL: f64 = 1e-15;
@@ -146,6 +234,23 @@ fn ray_sphere(pos: &[f64; 3], dist_sqr: f64, pnt: &[f64; 3], vec: &[f64; 3]) -> 
     }
 }
 
+/// `ray_sphere(..) >= 0.0`, without its square root and divisions where the answer is clear: the
+/// same discriminant (the same operations, so the same value); with it non-negative, a ray
+/// pointing towards the centre (b <= 0) has a non-negative far root, and so does one whose
+/// discriminant exceeds b² by a relative 1e-9 (then sqrt(det) > b far beyond rounding). Other
+/// cases (and NaN) take the exact test.
+fn ray_sphere_hits(pos: &[f64; 3], dist_sqr: f64, pnt: &[f64; 3], vec: &[f64; 3]) -> bool {
+    let dif = [pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]];
+    let a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2];
+    let b = vec[0] * dif[0] + vec[1] * dif[1] + vec[2] * dif[2];
+    let c = dif[0] * dif[0] + dif[1] * dif[1] + dif[2] * dif[2] - dist_sqr;
+    let det = b * b - a * c;
+    if det >= 0.0 && a >= MJ_MINVAL && (b <= 0.0 || det > b * b * (1.0 + 1e-9)) {
+        return true;
+    }
+    ray_sphere(pos, dist_sqr, pnt, vec) >= 0.0
+}
+
 /// MuJoCo's bounding angles of a geom seen from `pnt`, op for op.
 fn bounding_angles(aabb: &[f64; 6], xpos: &[f64; 3], xmat: &[f64; 9], pnt: &[f64; 3]) -> [f64; 4] {
     const NONE: [f64; 4] = [-PI, 0.0, PI, PI];
@@ -219,7 +324,11 @@ fn angle_culled(
     if !c.ba_done {
         let g = c.id;
         c.ba = bounding_angles(&m.geom_aabb()[g], &xpos[g], &xmat[g], origin);
+        c.fast = AngleCull::new(&c.ba);
         c.ba_done = true;
+    }
+    if let Some(culled) = c.fast.decide(&c.ba, v, v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) {
+        return culled;
     }
     let (az, el) = *angles
         .get_or_insert_with(|| (v[1].atan2(v[0]), (v[0] * v[0] + v[1] * v[1]).sqrt().atan2(v[2])));
@@ -252,6 +361,49 @@ fn box_distance(aabb: &[f64; 6], xpos: &[f64; 3], xmat: &[f64; 9], pnt: &[f64; 3
     s.sqrt()
 }
 
+/// The origin in the frame of a geom's bounding box (`aabb`: centre and half sizes in the geom's
+/// frame), relative to the box's centre, and the half sizes grown by a margin (1e-7 of the
+/// scale) far above the rounding of the slab test in [`slab_skips`].
+fn slab_frame(
+    aabb: &[f64; 6],
+    xpos: &[f64; 3],
+    xmat: &[f64; 9],
+    pnt: &[f64; 3],
+) -> ([f64; 3], [f64; 3]) {
+    let d = [pnt[0] - xpos[0], pnt[1] - xpos[1], pnt[2] - xpos[2]];
+    let mut lp = [0.0; 3];
+    for j in 0..3 {
+        lp[j] = xmat[j] * d[0] + xmat[3 + j] * d[1] + xmat[6 + j] * d[2] - aabb[j];
+    }
+    let scale = 1.0
+        + lp.iter().fold(0.0f64, |a, x| a.max(x.abs()))
+        + aabb[3..].iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let grow = 1e-7 * scale;
+    (lp, [aabb[3] + grow, aabb[4] + grow, aabb[5] + grow])
+}
+
+/// True when the ray along `v` (length `vlen`) cannot give candidate `c` a hit that beats `best`
+/// (-1: none yet): it misses the grown bounding box, or enters it beyond `best`. Conservative:
+/// every hit lies inside the geom's bounding box; the box is grown by 1e-7 of the scale; an axis
+/// the ray is nearly parallel to (|component| < 1e-6 of its length) constrains nothing, so each
+/// slab's entry and exit move outward by at least the growth, far more than their rounding.
+fn slab_skips(c: &Candidate, v: &[f64; 3], vlen: f64, best: f64) -> bool {
+    let m = &c.mat;
+    let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+    for j in 0..3 {
+        let d = m[j] * v[0] + m[3 + j] * v[1] + m[6 + j] * v[2];
+        if d.abs() < 1e-6 * vlen {
+            continue;
+        }
+        let inv = 1.0 / d;
+        let (t1, t2) = ((-c.half[j] - c.lp[j]) * inv, (c.half[j] - c.lp[j]) * inv);
+        let (a, b) = if t1 < t2 { (t1, t2) } else { (t2, t1) };
+        lo = lo.max(a);
+        hi = hi.min(b);
+    }
+    hi < 0.0 || lo > hi || (best >= 0.0 && lo > best * (1.0 + 1e-9) + 1e-9)
+}
+
 impl RayBatch {
     /// A batch for `n` rays.
     pub fn new(n: usize) -> Self {
@@ -260,6 +412,7 @@ impl RayBatch {
             dist: vec![-1.0; n],
             geom: vec![-1; n],
             cand: Vec::new(),
+            bins: Box::default(),
         }
     }
 
@@ -397,7 +550,20 @@ impl RayBatch {
         let plane_n = scan_plane(&self.dirs);
         let reach = cutoff * (1.0 + 1e-9) + 1e-9;
         self.cand.clear();
+        let types = m.geom_type();
         for g in 0..m.ffi().ngeom as usize {
+            // Only hits within cutoff count: every point of a geom lies inside its bounding
+            // sphere, so one whose sphere lies beyond the cutoff cannot give one (the cheapest
+            // test first: a short-range sensor drops almost every geom here).
+            let c = xpos[g];
+            let w = [c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]];
+            let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+            if within && types[g] as i32 != plane {
+                let lim = reach + rbound[g] * (1.0 + 1e-9) + 1e-9;
+                if w2 > lim * lim {
+                    continue;
+                }
+            }
             // mj_multiRay's eligibility, rule for rule.
             let b = bodyid[g];
             if b == exclude
@@ -410,9 +576,6 @@ impl RayBatch {
             }
             // Its cutoff rule (the centre farther than cutoff plus the bounding radius) and its
             // bounding angles, both only for a body with a bounding volume, as there.
-            let c = xpos[g];
-            let w = [c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]];
-            let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
             let bvh = m.body_bvhadr()[b as usize];
             let (mut body_sphere, ba) = (None, [0.0; 4]);
             if bvh != -1 {
@@ -424,7 +587,7 @@ impl RayBatch {
                 let centre = [bb[0] + xi[0], bb[1] + xi[1], bb[2] + xi[2]];
                 body_sphere = Some((centre, bb[3] * bb[3] + bb[4] * bb[4] + bb[5] * bb[5]));
             }
-            let kind = m.geom_type()[g] as i32;
+            let kind = types[g] as i32;
             // A plane is unbounded (radius 0): never culled per ray. Others: the sphere grown by
             // a relative and an absolute margin, so rounding can only keep a geom, never drop it.
             let r = rbound[g] * (1.0 + 1e-9) + 1e-9;
@@ -448,6 +611,11 @@ impl RayBatch {
             if within && near > reach {
                 continue;
             }
+            let (lp, half) = if kind == plane {
+                ([0.0; 3], [0.0; 3])
+            } else {
+                slab_frame(&m.geom_aabb()[g], &c, &xmat[g], &origin)
+            };
             self.cand.push(Candidate {
                 id: g,
                 kind,
@@ -458,10 +626,30 @@ impl RayBatch {
                 ba,
                 ba_done: false,
                 near,
+                mat: xmat[g],
+                lp,
+                half,
+                fast: AngleCull::default(),
             });
         }
         // Visited nearest box first (stable: id order among equals).
         self.cand.sort_by(|a, b| a.near.total_cmp(&b.near));
+        // A planar scan with several candidates: each ray visits only those its angular bin
+        // holds (src/mujoco/ray_bins.rs), in the same order.
+        let binned = match plane_n {
+            Some(n) if self.cand.len() > 4 => {
+                self.bins.reset(&n, &[self.dirs[0], self.dirs[1], self.dirs[2]]);
+                for (k, c) in self.cand.iter().enumerate() {
+                    let r = if c.w2 > c.r2 { c.r2.sqrt() } else { f64::INFINITY };
+                    self.bins.add(k as u32, &c.w, r);
+                }
+                true
+            }
+            _ => {
+                self.bins.unbinned(self.cand.len());
+                false
+            }
+        };
         let size = m.geom_size();
         let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
         for i in 0..self.dist.len() {
@@ -475,7 +663,9 @@ impl RayBatch {
             let (mut dist, mut geom) = (-1.0, -1);
             let mut angles: Option<(f64, f64)> = None;
             let vlen = vv.sqrt();
-            for c in self.cand.iter_mut() {
+            let list: &[u32] = if binned { self.bins.for_ray(&v, vv) } else { self.bins.all() };
+            for &k in list {
+                let c = &mut self.cand[k as usize];
                 // Nearest box first: once a hit is nearer than every remaining geom's box can be
                 // (with a margin far above rounding), none of them can change the answer.
                 if dist >= 0.0 && c.near > dist * vlen * (1.0 + 1e-9) + 1e-9 {
@@ -488,13 +678,18 @@ impl RayBatch {
                         continue;
                     }
                 }
+                // The ray must meet the geom's (grown) bounding box, and enter it no farther
+                // than the best hit so far.
+                if c.kind != plane && slab_skips(c, &v, vlen, dist) {
+                    continue;
+                }
                 // mj_multiRay's own culls decide what it returns (they can drop a geom the ray
                 // does hit, so they are part of the answer, not only of its speed). Each is a
                 // pure test, so their order is free: the cheap body sphere first; the angular
                 // cull (atan2s) before a costly mesh or height-field intersection, but after a
                 // primitive's, and then only for a hit that would become the ray's answer.
                 if let Some((centre, ssz)) = c.body_sphere {
-                    if ray_sphere(&centre, ssz, &origin, &v) < 0.0 {
+                    if !ray_sphere_hits(&centre, ssz, &origin, &v) {
                         continue;
                     }
                 }

@@ -31,7 +31,7 @@ use crate::handles::sensor_fault::{self, FaultSwitch};
 use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs};
-use crate::plugins::shared::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::ray_mount::{site_plane_dirs, MountSpec, MountTf};
 use crate::plugins::shared::scan::{ScanParams, Special};
 use crate::spawn::frame_prefix;
 
@@ -123,10 +123,7 @@ impl Lidar {
             let d = ctx.data();
             (d.site_xpos()[self.site_id], d.site_xmat()[self.site_id])
         };
-        for (i, &(c, s)) in self.cos_sin.iter().enumerate() {
-            // site-frame direction (c, s, 0) rotated to the world by the row-major site_xmat
-            self.batch.set_dir(i, [m[0] * c + m[1] * s, m[3] * c + m[4] * s, m[6] * c + m[7] * s]);
-        }
+        site_plane_dirs(&mut self.batch, &m, &self.cos_sin);
         self.batch.cast_within(
             ctx.data_mut(),
             origin,

@@ -33,7 +33,7 @@ use crate::error::{ConfigError, HookResult};
 use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
-use crate::plugins::shared::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::ray_mount::{site_dirs, MountSpec, MountTf};
 use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams, Special};
 use crate::spawn::frame_prefix;
 
@@ -351,10 +351,7 @@ impl RangeSensor {
             let d = ctx.data();
             (d.site_xpos()[self.site_id], d.site_xmat()[self.site_id])
         };
-        for (i, v) in self.grid.iter().enumerate() {
-            let w = |r: usize| m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
-            self.batch.set_dir(i, [w(0), w(1), w(2)]);
-        }
+        site_dirs(&mut self.batch, &m, &self.grid);
         self.batch.cast_within(
             ctx.data_mut(),
             origin,

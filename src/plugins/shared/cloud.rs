@@ -28,7 +28,7 @@ use crate::error::ConfigError;
 use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugins::shared::latest::Latest;
-use crate::plugins::shared::ray_mount::{MountSpec, MountTf};
+use crate::plugins::shared::ray_mount::{site_dirs, MountSpec, MountTf};
 use crate::plugins::shared::scan::ScanParams;
 use crate::spawn::frame_prefix;
 
@@ -335,10 +335,7 @@ impl CloudScanner {
             let d = ctx.data();
             (d.site_xpos()[self.site_id], d.site_xmat()[self.site_id])
         };
-        for (i, v) in self.pattern.iter().enumerate() {
-            let w = |r: usize| m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
-            self.batch.set_dir(i, [w(0), w(1), w(2)]);
-        }
+        site_dirs(&mut self.batch, &m, &self.pattern);
         self.batch.cast_within(ctx.data_mut(), origin, self.exclude_id, None, true, p.max_range);
         let mut rng = if p.draws() {
             Some(ctx.rng_for(&self.rng_name).map_err(|e| e.to_string())?)

@@ -1,5 +1,7 @@
-//! The static mount transform every ray sensor publishes (`tf_parent -> frame_id`), measured from
-//! the compiled model: one rule for `lidar`, `range_sensor` and `livox_mid360`.
+//! How a ray sensor sits on its site: the static mount transform every ray sensor publishes
+//! (`tf_parent -> frame_id`), measured from the compiled model — one rule for `lidar`,
+//! `range_sensor` and the 3D lidars — and its ray directions rotated from the site frame to the
+//! world ([`site_dirs`], [`site_plane_dirs`]).
 //!
 //! `tf_parent` defaults to the root body of the entity carrying the sensor, else the resolved
 //! `exclude_body` (the housing), else `world` for a sensor nothing carries.
@@ -10,8 +12,27 @@ use crate::context::payload::Transform;
 use crate::context::{Claimant, Entity, FrameKeys, SimContext, TfRoute};
 use crate::context::{Endpoint, EndpointId, Payload};
 use crate::mujoco::frames::{relative_transform, FrameRef};
+use crate::mujoco::raycast::RayBatch;
 use crate::plugins::shared::unprefixed;
 use crate::spawn::{claim_tf, frame_prefix};
+
+/// Set `batch`'s ray `i` to `local[i]` (site frame) rotated to the world by the site's row-major
+/// `site_xmat` `m`.
+pub fn site_dirs(batch: &mut RayBatch, m: &[f64; 9], local: &[[f64; 3]]) {
+    for (i, v) in local.iter().enumerate() {
+        let w = |r: usize| m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2];
+        batch.set_dir(i, [w(0), w(1), w(2)]);
+    }
+}
+
+/// [`site_dirs`] for rays in the site's xy plane, given as (cos, sin) of their bearing: ray `i`
+/// along the site-frame direction (c, s, 0). (Its own function: the z term is left out rather
+/// than multiplied by 0, so a component can stay -0.0, as a scan always computed it.)
+pub fn site_plane_dirs(batch: &mut RayBatch, m: &[f64; 9], cos_sin: &[(f64, f64)]) {
+    for (i, &(c, s)) in cos_sin.iter().enumerate() {
+        batch.set_dir(i, [m[0] * c + m[1] * s, m[3] * c + m[4] * s, m[6] * c + m[7] * s]);
+    }
+}
 
 /// The mount transform of the sensor at `site_id`, named `frame_id`.
 pub fn static_mount_tf(
