@@ -30,11 +30,19 @@ pub fn tidy(message: &str) -> String {
     use std::sync::OnceLock;
     static LONG_NUM: OnceLock<regex::Regex> = OnceLock::new();
     let long_num = LONG_NUM.get_or_init(|| {
-        regex::Regex::new(r"-?(\d{21,}(\.\d*)?|0\.0{8,}\d+)").expect("valid pattern")
+        // A number standing alone: not part of a path, a file or an identifier (`robot_1234…
+        // 56.xml`, `/tmp/1111…/x` are echoed as given).
+        regex::Regex::new(r"(^|[^\w./])(-?(?:\d{21,}(?:\.\d*)?|0\.0{8,}\d+))([\w./]?)")
+            .expect("valid pattern")
     });
-    let m = long_num.replace_all(message, |c: &regex::Captures| match c[0].parse::<f64>() {
-        Ok(v) => num(v),
-        Err(_) => c[0].to_string(),
+    let m = long_num.replace_all(message, |c: &regex::Captures| {
+        if !c[3].is_empty() {
+            return c[0].to_string();
+        }
+        match c[2].parse::<f64>() {
+            Ok(v) => format!("{}{}", &c[1], num(v)),
+            Err(_) => c[0].to_string(),
+        }
     });
     // An unquoted run of 200+ characters without a space is no prose but a value echoed bare (a
     // path, a flag's value): clipped too.
@@ -323,5 +331,21 @@ mod tests {
         assert_eq!(tidy(&prose), prose);
         let e = ConfigError::new("a", m);
         assert_eq!(e.message, "must be > 0, got 1e308 and 1e-300");
+    }
+
+    #[test]
+    fn tidy_leaves_digits_inside_paths_and_names_alone() {
+        let digits = "1".repeat(21);
+        for m in [
+            format!("world `/tmp/x/{digits}.yaml` not found"),
+            format!("model file `robot_{digits}.xml` not found"),
+            format!("--summary /tmp/{digits}/x"),
+        ] {
+            assert_eq!(tidy(&m), m);
+        }
+        assert_eq!(
+            tidy(&format!("got {digits}, (`{digits}`)")),
+            "got 1.1111111111111111e20, (`1.1111111111111111e20`)"
+        );
     }
 }
