@@ -377,6 +377,32 @@ fn no_communication_drops_bridges_and_warns() {
     );
 }
 
+#[test]
+fn no_communication_drops_the_settings_of_the_bridges_it_drops() {
+    // A replay (and --no-communication) drops the transport plugins, declared or added by
+    // --ros/--sim-control: a recorded `--set` on one of them has nothing left to set.
+    let assignments = vec![
+        parse_set("components.ros2_bridge.clock_rate_hz=500").unwrap(),
+        parse_set("components.sim_interfaces.start_paused=true").unwrap(),
+        parse_set("components.a.size=0.25").unwrap(),
+    ];
+    let w = load_world_str(
+        "components:\n  - dummy: {}\n    name: a\n  - ros2_bridge: {}\n",
+        root(),
+        &LoadOptions { no_communication: true, assignments, ..Default::default() },
+    )
+    .unwrap();
+    assert_eq!(w.components.len(), 1);
+    assert_eq!(w.components[0].config.get("size").and_then(|v| v.as_f64()), Some(0.25));
+    assert_eq!(
+        w.warnings[1..],
+        [
+            "--no-communication: --set components.ros2_bridge.clock_rate_hz=500 sets `components.ros2_bridge.clock_rate_hz` of a dropped transport component: ignored",
+            "--no-communication: --set components.sim_interfaces.start_paused=true sets `components.sim_interfaces.start_paused` of a dropped transport component: ignored",
+        ]
+    );
+}
+
 // ---------------------------------------------------------------- overrides
 
 #[test]

@@ -149,11 +149,12 @@ fn load_inner(
     let own_sim = doc.sim.clone();
     let mut doc = compose::compose_from(doc, base_dir, self_path, parents, &mut errors);
     let inherited = compose::Provenance::of(&doc, &own_sim);
-    apply_transport_flags(&mut doc, opts, &mut errors, &mut warnings);
+    let dropped = apply_transport_flags(&mut doc, opts, &mut errors, &mut warnings);
     load_times.push(("parse".to_string(), t0.elapsed().as_secs_f64()));
 
     let t0 = std::time::Instant::now();
-    expand_with_overrides(&mut doc, base_dir, &opts.assignments, &mut errors);
+    let assignments = without_dropped(&opts.assignments, &dropped, &mut warnings);
+    expand_with_overrides(&mut doc, base_dir, &assignments, &mut errors);
     load_times.push(("expand".to_string(), t0.elapsed().as_secs_f64()));
 
     let t0 = std::time::Instant::now();
@@ -188,15 +189,47 @@ fn load_inner(
     })
 }
 
+/// The assignments, less those addressing a component `--no-communication` dropped (`dropped`:
+/// their labels, and the bridges' plugin names, which `--ros`/`--sim-control` add under): a
+/// recording of a `--ros` run with `--set components.ros2_bridge.clock_rate_hz=500` replays
+/// without its bridge, so that setting has nothing left to set and nothing to change.
+fn without_dropped(
+    assignments: &[Assignment],
+    dropped: &[String],
+    warnings: &mut Vec<String>,
+) -> Vec<Assignment> {
+    if dropped.is_empty() {
+        return assignments.to_vec();
+    }
+    let mut kept = Vec::with_capacity(assignments.len());
+    for a in assignments {
+        let target = match a.path.as_slice() {
+            [c, name, _, ..] if c == "components" => Some(name.as_str()),
+            _ => None,
+        };
+        if target.is_some_and(|t| dropped.iter().any(|d| d == t)) {
+            warnings.push(format!(
+                "--no-communication: {} sets `{}` of a dropped transport component: ignored",
+                crate::error::clip(&a.source),
+                crate::error::clip(&a.dotted())
+            ));
+        } else {
+            kept.push(a.clone());
+        }
+    }
+    kept
+}
+
 /// The transport flags: `--no-communication` drops the transport plugins (and warns that nothing
 /// is published or received); `--ros`, `--tf-namespace` and `--sim-control` append the bridge
-/// and the simulation_interfaces server once each.
+/// and the simulation_interfaces server once each. Returns the names an assignment could address
+/// a dropped component by (empty unless `--no-communication`).
 fn apply_transport_flags(
     doc: &mut WorldDoc,
     opts: &LoadOptions,
     errors: &mut ConfigErrors,
     warnings: &mut Vec<String>,
-) {
+) -> Vec<String> {
     let wants_ros = opts.ros || opts.tf_namespace.is_some() || opts.sim_control;
     if wants_ros && opts.no_communication {
         errors.push("", "--no-communication and --ros/--tf-namespace/--sim-control are refused together: choose one");
@@ -221,6 +254,8 @@ fn apply_transport_flags(
             "--no-communication: this run communicates with nothing{what}: nothing is published (no /clock, no TF, \
              no sensor topics, no odometry) and nothing is received (no cmd_vel, no goals, no services)"
         ));
+        dropped.extend(BRIDGE_REFS.iter().map(|s| s.to_string()));
+        return dropped;
     } else if wants_ros {
         if !doc.components.iter().any(|c| c.plugin == "ros2_bridge") {
             doc.components.push(Component::new("ros2_bridge", None, Mapping::new()));
@@ -234,6 +269,7 @@ fn apply_transport_flags(
             doc.components.push(Component::new("sim_interfaces", None, Mapping::new()));
         }
     }
+    Vec::new()
 }
 
 /// Overrides against what the document declares, manifest expansion, then the overrides that
