@@ -382,3 +382,34 @@ fn two_message_types_on_one_topic_are_refused_naming_both() {
 ";
     assert_eq!(clash(mixed), "[tb.imu] configure: topics.imu: `tb.imu` publishes sensor_msgs/msg/Imu on `/scan`, but `tb.rplidar.lidar` (its `scan`) publishes sensor_msgs/msg/LaserScan there; a ROS topic has one message type: rename one of them with its `topics:` map");
 }
+
+#[test]
+fn the_node_s_own_topics_and_names_ros_refuses_are_refused_by_check() {
+    let with = |component: &str| {
+        format!(
+            "components:
+  - spawn_robot: {{model: turtlebot4}}
+    name: tb
+    components:
+      - {component}
+"
+        )
+    };
+    assert_eq!(
+        clash(&with("imu: {topics: {imu: /tf}}")),
+        "[tb.imu] configure: topics.imu: `/tf` is the ROS node's own topic (the transforms, tf2_msgs/msg/TFMessage): give this one another topic with its `topics:` map"
+    );
+    assert_eq!(
+        clash(&with("imu: {topics: {imu: /clock}}")),
+        "[tb.imu] configure: topics.imu: `/clock` is the ROS node's own topic (the simulation time, rosgraph_msgs/msg/Clock): give this one another topic with its `topics:` map"
+    );
+    assert_eq!(
+        clash(&with("imu: {topics: {imu: /imu/}}")),
+        "[tb.imu] configure: topics.imu: `/imu/` is not a valid ROS topic: it ends with `/`"
+    );
+    let long = "a".repeat(300);
+    assert_eq!(
+        clash(&with(&format!("imu: {{topics: {{imu: {long}}}}}"))),
+        format!("[tb.imu] configure: topics.imu: `/{}… (301 bytes in all)` is 301 characters long; ROS 2 takes topic names of at most 247: give a shorter topic or namespace", "a".repeat(79))
+    );
+}

@@ -292,13 +292,26 @@ impl Claims {
     }
 }
 
+/// The topics the ROS node opens itself, and what it carries on each: no endpoint may take one.
+const NODE_TOPICS: [(&str, &str); 5] = [
+    ("/clock", "the simulation time, rosgraph_msgs/msg/Clock"),
+    ("/tf", "the transforms, tf2_msgs/msg/TFMessage"),
+    ("/tf_static", "the static transforms, tf2_msgs/msg/TFMessage"),
+    ("/rosout", "the log, rcl_interfaces/msg/Log"),
+    ("/parameter_events", "parameter changes, rcl_interfaces/msg/ParameterEvent"),
+];
+
+/// The longest topic name ROS 2 takes (rmw's `RMW_TOPIC_MAX_NAME_LENGTH`, 255 less the 8 its DDS
+/// prefix needs).
+const MAX_TOPIC_LEN: usize = 247;
+
 /// Every endpoint topic of a configured world, checked as the ROS bridge would publish it (in
 /// the endpoint's namespace, with no bridge namespace) so `roqsim check` refuses without a ROS
 /// transport what `--ros` would: two publishers of one topic (their messages would interleave)
 /// and one topic with two message types (ROS gives a topic one type). Topics many publishers
 /// share by convention are left alone: joint states (merged into one message by the bridge),
 /// `/diagnostics`, and the TF tree (its edges are claimed frame by frame instead). Every clash
-/// is reported, each naming both entries.
+/// is reported, each naming both entries; so are topic names ROS refuses and the node's own topics.
 pub fn endpoint_topics(iface: &crate::context::Interface) -> Result<(), Vec<String>> {
     use crate::context::Direction;
     use crate::ros::names;
@@ -326,21 +339,39 @@ pub fn endpoint_topics(iface: &crate::context::Interface) -> Result<(), Vec<Stri
                 None => continue,
             }
         };
-        if topic_hint.is_some_and(|t| names::check_topic(t).is_err()) {
-            continue; // the bridge refuses it naming the endpoint
-        }
         let who = ep
             .added_by
             .clone()
             .or_else(|| ep.owner.clone())
             .unwrap_or_else(|| crate::ros::plan::label(ep));
-        let row = Row {
-            topic: names::resolve_topic("", &ep.namespace, &ep.name, topic_hint),
-            role: &ep.name,
-            msg_type,
-            publishes: ep.direction == Direction::Out,
-            who,
+        let topic = names::resolve_topic("", &ep.namespace, &ep.name, topic_hint);
+        // What the bridge (rcl) would refuse at --ros is refused here already.
+        let invalid = match topic_hint.map(names::check_topic) {
+            Some(Err(e)) => Some(e),
+            _ => names::check_topic(&topic).err(),
         };
+        if let Some(e) = invalid {
+            errors.push(format!("[{who}] configure: topics.{}: {e}", ep.name));
+            continue;
+        }
+        if topic.len() > MAX_TOPIC_LEN {
+            errors.push(format!(
+                "[{who}] configure: topics.{}: `{}` is {} characters long; ROS 2 takes topic names of at most {MAX_TOPIC_LEN}: give a shorter topic or namespace",
+                ep.name,
+                crate::error::clip(&topic),
+                topic.len()
+            ));
+            continue;
+        }
+        if let Some((_, what)) = NODE_TOPICS.iter().find(|(t, _)| *t == topic) {
+            errors.push(format!(
+                "[{who}] configure: topics.{}: `{topic}` is the ROS node's own topic ({what}): give this one another topic with its `topics:` map",
+                ep.name
+            ));
+            continue;
+        }
+        let row =
+            Row { topic, role: &ep.name, msg_type, publishes: ep.direction == Direction::Out, who };
         for o in rows.iter().filter(|o| o.topic == row.topic) {
             let verb = |r: &Row| if r.publishes { "publishes" } else { "subscribes" };
             if o.msg_type != row.msg_type {
