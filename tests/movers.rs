@@ -517,7 +517,19 @@ fn timed_path_refusals() {
     d.file("open.csv", "0,0,0,0\n1,10,0,1\n2,0,0,0.0002\n");
     refused(&d, &pt("path: open.csv, origin: [0, 0, 0.5], loop: true"), &["loop: a looping timed path goes from its last row straight back to its first, so the last pose must be the first: `open.csv` ends at (0, 0, yaw 0.00019999999999997797) and starts at (0, 0, yaw 0)"]);
     d.file("jump.csv", "0,0,0\n1,0,0\n1.000001,10,0\n2,10,0\n");
-    refused(&d, &pt("path: jump.csv, origin: [0, 0, 0.5]"), &["[prop_trajectory] build: path: rows 1 and 2 of `jump.csv` (t = 1 s and 1.000001 s) are 9.999999999177334e-7 s apart, less than the physics timestep 0.002 s: the stage moves once a step, so it would jump between their poses at once; space timed rows at least one timestep apart (a step in the path is the time it should take)"]);
+    refused(&d, &pt("path: jump.csv, origin: [0, 0, 0.5]"), &["[prop_trajectory] build: path: rows 2 and 3 of `jump.csv` (t = 1 s and 1.000001 s) are 9.999999999177334e-7 s apart, less than the physics timestep 0.002 s: the stage moves once a step, so it would jump between their poses at once; space timed rows at least one timestep apart (a step in the path is the time it should take; resample a denser recording)"]);
+    // a path recorded at the physics rate, its times printed to the millisecond: rows are one
+    // timestep apart within rounding, and the stage follows it
+    let rows: String = (0..=500)
+        .map(|k| format!("{:.3},{:.4},0\n", k as f64 * 0.002, k as f64 * 0.0002))
+        .collect();
+    d.file("p500.csv", &rows);
+    let mut e = d.engine(
+        "  - prop_trajectory: {path: p500.csv, units: m, origin: [0, 0, 0.5]}\n    name: stage\n",
+    );
+    secs(&mut e, 1.2);
+    let x = e.ctx.data().qpos()[0];
+    assert!((x - 0.1).abs() < 1e-3, "the stage ends at the path's last x 0.1, got {x}");
 }
 
 #[test]

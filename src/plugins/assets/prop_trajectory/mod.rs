@@ -192,13 +192,16 @@ impl ValidateConfig for PropTrajectoryConfig {
 /// between their poses at once (and fling what it carries), not move between them in the time the
 /// file gives. Refused naming the first such pair of rows (0-based among the data rows).
 pub fn check_row_spacing(tp: &TimedPath, path: &str, timestep: f64) -> Result<(), String> {
-    match tp.t.windows(2).position(|w| w[1] - w[0] < timestep) {
+    // Rows written at the physics rate (`0.016,…` then `0.018,…` at 2 ms) are 1.9999999999999983e-3
+    // apart in binary: a spacing within rounding of the timestep is one timestep.
+    match tp.t.windows(2).position(|w| w[1] - w[0] < timestep * (1.0 - 1e-9)) {
         None => Ok(()),
         Some(k) => {
             let (a, b) = (tp.t[k], tp.t[k + 1]);
             Err(format!(
-                "path: rows {k} and {} of `{path}` (t = {} s and {} s) are {} s apart, less than the physics timestep {} s: the stage moves once a step, so it would jump between their poses at once; space timed rows at least one timestep apart (a step in the path is the time it should take)",
+                "path: rows {} and {} of `{path}` (t = {} s and {} s) are {} s apart, less than the physics timestep {} s: the stage moves once a step, so it would jump between their poses at once; space timed rows at least one timestep apart (a step in the path is the time it should take; resample a denser recording)",
                 k + 1,
+                k + 2,
                 num(a),
                 num(b),
                 num(b - a),
