@@ -50,6 +50,9 @@ pub struct Endpoint {
     pub lazy: bool,
     /// Set by a bridge after wiring; `None` = unknown (assume yes).
     pub has_subscribers: Option<bool>,
+    /// A recording keeps it: a bridge reports it subscribed whatever its ROS peers do, so a lazy
+    /// endpoint is recorded at its rate with or without `--ros` subscribers.
+    pub recorded: bool,
     /// Address of the plugin entry that added it, when added in its `configure` (topic claims
     /// name the entry).
     pub added_by: Option<String>,
@@ -84,6 +87,7 @@ impl Endpoint {
             backend: BTreeMap::new(),
             lazy: false,
             has_subscribers: None,
+            recorded: false,
             added_by: None,
             latest: None,
             published_tick: None,

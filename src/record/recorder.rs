@@ -454,6 +454,14 @@ impl Recorder {
             rates.push(json!({"name": r.name, "topic": topic, "requested_hz": r.requested_hz,
                 "realised_hz": r.realised_hz, "every_steps": r.every_steps}));
         }
+        // What the recording keeps is produced whether or not a ROS peer subscribes.
+        let kept_tf = self.tfs.iter().filter(|_| self.keep_tf).map(|t| t.0);
+        let kept_merged = self.merged.iter().flat_map(|m| m.members.iter().copied());
+        let kept: Vec<usize> =
+            self.outs.iter().map(|o| o.id).chain(kept_tf).chain(kept_merged).collect();
+        for id in kept {
+            ctx.interface.get_mut(id).recorded = true;
+        }
         let mut topics = BTreeMap::new();
         for o in &self.outs {
             let ep = ctx.interface.get(o.id);

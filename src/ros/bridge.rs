@@ -740,7 +740,8 @@ impl Running {
             }
         }
         for (id, any) in has {
-            ctx.interface.get_mut(id).has_subscribers = Some(any);
+            let ep = ctx.interface.get_mut(id);
+            ep.has_subscribers = Some(any || ep.recorded);
         }
     }
 }

@@ -169,6 +169,27 @@ def test_unwritable_record_path_is_refused_before_the_build(roqsim_bin):
     assert "error: --record /nonexistent-dir/run.mcap: cannot create the file: No such file or directory" in p.stderr
 
 
+def test_a_ros_run_with_no_subscriber_records_its_lazy_topics_and_its_bridge_settings_replay(roqsim_bin, domain_id, tmp_path):
+    # Nobody subscribes over ROS: the lazy IMU and range sensors are still produced for the
+    # recording; a --set on the bridge (dropped by the offline replay) does not stop the replay.
+    import os
+
+    out = tmp_path / "lazy.mcap"
+    p = subprocess.run([roqsim_bin, "sim", WORLD, "--ros", "--seconds", "2", "--pacing", "asap", "--seed", "2", "-q",
+                        "--set", "components.ros2_bridge.clock_rate_hz=500", "--record", str(out)],
+                       capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "ROS_DOMAIN_ID": str(domain_id)})
+    assert p.returncode == 0, p.stderr
+    meta, msgs = read_all(out)
+    counts = Counter(t for t, _, _, _ in msgs)
+    assert counts["/imu"] == 200, counts  # 100 Hz for 2 s
+    assert counts["/cliff_front_left"] == 125 and counts["/ir_intensity_right"] == 125, counts  # 62.5 Hz
+    assert counts["/clock"] == 1000, counts  # clock_rate_hz 500: every step
+    r = run(roqsim_bin, "replay", str(out), "--verify")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("replay ok: 1000 steps"), r.stdout
+
+
 def test_sigint_finalises_the_recording(roqsim, tmp_path):
     out = tmp_path / "run.mcap"
     sim = roqsim("sim", WORLD, "--pacing", "realtime", "--seconds", "60", "--seed", "1", "--record", str(out), wait_ready=r"t = ")
