@@ -413,3 +413,24 @@ fn the_node_s_own_topics_and_names_ros_refuses_are_refused_by_check() {
         format!("[tb.imu] configure: topics.imu: `/{}… (301 bytes in all)` is 301 characters long; ROS 2 takes topic names of at most 247: give a shorter topic or namespace", "a".repeat(79))
     );
 }
+
+#[test]
+fn a_stamped_frame_id_tf_would_refuse_is_refused_where_it_is_given() {
+    let lidar = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - spawn_sensor: {}
+        name: rplidar
+        components:
+          - lidar: {frame_id: my laser}
+";
+    assert_eq!(clash(lidar), "[tb.rplidar.lidar] configure: frame_id: `my laser` is not a TF frame id: ' ' is not allowed; a frame id holds letters, digits and `_`, with `/` between namespace segments (as ROS names do)");
+    let gnss = "components:
+  - spawn_robot: {model: turtlebot4}
+    name: tb
+    components:
+      - gnss: {datum: {lat: 0, lon: 0, alt: 0}, frame_id: my gps}
+";
+    assert_eq!(refusal(gnss), "1 problem in the world:\n  - components.tb.gnss.frame_id: `my gps` is not a TF frame id: ' ' is not allowed; a frame id holds letters, digits and `_`, with `/` between namespace segments (as ROS names do) (gnss)\n");
+}

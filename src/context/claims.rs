@@ -327,6 +327,15 @@ pub fn endpoint_topics(iface: &crate::context::Interface) -> Result<(), Vec<Stri
     let mut errors = Vec::new();
     for ep in iface.all() {
         let hint = |k: &str| ep.get_hint("ros2", k).filter(|s| !s.is_empty());
+        // The frame its messages are stamped in, as TF and the ROS tools take a frame id.
+        if let Some(Err(m)) = hint("frame_id").map(|f| check_frame_id(f.trim_start_matches('/'))) {
+            let who = ep
+                .added_by
+                .clone()
+                .or_else(|| ep.owner.clone())
+                .unwrap_or_else(|| crate::ros::plan::label(ep));
+            errors.push(format!("[{who}] configure: frame_id: {m}"));
+        }
         let topic_hint = hint("topic");
         let msg_type = if hint("tf").is_some() {
             match topic_hint {

@@ -194,6 +194,9 @@ impl ValidateConfig for GnssConfig {
                     "frame_id",
                     "must not be empty (omit it to use the body's name)",
                 ));
+            } else if let Err(m) = crate::context::claims::check_frame_id(f.trim_start_matches('/'))
+            {
+                e.push(ConfigError::new("frame_id", m));
             }
         }
         e.extend(crate::plugins::shared::check_topics(&self.topics, &["fix", "fix_velocity"]));
