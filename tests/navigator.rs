@@ -516,3 +516,42 @@ fn a_navigator_under_a_moving_box_or_a_walker_is_refused_not_left_to_fight_it() 
     );
     assert_has(&r, &["entity `wk` is already moved by `walker` at `wk`"]);
 }
+
+#[test]
+fn two_driven_props_with_navigators_share_a_world_once_one_renames_its_topics() {
+    let world = |topics: &str| {
+        format!(
+            "components:
+  - box: {{pose: {{position: {{x: 0.0, y: 0.0}}}}, size: [0.3, 0.3, 0.3], motion: driven}}
+    name: m1
+    components:
+      - navigator: {{speed: 0.3, goals: [[1.0, 0.0]], route_mode: exact}}
+  - box: {{pose: {{position: {{x: 0.0, y: 2.0}}}}, size: [0.3, 0.3, 0.3], motion: driven}}
+    name: m2
+    components:
+      - navigator: {{speed: 0.3, goals: [[1.0, 2.0]], route_mode: exact{topics}}}
+"
+        )
+    };
+    let clash = engine(&world("")).topic_clashes().unwrap_err().to_string();
+    assert!(
+        clash.starts_with("[m2.navigator] configure: topics.goal: `/navigator/goal` is already published by `m1.navigator` (its `goal`, geometry_msgs/msg/PoseStamped); two publishers on one topic interleave their messages: give this one another topic with its `topics:` map"),
+        "{clash}"
+    );
+    let mut e = engine(&world(", topics: {goal: m2/goal, reached: m2/reached, stuck: m2/stuck}"));
+    e.topic_clashes().unwrap();
+    let topics: Vec<String> = e
+        .ctx
+        .interface
+        .all()
+        .iter()
+        .filter(|x| x.owner.as_deref() == Some("m2") && x.name == "goal")
+        .map(|x| x.get_hint("ros2", "topic").unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(topics, ["m2/goal"]);
+    secs(&mut e, 4.0);
+    let x2 = body_pos(&e, "m2")[0];
+    assert!((x2 - 1.0).abs() < 0.05, "m2 reaches its goal x = 1.0, at {x2}");
+    let bad = refusal(&world(", topics: {goals: x}"));
+    assert!(bad.contains("topics.goals: no endpoint role `goals` here; the roles are: navigate_to_pose, navigate_through_poses, start, stop, goal, reached, stuck"), "{bad}");
+}

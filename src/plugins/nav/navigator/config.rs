@@ -14,6 +14,10 @@ pub use crate::world::bounds::MAX_DWELL_S;
 /// Largest heading gain (1/s): a thousandth of a second to turn out a radian.
 pub const MAX_HEADING_GAIN: f64 = 1e3;
 
+/// Endpoint roles (keys of `topics:`).
+pub const ROLES: [&str; 7] =
+    ["navigate_to_pose", "navigate_through_poses", "start", "stop", "goal", "reached", "stuck"];
+
 /// Config of `navigator`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -96,6 +100,11 @@ pub struct NavigatorConfig {
     /// Rate the navigation pipeline runs at (Hz; physics steps faster). Default 20.
     #[serde(default = "d_update_hz")]
     pub update_hz: f64,
+    /// Rename endpoints by role (`navigate_to_pose`, `navigate_through_poses`, `start`, `stop`,
+    /// `goal`, `reached`, `stuck`): a relative name is placed in the entity's namespace, `/name`
+    /// is absolute. Two navigators in one namespace (two driven props) need this.
+    #[serde(default)]
+    pub topics: std::collections::BTreeMap<String, String>,
 }
 
 fn d_lookahead() -> f64 {
@@ -541,6 +550,7 @@ fn check_dwell_point(e: &mut Vec<ConfigError>, key: &str, p: DwellPoint) {
 impl ValidateConfig for NavigatorConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
+        e.extend(crate::plugins::shared::check_topics(&self.topics, &ROLES));
         positive(&mut e, "speed", self.speed, MAX_LINEAR_SPEED, "m/s");
         for (k, g) in self.goals.iter().enumerate() {
             let key = format!("goals[{k}]");

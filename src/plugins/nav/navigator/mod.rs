@@ -632,11 +632,7 @@ impl Plugin for Navigator {
         ctx.blackboard.set(key, self.handle.clone());
         self.every = ((1.0 / (self.cfg.update_hz * ctx.dt)).round() as u64).max(1);
         let scope = Scope::new(&entity, None);
-        let mk = |ep: Endpoint| {
-            ep.owner(Some(&scope.owner))
-                .namespace(&scope.namespace)
-                .frame_prefix(&scope.frame_prefix)
-        };
+        let mk = |ep: Endpoint| scope.apply(ep, &self.cfg.topics);
         let label = self.label.clone();
         self.ep_to_pose = ctx.interface.add(mk(Endpoint::input("navigate_to_pose")
             .hint("ros2", "action", "nav2_msgs/action/NavigateToPose")
