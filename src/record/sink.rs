@@ -67,7 +67,12 @@ enum Op {
 }
 
 fn io(e: mcap::McapError) -> String {
-    format!("recording: write failed: {e}")
+    // The OS's reason (`No space left on device`) is the I/O error's, not the mcap wrapper's.
+    let os = match &e {
+        mcap::McapError::Io(io) => format!(": {io}"),
+        _ => String::new(),
+    };
+    format!("recording: write failed: {e}{os}; the file ends at its last complete chunk (no footer: `mcap recover` reads it)")
 }
 
 /// The physics thread's end of the writer thread.

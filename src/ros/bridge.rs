@@ -796,7 +796,9 @@ fn run_parameters(node: &r2r::Node, ctx: &SimContext, cfg: &BridgeConfig) -> par
     t.declare("publish_clock", params::bool_value(cfg.publish_clock), true, "publishes /clock");
     t.declare(
         "clock_rate_hz",
-        params::double_value(cfg.clock_hz(1.0 / ctx.dt)),
+        params::double_value(
+            crate::engine::rates::snap_rate(cfg.clock_hz(1.0 / ctx.dt), 1.0 / ctx.dt).realised_hz,
+        ),
         true,
         "Hz, /clock rate (snapped to the physics grid)",
     );

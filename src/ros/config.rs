@@ -212,15 +212,17 @@ impl ValidateConfig for BridgeConfig {
             e.push(ConfigError::new("frame_prefix", m));
         }
         if let Some(hz) = self.clock_rate_hz {
-            if !(hz > 0.0 && hz.is_finite()) {
-                e.push(ConfigError::new("clock_rate_hz", format!("must be a rate > 0 Hz, got {hz}; omit it for the default {DEFAULT_CLOCK_HZ} Hz, or give the physics rate to publish every step")));
+            let min = crate::engine::rates::MIN_RATE_HZ;
+            if !(hz >= min && hz.is_finite()) {
+                e.push(ConfigError::new("clock_rate_hz", format!("must be a rate of at least {min} Hz, got {hz}; omit it for the default {DEFAULT_CLOCK_HZ} Hz, or give the physics rate to publish every step")));
             }
         }
         for (k, hz) in &self.rates {
-            if !(*hz > 0.0 && hz.is_finite()) {
+            let min = crate::engine::rates::MIN_RATE_HZ;
+            if !(*hz >= min && hz.is_finite()) {
                 e.push(ConfigError::new(
                     format!("rates.{k}"),
-                    format!("must be a rate > 0 Hz, got {hz}"),
+                    format!("must be a rate of at least {min} Hz, got {hz}"),
                 ));
             }
         }
@@ -349,6 +351,12 @@ mod tests {
         let e = parse("{clock_rate_hz: 0}").unwrap_err();
         assert!(
             e[0].message.contains("omit it for the default 100 Hz, or give the physics rate"),
+            "{}",
+            e[0].message
+        );
+        let e = parse("{clock_rate_hz: 1e-9}").unwrap_err();
+        assert!(
+            e[0].message.starts_with("must be a rate of at least 0.001 Hz, got 1e-9;"),
             "{}",
             e[0].message
         );
