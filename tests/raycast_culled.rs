@@ -37,6 +37,24 @@ fn scene_xml() -> String {
             i * 10
         );
     }
+    // Two rows of people and posts on mocap bodies (a level scan meets an upright capsule or
+    // cylinder only in its section by the scan plane): walker-sized capsules sunk into the
+    // floor, small capsules and cylinders whose caps and ends the scanner heights cut, and
+    // capsules tilted from 0.5 to 75 degrees.
+    for i in 0..16 {
+        let (x, y) = (-5.4 + i as f64 * 0.72, if i % 2 == 0 { -2.45 } else { 2.45 });
+        let tilt = [0.5, 5.0, 25.0, 50.0, 75.0][i % 5];
+        let geom = match i % 4 {
+            0 => "<geom type=\"capsule\" pos=\"0 0 0.745\" size=\"0.26 0.745\"/>".to_string(),
+            1 => "<geom type=\"capsule\" pos=\"0 0 0.6\" size=\"0.1 0.15\"/>".to_string(),
+            2 => "<geom type=\"cylinder\" pos=\"0 0 0.3\" size=\"0.15 0.3\"/>".to_string(),
+            _ => format!(
+                "<geom type=\"capsule\" pos=\"0 0 0.5\" size=\"0.12 0.35\" euler=\"{tilt} 0 {}\"/>",
+                i * 23
+            ),
+        };
+        g += &format!("    <body mocap=\"true\" pos=\"{x} {y} 0\">{geom}</body>\n");
+    }
     let walls = [
         (0.0, -3.0, 6.0, 0.05),
         (0.0, 3.0, 6.0, 0.05),
@@ -266,4 +284,54 @@ fn axis_parallel_and_inside_rays_equal_mj_multi_ray_bitwise() {
     }
     // Most of these rays hit something (the walls, the floor, the geom they start in).
     assert!(hits > 3 * origins.len() * n / 2, "hits: {hits} of {}", 3 * origins.len() * n);
+}
+
+/// Level and nearly level scans from among the rows of people and posts (the scan-plane
+/// section of a capsule or cylinder): scanner heights below, through and above the small
+/// capsules' caps and the cylinders' ends, pitched by 0, 1e-9, 1e-4 and 0.05 rad; every answer
+/// bitwise `mj_multiRay`'s, by `cast` and (within the cutoff) `cast_within`.
+#[test]
+fn level_scans_among_upright_capsules_equal_mj_multi_ray_bitwise() {
+    let (mut e, _dir) = world();
+    let (mut a, mut b, mut c) = (RayBatch::new(720), RayBatch::new(720), RayBatch::new(720));
+    let mut rng = Lcg(11);
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    let mut compared = 0;
+    for trial in 0..96 {
+        let row = if trial % 2 == 0 { -2.45 } else { 2.45 };
+        let height = [0.05, 0.3, 0.45, 0.5, 0.6, 0.75, 0.8, 0.85, 1.2, 1.6, 0.2, 0.01][trial % 12];
+        let origin = [rng.next() * 11.0 - 5.5, row + (rng.next() - 0.5) * 0.5, height];
+        let pitch = [0.0, 1e-9, 1e-4, 0.05][trial % 4];
+        scan_dirs(&mut a, 720, 0.0, pitch, rng.next() * 6.0);
+        b.dirs_mut().copy_from_slice(&{ a.dirs_mut().to_vec() });
+        c.dirs_mut().copy_from_slice(&{ a.dirs_mut().to_vec() });
+        let cutoff = [0.5, 2.0, 12.0][trial % 3];
+        a.cast(e.ctx.data_mut(), origin, None, None, true, cutoff);
+        b.cast_reference(e.ctx.data_mut(), origin, None, None, true, cutoff);
+        c.cast_within(e.ctx.data_mut(), origin, None, None, true, cutoff);
+        for i in 0..720 {
+            let want = (b.dist()[i].to_bits(), b.geom()[i]);
+            assert_eq!(
+                (a.dist()[i].to_bits(), a.geom()[i]),
+                want,
+                "trial {trial} ray {i}: culled {} (geom {}) vs mj_multiRay {} (geom {})",
+                a.dist()[i],
+                a.geom()[i],
+                b.dist()[i],
+                b.geom()[i]
+            );
+            let want_within = if b.dist()[i] > cutoff { ((-1.0f64).to_bits(), -1) } else { want };
+            assert_eq!((c.dist()[i].to_bits(), c.geom()[i]), want_within, "trial {trial} ray {i}");
+            if b.geom()[i] >= 0 {
+                *kinds.entry(m_type(&e, b.geom()[i] as usize)).or_default() += 1;
+            }
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, 96);
+    // The scans met the people and posts often, not only the walls and the floor.
+    for (k, min) in [("capsule", 5000), ("cylinder", 1000)] {
+        let n = kinds.get(k).copied().unwrap_or(0);
+        assert!(n > min, "{k} returns: {n} (all: {kinds:?})");
+    }
 }

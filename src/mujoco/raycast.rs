@@ -18,7 +18,8 @@
 //!   computes the same answer itself: the same eligibility rules (body, invisible rgba or
 //!   material, static, group) and the same cutoff rule, then per ray only the geoms whose
 //!   bounding sphere the ray passes through (a conservative test: a hit lies on the geom, inside
-//!   its sphere), each intersected by the very function `mj_multiRay` calls (`mju_rayGeom`,
+//!   its sphere; in a planar scan, for a capsule or cylinder, through its section by the scan
+//!   plane, a disc about its axis), each intersected by the very function `mj_multiRay` calls (`mju_rayGeom`,
 //!   `mj_rayMesh`, `mj_rayHfield`), nearest first-in-geom-order winning ties as there. Two
 //!   cheaper exact tests keep most rays from calling those functions: the candidates are visited
 //!   nearest bounding box first, and each ray first meets a geom's bounding box (a slab test in
@@ -65,6 +66,9 @@ pub struct RayBatch {
 struct Candidate {
     id: usize,
     kind: i32,
+    /// The disc or sphere every ray that meets the geom passes through: its centre minus the
+    /// origin, its squared radius, |w|² (the bounding sphere, or for a capsule or cylinder in a
+    /// planar scan its section by the scan plane, see `scan_section`).
     w: [f64; 3],
     r2: f64,
     w2: f64,
@@ -213,6 +217,33 @@ fn scan_plane(dirs: &[f64]) -> Option<[f64; 3]> {
     Some(nrm)
 }
 
+/// Where a planar scan can meet a capsule or cylinder: every point of either lies within its
+/// `radius` of its axis line, so every point it has in the scan plane (unit normal `n`) lies
+/// within `radius / cos θ` of where the axis (unit `axis`) crosses the plane, θ the axis's angle
+/// to the normal — for an upright person scanned level, a disc of its own radius instead of its
+/// bounding sphere. Returns that crossing (relative to the scan's origin; `w` is the geom's centre
+/// relative to it) and that radius grown by margins far above rounding that also cover a ray up
+/// to 1e-12 off the plane (rays at least 0.5 long) meeting the geom within `reach` of the origin;
+/// `None` for an axis more than 60 degrees off the normal.
+fn scan_section(
+    n: &[f64; 3],
+    w: &[f64; 3],
+    axis: &[f64; 3],
+    radius: f64,
+    reach: f64,
+) -> Option<([f64; 3], f64)> {
+    let nu = n[0] * axis[0] + n[1] * axis[1] + n[2] * axis[2];
+    let cos = nu.abs();
+    if !(cos >= 0.5) {
+        return None;
+    }
+    let s = -(n[0] * w[0] + n[1] * w[1] + n[2] * w[2]) / nu;
+    let p = [w[0] + s * axis[0], w[1] + s * axis[1], w[2] + s * axis[2]];
+    let e = 1e-9 * (1.0 + reach);
+    let r = (radius + e) / cos * (1.0 + 1e-9) + e + 1e-9;
+    r.is_finite().then_some((p, r))
+}
+
 /// MuJoCo's ray-sphere test (smallest non-negative root of the quadratic, or -1), op for op.
 fn ray_sphere(pos: &[f64; 3], dist_sqr: f64, pnt: &[f64; 3], vec: &[f64; 3]) -> f64 {
     let dif = [pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]];
@@ -344,6 +375,11 @@ fn angle_culled(
         diff += 2.0 * PI;
     }
     diff.abs() > half
+}
+
+/// A capsule's or cylinder's radius (`geom_size[0]`).
+fn size_of(m: &MjModel, g: usize) -> f64 {
+    m.geom_size()[g][0]
 }
 
 /// Distance from `pnt` to a geom's bounding box (`aabb`: centre and half sizes in the geom's
@@ -548,6 +584,10 @@ impl RayBatch {
         let (matid, rgba, mat_rgba, group) =
             (m.geom_matid(), m.geom_rgba(), m.mat_rgba(), m.geom_group());
         let plane_n = scan_plane(&self.dirs);
+        // a planar scan's rays all at least 0.5 long: the capsule and cylinder sections apply
+        let sections = plane_n.is_some()
+            && self.dirs.chunks_exact(3).all(|d| d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= 0.25);
+        let (capsule, cylinder) = (mjtGeom::mjGEOM_CAPSULE as i32, mjtGeom::mjGEOM_CYLINDER as i32);
         let reach = cutoff * (1.0 + 1e-9) + 1e-9;
         self.cand.clear();
         let types = m.geom_type();
@@ -616,6 +656,20 @@ impl RayBatch {
             } else {
                 slab_frame(&m.geom_aabb()[g], &c, &xmat[g], &origin)
             };
+            // A capsule or cylinder in a planar scan: the rays meet it only within its section
+            // by the scan plane (`scan_section`), when that is tighter than its sphere.
+            let (mut w, mut r2, mut w2) = (w, r2, w2);
+            if let Some(n) = plane_n.filter(|_| sections && (kind == capsule || kind == cylinder)) {
+                let x = &xmat[g];
+                let reach_g = w2.sqrt() + r;
+                if let Some((p, rs)) =
+                    scan_section(&n, &w, &[x[2], x[5], x[8]], size_of(m, g), reach_g)
+                {
+                    if rs < r {
+                        (w, r2, w2) = (p, rs * rs, p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+                    }
+                }
+            }
             self.cand.push(Candidate {
                 id: g,
                 kind,
