@@ -360,28 +360,38 @@ impl Crowd {
         Ok(())
     }
 
-    /// One step of the crowd (the owning walker's `pre_step`).
+    /// One step of the crowd (the owning walker's `pre_step`): the steps of the module notes.
     pub fn tick(&self, ctx: &mut SimContext) -> Result<(), String> {
         let mut guard = self.0.borrow_mut();
         let s = &mut *guard;
-        let dt = ctx.dt;
-        let now = ctx.sim_time();
         let step = s.step;
         s.step += 1;
-        // 1. sense the walkers; who re-decides this step: an avoiding walker on its update gate,
-        // or one whose situation changed since its last decision (it arrived, a dwell began or
-        // ended, it left or rejoined the world) — so a dwell starts where the route says, not up
-        // to one update period later
-        let mut decide = std::mem::take(&mut s.decide);
+        s.sense_walkers(ctx, step)?;
+        s.measure_others(ctx);
+        s.decide_velocities(ctx.dt);
+        s.move_walkers(ctx, step);
+        Ok(())
+    }
+}
+
+impl State {
+    /// Steps 1 and 2: every walker's position, presence and preferred velocity, and who
+    /// re-decides this step (`decide`): an avoiding walker on its update gate, or one whose
+    /// situation changed since its last decision (it arrived, a dwell began or ended, it left or
+    /// rejoined the world) — so a dwell starts where the route says, not up to one update period
+    /// later.
+    fn sense_walkers(&mut self, ctx: &SimContext, step: u64) -> Result<(), String> {
+        let now = ctx.sim_time();
+        let mut decide = std::mem::take(&mut self.decide);
         decide.clear();
-        for i in 0..s.agents.len() {
-            let present = s.present(i, ctx);
-            let p = ctx.data().mocap_pos()[s.agents[i].0.mocap];
-            let (a, st) = &mut s.agents[i];
+        for i in 0..self.agents.len() {
+            let present = self.present(i, ctx);
+            let p = ctx.data().mocap_pos()[self.agents[i].0.mocap];
+            let (a, st) = &mut self.agents[i];
             let was = (st.present, st.dwelling, st.target, st.backing);
             st.present = present;
             st.pos = [p[0], p[1]];
-            // 2. preferred velocity (random dwells drawn from the run's generator)
+            // preferred velocity (random dwells drawn from the run's generator)
             if !st.present {
                 st.preferred = [0.0, 0.0];
             } else {
@@ -395,48 +405,57 @@ impl Crowd {
             st.dwelling = a.route.dwelling();
             st.target = a.route.target();
             if let Some(rc) = a.recovery.filter(|_| a.avoidance && st.present) {
-                recover(&rc, a, st, &mut s.progress[i], now);
+                recover(&rc, a, st, &mut self.progress[i], now);
             }
             let changed = was != (st.present, st.dwelling, st.target, st.backing);
             decide.push(!a.avoidance || changed || step % a.every == 0);
         }
-        // 3. robots and props: measured positions and velocities
-        {
-            let m = ctx.model();
-            let d = ctx.data();
-            let xpos = d.xpos();
-            let mocap = d.mocap_pos();
-            for t in s.robots.iter_mut() {
-                let p = [xpos[t.body][0], xpos[t.body][1]];
-                t.present =
-                    t.entity.is_empty() || ctx.entities.get(&t.entity).is_none_or(|e| e.present);
-                let v = t.last.map_or([0.0, 0.0], |l| [(p[0] - l[0]) / dt, (p[1] - l[1]) / dt]);
-                t.last = Some(p);
-                t.agent = Agent { pos: p, vel: v, radius: t.radius };
-            }
-            for t in s.props.iter_mut() {
-                let id = m.body_mocapid()[t.body] as usize;
-                let p = [mocap[id][0], mocap[id][1]];
-                t.present = !body_absent(m, &t.geoms);
-                let v = t.last.map_or([0.0, 0.0], |l| [(p[0] - l[0]) / dt, (p[1] - l[1]) / dt]);
-                t.last = Some(p);
-                t.agent = Agent { pos: p, vel: v, radius: t.radius };
-            }
+        self.decide = decide;
+        Ok(())
+    }
+
+    /// Step 3: the robots' and the driven props' positions and measured velocities.
+    fn measure_others(&mut self, ctx: &SimContext) {
+        let dt = ctx.dt;
+        let m = ctx.model();
+        let d = ctx.data();
+        let xpos = d.xpos();
+        let mocap = d.mocap_pos();
+        for t in self.robots.iter_mut() {
+            let p = [xpos[t.body][0], xpos[t.body][1]];
+            t.present =
+                t.entity.is_empty() || ctx.entities.get(&t.entity).is_none_or(|e| e.present);
+            let v = t.last.map_or([0.0, 0.0], |l| [(p[0] - l[0]) / dt, (p[1] - l[1]) / dt]);
+            t.last = Some(p);
+            t.agent = Agent { pos: p, vel: v, radius: t.radius };
         }
-        // 4. new velocities, all from the same state (the snapshot only when ORCA runs)
+        for t in self.props.iter_mut() {
+            let id = m.body_mocapid()[t.body] as usize;
+            let p = [mocap[id][0], mocap[id][1]];
+            t.present = !body_absent(m, &t.geoms);
+            let v = t.last.map_or([0.0, 0.0], |l| [(p[0] - l[0]) / dt, (p[1] - l[1]) / dt]);
+            t.last = Some(p);
+            t.agent = Agent { pos: p, vel: v, radius: t.radius };
+        }
+    }
+
+    /// Step 4: every walker's new velocity (`new_vel`), all from the same state (the ORCA
+    /// snapshot taken only when some walker runs it).
+    fn decide_velocities(&mut self, dt: f64) {
+        let decide = &self.decide;
         let orca_due =
-            s.agents.iter().zip(&decide).any(|((a, st), d)| *d && a.avoidance && st.present);
-        let mut agents = std::mem::take(&mut s.snapshot);
+            self.agents.iter().zip(decide).any(|((a, st), d)| *d && a.avoidance && st.present);
+        let mut agents = std::mem::take(&mut self.snapshot);
         agents.clear();
         if orca_due {
-            agents.extend(s.agents.iter().map(|(a, st)| {
+            agents.extend(self.agents.iter().map(|(a, st)| {
                 (Agent { pos: st.pos, vel: st.vel, radius: a.radius }, a.avoidance, st.present)
             }));
         }
-        let mut new_vel = std::mem::take(&mut s.new_vel);
+        let mut new_vel = std::mem::take(&mut self.new_vel);
         new_vel.clear();
-        let mut lines = std::mem::take(&mut s.lines);
-        for (i, (a, st)) in s.agents.iter().enumerate() {
+        let mut lines = std::mem::take(&mut self.lines);
+        for (i, (a, st)) in self.agents.iter().enumerate() {
             if !st.present {
                 new_vel.push([0.0, 0.0]);
                 continue;
@@ -464,21 +483,12 @@ impl Crowd {
                 let fallback = if i < j { [1.0, 0.0] } else { [-1.0, 0.0] };
                 lines.push(orca::orca_line(&me, other, share, a.time_horizon, period, fallback));
             }
-            for t in
-                s.robots.iter().filter(|t| t.present && a.robots.iter().any(|r| r.body == t.body))
-            {
-                if near(&t.agent) {
-                    lines.push(orca::orca_line(
-                        &me,
-                        &t.agent,
-                        1.0,
-                        a.time_horizon,
-                        period,
-                        [1.0, 0.0],
-                    ));
-                }
-            }
-            for t in s.props.iter().filter(|t| t.present) {
+            let robots = self
+                .robots
+                .iter()
+                .filter(|t| t.present && a.robots.iter().any(|r| r.body == t.body));
+            let props = self.props.iter().filter(|t| t.present);
+            for t in robots.chain(props) {
                 if near(&t.agent) {
                     lines.push(orca::orca_line(
                         &me,
@@ -492,10 +502,17 @@ impl Crowd {
             }
             new_vel.push(orca::solve(&lines, st.preferred, a.max_speed));
         }
-        // 5. move
+        (self.snapshot, self.new_vel, self.lines) = (agents, new_vel, lines);
+    }
+
+    /// Step 5: each present walker moved by its new velocity × dt and faced the way it walks
+    /// (or, at the end of a goal, the goal's yaw).
+    fn move_walkers(&mut self, ctx: &mut SimContext, step: u64) {
+        let dt = ctx.dt;
         let d = ctx.data_mut();
+        let s = self;
         for ((((a, st), &v), yaw), quat) in
-            s.agents.iter_mut().zip(&new_vel).zip(s.yaw.iter_mut()).zip(s.quat.iter_mut())
+            s.agents.iter_mut().zip(&s.new_vel).zip(s.yaw.iter_mut()).zip(s.quat.iter_mut())
         {
             if !st.present {
                 st.vel = [0.0, 0.0];
@@ -527,7 +544,5 @@ impl Crowd {
                 *q = *quat;
             }
         }
-        (s.decide, s.snapshot, s.new_vel, s.lines) = (decide, agents, new_vel, lines);
-        Ok(())
     }
 }

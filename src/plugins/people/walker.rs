@@ -330,9 +330,9 @@ fn to_dwell(d: &NumOrRange) -> Dwell {
     }
 }
 
-impl ValidateConfig for WalkerConfig {
-    fn validate(&self) -> Vec<ConfigError> {
-        let mut e = crate::spawn::check_names(&self.namespace, "");
+impl WalkerConfig {
+    /// `speed` against a person's pace and `orca.max_speed`.
+    fn check_speed(&self, e: &mut Vec<ConfigError>) {
         let max_speed = self.orca.max_speed.unwrap_or(DEFAULT_MAX_SPEED);
         if !(self.speed > 0.0 && self.speed <= MAX_PERSON_SPEED) {
             e.push(ConfigError::new(
@@ -344,17 +344,21 @@ impl ValidateConfig for WalkerConfig {
             ));
         } else if self.avoidance && max_speed.is_finite() && self.speed > max_speed {
             e.push(ConfigError::new(
-                "speed",
-                format!(
-                    "{} m/s is above orca.max_speed ({} m/s), the fastest this walker may go while giving way: raise orca.max_speed or lower speed",
-                    num(self.speed),
-                    num(max_speed)
-                ),
-            ));
+            "speed",
+            format!(
+                "{} m/s is above orca.max_speed ({} m/s), the fastest this walker may go while giving way: raise orca.max_speed or lower speed",
+                num(self.speed),
+                num(max_speed)
+            ),
+        ));
         }
+    }
+
+    /// The patrol: `pos`, `waypoints` and their dwells, and the route keys without a route.
+    fn check_route(&self, e: &mut Vec<ConfigError>) {
         if let Some([x, y]) = self.pos {
-            check_pos(&mut e, "pos", x);
-            check_pos(&mut e, "pos", y);
+            check_pos(e, "pos", x);
+            check_pos(e, "pos", y);
             if !self.waypoints.is_empty() {
                 e.push(ConfigError::new("pos", "a walker with waypoints starts at waypoints[0]; `pos` places one without: drop one of the two"));
             }
@@ -366,13 +370,13 @@ impl ValidateConfig for WalkerConfig {
             let key = format!("waypoints[{i}]");
             match w.as_slice() {
                 [NumOrRange::Num(x), NumOrRange::Num(y)] => {
-                    check_pos(&mut e, &key, *x);
-                    check_pos(&mut e, &key, *y);
+                    check_pos(e, &key, *x);
+                    check_pos(e, &key, *y);
                 }
                 [NumOrRange::Num(x), NumOrRange::Num(y), d] => {
-                    check_pos(&mut e, &key, *x);
-                    check_pos(&mut e, &key, *y);
-                    check_dwell(&mut e, &key, d);
+                    check_pos(e, &key, *x);
+                    check_pos(e, &key, *y);
+                    check_dwell(e, &key, d);
                 }
                 _ => e.push(ConfigError::new(
                     key,
@@ -391,12 +395,12 @@ impl ValidateConfig for WalkerConfig {
             && pts.iter().all(|p| (p[0] - pts[0][0]).hypot(p[1] - pts[0][1]) <= reach)
         {
             e.push(ConfigError::new(
-                "waypoints",
-                format!(
-                    "every point lies within arrival_radius ({} m) of waypoints[0], so the walker would never leave its start: spread the route, or give `pos: [x, y]` for a walker that stands",
-                    num(reach)
-                ),
-            ));
+            "waypoints",
+            format!(
+                "every point lies within arrival_radius ({} m) of waypoints[0], so the walker would never leave its start: spread the route, or give `pos: [x, y]` for a walker that stands",
+                num(reach)
+            ),
+        ));
         }
         if self.waypoints.is_empty() {
             for (k, set) in [
@@ -410,29 +414,27 @@ impl ValidateConfig for WalkerConfig {
             }
         }
         if let Some(d) = &self.dwell {
-            check_dwell(&mut e, "dwell", d);
+            check_dwell(e, "dwell", d);
         }
-        check_positive(&mut e, "arrival_radius", self.arrival_radius, MAX_NAV_DISTANCE_M, "m");
-        check_positive(&mut e, "robot_radius", self.robot_radius, MAX_NAV_DISTANCE_M, "m");
-        check_positive(
-            &mut e,
-            "orca.neighbor_dist",
-            self.orca.neighbor_dist,
-            MAX_NAV_DISTANCE_M,
-            "m",
-        );
-        check_positive(&mut e, "orca.time_horizon", self.orca.time_horizon, MAX_DWELL_S, "s");
-        check_positive(&mut e, "orca.max_speed", self.orca.max_speed, MAX_PERSON_SPEED, "m/s");
+    }
+
+    /// The radii and ORCA's tuning.
+    fn check_tuning(&self, e: &mut Vec<ConfigError>) {
+        check_positive(e, "arrival_radius", self.arrival_radius, MAX_NAV_DISTANCE_M, "m");
+        check_positive(e, "robot_radius", self.robot_radius, MAX_NAV_DISTANCE_M, "m");
+        check_positive(e, "orca.neighbor_dist", self.orca.neighbor_dist, MAX_NAV_DISTANCE_M, "m");
+        check_positive(e, "orca.time_horizon", self.orca.time_horizon, MAX_DWELL_S, "s");
+        check_positive(e, "orca.max_speed", self.orca.max_speed, MAX_PERSON_SPEED, "m/s");
         if let Some(hz) = self.orca.update_hz {
             if !(hz.is_finite() && hz >= crate::engine::rates::MIN_RATE_HZ) {
                 e.push(ConfigError::new(
-                    "orca.update_hz",
-                    format!(
-                        "must be a rate of at least {} Hz (above the physics rate it updates every step), got {}",
-                        crate::engine::rates::MIN_RATE_HZ,
-                        num(hz)
-                    ),
-                ));
+                "orca.update_hz",
+                format!(
+                    "must be a rate of at least {} Hz (above the physics rate it updates every step), got {}",
+                    crate::engine::rates::MIN_RATE_HZ,
+                    num(hz)
+                ),
+            ));
             }
         }
         if let Some(r) = self.orca.radius {
@@ -447,20 +449,24 @@ impl ValidateConfig for WalkerConfig {
                 ));
             }
         }
+    }
+
+    /// The robot to yield to, the goal planner, recovery and the action names.
+    fn check_goals_and_recovery(&self, e: &mut Vec<ConfigError>) {
         if let Some(b) = &self.robot_body {
             if b.trim().is_empty() {
                 e.push(ConfigError::new("robot_body", "is empty: name the robot's body (`base_link`) or drop the key for every robot entity's base"));
             }
         }
         check_positive(
-            &mut e,
+            e,
             "planner.inflation_radius",
             self.planner.inflation_radius,
             MAX_NAV_DISTANCE_M,
             "m",
         );
         check_positive(
-            &mut e,
+            e,
             "planner.waypoint_radius",
             self.planner.waypoint_radius,
             MAX_NAV_DISTANCE_M,
@@ -470,18 +476,18 @@ impl ValidateConfig for WalkerConfig {
         if let Some(i) = self.planner.inflation_radius {
             if self.goal_endpoint && i > 0.0 && i < radius {
                 e.push(ConfigError::new(
-                    "planner.inflation_radius",
-                    format!(
-                        "{} m is less than the person's radius (orca.radius {} m): a planned path would run the walker into walls; give at least {}",
-                        num(i),
-                        num(radius),
-                        num(radius)
-                    ),
-                ));
+                "planner.inflation_radius",
+                format!(
+                    "{} m is less than the person's radius (orca.radius {} m): a planned path would run the walker into walls; give at least {}",
+                    num(i),
+                    num(radius),
+                    num(radius)
+                ),
+            ));
             }
         }
         if let Some(r) = &self.recovery {
-            check_positive(&mut e, "recovery.stuck_time", r.stuck_time, MAX_DWELL_S, "s");
+            check_positive(e, "recovery.stuck_time", r.stuck_time, MAX_DWELL_S, "s");
             if let Some(b) = r.backup_time {
                 if !(0.0..=60.0).contains(&b) {
                     e.push(ConfigError::new(
@@ -509,11 +515,15 @@ impl ValidateConfig for WalkerConfig {
             }
             if n.navigate_to_pose.is_some() && n.navigate_to_pose == n.navigate_through_poses {
                 e.push(ConfigError::new(
-                    "action_name",
-                    "navigate_to_pose and navigate_through_poses are two actions and need two names",
-                ));
+                "action_name",
+                "navigate_to_pose and navigate_through_poses are two actions and need two names",
+            ));
             }
         }
+    }
+
+    /// Keys of a capability this walker has switched off.
+    fn check_unused_keys(&self, e: &mut Vec<ConfigError>) {
         if !self.goal_endpoint {
             for (k, set) in [
                 ("planner.inflation_radius", self.planner.inflation_radius.is_some()),
@@ -539,6 +549,17 @@ impl ValidateConfig for WalkerConfig {
                 }
             }
         }
+    }
+}
+
+impl ValidateConfig for WalkerConfig {
+    fn validate(&self) -> Vec<ConfigError> {
+        let mut e = crate::spawn::check_names(&self.namespace, "");
+        self.check_speed(&mut e);
+        self.check_route(&mut e);
+        self.check_tuning(&mut e);
+        self.check_goals_and_recovery(&mut e);
+        self.check_unused_keys(&mut e);
         e
     }
 }
