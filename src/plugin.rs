@@ -290,10 +290,23 @@ pub fn typed_config<C: DeserializeOwned>(value: &Value) -> Result<C, Vec<ConfigE
 pub fn typed_validated<C: DeserializeOwned + ValidateConfig>(
     value: &Value,
 ) -> Result<C, Vec<ConfigError>> {
+    match typed_validated_partial::<C>(value) {
+        (Some(c), e) if e.is_empty() => Ok(c),
+        (_, e) => Err(e),
+    }
+}
+
+/// [`typed_validated`] that also hands back the config it validated: every problem, and the
+/// config with each key that did not deserialize dropped (taking its default), or `None` when
+/// even that does not deserialize. For a plugin that checks keys against each other after
+/// validation, so a wrong type in one key does not hide those refusals.
+pub fn typed_validated_partial<C: DeserializeOwned + ValidateConfig>(
+    value: &Value,
+) -> (Option<C>, Vec<ConfigError>) {
     let mut errs = match typed_config::<C>(value) {
         Ok(c) => {
             let e = c.validate();
-            return if e.is_empty() { Ok(c) } else { Err(e) };
+            return (Some(c), e);
         }
         Err(e) => crate::key_ranges::key_ranges::<C>(value, e),
     };
@@ -301,7 +314,8 @@ pub fn typed_validated<C: DeserializeOwned + ValidateConfig>(
     for e in &errs {
         remove_key_path(&mut pruned, &e.path);
     }
-    if let Ok(c) = serde_norway::from_value::<C>(pruned) {
+    let cfg = serde_norway::from_value::<C>(pruned).ok();
+    if let Some(c) = &cfg {
         let dropped: Vec<String> = errs.iter().map(|e| e.path.clone()).collect();
         for e in c.validate() {
             let under = |d: &String| {
@@ -315,7 +329,7 @@ pub fn typed_validated<C: DeserializeOwned + ValidateConfig>(
             }
         }
     }
-    Err(errs)
+    (cfg, errs)
 }
 
 /// Remove the key at dotted `path` (`recovery.max_recovery`; an index `goals[0]` removes the

@@ -252,6 +252,15 @@ fn keys_of_the_other_output_are_refused_naming_the_key() {
         "heading_gain: shapes the twist a drive output sends through a base controller, and this navigator writes a mocap body (`output: mocap`), which follows its path exactly: drop the key",
         "recovery: shapes the twist a drive output sends",
     ]);
+    // a key of the wrong type hides none of the other keys' refusals: all in one message
+    let r = refusal(&prop(
+        "{speed: 0.3, output: mocap, arrival_radius: wide, heading_gain: 3.0, yaw_rate: -1}",
+    ));
+    assert_has(&r, &[
+        "arrival_radius: must be a number, got the string \"wide\"",
+        "yaw_rate: must be in [0, 10000] rad/s, got -1",
+        "heading_gain: shapes the twist a drive output sends through a base controller, and this navigator writes a mocap body (`output: mocap`), which follows its path exactly: drop the key",
+    ]);
     let r = refusal(&prop("{speed: 0.3, turn_in_place: 0.5}"));
     assert_has(&r, &["turn_in_place: shapes the twist a drive output sends through a base controller, and this navigator writes a mocap body (`output: auto` found no base controller on entity `cart`), which follows its path exactly: drop the key"]);
     let r = refusal(&prop("{speed: 0.3, avoidance: {steer: give_way}}"));

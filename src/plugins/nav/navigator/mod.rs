@@ -773,18 +773,10 @@ fn create(
     v: &serde_norway::Value,
     args: &PluginArgs,
 ) -> Result<Box<dyn Plugin>, Vec<crate::error::ConfigError>> {
-    // every problem at once: the values' own, then the keys of the other output
-    let mut e = Vec::new();
-    let cfg = match crate::plugin::typed_validated::<NavigatorConfig>(v) {
-        Ok(c) => c,
-        Err(errs) => match crate::plugin::typed_config::<NavigatorConfig>(v) {
-            Ok(c) => {
-                e = errs;
-                c
-            }
-            Err(_) => return Err(errs),
-        },
-    };
+    // every problem at once: the values' own (a key of the wrong type dropped, so it hides
+    // nothing), then the keys of the other output
+    let (cfg, mut e) = crate::plugin::typed_validated_partial::<NavigatorConfig>(v);
+    let Some(cfg) = cfg else { return Err(e) };
     let given = config::given_keys(v);
     match cfg.output {
         Output::Mocap => e.extend(config::output_key_errors(&cfg, &given, true, "`output: mocap`")),
