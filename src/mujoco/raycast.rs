@@ -234,7 +234,7 @@ fn scan_section(
 ) -> Option<([f64; 3], f64)> {
     let nu = n[0] * axis[0] + n[1] * axis[1] + n[2] * axis[2];
     let cos = nu.abs();
-    if !(cos >= 0.5) {
+    if cos.is_nan() || cos < 0.5 {
         return None;
     }
     let s = -(n[0] * w[0] + n[1] * w[1] + n[2] * w[2]) / nu;
