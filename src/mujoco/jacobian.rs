@@ -162,6 +162,8 @@ mod tests {
         assert!(norm(&r) < norm(&rh) - 1e-3, "{} vs {}", norm(&r), norm(&rh));
     }
 
+    type Solver = dyn Fn(&[[f64; 6]], &[f64; 6]) -> Vec<f64>;
+
     #[test]
     fn undamped_ik_converges_on_a_planar_arm() {
         // A planar two-link arm (links 0.5 m and 0.4 m) driving its tip to a reachable point with
@@ -171,7 +173,7 @@ mod tests {
         let tip = |q: &[f64]| {
             [l1 * q[0].cos() + l2 * (q[0] + q[1]).cos(), l1 * q[0].sin() + l2 * (q[0] + q[1]).sin()]
         };
-        let run = |solve: &dyn Fn(&[[f64; 6]], &[f64; 6]) -> Vec<f64>| {
+        let run = |solve: &Solver| {
             let mut q = vec![0.2, 0.9];
             for _ in 0..200 {
                 let p = tip(&q);
