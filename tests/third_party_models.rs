@@ -51,7 +51,7 @@ fn v3(v: &Value, off: usize) -> [f64; 3] {
 fn rot_mat(q: &[f64; 4], m: &[f64; 9]) -> [f64; 9] {
     let mut out = [0.0; 9];
     for j in 0..3 {
-        let c = roqsim::math::quat_rotate(q, &[m[j], m[3 + j], m[6 + j]]);
+        let c = roqsim::math::quat(q) * roqsim::math::vec3(&[m[j], m[3 + j], m[6 + j]]);
         for i in 0..3 {
             out[3 * i + j] = c[i];
         }

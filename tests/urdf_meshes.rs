@@ -19,7 +19,7 @@ use common::{empty_world_engine, locate};
 use mujoco_rs::mujoco_c::mjtJoint;
 use mujoco_rs::prelude::{MjtGeomBase, MjtObjBase};
 use roqsim::context::entities::Pose;
-use roqsim::math::{compose, quat_rotate, relative};
+use roqsim::math::{arr3, compose, quat, relative, vec3};
 use roqsim::plugins::shared::{entity_roots, in_entity, unprefixed};
 use roqsim::Engine;
 use serde_json::Value;
@@ -157,8 +157,8 @@ fn meshes_match(e: &Engine, name: &str, urdf: &str, n: usize, env: &[(&str, Stri
                 std::slice::from_raw_parts(f.mesh_vert.add(3 * adr), 3 * num)
                     .chunks(3)
                     .map(|v| {
-                        let r = quat_rotate(&pose.quat, &[v[0] as f64, v[1] as f64, v[2] as f64]);
-                        [r[0] + pose.pos[0], r[1] + pose.pos[1], r[2] + pose.pos[2]]
+                        let v = vec3(&[v[0], v[1], v[2]].map(f64::from));
+                        arr3(&(quat(&pose.quat) * v + vec3(&pose.pos)))
                     })
                     .collect()
             };

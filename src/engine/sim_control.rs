@@ -12,7 +12,7 @@ use mujoco_rs::prelude::*;
 use crate::context::tap::WorldCommand;
 use crate::context::{EntityKind, ResetScope, RunState, SimContext};
 use crate::error::{clip, num};
-use crate::math::quat_rotate;
+use crate::math::{arr3, quat, vec3};
 pub use crate::world::bounds::{
     MAX_ANGULAR_SPEED, MAX_LINEAR_SPEED, MAX_POSITION_M, QUAT_NORM_RANGE,
 };
@@ -241,12 +241,11 @@ pub fn entity_state(ctx: &SimContext, name: &str) -> Result<EntityState, Refusal
     }
     // mj_objectVelocity reports the linear velocity at the body's centre of mass; the entity's
     // frame is the body origin: v_origin = v_com + w x (origin - com).
-    let w = [v[0], v[1], v[2]];
+    let w = vec3(&[v[0], v[1], v[2]]);
     let (o, c) = (d.xpos()[b], d.xipos()[b]);
-    let r = [o[0] - c[0], o[1] - c[1], o[2] - c[2]];
-    let wxr = crate::math::cross(&w, &r);
-    let linear = [v[3] + wxr[0], v[4] + wxr[1], v[5] + wxr[2]];
-    Ok(EntityState { position: o, orientation: [q[1], q[2], q[3], q[0]], angular: w, linear })
+    let linear = vec3(&[v[3], v[4], v[5]]) + w.cross(&(vec3(&o) - vec3(&c)));
+    let (angular, linear) = (arr3(&w), arr3(&linear));
+    Ok(EntityState { position: o, orientation: [q[1], q[2], q[3], q[0]], angular, linear })
 }
 
 /// Check a requested pose: every value finite, the position within [`MAX_POSITION_M`], the
@@ -348,11 +347,8 @@ fn move_entity(
         }
         if let Some((lin, ang)) = twist {
             // free joint: linear velocity in the world frame, angular in the body frame
-            let qw = {
-                let q = &d.qpos()[qadr + 3..qadr + 7];
-                [q[0], -q[1], -q[2], -q[3]]
-            };
-            let ang_local = quat_rotate(&qw, &ang);
+            let q = &d.qpos()[qadr + 3..qadr + 7];
+            let ang_local = arr3(&(quat(&[q[0], q[1], q[2], q[3]]).inverse() * vec3(&ang)));
             let qvel = d.qvel_mut();
             qvel[dadr..dadr + 3].copy_from_slice(&lin);
             qvel[dadr + 3..dadr + 6].copy_from_slice(&ang_local);

@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use mujoco_rs::prelude::*;
 
 use crate::context::entities::Pose;
-use crate::math::{compose, quat_conj, quat_rotate};
 
 /// A mesh geom's URDF geometry.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,12 +108,10 @@ pub fn mesh_geometry(model: &MjModel, g: usize, roots: &[PathBuf]) -> Result<Mes
         ));
     }
     let (scale, mpos, mquat) = recentring(model, mesh);
-    // T_mesh⁻¹ = (−q⁻¹·p, q⁻¹).
-    let qi = quat_conj(&mquat);
-    let pi = quat_rotate(&qi, &mpos);
-    let inv = Pose { pos: [-pi[0], -pi[1], -pi[2]], quat: qi };
+    // The geom's frame composed with the inverse of the mesh's recentring: T_geom · T_mesh⁻¹.
+    let mesh_t = Pose { pos: mpos, quat: mquat }.iso();
     let geom = Pose { pos: model.geom_pos()[g], quat: model.geom_quat()[g] };
-    let frame = compose(&geom, &inv);
+    let frame = Pose::from_iso(&(geom.iso() * mesh_t.inverse()));
     let uri = mesh_uri(&file, roots);
     let element = format!(
         "<mesh filename=\"{}\" scale=\"{} {} {}\"/>",

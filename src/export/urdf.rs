@@ -34,31 +34,11 @@ use mujoco_rs::prelude::*;
 
 use crate::context::entities::{Entity, Pose};
 use crate::export::mesh::{bundled_roots, mesh_geometry};
-use crate::math::quat_rotate;
-use crate::math::relative;
+use crate::math::{arr3, quat as quat_of, relative, rpy_of, vec3};
 use crate::plugins::shared::{entity_roots, in_entity, unprefixed};
 
-/// Roll, pitch, yaw (URDF's fixed-axis XYZ: `R = Rz(yaw)·Ry(pitch)·Rx(roll)`) of a unit
-/// quaternion `[w, x, y, z]`, stable at ±90° pitch.
-pub fn quat_to_rpy(q: &[f64; 4]) -> [f64; 3] {
-    let [w, x, y, z] = *q;
-    let r00 = 1.0 - 2.0 * (y * y + z * z);
-    let r10 = 2.0 * (x * y + w * z);
-    let r20 = 2.0 * (x * z - w * y);
-    let r21 = 2.0 * (y * z + w * x);
-    let r22 = 1.0 - 2.0 * (x * x + y * y);
-    let r11 = 1.0 - 2.0 * (x * x + z * z);
-    let r12 = 2.0 * (y * z - w * x);
-    let c = (r21 * r21 + r22 * r22).sqrt();
-    let pitch = (-r20).atan2(c);
-    if c < 1e-9 {
-        return [(-r12).atan2(r11), pitch, 0.0];
-    }
-    [r21.atan2(r22), pitch, r10.atan2(r00)]
-}
-
 fn origin(xyz: [f64; 3], quat: &[f64; 4]) -> String {
-    let rpy = quat_to_rpy(quat);
+    let rpy = rpy_of(&quat_of(quat));
     format!(
         "<origin xyz=\"{} {} {}\" rpy=\"{} {} {}\"/>",
         xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2]
@@ -283,20 +263,13 @@ fn write_joint(
         let root_pose = Pose { pos: model.body_pos()[root], quat: model.body_quat()[root] };
         let rel =
             relative(&root_pose, &Pose { pos: model.body_pos()[b], quat: model.body_quat()[b] });
-        let ra = quat_rotate(&rel.quat, &a);
-        (
-            link_name(model, entity, root),
-            ([rel.pos[0] + ra[0], rel.pos[1] + ra[1], rel.pos[2] + ra[2]], rel.quat),
-        )
+        let at = vec3(&rel.pos) + quat_of(&rel.quat) * vec3(&a);
+        (link_name(model, entity, root), (arr3(&at), rel.quat))
     } else {
         let ap = anchor(model, p);
         let q = model.body_quat()[b];
-        let ra = quat_rotate(&q, &a);
-        let bp = model.body_pos()[b];
-        (
-            link_name(model, entity, p),
-            ([bp[0] + ra[0] - ap[0], bp[1] + ra[1] - ap[1], bp[2] + ra[2] - ap[2]], q),
-        )
+        let at = vec3(&model.body_pos()[b]) + quat_of(&q) * vec3(&a) - vec3(&ap);
+        (link_name(model, entity, p), (arr3(&at), q))
     };
     let orig = origin(o.0, &o.1);
     if jn == 0 {
@@ -573,22 +546,4 @@ fn joint_limits(model: &MjModel, j: usize) -> (f64, f64) {
         effort = r[0].abs().max(r[1].abs());
     }
     (effort, velocity)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::math::quat_from_rpy;
-
-    #[test]
-    fn rpy_roundtrip_including_gimbal() {
-        for rpy in [[0.1, 0.2, 0.3], [-2.0, 1.0, 3.0], [0.4, std::f64::consts::FRAC_PI_2, 0.0]] {
-            let q = quat_from_rpy(rpy[0], rpy[1], rpy[2]);
-            let back = quat_to_rpy(&q);
-            let q2 = quat_from_rpy(back[0], back[1], back[2]);
-            let d = (0..4).map(|i| (q[i] - q2[i]).abs()).fold(0.0, f64::max);
-            let d2 = (0..4).map(|i| (q[i] + q2[i]).abs()).fold(0.0, f64::max);
-            assert!(d.min(d2) < 1e-12, "{rpy:?} -> {back:?}");
-        }
-    }
 }

@@ -6,7 +6,7 @@ use mujoco_rs::prelude::*;
 
 use crate::context::payload::Transform;
 use crate::context::{entities::Pose, Entity};
-use crate::math::{quat_conj, quat_mul, quat_normalize, quat_rotate, wxyz_to_xyzw};
+use crate::math::{arr3, wxyz, xyzw, Isometry3};
 
 /// A frame of the compiled model: a body or a site.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,31 +121,25 @@ impl FrameRef {
 /// World pose (position m, quaternion [w, x, y, z]) of a frame at the model's reference
 /// configuration (`qpos0`), composed from `body_pos`/`body_quat` (and `site_pos`/`site_quat`).
 pub fn model_pose(m: &MjModel, f: FrameRef) -> ([f64; 3], [f64; 4]) {
+    let local = |pos: &[f64; 3], q: &[f64; 4]| Pose { pos: *pos, quat: *q }.iso();
     let body_pose = |mut b: usize| {
         let mut chain = Vec::new();
         while b != 0 {
             chain.push(b);
             b = m.body_parentid()[b] as usize;
         }
-        let (mut p, mut q) = ([0.0; 3], [1.0, 0.0, 0.0, 0.0]);
-        for &b in chain.iter().rev() {
-            let d = quat_rotate(&q, &m.body_pos()[b]);
-            p = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
-            q = quat_normalize(&quat_mul(&q, &m.body_quat()[b]));
-        }
-        (p, q)
+        chain
+            .iter()
+            .rev()
+            .fold(Isometry3::identity(), |t, &b| t * local(&m.body_pos()[b], &m.body_quat()[b]))
     };
-    match f {
+    let t = match f {
         FrameRef::Body(b) => body_pose(b),
         FrameRef::Site(s) => {
-            let (p, q) = body_pose(m.site_bodyid()[s] as usize);
-            let d = quat_rotate(&q, &m.site_pos()[s]);
-            (
-                [p[0] + d[0], p[1] + d[1], p[2] + d[2]],
-                quat_normalize(&quat_mul(&q, &m.site_quat()[s])),
-            )
+            body_pose(m.site_bodyid()[s] as usize) * local(&m.site_pos()[s], &m.site_quat()[s])
         }
-    }
+    };
+    (arr3(&t.translation.vector), wxyz(&t.rotation))
 }
 
 /// The transform `parent -> child` measured from the compiled model (reference configuration),
@@ -157,15 +151,15 @@ pub fn relative_transform(
     parent_name: &str,
     child_name: &str,
 ) -> Transform {
-    let (pp, pq) = model_pose(m, parent);
-    let (cp, cq) = model_pose(m, child);
-    let inv = quat_conj(&pq);
-    let t = quat_rotate(&inv, &[cp[0] - pp[0], cp[1] - pp[1], cp[2] - pp[2]]);
-    let r = quat_normalize(&quat_mul(&inv, &cq));
+    let pose = |f| {
+        let (pos, quat) = model_pose(m, f);
+        Pose { pos, quat }.iso()
+    };
+    let rel = pose(parent).inv_mul(&pose(child));
     Transform {
         parent: parent_name.to_string(),
         child: child_name.to_string(),
-        translation: t,
-        rotation: wxyz_to_xyzw(&r),
+        translation: arr3(&rel.translation.vector),
+        rotation: xyzw(&rel.rotation),
     }
 }

@@ -5,7 +5,7 @@ use mujoco_rs::prelude::*;
 
 use crate::context::payload::{Payload, Transform};
 use crate::context::{Claimant, Endpoint, EndpointId, FrameKeys, SimContext, TfEdge, TfRoute};
-use crate::math::{compose, quat_conj, quat_from_rpy, quat_mul, relative};
+use crate::math::{compose, quat, quat_from_rpy, relative};
 use crate::world::models::FrameSpec;
 
 pub use crate::mujoco::frames::FrameRef;
@@ -94,7 +94,8 @@ impl FrameSites {
                 // frame): reuse it when it is the same frame, refuse when it is not.
                 let same = sbody == body
                     && (0..3).all(|k| (spose.pos[k] - pose.pos[k]).abs() < 1e-9)
-                    && (quat_mul(&quat_conj(&spose.quat), &pose.quat)[0].abs() - 1.0).abs() < 1e-9;
+                    && ((quat(&spose.quat).inverse() * quat(&pose.quat)).w.abs() - 1.0).abs()
+                        < 1e-9;
                 if !same {
                     return Err(format!(
                         "{key}[{i}]: frame `{}` collides with a site of the model of the same name at a different pose; name the frame differently",

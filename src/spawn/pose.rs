@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::ConfigError;
-use crate::math::quat_from_rpy;
+use crate::math::{quat, quat_from_rpy, wxyz};
 use crate::world::bounds::{MAX_POSITION_M, QUAT_NORM_RANGE};
 
 pub use crate::context::entities::Pose;
@@ -80,17 +80,8 @@ impl OrientationConfig {
     /// validation reports the invalid cases).
     pub fn quat(&self) -> [f64; 4] {
         if self.has_quat() {
-            let q = [
-                self.w.unwrap_or(0.0),
-                self.x.unwrap_or(0.0),
-                self.y.unwrap_or(0.0),
-                self.z.unwrap_or(0.0),
-            ];
-            let n = q.iter().map(|v| v * v).sum::<f64>().sqrt();
-            if n > 1e-9 && n.is_finite() {
-                return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
-            }
-            return [1.0, 0.0, 0.0, 0.0];
+            let q = [self.w, self.x, self.y, self.z].map(|c| c.unwrap_or(0.0));
+            return wxyz(&quat(&q));
         }
         quat_from_rpy(self.roll.unwrap_or(0.0), self.pitch.unwrap_or(0.0), self.yaw.unwrap_or(0.0))
     }

@@ -136,17 +136,13 @@ pub fn rgba4(c: &[f64]) -> [f32; 4] {
 /// Height of the lowest point of a box with half-extents `half` rotated by `quat`, below its
 /// centre (m): how high its centre must sit for it to rest on a floor at z = 0.
 pub fn box_floor_offset(half: [f64; 3], quat: &[f64; 4]) -> f64 {
-    (0..3)
-        .map(|i| {
-            let mut e = [0.0; 3];
-            e[i] = 1.0;
-            crate::math::quat_rotate(quat, &e)[2].abs() * half[i]
-        })
-        .sum()
+    let r = crate::math::quat(quat).to_rotation_matrix();
+    // Row z of the rotation: the z component of each rotated box axis.
+    (0..3).map(|i| r[(2, i)].abs() * half[i]).sum()
 }
 
 /// Same for an upright-axis cylinder of `radius` and half-height `half_h` rotated by `quat`.
 pub fn cylinder_floor_offset(radius: f64, half_h: f64, quat: &[f64; 4]) -> f64 {
-    let c = crate::math::quat_rotate(quat, &[0.0, 0.0, 1.0])[2].abs().min(1.0);
+    let c = (crate::math::quat(quat) * crate::math::Vector3::z()).z.abs().min(1.0);
     radius * (1.0 - c * c).sqrt() + half_h * c
 }

@@ -483,10 +483,10 @@ impl Plugin for MovingBox {
         self.start = pose.pos;
         self.yaw = crate::math::yaw_of(&pose.quat);
         let half = self.size.map(|s| s / 2.0);
-        let r = crate::math::quat_rotate;
-        let axes = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]].map(|a| r(&pose.quat, &a));
-        self.shape.footprint = [0, 1].map(|k| (0..3).map(|j| axes[j][k].abs() * half[j]).sum());
-        self.shape.half_height = (0..3).map(|j| axes[j][2].abs() * half[j]).sum();
+        // Column j of the rotation is the box's axis j in the world.
+        let r = crate::math::quat(&pose.quat).to_rotation_matrix();
+        self.shape.footprint = [0, 1].map(|k| (0..3).map(|j| r[(k, j)].abs() * half[j]).sum());
+        self.shape.half_height = (0..3).map(|j| r[(2, j)].abs() * half[j]).sum();
         Ok(())
     }
 

@@ -35,6 +35,7 @@ use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::handles::controllers::{Registry, BEST_EFFORT};
 use crate::handles::wrench::{reader_key as ft_key, WrenchReader};
+use crate::math::vec3;
 use crate::plugin::{check_rate, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::plugins::shared::{self as common, Scope};
@@ -279,7 +280,7 @@ impl Plugin for ForceLimit {
         let mut tripped_now: Option<String> = None;
         if judged {
             let w = reader.read(ctx)?;
-            let (f, t) = (crate::math::norm(&w.force), crate::math::norm(&w.torque));
+            let (f, t) = (vec3(&w.force).norm(), vec3(&w.torque).norm());
             let over = if self.cfg.max_force > 0.0 && f > self.cfg.max_force {
                 Some(format!("force {f:.2} N > {} N", self.cfg.max_force))
             } else if self.cfg.max_torque > 0.0 && t > self.cfg.max_torque {

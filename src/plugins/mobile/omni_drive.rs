@@ -459,7 +459,8 @@ impl Plugin for OmniDrive {
             // Roll sign from the joint axis in the base frame (rest configuration).
             let jb = model.jnt_bodyid()[j] as usize;
             let (_, q) = common::rest_pose_in(model, jb, base_body);
-            let axis = crate::math::quat_rotate(&q, &model.jnt_axis()[j]);
+            let axis = crate::math::quat(&q) * crate::math::vec3(&model.jnt_axis()[j]);
+            let axis = crate::math::arr3(&axis);
             if axis[1].abs() < 0.5 {
                 return Err(format!("wheels[{k}]: joint `{jname}` does not roll about the base's lateral (y) axis (axis in base frame {axis:?})"));
             }

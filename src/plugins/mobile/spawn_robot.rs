@@ -215,7 +215,7 @@ impl Plugin for SpawnRobot {
         // body's height: the frame is lowered by the height the file already gives the root.
         let rest_height = m.manifest.rest_height.unwrap_or(m.root_pose.pos[2]);
         let mut frame = cfg.pose.resolve(0.0);
-        let file_root_z = crate::math::quat_rotate(&frame.quat, &m.root_pose.pos)[2];
+        let file_root_z = (frame.iso().rotation * crate::math::vec3(&m.root_pose.pos)).z;
         if cfg.pose.has_z() || m.manifest.rest_height.is_some() {
             frame.pos[2] = cfg.pose.resolve(rest_height).pos[2] - file_root_z;
         }

@@ -22,7 +22,7 @@ use serde::Deserialize;
 use crate::context::payload::{Payload, PoseTwist, Transform};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::math::{cross, quat_mul, quat_rotate, wxyz_to_xyzw};
+use crate::math::{arr3, quat, rot_of_xmat, vec3, xyzw};
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::plugins::shared::{self as common, Scope};
@@ -149,39 +149,40 @@ impl GroundTruthPose {
 
     fn measure(&self, ctx: &SimContext) -> PoseTwist {
         let d = ctx.data();
-        let (pos, quat, vel) = match self.target {
-            Target::Body(b) => {
-                (d.xpos()[b], d.xquat()[b], d.object_velocity(MjtObjBase::mjOBJ_XBODY, b, false))
-            }
+        let (pos, rot, vel) = match self.target {
+            Target::Body(b) => (
+                d.xpos()[b],
+                quat(&d.xquat()[b]),
+                d.object_velocity(MjtObjBase::mjOBJ_XBODY, b, false),
+            ),
             Target::Site(s) => (
                 d.site_xpos()[s],
-                crate::math::quat_from_mat(&d.site_xmat()[s]),
+                rot_of_xmat(&d.site_xmat()[s]),
                 d.object_velocity(MjtObjBase::mjOBJ_SITE, s, false),
             ),
         };
-        let (mut p, mut q) = (pos, quat);
-        let (mut w, mut v) = ([vel[0], vel[1], vel[2]], [vel[3], vel[4], vel[5]]);
+        let (mut p, mut q) = (vec3(&pos), rot);
+        let (mut w, mut v) = (vec3(&[vel[0], vel[1], vel[2]]), vec3(&[vel[3], vel[4], vel[5]]));
         if self.cfg.relative_to == RelativeTo::Base {
-            let (bp, bq) = (d.xpos()[self.base], d.xquat()[self.base]);
+            let (bp, bq) = (vec3(&d.xpos()[self.base]), quat(&d.xquat()[self.base]));
             let bv = d.object_velocity(MjtObjBase::mjOBJ_XBODY, self.base, false); // XBODY: at the body frame origin (BODY = the COM)
-            let inv = [bq[0], -bq[1], -bq[2], -bq[3]];
-            let dp = [p[0] - bp[0], p[1] - bp[1], p[2] - bp[2]];
-            let bw = [bv[0], bv[1], bv[2]];
-            let wxr = cross(&bw, &dp);
-            let dv = [v[0] - bv[3] - wxr[0], v[1] - bv[4] - wxr[1], v[2] - bv[5] - wxr[2]];
-            p = quat_rotate(&inv, &dp);
-            q = quat_mul(&inv, &q);
-            v = quat_rotate(&inv, &dv);
-            w = quat_rotate(&inv, &[w[0] - bw[0], w[1] - bw[1], w[2] - bw[2]]);
+            let inv = bq.inverse();
+            let dp = p - bp;
+            let bw = vec3(&[bv[0], bv[1], bv[2]]);
+            let dv = v - vec3(&[bv[3], bv[4], bv[5]]) - bw.cross(&dp);
+            p = inv * dp;
+            q = inv * q;
+            v = inv * dv;
+            w = inv * (w - bw);
         }
         PoseTwist {
             stamp: ctx.sim_time(),
             frame_id: self.frame_id.clone(),
             child_frame_id: self.child.clone(),
-            position: p,
-            orientation: wxyz_to_xyzw(&q),
-            linear: v,
-            angular: w,
+            position: arr3(&p),
+            orientation: xyzw(&q),
+            linear: arr3(&v),
+            angular: arr3(&w),
         }
     }
 }
@@ -300,18 +301,9 @@ mod tests {
     #[test]
     fn mat_quat_and_stem() {
         let q = crate::math::quat_from_rpy(0.3, -0.2, 2.5);
-        let (w, x, y, z) = (q[0], q[1], q[2], q[3]);
-        let m = [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - w * z),
-            2.0 * (x * z + w * y),
-            2.0 * (x * y + w * z),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - w * x),
-            2.0 * (x * z - w * y),
-            2.0 * (y * z + w * x),
-            1.0 - 2.0 * (x * x + y * y),
-        ];
+        // Row-major (MuJoCo's xmat): the column-major storage of the transpose.
+        let rt = crate::math::quat(&q).to_rotation_matrix().matrix().transpose();
+        let m: [f64; 9] = rt.as_slice().try_into().unwrap();
         let r = crate::math::quat_from_mat(&m);
         let sgn = if q[0] < 0.0 { -1.0 } else { 1.0 };
         for i in 0..4 {

@@ -32,7 +32,7 @@ use crate::context::payload::{Imu, Transform};
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
 use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, FaultSwitch, Refusal};
-use crate::math::{axis_angle, quat_mul, quat_normalize, rotvec_quat};
+use crate::math::{quat, vec3, wxyz, xyzw, UnitQuaternion, Vector3};
 use crate::plugin::{
     typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
 };
@@ -238,7 +238,7 @@ impl ImuConfig {
     /// Mount orientation [w, x, y, z] from `quat` or `rpy` (identity when neither).
     pub fn mount_quat(&self) -> [f64; 4] {
         match (self.quat, self.rpy) {
-            (Some(q), _) => quat_normalize(&q),
+            (Some(q), _) => wxyz(&quat(&q)),
             (None, Some([r, p, y])) => crate::math::quat_from_rpy(r, p, y),
             (None, None) => [1.0, 0.0, 0.0, 0.0],
         }
@@ -353,12 +353,8 @@ impl ImuReader {
             }
             None => [sd[self.accel_adr], sd[self.accel_adr + 1], sd[self.accel_adr + 2]],
         };
-        let q = [
-            sd[self.quat_adr],
-            sd[self.quat_adr + 1],
-            sd[self.quat_adr + 2],
-            sd[self.quat_adr + 3],
-        ];
+        let a = self.quat_adr;
+        let q = quat(&[sd[a], sd[a + 1], sd[a + 2], sd[a + 3]]);
         let draws = p.gyro_stddev > 0.0
             || p.accel_stddev > 0.0
             || (p.orientation && (p.orientation_stddev > 0.0 || p.yaw_stddev > 0.0));
@@ -387,9 +383,11 @@ impl ImuReader {
         if p.orientation {
             let small = [n(p.orientation_stddev), n(p.orientation_stddev), n(p.orientation_stddev)];
             let yaw = n(p.yaw_stddev);
-            let qn =
-                quat_mul(&quat_mul(&axis_angle([0.0, 0.0, 1.0], yaw), &q), &rotvec_quat(small));
-            out.orientation = crate::math::wxyz_to_xyzw(&quat_normalize(&qn));
+            // A world-frame yaw error, then a small body-frame tilt error (a rotation vector).
+            let qn = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), yaw)
+                * q
+                * UnitQuaternion::from_scaled_axis(vec3(&small));
+            out.orientation = xyzw(&qn);
             out.orientation_covariance = diag(so2, so2, so2 + p.yaw_stddev * p.yaw_stddev);
         } else {
             out.orientation = [0.0, 0.0, 0.0, 1.0];
@@ -599,7 +597,7 @@ impl Plugin for ImuPlugin {
             parent,
             child: frame_id.clone(),
             translation: m.site_pos()[site_id],
-            rotation: crate::math::wxyz_to_xyzw(&quat_normalize(&q)),
+            rotation: xyzw(&quat(&q)),
         };
 
         let reader = ImuReader {

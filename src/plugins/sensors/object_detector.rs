@@ -27,7 +27,7 @@ use crate::context::entities::Pose;
 use crate::context::payload::{Detection3D, Detection3DArray, Payload};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::math::{quat_from_rpy, quat_mul, quat_normalize, relative, wxyz_to_xyzw};
+use crate::math::{quat, relative, xyzw, UnitQuaternion};
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::plugins::shared::{self as common, Scope};
@@ -223,7 +223,7 @@ impl ObjectDetector {
             if self.cfg.max_range > 0.0 && range > self.cfg.max_range {
                 continue;
             }
-            let (mut p, mut q) = (rel.pos, rel.quat);
+            let (mut p, mut q) = (rel.pos, quat(&rel.quat));
             if let Some(r) = rng.as_mut() {
                 if self.cfg.dropout_percent > 0.0 && r.uniform() * 100.0 < self.cfg.dropout_percent
                 {
@@ -233,8 +233,8 @@ impl ObjectDetector {
                     *v += self.cfg.position_bias[i] + r.normal(sp);
                 }
                 if so > 0.0 {
-                    let n = quat_from_rpy(r.normal(so), r.normal(so), r.normal(so));
-                    q = quat_normalize(&quat_mul(&q, &n));
+                    q *=
+                        UnitQuaternion::from_euler_angles(r.normal(so), r.normal(so), r.normal(so));
                 }
             } else {
                 for (i, v) in p.iter_mut().enumerate() {
@@ -245,7 +245,7 @@ impl ObjectDetector {
                 class_id: o.class_id.clone(),
                 score: self.cfg.confidence,
                 position: p,
-                orientation: wxyz_to_xyzw(&q),
+                orientation: xyzw(&q),
                 covariance: cov,
                 size: o.size,
                 id: t.id.clone(),

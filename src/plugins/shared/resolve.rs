@@ -4,8 +4,8 @@
 use mujoco_rs::mujoco_c::mjtTrn;
 use mujoco_rs::prelude::*;
 
+use crate::context::entities::Pose;
 use crate::context::Entity;
-use crate::math::quat_mul;
 
 /// `name` with the entity prefix removed (names in payloads are the model's own).
 pub fn unprefixed<'a>(name: &'a str, prefix: &str) -> &'a str {
@@ -305,17 +305,15 @@ pub fn resolve_position_actuator(
 /// before any `mj_forward`.
 pub fn rest_pose_in(model: &MjModel, body: usize, ancestor: usize) -> ([f64; 3], [f64; 4]) {
     let (bpos, bquat, parent) = (model.body_pos(), model.body_quat(), model.body_parentid());
-    let mut p = [0.0; 3];
-    let mut q = [1.0, 0.0, 0.0, 0.0];
+    let mut t = crate::math::Isometry3::identity();
     let mut b = body;
     while b != ancestor && b != 0 {
         // child-in-b → child-in-parent(b)
-        let r = crate::math::quat_rotate(&bquat[b], &p);
-        p = [bpos[b][0] + r[0], bpos[b][1] + r[1], bpos[b][2] + r[2]];
-        q = quat_mul(&bquat[b], &q);
+        t = Pose { pos: bpos[b], quat: bquat[b] }.iso() * t;
         b = parent[b] as usize;
     }
-    (p, q)
+    let p = Pose::from_iso(&t);
+    (p.pos, p.quat)
 }
 
 /// Name of geom `g` in the compiled model ("" if unnamed: then `geom#<id>`).

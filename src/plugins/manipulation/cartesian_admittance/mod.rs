@@ -40,6 +40,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::context::entities::Pose;
 use crate::context::payload::{Payload, PoseTwist};
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::HookResult;
@@ -47,7 +48,9 @@ use crate::handles::arm_command::{CommandPort, JointSource};
 use crate::handles::controller_params::{ParamSpec, ParamValue};
 use crate::handles::controllers::{ControllerSpec, Registry, State};
 use crate::handles::wrench::{reader_key as ft_key, FtFrame, WrenchReader};
-use crate::math::{quat_from_mat, quat_rotate, rotation_error, wxyz_to_xyzw};
+use crate::math::{
+    arr3, compose, quat, quat_from_mat, relative, rotation_error, vec3, wxyz, wxyz_to_xyzw,
+};
 use crate::mujoco::jacobian::{damped_least_squares, site_jacobian};
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor};
 use crate::plugin_descriptor;
@@ -163,17 +166,15 @@ impl Core {
                 Some(Payload::PoseTwist(p)) => {
                     if let Some(in_base) = self.frame_of(&p.frame_id, "target_frame") {
                         let o = p.orientation;
-                        let q = crate::math::quat_normalize(&[o[3], o[0], o[1], o[2]]);
-                        self.target = Some(if in_base {
-                            let (bp, bq) = self.base_pose(ctx);
-                            let r = quat_rotate(&bq, &p.position);
-                            (
-                                [bp[0] + r[0], bp[1] + r[1], bp[2] + r[2]],
-                                crate::math::quat_mul(&bq, &q),
-                            )
+                        let given =
+                            Pose { pos: p.position, quat: wxyz(&quat(&[o[3], o[0], o[1], o[2]])) };
+                        let t = if in_base {
+                            let (pos, quat) = self.base_pose(ctx);
+                            compose(&Pose { pos, quat }, &given)
                         } else {
-                            (p.position, q)
-                        });
+                            given
+                        };
+                        self.target = Some((t.pos, t.quat));
                     }
                 }
                 Some(other) => tracing::warn!(
@@ -197,8 +198,8 @@ impl Core {
                         );
                     } else if let Some(in_base) = self.frame_of(&w.frame_id, "target_wrench") {
                         let (f, t) = if in_base {
-                            let (_, bq) = self.base_pose(ctx);
-                            (quat_rotate(&bq, &w.force), quat_rotate(&bq, &w.torque))
+                            let bq = quat(&self.base_pose(ctx).1);
+                            (arr3(&(bq * vec3(&w.force))), arr3(&(bq * vec3(&w.torque))))
                         } else {
                             (w.force, w.torque)
                         };
@@ -236,7 +237,7 @@ impl Core {
     fn update(&mut self, ctx: &SimContext) -> Result<(), String> {
         let (p, q) = self.site_pose(ctx);
         let (tp, tq) = *self.target.get_or_insert((p, q));
-        let r = rotation_error(&tq, &q);
+        let r = rotation_error(&quat(&tq), &quat(&q));
         let e = [tp[0] - p[0], tp[1] - p[1], tp[2] - p[2], r[0], r[1], r[2]];
         let cfg = &self.cfg;
         let mut tw = [0.0; 6];
@@ -514,10 +515,8 @@ impl Plugin for CartesianAdmittance {
             let c = core.borrow();
             (c.site_pose(ctx), c.base_pose(ctx), c.cfg.site.clone())
         };
-        let rel = crate::math::relative(
-            &crate::context::entities::Pose { pos: base.0, quat: base.1 },
-            &crate::context::entities::Pose { pos: pose.0, quat: pose.1 },
-        );
+        let rel =
+            relative(&Pose { pos: base.0, quat: base.1 }, &Pose { pos: pose.0, quat: pose.1 });
         let base_name = core.borrow().base_name.clone();
         let p = Payload::PoseTwist(PoseTwist {
             stamp: ctx.sim_time(),

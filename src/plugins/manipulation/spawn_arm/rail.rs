@@ -6,7 +6,7 @@ use mujoco_rs::mujoco_c::{mjtBias, mjtGain, mjtLimited, mjtTrn};
 use mujoco_rs::prelude::*;
 
 use super::{RailConfig, SpawnArmConfig};
-use crate::math::compose;
+use crate::math::{arr3, compose, quat, quat_between, vec3, wxyz, Vector3};
 use crate::spawn::model::LoadedModel;
 use crate::spawn::Pose;
 
@@ -22,8 +22,7 @@ pub(super) fn mount(
     m: &mut LoadedModel,
 ) -> Result<(String, Pose), String> {
     let prefix = cfg.prefix.as_str();
-    let n = crate::math::norm(&r.axis);
-    let axis = [r.axis[0] / n, r.axis[1] / n, r.axis[2] / n];
+    let axis = vec3(&r.axis).normalize();
     let carriage = format!("{prefix}rail_carriage");
     let joint = format!("{prefix}{}", r.joint);
     let parent: &mut mujoco_rs::wrappers::mj_editing::MjsBody = match parent_body {
@@ -33,10 +32,9 @@ pub(super) fn mount(
     // The beam spanning the travel: visual only, on the mount's parent.
     let mid = (r.range[0] + r.range[1]) * 0.5;
     let half = (r.range[1] - r.range[0]) * 0.5 + 0.1;
-    let axis_w = rot_axis(&mount_q, axis);
-    let beam_c =
-        [cfg.pos[0] + axis_w[0] * mid, cfg.pos[1] + axis_w[1] * mid, cfg.pos[2] + axis_w[2] * mid];
-    let beam_q = crate::math::quat_between([1.0, 0.0, 0.0], axis_w);
+    let axis_w = quat(&mount_q) * axis;
+    let beam_c = arr3(&(vec3(&cfg.pos) + axis_w * mid));
+    let beam_q = wxyz(&quat_between(&Vector3::x(), &axis_w));
     let bg = parent
         .add_geom()
         .with_name(&format!("{prefix}rail_beam"))
@@ -54,7 +52,7 @@ pub(super) fn mount(
         .add_joint()
         .with_name(&joint)
         .with_type(MjtJoint::mjJNT_SLIDE)
-        .with_axis(axis)
+        .with_axis(arr3(&axis))
         .with_range(r.range);
     j.set_limited(mjtLimited::mjLIMITED_TRUE);
     j.damping_mut()[0] = r.damping;
@@ -94,18 +92,7 @@ pub(super) fn mount(
     .map_err(|e| format!("model `{}`: {e}", cfg.model))?;
     let world_pose = compose(
         parent_pose,
-        &Pose {
-            pos: [
-                cfg.pos[0] + axis_w[0] * r.home,
-                cfg.pos[1] + axis_w[1] * r.home,
-                cfg.pos[2] + axis_w[2] * r.home,
-            ],
-            quat: mount_q,
-        },
+        &Pose { pos: arr3(&(vec3(&cfg.pos) + axis_w * r.home)), quat: mount_q },
     );
     Ok((carriage, compose(&world_pose, &m.root_pose)))
-}
-
-fn rot_axis(q: &[f64; 4], a: [f64; 3]) -> [f64; 3] {
-    crate::math::quat_rotate(q, &a)
 }

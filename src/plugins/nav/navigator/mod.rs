@@ -51,7 +51,7 @@ use crate::context::payload::{
 use crate::context::{Endpoint, EndpointId, Payload, SimContext};
 use crate::error::HookResult;
 use crate::handles::robot::{robot_key, RobotHandle};
-use crate::math::{quat_from_rpy, quat_mul, wrap_angle, yaw_of, yaw_quat_xyzw};
+use crate::math::{quat, wrap_angle, wxyz, yaw_of, yaw_quat_xyzw, UnitQuaternion};
 use crate::mujoco::raycast::RayBatch;
 use crate::nav::astar;
 use crate::nav::grid::{static_footprints, Footprint, Grid};
@@ -596,7 +596,8 @@ impl Navigator {
             }
         }
         let yaw0 = yaw_of(&self.q0);
-        let q = quat_mul(&quat_from_rpy(0.0, 0.0, st.mocap_yaw - yaw0), &self.q0);
+        let turn = UnitQuaternion::from_euler_angles(0.0, 0.0, st.mocap_yaw - yaw0);
+        let q = wxyz(&(turn * quat(&self.q0)));
         let d = ctx.data_mut();
         d.mocap_pos_mut()[mocap] = [st.mocap_xy[0], st.mocap_xy[1], self.z0];
         d.mocap_quat_mut()[mocap] = q;

@@ -26,7 +26,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::{num, ConfigError, HookResult};
-use crate::math::{quat_from_rpy, quat_rotate};
+use crate::math::{arr3, quat as unit_quat, quat_from_rpy, vec3, wxyz};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::world::bounds::{MAX_POSITION_M, MAX_SIZE_M};
 use dictionary::{family, Family, FAMILIES};
@@ -316,10 +316,9 @@ impl Plugin for FiducialMarker {
                 (None, [p[0], p[1], p[2]], q)
             }
         };
-        let n = quat.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let quat = quat.map(|v| v / n);
-        let back = quat_rotate(&quat, &[0.0, 0.0, -c.thickness]);
-        let centre = [pos[0] + back[0], pos[1] + back[1], pos[2] + back[2]];
+        let rot = unit_quat(&quat);
+        let quat = wxyz(&rot);
+        let centre = arr3(&(vec3(&pos) + rot * vec3(&[0.0, 0.0, -c.thickness])));
         let parent = match &body {
             Some(bn) => spec.body_mut(bn).ok_or_else(|| {
                 format!(

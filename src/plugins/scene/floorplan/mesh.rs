@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 
 use mujoco_rs::prelude::*;
 
+use crate::math::vec3;
+
 /// Collider cell edge (m).
 pub const COLLIDER_CELL: f64 = 0.025;
 /// A wall top lies wholly above this height (m); faces below it are the floor.
@@ -91,34 +93,22 @@ pub fn uv_metres(path: &Path, scale: [f64; 3]) -> Result<Option<[f64; 2]>, Strin
     let (vert, tex) = (m.mesh_vert(), m.mesh_texcoord());
     let (mut sum, mut area) = ([0.0f64; 2], 0.0f64);
     for k in fadr..fadr + fnum {
-        let p = m.mesh_face()[k].map(|i| vert[vadr + i as usize].map(f64::from));
+        let p = m.mesh_face()[k].map(|i| vec3(&vert[vadr + i as usize].map(f64::from)));
         let t = m.mesh_facetexcoord()[k].map(|i| tex[tadr as usize + i as usize].map(f64::from));
-        let e = [sub(p[1], p[0]), sub(p[2], p[0])];
+        let e = [p[1] - p[0], p[2] - p[0]];
         let d = [[t[1][0] - t[0][0], t[1][1] - t[0][1]], [t[2][0] - t[0][0], t[2][1] - t[0][1]]];
         let det = d[0][0] * d[1][1] - d[1][0] * d[0][1];
-        let a = norm(cross(e[0], e[1])) / 2.0;
+        let a = e[0].cross(&e[1]).norm() / 2.0;
         if det.abs() < 1e-12 || a <= 0.0 {
             continue;
         }
-        let dpdu = (0..3).map(|j| (e[0][j] * d[1][1] - e[1][j] * d[0][1]) / det);
-        let dpdv = (0..3).map(|j| (e[1][j] * d[0][0] - e[0][j] * d[1][0]) / det);
-        sum[0] += a * dpdu.map(|x| x * x).sum::<f64>().sqrt();
-        sum[1] += a * dpdv.map(|x| x * x).sum::<f64>().sqrt();
+        let dpdu = (e[0] * d[1][1] - e[1] * d[0][1]) / det;
+        let dpdv = (e[1] * d[0][0] - e[0] * d[1][0]) / det;
+        sum[0] += a * dpdu.norm();
+        sum[1] += a * dpdv.norm();
         area += a;
     }
     Ok((area > 0.0).then(|| [sum[0] / area, sum[1] / area]))
-}
-
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-fn norm(a: [f64; 3]) -> f64 {
-    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
 }
 
 /// The placed mesh's triangles in the world frame (the mesh alone, compiled once).

@@ -23,7 +23,7 @@ use super::parts::{
     check_len, check_len0, check_pos, check_rpy, point3, Contact, Look, Parts, Placement,
 };
 use crate::error::{num, ConfigError, HookResult};
-use crate::math::{quat_from_rpy, quat_rotate};
+use crate::math::{quat, quat_from_rpy, Vector3};
 use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 
 /// Blade thickness (m).
@@ -286,7 +286,7 @@ impl PalmTreeConfig {
             let mut at = base;
             for (part, elev) in [("inner", inner), ("outer", outer)] {
                 let q = quat_from_rpy(0.0, -elev, az);
-                let dir = quat_rotate(&q, &[1.0, 0.0, 0.0]);
+                let dir = quat(&q) * Vector3::x();
                 let c = [0, 1, 2].map(|i| at[i] + dir[i] * seg / 2.0);
                 p.cuboid(&format!("frond_{k}_{part}"), half, c, q, look, s);
                 at = [0, 1, 2].map(|i| at[i] + dir[i] * seg);
