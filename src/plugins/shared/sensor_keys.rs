@@ -2,7 +2,7 @@
 //! and >= 0 ([`finite_nonneg`]); a ray sensor's names ([`check_site`], [`check_frame_and_topics`]:
 //! the site it casts from, the frame it stamps, its topic renames); and a `fault:` block's
 //! degraded values ([`fault_params`]: the block checked against the sensor's allowlist, written
-//! over a copy of the config with [`overlay!`], the copy checked like the nominal config, every
+//! over a copy of the config with `overlay!`, the copy checked like the nominal config, every
 //! refusal at `fault.<key>`). The range keys of a ray sensor (`range_min` … `range_resolution`)
 //! are checked and resolved by [`super::scan::RayKeys`].
 //!
