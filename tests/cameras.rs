@@ -575,7 +575,7 @@ fn load_time_refusals_name_the_key() {
         "site",
         "`camera` and `site` are mutually exclusive: render through an MJCF camera OR from a site",
     );
-    refused(&c("topics: {scan: x}"), "topics.scan", "unknown endpoint role; a camera has: image, image_compressed, camera_info, depth, depth_info, points");
+    refused(&c("topics: {scan: x}"), "topics.scan", "no endpoint role `scan` here; the roles are: image, image_compressed, camera_info, depth, depth_info, points");
     refused(
         "  - camera: {site: eye}\n",
         "fovy",

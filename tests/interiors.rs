@@ -604,15 +604,7 @@ fn floorplan_mesh_refusals() {
 
 /// A solid `w`×`h` RGB PNG.
 fn png(dir: &std::path::Path, name: &str, rgb: [u8; 3], w: u32, h: u32) -> std::path::PathBuf {
-    let p = dir.join(name);
-    let f = std::fs::File::create(&p).unwrap();
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(f), w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut wr = enc.write_header().unwrap();
-    let px: Vec<u8> = (0..w * h).flat_map(|_| rgb).collect();
-    wr.write_image_data(&px).unwrap();
-    p
+    write_png(&dir.join(name), w, h, |_, _| rgb)
 }
 
 const ROOM: &str = "lines: [{id: 0, x0_m: 0, y0_m: 0, x1_m: 6, y1_m: 0}, {id: 1, x0_m: 6, y0_m: 0, x1_m: 6, y1_m: 4}]";
@@ -678,14 +670,7 @@ fn floor_and_wall_textures_load_tile_and_draw() {
 
 /// An 8×8 PNG whose left half (u < 0.5) is `left` and right half `right`.
 fn png_halves(dir: &std::path::Path, name: &str, left: [u8; 3], right: [u8; 3]) {
-    let (w, h) = (8u32, 8u32);
-    let f = std::fs::File::create(dir.join(name)).unwrap();
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(f), w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut wr = enc.write_header().unwrap();
-    let px: Vec<u8> = (0..w * h).flat_map(|i| if i % w < w / 2 { left } else { right }).collect();
-    wr.write_image_data(&px).unwrap();
+    write_png(&dir.join(name), 8, 8, |x, _| if x < 4 { left } else { right });
 }
 
 /// A 4 m × 0.2 m × 2.5 m wall as an OBJ whose texture coordinates are metres / 4 on every face

@@ -281,7 +281,7 @@ fn segmentation_refusals_name_the_key() {
         "  - segmentation_camera: {camera: cam, topics: {depth: x}, classes: [{class_id: 1, name: a, bodies: [rack]}]}\n",
         p,
         "topics.depth",
-        "unknown endpoint role; a segmentation_camera has: image, image_compressed, camera_info, labels, instances, detections",
+        "no endpoint role `depth` here; the roles are: image, image_compressed, camera_info, labels, instances, detections",
     );
     refused(
         "  - segmentation_camera: {classes: [{class_id: 1, name: a, bodies: [rack]}]}\n",

@@ -10,14 +10,7 @@ use common::*;
 
 /// A solid `w`×`h` RGB PNG at `path`.
 fn png(path: &std::path::Path, rgb: [u8; 3], w: u32, h: u32) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let f = std::fs::File::create(path).unwrap();
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(f), w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut wr = enc.write_header().unwrap();
-    let px: Vec<u8> = (0..w * h).flat_map(|_| rgb).collect();
-    wr.write_image_data(&px).unwrap();
+    write_png(path, w, h, |_, _| rgb);
 }
 
 const ROOM: &str = "lines: [{id: 0, x0_m: 0, y0_m: 0, x1_m: 6, y1_m: 0}, {id: 1, x0_m: 6, y0_m: 0, x1_m: 6, y1_m: 4}]";

@@ -555,20 +555,10 @@ impl CameraConfig {
         topics.insert("depth", join(dev.layout.depth));
         topics.insert("depth_info", join(dev.layout.depth_info));
         topics.insert("points", join(dev.layout.points));
+        e.extend(crate::plugins::shared::check_topics(&self.topics, &ROLES));
         for (k, v) in &self.topics {
-            match ROLES.iter().find(|r| **r == k.as_str()) {
-                None => e.push(bad(
-                    &format!("topics.{k}"),
-                    format!("unknown endpoint role; a camera has: {}", ROLES.join(", ")),
-                )),
-                Some(_) if v.trim().is_empty() || v.trim() == "/" => e.push(bad(
-                    &format!("topics.{k}"),
-                    "must be a topic name (relative inside the namespace, absolute `/x` hardwires)"
-                        .into(),
-                )),
-                Some(r) => {
-                    topics.insert(r, v.clone());
-                }
+            if let Some(r) = ROLES.iter().find(|r| **r == k.as_str()) {
+                topics.insert(r, v.clone());
             }
         }
         topics

@@ -55,86 +55,70 @@ fn refuse(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// A video to write: its path, length in sim seconds (`None`: to a recording's end) and the
+/// ffmpeg program.
+type Video = Option<(PathBuf, Option<f64>, String)>;
+
 pub fn render(a: RenderArgs) -> ExitCode {
     if a.overlays.iter().any(|o| o == "list") {
-        let rows: Vec<String> = overlays::registry()
-            .iter()
-            .map(|d| format!("{:<12} {} (built in)", d.name, d.summary))
-            .collect();
-        return crate::cli::stdout::emit_then(&rows.join("\n"), ExitCode::SUCCESS);
+        return list_overlays();
     }
     let fps = a.fps.unwrap_or(DEFAULT_FPS);
-    // Every flag is checked before anything is built.
-    let (w, h) = match shot::parse_size(&a.size) {
-        Ok(s) => s,
-        Err(e) => return refuse(e),
-    };
-    if let Err(m) = super::check_span("--at", a.at) {
-        return refuse(m);
-    }
-    let mut ovs: Vec<Box<dyn Overlay>> = Vec::new();
-    for spec in &a.overlays {
-        match overlays::parse(spec) {
-            Ok(o) => ovs.push(o),
-            Err(e) => return refuse(e),
-        }
-    }
     // A recording (`roqsim render run.mcap`) is drawn from its state samples.
     let recording = a.world.world.ends_with(".mcap");
-    let video = match &a.video {
-        None => {
-            if a.seconds.is_some() {
-                return refuse("--seconds is the length of a --video; give --video FILE too");
-            }
-            if a.fps.is_some() {
-                return refuse("--fps is the frame rate of a --video; give --video FILE too");
-            }
-            None
-        }
-        Some(path) => {
-            let secs = match a.seconds {
-                Some(secs) => match super::check_span("--seconds", secs) {
-                    Ok(s) if s > 0.0 => Some(s),
-                    Ok(_) => {
-                        return refuse("--seconds is the length of the --video: give more than 0")
-                    }
-                    Err(m) => return refuse(m),
-                },
-                // a recording's video runs to its end unless told otherwise
-                None if recording => None,
-                None => return refuse("--video needs --seconds S (its length in sim seconds)"),
-            };
-            let (min, max) =
-                (crate::world::bounds::MIN_VIDEO_FPS, crate::world::bounds::MAX_VIDEO_FPS);
-            if !(fps >= min && fps <= max) {
-                return refuse(format!(
-                    "--fps must be a frame rate within [{min}, {max}] frames per sim second (an MP4 cannot hold a frame longer than {} s), got {}: give one in that range",
-                    1.0 / min,
-                    crate::error::num(fps)
-                ));
-            }
-            if w % 2 == 1 || h % 2 == 1 {
-                return refuse(format!(
-                    "--size {}: a --video needs even sides (H.264 yuv420p), e.g. {}x{}",
-                    a.size,
-                    w + w % 2,
-                    h + h % 2
-                ));
-            }
-            let prog = match shot::ffmpeg() {
-                Ok(p) => p,
-                Err(e) => return refuse(e),
-            };
-            if let Err(e) = shot::check_writable(path, "--video") {
-                return refuse(e);
-            }
-            Some((path.clone(), secs, prog))
-        }
+    // Every flag is checked before anything is built.
+    let (size, ovs, video) = match check_flags(&a, fps, recording) {
+        Ok(x) => x,
+        Err(e) => return refuse(e),
     };
+    let assigns = match a.view.as_deref().map(cli_view::view_assignments).transpose() {
+        Ok(v) => v.unwrap_or_default(),
+        Err(e) => return fail_config(&e),
+    };
+    if recording {
+        let r =
+            super::cli_render_recording::Request { at: a.at, out: a.out.clone(), size, video, fps };
+        return super::cli_render_recording::render(&a.world, a.seed, r, assigns, ovs);
+    }
+    let opts = LoadOptions { assignments: assigns, no_communication: true, ..Default::default() };
+    let world = match load(&a.world, opts) {
+        Ok(x) => x,
+        Err(e) => return fail_config(&e),
+    };
+    let seed = a.seed.or(world.sim.seed).unwrap_or(0);
+    let engine = match Engine::new(world, EngineOptions { profile: false, seed: Some(seed) }) {
+        Ok(e) => e,
+        Err(e) => return refuse(e),
+    };
+    match shoot(engine, &a, seed, size, ovs, video, fps) {
+        Ok(line) => crate::cli::stdout::emit_then(&line.to_string(), ExitCode::SUCCESS),
+        Err(e) => refuse(e),
+    }
+}
+
+/// `--overlay list`: the overlays there are, one a line.
+fn list_overlays() -> ExitCode {
+    let rows: Vec<String> = overlays::registry()
+        .iter()
+        .map(|d| format!("{:<12} {} (built in)", d.name, d.summary))
+        .collect();
+    crate::cli::stdout::emit_then(&rows.join("\n"), ExitCode::SUCCESS)
+}
+
+/// Every flag checked, in the order a user reads them: the size, `--at`, the overlays, the
+/// video's flags, then the file written (writable, and none the render reads).
+#[allow(clippy::type_complexity)]
+fn check_flags(
+    a: &RenderArgs,
+    fps: f64,
+    recording: bool,
+) -> Result<((u32, u32), Vec<Box<dyn Overlay>>, Video), String> {
+    let (w, h) = shot::parse_size(&a.size)?;
+    super::check_span("--at", a.at)?;
+    let ovs = a.overlays.iter().map(|spec| overlays::parse(spec)).collect::<Result<Vec<_>, _>>()?;
+    let video = check_video(a, fps, recording, (w, h))?;
     if video.is_none() {
-        if let Err(e) = shot::check_writable(&a.out, "--out") {
-            return refuse(e);
-        }
+        shot::check_writable(&a.out, "--out")?;
     }
     // The file written must not be one the render reads (the recording, the world, its parents,
     // its model files).
@@ -148,77 +132,103 @@ pub fn render(a: RenderArgs) -> ExitCode {
         super::outputs::Inputs::of_world(&a.world)
     };
     if let Some(m) = inputs.clash(&[written]) {
-        return refuse(m);
+        return Err(m);
     }
-    let assigns = match a.view.as_deref().map(cli_view::view_assignments).transpose() {
-        Ok(v) => v.unwrap_or_default(),
-        Err(e) => return fail_config(&e),
-    };
-    if recording {
-        let r = super::cli_render_recording::Request {
-            at: a.at,
-            out: a.out.clone(),
-            size: (w, h),
-            video,
-            fps,
-        };
-        return super::cli_render_recording::render(&a.world, a.seed, r, assigns, ovs);
-    }
-    let opts = LoadOptions { assignments: assigns, no_communication: true, ..Default::default() };
-    let world = match load(&a.world, opts) {
-        Ok(x) => x,
-        Err(e) => return fail_config(&e),
-    };
-    let seed = a.seed.or(world.sim.seed).unwrap_or(0);
-    let mut engine = match Engine::new(world, EngineOptions { profile: false, seed: Some(seed) }) {
-        Ok(e) => e,
-        Err(e) => return refuse(e),
-    };
-    let view = engine.sim.view.clone().unwrap_or_default();
-    let camera = match ViewCamera::resolve(&view, &engine.ctx) {
-        Ok(c) => c,
-        Err(e) => return refuse(e),
-    };
-    for o in ovs.iter_mut() {
-        if let Err(e) = o.prepare(w, h) {
-            return refuse(format!("--overlay {}: {e}", o.name()));
+    Ok(((w, h), ovs, video))
+}
+
+/// The video flags: `--seconds`/`--fps` only with `--video`; a video's length, frame rate and
+/// even sides, ffmpeg found, its file writable.
+fn check_video(
+    a: &RenderArgs,
+    fps: f64,
+    recording: bool,
+    (w, h): (u32, u32),
+) -> Result<Video, String> {
+    let Some(path) = &a.video else {
+        if a.seconds.is_some() {
+            return Err("--seconds is the length of a --video; give --video FILE too".into());
         }
+        if a.fps.is_some() {
+            return Err("--fps is the frame rate of a --video; give --video FILE too".into());
+        }
+        return Ok(None);
+    };
+    let secs = match a.seconds {
+        Some(secs) => match super::check_span("--seconds", secs)? {
+            s if s > 0.0 => Some(s),
+            _ => return Err("--seconds is the length of the --video: give more than 0".into()),
+        },
+        // a recording's video runs to its end unless told otherwise
+        None if recording => None,
+        None => return Err("--video needs --seconds S (its length in sim seconds)".into()),
+    };
+    let (min, max) = (crate::world::bounds::MIN_VIDEO_FPS, crate::world::bounds::MAX_VIDEO_FPS);
+    if !(fps >= min && fps <= max) {
+        return Err(format!(
+            "--fps must be a frame rate within [{min}, {max}] frames per sim second (an MP4 cannot hold a frame longer than {} s), got {}: give one in that range",
+            1.0 / min,
+            crate::error::num(fps)
+        ));
     }
-    if let Err(e) = shot::advance_to(&mut engine, a.at, "--at") {
-        return refuse(e);
+    if w % 2 == 1 || h % 2 == 1 {
+        return Err(format!(
+            "--size {}: a --video needs even sides (H.264 yuv420p), e.g. {}x{}",
+            a.size,
+            w + w % 2,
+            h + h % 2
+        ));
     }
-    let line = match video {
-        None => match still(&mut engine, &camera, w, h, &mut ovs, &a.out) {
-            Ok(()) => serde_json::json!({
+    let prog = shot::ffmpeg()?;
+    shot::check_writable(path, "--video")?;
+    Ok(Some((path.clone(), secs, prog)))
+}
+
+/// Run the built world to `--at` and write the still or the video; the stdout line.
+fn shoot(
+    mut engine: Engine,
+    a: &RenderArgs,
+    seed: u64,
+    (w, h): (u32, u32),
+    mut ovs: Vec<Box<dyn Overlay>>,
+    video: Video,
+    fps: f64,
+) -> Result<serde_json::Value, String> {
+    let view = engine.sim.view.clone().unwrap_or_default();
+    let camera = ViewCamera::resolve(&view, &engine.ctx)?;
+    for o in ovs.iter_mut() {
+        o.prepare(w, h).map_err(|e| format!("--overlay {}: {e}", o.name()))?;
+    }
+    shot::advance_to(&mut engine, a.at, "--at")?;
+    Ok(match video {
+        None => {
+            still(&mut engine, &camera, w, h, &mut ovs, &a.out)?;
+            serde_json::json!({
                 "out": a.out.display().to_string(),
                 "time": engine.sim_time(),
                 "size": [w, h],
                 "seed": seed,
                 "camera": camera.to_json(),
                 "view": camera.to_view_arg(),
-            }),
-            Err(e) => return refuse(e),
-        },
+            })
+        }
         Some((path, secs, prog)) => {
             let start = engine.sim_time();
             let secs = secs.unwrap_or(0.0);
-            match clip(&mut engine, &camera, w, h, &mut ovs, &path, secs, fps, &prog) {
-                Ok(frames) => serde_json::json!({
-                    "video": path.display().to_string(),
-                    "frames": frames,
-                    "fps": fps,
-                    "from": start,
-                    "to": engine.sim_time(),
-                    "size": [w, h],
-                    "seed": seed,
-                    "camera": camera.to_json(),
-                    "view": camera.to_view_arg(),
-                }),
-                Err(e) => return refuse(e),
-            }
+            let frames = clip(&mut engine, &camera, w, h, &mut ovs, &path, secs, fps, &prog)?;
+            serde_json::json!({
+                "video": path.display().to_string(),
+                "frames": frames,
+                "fps": fps,
+                "from": start,
+                "to": engine.sim_time(),
+                "size": [w, h],
+                "seed": seed,
+                "camera": camera.to_json(),
+                "view": camera.to_view_arg(),
+            })
         }
-    };
-    crate::cli::stdout::emit_then(&line.to_string(), ExitCode::SUCCESS)
+    })
 }
 
 fn still(

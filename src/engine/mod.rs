@@ -125,6 +125,133 @@ fn all_refusals(mut failed: Vec<(String, SimError)>) -> Result<(), SimError> {
     }
 }
 
+/// The context a world's run starts from: its timestep, seed and run settings.
+fn context_for(
+    sim: &SimBlock,
+    timestep: f64,
+    seed: Option<u64>,
+    base_dir: std::path::PathBuf,
+) -> SimContext {
+    SimContext::new(
+        timestep,
+        seed,
+        RunInfo {
+            base_dir,
+            timestep,
+            controller_initial_state: sim
+                .controllers
+                .as_ref()
+                .and_then(|c| c.initial_state)
+                .map(|s| s.state())
+                .unwrap_or(crate::handles::controllers::State::Unloaded),
+            manual_control: false,
+            end_reason: None,
+            lockstep: sim.sync.as_ref().is_some_and(|s| s.enabled == Some(true)),
+        },
+    )
+}
+
+/// The spec the entries build into: the empty room, the world's MJCF, or an empty spec for a
+/// world a plugin builds.
+fn base_spec(def: &WorldDef) -> Result<MjSpec, SimError> {
+    match def {
+        WorldDef::EmptyRoom => MjSpec::from_xml_string(&mjcf::empty_room_xml())
+            .map_err(|e| SimError::Mujoco(e.to_string())),
+        WorldDef::Mjcf(p) => MjSpec::from_xml(p)
+            .map_err(|e| SimError::Mujoco(format!("world `{}`: {e}", p.display()))),
+        WorldDef::Plugin(_) => MjSpec::from_xml_string(mjcf::empty_spec_xml())
+            .map_err(|e| SimError::Mujoco(e.to_string())),
+    }
+}
+
+/// Every entry's build hook, every refusal reported at once (as configure's).
+fn build_all(
+    slots: &mut [Slot],
+    ctx: &mut SimContext,
+    spec: &mut MjSpec,
+    timestep: f64,
+) -> Result<(), SimError> {
+    let mut failed: Vec<(String, SimError)> = Vec::new();
+    for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::BUILD)) {
+        if under_failed(&failed, &s.address) {
+            continue;
+        }
+        let t = Instant::now();
+        let mut b = BuildContext { ctx, timestep };
+        if let Err(m) = s.plugin.build(spec, &mut b) {
+            failed.push((s.address.clone(), hook_err(&s.address, "build", m)));
+            continue;
+        }
+        s.timing[BUILD].0 += t.elapsed().as_nanos();
+        s.timing[BUILD].1 += 1;
+    }
+    all_refusals(failed)
+}
+
+/// Compile the built spec. MuJoCo names the element and its line, not the entry or file it came
+/// from: a refusal lists the entries that brought model files, so the line can be found.
+fn compile(mut spec: MjSpec, ctx: &SimContext) -> Result<MjModel, SimError> {
+    spec.compile().map_err(|e| {
+        let from: Vec<String> = ctx
+            .entities
+            .all()
+            .iter()
+            .filter(|x| !x.model.is_empty())
+            .map(|x| format!("components.{} ({}, prefix `{}`)", x.name, x.model, x.prefix))
+            .collect();
+        let hint = if from.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n(the element comes from one of the model files these entries attached, the line is in that file; \
+                 a named element carries its entry's prefix: {})",
+                from.join(", ")
+            )
+        };
+        SimError::Mujoco(format!("compile: {}{hint}", e.to_string().trim_end()))
+    })
+}
+
+/// Every entry is configured and every refusal reported at once, except under an entry already
+/// refused (its nested entries would only repeat its problem).
+fn configure_all(slots: &mut [Slot], ctx: &mut SimContext) -> Result<(), SimError> {
+    let mut failed: Vec<(String, SimError)> = Vec::new();
+    for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::CONFIGURE)) {
+        if under_failed(&failed, &s.address) {
+            continue;
+        }
+        let t = Instant::now();
+        ctx.interface.configuring = Some(s.address.clone());
+        let r = s.plugin.configure(ctx);
+        ctx.interface.configuring = None;
+        if let Err(m) = r {
+            failed.push((s.address.clone(), hook_err(&s.address, "configure", m)));
+            continue;
+        }
+        s.timing[CONFIGURE].0 += t.elapsed().as_nanos();
+        s.timing[CONFIGURE].1 += 1;
+    }
+    all_refusals(failed)
+}
+
+/// The rate snapping's notes: logged, or the run refused when one is a refusal.
+fn report_rate_notes(ctx: &mut SimContext) -> Result<(), SimError> {
+    let mut refused = Vec::new();
+    for note in ctx.interface.notes.drain(..) {
+        match note {
+            rates::SnapNote::Quiet => {}
+            rates::SnapNote::Note(m) => tracing::info!("{m}"),
+            rates::SnapNote::Warn(m) => tracing::warn!("{m}"),
+            rates::SnapNote::Refuse(m) => refused.push(m),
+        }
+    }
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(SimError::Other(refused.join("; ")))
+    }
+}
+
 impl Engine {
     /// Set up a loaded world: build, compile, create data, configure, reset.
     pub fn new(world: LoadedWorld, opts: EngineOptions) -> Result<Engine, SimError> {
@@ -140,34 +267,10 @@ impl Engine {
             ..
         } = world;
         let mut load_report: Vec<(String, f64)> = load_times;
-        let seed = opts.seed.or(sim.seed);
-        let mut ctx = SimContext::new(
-            timestep,
-            seed,
-            RunInfo {
-                base_dir,
-                timestep,
-                controller_initial_state: sim
-                    .controllers
-                    .as_ref()
-                    .and_then(|c| c.initial_state)
-                    .map(|s| s.state())
-                    .unwrap_or(crate::handles::controllers::State::Unloaded),
-                manual_control: false,
-                end_reason: None,
-                lockstep: sim.sync.as_ref().is_some_and(|s| s.enabled == Some(true)),
-            },
-        );
+        let mut ctx = context_for(&sim, timestep, opts.seed.or(sim.seed), base_dir);
 
         let t0 = Instant::now();
-        let mut spec = match &def {
-            WorldDef::EmptyRoom => MjSpec::from_xml_string(&mjcf::empty_room_xml())
-                .map_err(|e| SimError::Mujoco(e.to_string()))?,
-            WorldDef::Mjcf(p) => MjSpec::from_xml(p)
-                .map_err(|e| SimError::Mujoco(format!("world `{}`: {e}", p.display())))?,
-            WorldDef::Plugin(_) => MjSpec::from_xml_string(mjcf::empty_spec_xml())
-                .map_err(|e| SimError::Mujoco(e.to_string()))?,
-        };
+        let mut spec = base_spec(&def)?;
         load_report.push(("world".into(), t0.elapsed().as_secs_f64()));
 
         let mut slots: Vec<Slot> = components
@@ -183,24 +286,8 @@ impl Engine {
             })
             .collect();
 
-        // build
         let t0 = Instant::now();
-        // Every entry's build refusal at once, as configure's below.
-        let mut failed: Vec<(String, SimError)> = Vec::new();
-        for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::BUILD)) {
-            if under_failed(&failed, &s.address) {
-                continue;
-            }
-            let t = Instant::now();
-            let mut b = BuildContext { ctx: &mut ctx, timestep };
-            if let Err(m) = s.plugin.build(&mut spec, &mut b) {
-                failed.push((s.address.clone(), hook_err(&s.address, "build", m)));
-                continue;
-            }
-            s.timing[BUILD].0 += t.elapsed().as_nanos();
-            s.timing[BUILD].1 += 1;
-        }
-        all_refusals(failed)?;
+        build_all(&mut slots, &mut ctx, &mut spec, timestep)?;
         load_report.push(("build".into(), t0.elapsed().as_secs_f64()));
 
         apply_sim_options(&mut spec, &sim, timestep);
@@ -208,72 +295,20 @@ impl Engine {
             crate::engine::presence::arm_gravcomp(&mut spec);
         }
 
-        // compile
         let t0 = Instant::now();
-        let model = spec.compile().map_err(|e| {
-            // MuJoCo names the element and its line, not the entry or file it came from: list the
-            // entries that brought model files, so the line can be found.
-            let from: Vec<String> = ctx
-                .entities
-                .all()
-                .iter()
-                .filter(|x| !x.model.is_empty())
-                .map(|x| format!("components.{} ({}, prefix `{}`)", x.name, x.model, x.prefix))
-                .collect();
-            let hint = if from.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "\n(the element comes from one of the model files these entries attached, the line is in that file; \
-                     a named element carries its entry's prefix: {})",
-                    from.join(", ")
-                )
-            };
-            SimError::Mujoco(format!("compile: {}{hint}", e.to_string().trim_end()))
-        })?;
+        let model = compile(spec, &ctx)?;
         load_report.push(("compile".into(), t0.elapsed().as_secs_f64()));
-        drop(spec);
 
         let t0 = Instant::now();
         let data = MjData::new(Box::new(model));
         ctx.set_data(data);
         load_report.push(("data".into(), t0.elapsed().as_secs_f64()));
 
-        // configure
         let t0 = Instant::now();
-        // Every entry is configured and every refusal reported at once, except under an entry
-        // already refused (its nested entries would only repeat its problem).
-        let mut failed: Vec<(String, SimError)> = Vec::new();
-        for s in slots.iter_mut().filter(|s| s.hooks.contains(Hooks::CONFIGURE)) {
-            if under_failed(&failed, &s.address) {
-                continue;
-            }
-            let t = Instant::now();
-            ctx.interface.configuring = Some(s.address.clone());
-            let r = s.plugin.configure(&mut ctx);
-            ctx.interface.configuring = None;
-            if let Err(m) = r {
-                failed.push((s.address.clone(), hook_err(&s.address, "configure", m)));
-                continue;
-            }
-            s.timing[CONFIGURE].0 += t.elapsed().as_nanos();
-            s.timing[CONFIGURE].1 += 1;
-        }
-        all_refusals(failed)?;
+        configure_all(&mut slots, &mut ctx)?;
         crate::engine::presence::capture(&mut ctx).map_err(SimError::Other)?;
         load_report.push(("configure".into(), t0.elapsed().as_secs_f64()));
-        let mut refused = Vec::new();
-        for note in ctx.interface.notes.drain(..) {
-            match note {
-                rates::SnapNote::Quiet => {}
-                rates::SnapNote::Note(m) => tracing::info!("{m}"),
-                rates::SnapNote::Warn(m) => tracing::warn!("{m}"),
-                rates::SnapNote::Refuse(m) => refused.push(m),
-            }
-        }
-        if !refused.is_empty() {
-            return Err(SimError::Other(refused.join("; ")));
-        }
+        report_rate_notes(&mut ctx)?;
 
         let idx = |h: Hooks| {
             slots

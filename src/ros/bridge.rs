@@ -36,10 +36,13 @@ use crate::error::HookResult;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor};
 use crate::plugin_descriptor;
 use crate::ros::config::BridgeConfig;
-use crate::ros::convert::{self, Frames, Outbound, Sink, Task};
-use crate::ros::graph::{self, Side, Watched};
-use crate::ros::plan::{self, InKind, Qos, TfRoute};
-use crate::ros::{field, handlers, params};
+use crate::ros::convert::{self, Frames, Outbound, Task};
+use crate::ros::graph::{self, Watched};
+use crate::ros::plan::{self, TfRoute};
+use crate::ros::{field, params};
+
+mod wiring;
+use wiring::{physical_robot, Wiring};
 
 /// Wall period of the `has_subscribers` refresh and of the watchdog.
 const GRAPH_PERIOD: Duration = Duration::from_secs(1);
@@ -168,25 +171,10 @@ impl Plugin for Ros2Bridge {
         let cfg = self.cfg.clone();
         // A run starts: requests are served again (a process may run several in turn).
         crate::ros::services::begin_run();
-        // The physical robot of an owner: an arm `mount:`ed on a base belongs to the base's.
-        let robot_of = |owner: &str| -> String {
-            let mut cur = owner.to_string();
-            for _ in 0..8 {
-                let next = ctx
-                    .entities
-                    .get(&cur)
-                    .and_then(|e| e.meta.get("mount"))
-                    .and_then(|m| m.split(':').next())
-                    .map(str::to_string);
-                match next {
-                    Some(n) if n != cur => cur = n,
-                    _ => break,
-                }
-            }
-            cur
-        };
-        let plan =
-            plan::build_with_robots(&ctx.interface, &cfg, &robot_of).map_err(|e| e.join("\n  "))?;
+        let plan = plan::build_with_robots(&ctx.interface, &cfg, &|owner: &str| {
+            physical_robot(ctx, owner)
+        })
+        .map_err(|e| e.join("\n  "))?;
         for n in &plan.notes {
             tracing::debug!("[{}] {n}", self.address);
         }
@@ -195,201 +183,37 @@ impl Plugin for Ros2Bridge {
         }
         let rctx = ros_context()?;
         let (node_name, node_ns) = crate::ros::remap::main_node(&cfg.node_name);
-        let mut node = r2r::Node::create(rctx.clone(), &node_name, &node_ns)
+        let node = r2r::Node::create(rctx.clone(), &node_name, &node_ns)
             .map_err(|e| format!("cannot create the ROS node `{node_name}`: {e}"))?;
-        let physics_hz = ctx.interface.physics_hz();
-        let mut topics: Vec<String> = Vec::new();
-        let mut topic_idx = |t: &str| -> usize {
-            if let Some(i) = topics.iter().position(|x| x == t) {
-                i
-            } else {
-                topics.push(t.to_string());
-                topics.len() - 1
-            }
+        let mut w = Wiring {
+            node,
+            address: &self.address,
+            topics: Vec::new(),
+            watched: Vec::new(),
+            tracked: Vec::new(),
         };
-        let mut watched = Vec::new();
-        let mut tracked = Vec::new();
-
-        let mut outs = Vec::new();
-        for o in &plan.outputs {
-            if !convert::OUT_TYPES.contains(&o.msg_type.as_str()) {
-                tracing::warn!(
-                    "[{}] endpoint {}: no converter for `{}` (converters: {}); {} is not published",
-                    self.address,
-                    o.label,
-                    o.msg_type,
-                    convert::OUT_TYPES.join(", "),
-                    o.topic
-                );
-                continue;
-            }
-            let out = convert::make_outbound(&mut node, &o.msg_type, &o.topic, o.qos)
-                .map_err(|e| format!("endpoint {}: {e}", o.label))?;
-            let every = o.rate_override.map(|hz| {
-                let producer = ctx.interface.get(o.id).snapped.map(|s| s.every_steps).unwrap_or(1);
-                let s = plan::snap_override(hz, physics_hz, producer);
-                ctx.interface
-                    .record_rate(&format!("ros2 {} (rates override of {})", o.topic, o.label), s);
-                s.every_steps
-            });
-            watched.push(Watched {
-                topic: o.topic.clone(),
-                msg_type: o.msg_type.clone(),
-                side: Side::Publishes,
-                endpoint: o.label.clone(),
-            });
-            tracked.push(o.id);
-            outs.push(OutSlot {
-                id: o.id,
-                label: o.label.clone(),
-                topic: topic_idx(&o.topic),
-                out,
-                frames: Frames { prefix: o.frame_prefix.clone(), hint: o.frame_id_hint.clone() },
-                field: o.field.clone(),
-                every,
-                failed: false,
-            });
-        }
-
-        let tf_pub = node
-            .create_publisher::<TFMessage>(&plan.tf_topic, convert::qos_profile(Qos::Tf))
-            .map_err(|e| format!("cannot create the TF publisher on {}: {e}", plan.tf_topic))?;
-        let tf_static_pub = node
-            .create_publisher::<TFMessage>(
-                &plan.tf_static_topic,
-                convert::qos_profile(Qos::TransientLocal),
-            )
-            .map_err(|e| {
-                format!("cannot create the static TF publisher on {}: {e}", plan.tf_static_topic)
-            })?;
-        for t in [&plan.tf_topic, &plan.tf_static_topic] {
-            watched.push(Watched {
-                topic: t.clone(),
-                msg_type: plan::TF_MESSAGE.into(),
-                side: Side::Publishes,
-                endpoint: "(bridge TF)".into(),
-            });
-        }
-        let tfs: Vec<TfSlot> = plan
-            .tf
-            .iter()
-            .map(|t| TfSlot {
-                id: t.id,
-                route: t.route,
-                frames: Frames { prefix: t.frame_prefix.clone(), hint: None },
-            })
-            .collect();
-        tracked.extend(tfs.iter().map(|t| t.id));
-
-        let mut merged = Vec::new();
-        for m in &plan.merged {
-            let publisher = node
-                .create_publisher::<JointState>(&m.topic, convert::qos_profile(Qos::Reliable))
-                .map_err(|e| {
-                    format!("cannot create the merged joint_states publisher on {}: {e}", m.topic)
-                })?;
-            let s = ctx
-                .interface
-                .bind_rate(&format!("ros2 merged joint_states {}", m.topic), m.requested_hz);
-            watched.push(Watched {
-                topic: m.topic.clone(),
-                msg_type: plan::JOINT_STATE.into(),
-                side: Side::Publishes,
-                endpoint: "(merged joint_states)".into(),
-            });
-            tracked.extend(m.members.iter().copied());
-            merged.push(MergedSlot {
-                topic: topic_idx(&m.topic),
-                members: m.members.clone(),
-                latest: vec![None; m.members.len()],
-                publisher,
-                msg: JointState::default(),
-                every: s.every_steps,
-                fresh: false,
-            });
-            tracing::info!(
-                "[{}] merged joint_states on {} from {} endpoints",
-                self.address,
-                m.topic,
-                m.members.len()
-            );
-        }
-
-        let clock = if cfg.publish_clock {
-            let publisher = node
-                .create_publisher::<Clock>("/clock", convert::qos_profile(Qos::Reliable))
-                .map_err(|e| format!("cannot create the /clock publisher: {e}"))?;
-            let s = ctx.interface.bind_rate("ros2 /clock", cfg.clock_hz(physics_hz));
-            watched.push(Watched {
-                topic: "/clock".into(),
-                msg_type: "rosgraph_msgs/msg/Clock".into(),
-                side: Side::Publishes,
-                endpoint: "(clock)".into(),
-            });
-            Some((publisher, Clock::default(), s.every_steps))
-        } else {
-            None
-        };
-
+        let outs = w.outputs(ctx, &plan)?;
+        let (tf_pub, tf_static_pub, tfs) = w.tf(&plan)?;
+        let merged = w.merged(ctx, &plan)?;
+        let clock = if cfg.publish_clock { Some(w.clock(ctx, &cfg)?) } else { None };
         let commands = ctx.command_sender();
-        let mut tasks: Vec<Task> = Vec::new();
-        for i in &plan.inputs {
-            let id = i.id;
-            match &i.kind {
-                InKind::Topic { msg_type, .. } if !convert::IN_TYPES.contains(&msg_type.as_str()) => tracing::warn!(
-                    "[{}] endpoint {}: no decoder for `{msg_type}` (decoders: {}); {} is not subscribed",
-                    self.address,
-                    i.label,
-                    convert::IN_TYPES.join(", "),
-                    i.name
-                ),
-                InKind::Topic { msg_type, qos } => {
-                    let cmds = commands.clone();
-                    let sink: Sink = Arc::new(move |p: Payload| {
-                        cmds.post(move |ctx: &mut SimContext| ctx.interface.deliver(id, p));
-                    });
-                    let fr = Frames { prefix: i.frame_prefix.clone(), hint: None };
-                    let task = convert::make_inbound(&mut node, msg_type, &i.name, *qos, fr, sink).map_err(|e| format!("endpoint {}: {e}", i.label))?;
-                    tasks.push(task);
-                    watched.push(Watched { topic: i.name.clone(), msg_type: msg_type.clone(), side: Side::Subscribes, endpoint: i.label.clone() });
-                }
-                InKind::Service { srv_type } => match handlers::service(srv_type) {
-                    Some(f) => tasks.push(f(handlers::ServeArgs { node: &mut node, name: &i.name, endpoint: id, commands: commands.clone() })?),
-                    None => tracing::warn!(
-                        "[{}] endpoint {}: no service handler for `{srv_type}` (handlers: {}); {} is not served",
-                        self.address,
-                        i.label,
-                        handlers::known(handlers::SERVICES),
-                        i.name
-                    ),
-                },
-                InKind::Action { action_type } => match handlers::action(action_type) {
-                    Some(f) => tasks.push(f(handlers::ServeArgs { node: &mut node, name: &i.name, endpoint: id, commands: commands.clone() })?),
-                    None => tracing::warn!(
-                        "[{}] endpoint {}: no action handler for `{action_type}` (handlers: {}); {} is not served",
-                        self.address,
-                        i.label,
-                        handlers::known(handlers::ACTIONS),
-                        i.name
-                    ),
-                },
-            }
-        }
+        let mut tasks = w.inputs(&plan, &commands)?;
 
         // Parameters: use_sim_time and the run's settings (read-only); logs on /rosout.
-        let fq_name = node.fully_qualified_name().unwrap_or_else(|_| format!("/{node_name}"));
-        crate::ros::rosout::attach(&mut node, &fq_name)?;
-        let table = run_parameters(&node, ctx, &cfg);
+        let fq_name = w.node.fully_qualified_name().unwrap_or_else(|_| format!("/{node_name}"));
+        crate::ros::rosout::attach(&mut w.node, &fq_name)?;
+        let table = run_parameters(&w.node, ctx, &cfg);
         let use_sim_time = table.get("use_sim_time").map(|p| p.value.bool_value).unwrap_or(true);
-        tasks.extend(params::serve(&mut node, &fq_name, Arc::new(std::sync::Mutex::new(table)))?);
+        tasks.extend(params::serve(&mut w.node, &fq_name, Arc::new(std::sync::Mutex::new(table)))?);
 
         // A controller_manager node for every robot with a controller registry.
         let cm =
             crate::ros::controller_manager::serve_all(&rctx, ctx, &cfg, &commands, use_sim_time)?;
 
-        let tf_topic = topic_idx(&plan.tf_topic);
-        let tf_static_topic = topic_idx(&plan.tf_static_topic);
-        let clock_topic = topic_idx("/clock");
+        let tf_topic = w.topic_idx(&plan.tf_topic);
+        let tf_static_topic = w.topic_idx(&plan.tf_static_topic);
+        let clock_topic = w.topic_idx("/clock");
+        let Wiring { node, topics, watched, mut tracked, .. } = w;
         tracked.sort_unstable();
         tracked.dedup();
         let n = ctx.interface.all().len();

@@ -207,58 +207,86 @@ pub fn prepare(path: &Path) -> Result<UrdfSource, String> {
 pub fn prepare_text(path: &Path, text: String) -> Result<UrdfSource, String> {
     let file = path.display().to_string();
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let bad = |e: quick_xml::Error, pos: u64| {
-        format!("URDF `{file}` is not well-formed XML (byte {pos}): {e}")
-    };
-    // Pass 1: structure, the stated meshdir.
-    let mut meshdir: Option<String> = None;
-    {
-        let mut r = quick_xml::Reader::from_str(&text);
-        let mut stack: Vec<String> = Vec::new();
-        loop {
-            let ev = r.read_event().map_err(|e| bad(e, r.buffer_position()))?;
-            match ev {
-                Event::Start(ref e) | Event::Empty(ref e) => {
-                    let n = String::from_utf8_lossy(e.name().as_ref()).into_owned();
-                    if stack.is_empty() && n != "robot" {
-                        return Err(format!(
-                            "model `{file}`: its root element is <{n}>, not <robot>: a .urdf file holds a URDF (an MJCF file ends in .xml)"
-                        ));
-                    }
-                    if n == "compiler" && stack.len() == 2 && stack[1] == "mujoco" {
-                        meshdir = attr(e, "meshdir");
-                    }
-                    if matches!(ev, Event::Start(_)) {
-                        stack.push(n);
-                    }
-                }
-                Event::End(_) => {
-                    stack.pop();
-                }
-                Event::Eof => break,
-                _ => {}
-            }
-        }
-    }
+    // Pass 1: structure, the stated meshdir; meshes resolve there first, then beside the file.
     let mut mesh_dirs = Vec::new();
-    if let Some(md) = &meshdir {
-        let d = Path::new(md);
+    if let Some(md) = stated_meshdir(&text, &file)? {
+        let d = Path::new(&md);
         mesh_dirs.push(if d.is_absolute() { d.to_path_buf() } else { dir.join(d) });
     }
     mesh_dirs.push(dir.clone());
-
     // Pass 2: meshes and the compiler settings: the edits.
     let (links, joints) = tree(&text).map_err(|e| format!("URDF `{file}` is {e}"))?;
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut root_open_end: Option<usize> = None;
-    let mut has_mujoco = false;
-    let mut has_compiler = false;
+    let mut found = edits(&text, &file, &mesh_dirs)?;
+    check_joint_types(&joints, &file)?;
+    if let Some(e) = compiler_insert(&text, &file, &found)? {
+        found.edits.push(e);
+    }
+    let mut edits = found.edits;
+    edits.sort_by_key(|e| e.start);
+    let mut rewritten = text.clone();
+    for e in edits.iter().rev() {
+        rewritten.replace_range(e.start..e.end, &e.with);
+    }
+    Ok(UrdfSource { path: path.to_path_buf(), text, rewritten, links, joints })
+}
+
+fn not_xml(file: &str, e: quick_xml::Error, pos: u64) -> String {
+    format!("URDF `{file}` is not well-formed XML (byte {pos}): {e}")
+}
+
+/// The `meshdir` a `<mujoco><compiler>` states, after checking the root is `<robot>`.
+fn stated_meshdir(text: &str, file: &str) -> Result<Option<String>, String> {
+    let mut meshdir: Option<String> = None;
+    let mut r = quick_xml::Reader::from_str(text);
+    let mut stack: Vec<String> = Vec::new();
+    loop {
+        let ev = r.read_event().map_err(|e| not_xml(file, e, r.buffer_position()))?;
+        match ev {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let n = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                if stack.is_empty() && n != "robot" {
+                    return Err(format!(
+                        "model `{file}`: its root element is <{n}>, not <robot>: a .urdf file holds a URDF (an MJCF file ends in .xml)"
+                    ));
+                }
+                if n == "compiler" && stack.len() == 2 && stack[1] == "mujoco" {
+                    meshdir = attr(e, "meshdir");
+                }
+                if matches!(ev, Event::Start(_)) {
+                    stack.push(n);
+                }
+            }
+            Event::End(_) => {
+                stack.pop();
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    Ok(meshdir)
+}
+
+/// What the second pass finds: the edits (forced compiler settings, absolute mesh paths) and
+/// where the compiler settings go when the file states none.
+struct Found {
+    edits: Vec<Edit>,
+    /// Byte offset just after `<robot ...>`.
+    root_open_end: Option<usize>,
+    has_mujoco: bool,
+    has_compiler: bool,
+}
+
+/// Pass 2: the forced settings written into a stated `<compiler>`, every link mesh resolved to
+/// an absolute path (and refused when MuJoCo cannot load its format).
+fn edits(text: &str, file: &str, mesh_dirs: &[PathBuf]) -> Result<Found, String> {
+    let mut found =
+        Found { edits: Vec::new(), root_open_end: None, has_mujoco: false, has_compiler: false };
     let mut link = String::new();
-    let mut r = quick_xml::Reader::from_str(&text);
+    let mut r = quick_xml::Reader::from_str(text);
     let mut stack: Vec<String> = Vec::new();
     loop {
         let start = r.buffer_position() as usize;
-        let ev = r.read_event().map_err(|e| bad(e, r.buffer_position()))?;
+        let ev = r.read_event().map_err(|e| not_xml(file, e, r.buffer_position()))?;
         let end = r.buffer_position() as usize;
         let (e, empty) = match &ev {
             Event::Start(e) => (e.clone(), false),
@@ -277,12 +305,12 @@ pub fn prepare_text(path: &Path, text: String) -> Result<UrdfSource, String> {
                 if empty {
                     return Err(format!("URDF `{file}` has an empty <robot>: no links to spawn"));
                 }
-                root_open_end = Some(end);
+                found.root_open_end = Some(end);
             }
             (1, "link") => link = attr(&e, "name").unwrap_or_default(),
-            (1, "mujoco") => has_mujoco = true,
+            (1, "mujoco") => found.has_mujoco = true,
             (2, "compiler") if stack[1] == "mujoco" => {
-                has_compiler = true;
+                found.has_compiler = true;
                 let set: Vec<(&str, String)> =
                     FORCED.iter().map(|(k, v)| (*k, v.to_string())).collect();
                 // discardvisual stays as the file states it.
@@ -290,25 +318,11 @@ pub fn prepare_text(path: &Path, text: String) -> Result<UrdfSource, String> {
                     .into_iter()
                     .filter(|(k, _)| *k != "discardvisual" || attr(&e, "discardvisual").is_none())
                     .collect();
-                edits.push(Edit { start, end, with: rebuild(&e, empty, &set) });
+                found.edits.push(Edit { start, end, with: rebuild(&e, empty, &set) });
             }
             (_, "mesh") if depth >= 3 && stack[1] == "link" => {
-                let f = attr(&e, "filename").unwrap_or_default();
-                let abs = resolve_mesh(&f, &mesh_dirs)
-                    .map_err(|m| format!("model `{file}`, link `{link}`: {m}"))?;
-                let ext = abs
-                    .extension()
-                    .and_then(|x| x.to_str())
-                    .map(str::to_ascii_lowercase)
-                    .unwrap_or_default();
-                if !MESH_FORMATS.contains(&ext.as_str()) {
-                    let stem = abs.file_stem().and_then(|s| s.to_str()).unwrap_or("mesh");
-                    let fname = abs.file_name().and_then(|s| s.to_str()).unwrap_or("mesh");
-                    return Err(format!(
-                        "model `{file}`, link `{link}`: mesh `{f}` is a .{ext} file, which MuJoCo cannot load (it reads .stl, .obj and .msh); convert it, e.g. `python3 -c \"import trimesh; trimesh.load('{fname}', force='mesh').export('{stem}.obj')\"`, and point the URDF at {stem}.obj"
-                    ));
-                }
-                edits.push(Edit {
+                let abs = link_mesh(&e, file, &link, mesh_dirs)?;
+                found.edits.push(Edit {
                     start,
                     end,
                     with: rebuild(&e, empty, &[("filename", abs.display().to_string())]),
@@ -320,8 +334,34 @@ pub fn prepare_text(path: &Path, text: String) -> Result<UrdfSource, String> {
             stack.push(n);
         }
     }
-    // Joint types MuJoCo lacks.
-    for j in &joints {
+    Ok(found)
+}
+
+/// The absolute path of a link's `<mesh>`, refused when MuJoCo cannot load its format.
+fn link_mesh(
+    e: &BytesStart,
+    file: &str,
+    link: &str,
+    mesh_dirs: &[PathBuf],
+) -> Result<PathBuf, String> {
+    let f = attr(e, "filename").unwrap_or_default();
+    let abs =
+        resolve_mesh(&f, mesh_dirs).map_err(|m| format!("model `{file}`, link `{link}`: {m}"))?;
+    let ext =
+        abs.extension().and_then(|x| x.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    if !MESH_FORMATS.contains(&ext.as_str()) {
+        let stem = abs.file_stem().and_then(|s| s.to_str()).unwrap_or("mesh");
+        let fname = abs.file_name().and_then(|s| s.to_str()).unwrap_or("mesh");
+        return Err(format!(
+            "model `{file}`, link `{link}`: mesh `{f}` is a .{ext} file, which MuJoCo cannot load (it reads .stl, .obj and .msh); convert it, e.g. `python3 -c \"import trimesh; trimesh.load('{fname}', force='mesh').export('{stem}.obj')\"`, and point the URDF at {stem}.obj"
+        ));
+    }
+    Ok(abs)
+}
+
+/// Joint types MuJoCo lacks are refused with the way to model them.
+fn check_joint_types(joints: &[UrdfJoint], file: &str) -> Result<(), String> {
+    for j in joints {
         match j.kind.as_str() {
             "planar" => {
                 return Err(format!(
@@ -338,37 +378,35 @@ pub fn prepare_text(path: &Path, text: String) -> Result<UrdfSource, String> {
             _ => {}
         }
     }
-    if !has_mujoco || !has_compiler {
-        let attrs: String = FORCED.iter().map(|(k, v)| format!(" {k}=\"{v}\"")).collect();
-        let (at, with) = if has_mujoco {
-            // A <mujoco> without <compiler>: a second <mujoco> would be ignored, so give it one.
-            let pos = text[root_open_end.unwrap_or(0)..]
-                .find("<mujoco")
-                .and_then(|i| {
-                    text[root_open_end.unwrap_or(0) + i..]
-                        .find('>')
-                        .map(|k| root_open_end.unwrap_or(0) + i + k + 1)
-                })
-                .ok_or_else(|| {
-                    format!("URDF `{file}`: cannot place the compiler settings in its <mujoco>")
-                })?;
-            if text[..pos].ends_with("/>") {
-                return Err(format!(
-                    "URDF `{file}` has an empty <mujoco/>: remove it or give it a <compiler>"
-                ));
-            }
-            (pos, format!("<compiler{attrs}/>"))
-        } else {
-            (root_open_end.unwrap_or(0), format!("\n  <mujoco><compiler{attrs}/></mujoco>"))
-        };
-        edits.push(Edit { start: at, end: at, with });
+    Ok(())
+}
+
+/// The forced compiler settings where the file states no `<compiler>`: into its `<mujoco>`, else
+/// a `<mujoco>` of their own after `<robot ...>`. `None` when a `<compiler>` was edited.
+fn compiler_insert(text: &str, file: &str, found: &Found) -> Result<Option<Edit>, String> {
+    if found.has_mujoco && found.has_compiler {
+        return Ok(None);
     }
-    edits.sort_by_key(|e| e.start);
-    let mut rewritten = text.clone();
-    for e in edits.iter().rev() {
-        rewritten.replace_range(e.start..e.end, &e.with);
-    }
-    Ok(UrdfSource { path: path.to_path_buf(), text, rewritten, links, joints })
+    let root_open_end = found.root_open_end.unwrap_or(0);
+    let attrs: String = FORCED.iter().map(|(k, v)| format!(" {k}=\"{v}\"")).collect();
+    let (at, with) = if found.has_mujoco {
+        // A <mujoco> without <compiler>: a second <mujoco> would be ignored, so give it one.
+        let pos = text[root_open_end..]
+            .find("<mujoco")
+            .and_then(|i| text[root_open_end + i..].find('>').map(|k| root_open_end + i + k + 1))
+            .ok_or_else(|| {
+                format!("URDF `{file}`: cannot place the compiler settings in its <mujoco>")
+            })?;
+        if text[..pos].ends_with("/>") {
+            return Err(format!(
+                "URDF `{file}` has an empty <mujoco/>: remove it or give it a <compiler>"
+            ));
+        }
+        (pos, format!("<compiler{attrs}/>"))
+    } else {
+        (root_open_end, format!("\n  <mujoco><compiler{attrs}/></mujoco>"))
+    };
+    Ok(Some(Edit { start: at, end: at, with }))
 }
 
 /// The absolute path of a URDF mesh `filename`: `package://` through the ROS package paths,

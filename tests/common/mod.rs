@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use roqsim::{load_world_str, Engine, EngineOptions, LoadOptions};
 
+pub mod arm;
+
 /// The repository root (relative model and world paths in test YAML resolve against it).
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -381,4 +383,18 @@ pub fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out.sort();
     out
+}
+
+/// Write a `w`×`h` 8-bit RGB PNG to `path` (folders created on the way), the pixel at column `x`,
+/// row `y` being `pixel(x, y)`; the path.
+pub fn write_png(path: &Path, w: u32, h: u32, pixel: impl Fn(u32, u32) -> [u8; 3]) -> PathBuf {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let f = std::fs::File::create(path).unwrap();
+    let mut enc = png::Encoder::new(std::io::BufWriter::new(f), w, h);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut wr = enc.write_header().unwrap();
+    let px: Vec<u8> = (0..w * h).flat_map(|i| pixel(i % w, i / w)).collect();
+    wr.write_image_data(&px).unwrap();
+    path.to_path_buf()
 }

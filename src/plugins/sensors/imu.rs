@@ -37,6 +37,7 @@ use crate::plugin::{
     typed_config, BuildContext, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig,
 };
 use crate::plugin_descriptor;
+use crate::plugins::shared::sensor_keys::{fault_params, finite_nonneg, overlay};
 use crate::plugins::shared::unprefixed;
 use crate::spawn::frame_prefix;
 
@@ -172,20 +173,14 @@ pub struct ImuParams {
     pub yaw_stddev: f64,
 }
 
-fn nonneg(e: &mut Vec<ConfigError>, key: &str, v: f64, unit: &str) {
-    if !(v.is_finite() && v >= 0.0) {
-        e.push(ConfigError::new(key, format!("must be a finite number >= 0 ({unit}), got {v}")));
-    }
-}
-
 impl ImuConfig {
     /// Resolve and check the per-frame values.
     pub fn params(&self) -> Result<ImuParams, Vec<ConfigError>> {
         let mut e = Vec::new();
-        nonneg(&mut e, "accel_stddev", self.accel_stddev, "m/s²");
-        nonneg(&mut e, "gyro_stddev", self.gyro_stddev, "rad/s");
-        nonneg(&mut e, "orientation_stddev", self.orientation_stddev, "rad");
-        nonneg(&mut e, "yaw_stddev", self.yaw_stddev, "rad");
+        finite_nonneg(&mut e, "accel_stddev", self.accel_stddev, "m/s²");
+        finite_nonneg(&mut e, "gyro_stddev", self.gyro_stddev, "rad/s");
+        finite_nonneg(&mut e, "orientation_stddev", self.orientation_stddev, "rad");
+        finite_nonneg(&mut e, "yaw_stddev", self.yaw_stddev, "rad");
         for (k, b) in [("accel_bias", self.accel_bias), ("gyro_bias", self.gyro_bias)] {
             if b.iter().any(|x| !x.is_finite()) {
                 e.push(ConfigError::new(k, format!("must be finite, got {b:?}")));
@@ -207,32 +202,20 @@ impl ImuConfig {
 
     /// The degraded per-frame values, checked (errors at `fault.<key>`).
     pub fn fault_params(&self) -> Result<Option<ImuParams>, Vec<ConfigError>> {
-        let Some(block) = &self.fault else { return Ok(None) };
-        let f: ImuFault = sensor_fault::parse(block, &FAULT_ALLOWLIST)?;
-        let mut c = self.clone();
-        c.fault = None;
-        macro_rules! over {
-            ($($k:ident),*) => {$( if let Some(v) = f.$k { c.$k = v; } )*};
-        }
-        over!(
-            accel_stddev,
-            gyro_stddev,
-            accel_bias,
-            gyro_bias,
-            orientation_stddev,
-            yaw_stddev,
-            orientation
-        );
-        c.params().map(Some).map_err(|es| {
-            es.into_iter()
-                .map(|x| {
-                    ConfigError::new(
-                        sensor_fault::prefix_path(&x.path),
-                        format!("in the fault block: {}", x.message),
-                    )
-                })
-                .collect()
-        })
+        let overlay = |c: &mut ImuConfig, f: ImuFault| {
+            overlay!(
+                c,
+                f;
+                accel_stddev,
+                gyro_stddev,
+                accel_bias,
+                gyro_bias,
+                orientation_stddev,
+                yaw_stddev,
+                orientation
+            );
+        };
+        fault_params(self, self.fault.as_ref(), &FAULT_ALLOWLIST, overlay, ImuConfig::params)
     }
 
     /// Mount orientation [w, x, y, z] from `quat` or `rpy` (identity when neither).

@@ -7,9 +7,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::ConfigError;
-use crate::handles::sensor_fault::{self, FaultAllowlist, FaultBlock, Refusal};
+use crate::handles::sensor_fault::{FaultAllowlist, FaultBlock, Refusal};
 use crate::plugin::ValidateConfig;
 use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams};
+use crate::plugins::shared::sensor_keys::{
+    check_frame_and_topics, check_site, fault_params, overlay,
+};
 
 /// Keys a lidar's `fault:` block may write: the ones read on every scan (plus
 /// `too_close`/`no_return`, which are substituted per ray per scan). Everything else is refused by
@@ -211,64 +214,41 @@ impl LidarConfig {
         self.ray_keys().params()
     }
 
-    /// The config with the fault block's values written over it (`None` without a block).
-    fn degraded(&self) -> Result<Option<LidarConfig>, Vec<ConfigError>> {
-        let Some(block) = &self.fault else { return Ok(None) };
-        let f: LidarFault = sensor_fault::parse(block, &FAULT_ALLOWLIST)?;
-        let mut c = self.clone();
-        c.fault = None;
-        macro_rules! over {
-            ($($k:ident),*) => {$(
-                if let Some(v) = f.$k.clone() { c.$k = v; }
-            )*};
-        }
-        over!(
-            range_stddev,
-            range_stddev_relative,
-            range_stddev_relative_from,
-            range_resolution,
-            dropout_percent,
-            too_close,
-            no_return,
-            range_min,
-            max_range,
-            rate_hz
-        );
-        if f.detection_min.is_some() {
-            c.detection_min = f.detection_min;
-        }
-        if f.detection_max.is_some() {
-            c.detection_max = f.detection_max;
-        }
-        Ok(Some(c))
-    }
-
     /// The degraded per-frame values, checked (errors at `fault.<key>`).
     pub fn fault_params(&self) -> Result<Option<ScanParams>, Vec<ConfigError>> {
-        match self.degraded()? {
-            None => Ok(None),
-            Some(c) => c.params().map(Some).map_err(|es| {
-                es.into_iter()
-                    .map(|x| {
-                        ConfigError::new(
-                            sensor_fault::prefix_path(&x.path),
-                            format!("in the fault block: {}", x.message),
-                        )
-                    })
-                    .collect()
-            }),
-        }
+        let overlay = |c: &mut LidarConfig, f: LidarFault| {
+            overlay!(
+                c,
+                f;
+                range_stddev,
+                range_stddev_relative,
+                range_stddev_relative_from,
+                range_resolution,
+                dropout_percent,
+                too_close,
+                no_return,
+                range_min,
+                max_range,
+                rate_hz
+            );
+            if f.detection_min.is_some() {
+                c.detection_min = f.detection_min;
+            }
+            if f.detection_max.is_some() {
+                c.detection_max = f.detection_max;
+            }
+        };
+        fault_params(self, self.fault.as_ref(), &FAULT_ALLOWLIST, overlay, LidarConfig::params)
     }
 }
 
 impl ValidateConfig for LidarConfig {
     fn validate(&self) -> Vec<ConfigError> {
         let mut e = Vec::new();
-        match &self.site {
-            None => e.push(ConfigError::new("site", "required: the site the rays are cast from (its xy plane is the scan plane, +x is bearing 0)")),
-            Some(s) if s.trim().is_empty() => e.push(ConfigError::new("site", "must name a site of the model")),
-            _ => {}
-        }
+        e.extend(check_site(
+            &self.site,
+            "required: the site the rays are cast from (its xy plane is the scan plane, +x is bearing 0)",
+        ));
         if self.rays < 2 {
             e.push(ConfigError::new(
                 "rays",
@@ -301,15 +281,12 @@ impl ValidateConfig for LidarConfig {
                 ));
             }
         }
-        if let Some(f) = &self.frame_id {
-            if f.trim().is_empty() {
-                e.push(ConfigError::new(
-                    "frame_id",
-                    "must not be empty (omit it to use the site's name)",
-                ));
-            }
-        }
-        e.extend(crate::plugins::shared::check_topics(&self.topics, &["scan"]));
+        e.extend(check_frame_and_topics(
+            &self.frame_id,
+            "omit it to use the site's name",
+            &self.topics,
+            &["scan"],
+        ));
         if let Err(es) = self.params() {
             e.extend(es);
         } else if let Err(es) = self.fault_params() {

@@ -35,6 +35,7 @@ use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugins::shared::ray_mount::{site_dirs, MountSpec, MountTf};
 use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams, Special};
+use crate::plugins::shared::sensor_keys::{check_frame_and_topics, check_site};
 use crate::spawn::frame_prefix;
 
 fn default_rate() -> f64 {
@@ -230,16 +231,10 @@ impl ValidateConfig for RangeSensorConfig {
                 ));
             }
         }
-        match &self.site {
-            None => e.push(ConfigError::new(
-                "site",
-                "required: the site the rays are cast from (its +x is the boresight)",
-            )),
-            Some(s) if s.trim().is_empty() => {
-                e.push(ConfigError::new("site", "must name a site of the model"))
-            }
-            _ => {}
-        }
+        e.extend(check_site(
+            &self.site,
+            "required: the site the rays are cast from (its +x is the boresight)",
+        ));
         for (k, n) in [("h_rays", self.h_rays), ("v_rays", self.v_rays)] {
             if n < 1 {
                 e.push(ConfigError::new(k, format!("must be >= 1, got {n}")));
@@ -262,15 +257,12 @@ impl ValidateConfig for RangeSensorConfig {
                 ));
             }
         }
-        if let Some(f) = &self.frame_id {
-            if f.trim().is_empty() {
-                e.push(ConfigError::new(
-                    "frame_id",
-                    "must not be empty (omit it to use the site's name)",
-                ));
-            }
-        }
-        e.extend(crate::plugins::shared::check_topics(&self.topics, &["range"]));
+        e.extend(check_frame_and_topics(
+            &self.frame_id,
+            "omit it to use the site's name",
+            &self.topics,
+            &["range"],
+        ));
         if let Err(es) = self.params() {
             e.extend(es);
         }

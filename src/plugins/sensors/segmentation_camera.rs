@@ -113,26 +113,17 @@ fn create(
     for r in ["labels", "instances", "detections"] {
         topics.insert(r, join(r));
     }
-    let mut camera_topics = BTreeMap::new();
-    for (k, v) in &cfg.topics {
-        match ROLES.iter().find(|r| **r == k.as_str()) {
-            None => e.push(ConfigError::new(
-                format!("topics.{k}"),
-                format!("unknown endpoint role; a segmentation_camera has: {}", ROLES.join(", ")),
-            )),
-            Some(&r) if topics.contains_key(r) => {
-                if v.trim().is_empty() || v.trim() == "/" {
-                    e.push(ConfigError::new(
-                        format!("topics.{k}"),
-                        "must be a topic name (relative inside the namespace, absolute `/x` hardwires)",
-                    ));
-                } else {
-                    topics.insert(r, v.clone());
-                }
-            }
-            Some(_) => {
-                camera_topics.insert(k.clone(), v.clone());
-            }
+    // The camera's own roles are checked by the camera config they are handed to; the rest
+    // (this plugin's roles and unknown ones) here, with every role named in the refusal.
+    let (camera_topics, own): (BTreeMap<String, String>, BTreeMap<String, String>) = cfg
+        .topics
+        .clone()
+        .into_iter()
+        .partition(|(k, _)| ROLES.contains(&k.as_str()) && !topics.contains_key(k.as_str()));
+    e.extend(crate::plugins::shared::check_topics(&own, &ROLES));
+    for (k, v) in &own {
+        if let Some(&r) = ROLES.iter().find(|r| **r == k.as_str()) {
+            topics.insert(r, v.clone());
         }
     }
     let cam = CameraConfig {

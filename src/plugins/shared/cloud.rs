@@ -164,26 +164,6 @@ impl CloudPattern {
     }
 }
 
-/// Checks of the `site`, `frame_id` and `topics` keys every 3D lidar has.
-pub fn check_names(
-    site: &Option<String>,
-    frame_id: &Option<String>,
-    topics: &BTreeMap<String, String>,
-) -> Vec<ConfigError> {
-    let mut e = Vec::new();
-    match site {
-        Some(s) if !s.trim().is_empty() => {}
-        _ => e.push(ConfigError::new("site", "must name a site of the model")),
-    }
-    if let Some(f) = frame_id {
-        if f.trim().is_empty() {
-            e.push(ConfigError::new("frame_id", "must not be empty"));
-        }
-    }
-    e.extend(super::check_topics(topics, &["points"]));
-    e
-}
-
 /// What a 3D lidar's configure resolves from its keys.
 #[derive(Debug, Clone)]
 pub struct CloudKeys<'a> {

@@ -14,9 +14,10 @@ use crate::context::SimContext;
 use crate::error::{ConfigError, HookResult};
 use crate::plugin::{Hooks, Plugin, PluginArgs, ValidateConfig};
 use crate::plugins::shared::cloud::{
-    check_names, CloudKeys, CloudPattern, CloudReader, CloudScanner, Unmeasured,
+    CloudKeys, CloudPattern, CloudReader, CloudScanner, Unmeasured,
 };
 use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams};
+use crate::plugins::shared::sensor_keys::{check_frame_and_topics, check_site};
 
 /// A 3D lidar's defaults table: what its config keys default to and how it names itself.
 pub trait CloudDevice:
@@ -186,7 +187,14 @@ impl<D: CloudDevice> CloudConfig<D> {
 
 impl<D: CloudDevice> ValidateConfig for CloudConfig<D> {
     fn validate(&self) -> Vec<ConfigError> {
-        let mut e = check_names(&self.site, &self.frame_id, &self.topics);
+        let mut e: Vec<ConfigError> =
+            check_site(&self.site, "must name a site of the model").into_iter().collect();
+        e.extend(check_frame_and_topics(
+            &self.frame_id,
+            "omit it for the frame the device's driver names",
+            &self.topics,
+            &["points"],
+        ));
         e.extend(self.cloud_pattern().validate());
         if let Err(es) = self.params() {
             e.extend(es);

@@ -6,7 +6,9 @@
 //! failures, world-frame goals), [`nav_grid`] (the planner grid movers share), and for the ray sensors [`scan`] (the per-ray
 //! keys, their checks and the resolved values), [`ray_mount`] (the static mount transform) and
 //! [`cloud`] (the 3D lidars' pattern and scanner) and [`cloud_lidar`] (the 3D lidar plugin and
-//! its config, parameterised by a device's defaults table).
+//! its config, parameterised by a device's defaults table); for every sensor [`sensor_keys`]
+//! (the shared key checks: non-negative noise, a ray sensor's site/frame/topics, the `fault:`
+//! block's degraded values).
 //! The first three are re-exported here.
 
 pub mod cloud;
@@ -21,6 +23,7 @@ pub mod ray_mount;
 pub mod report;
 pub mod resolve;
 pub mod scan;
+pub mod sensor_keys;
 
 pub use joints::*;
 pub use owner::*;

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::error::ConfigError;
+use crate::plugins::shared::sensor_keys::finite_nonneg;
 
 /// A published range value for a special case: a number (`-.inf`, `.nan`, `0.004`) or a word
 /// (`-inf`, `+inf`, `inf`, `nan`, and for `too_close` also `raw` = the true distance).
@@ -159,12 +160,6 @@ impl RayKeys {
             dropout: self.dropout_percent / 100.0,
             rate_hz: self.rate_hz,
         })
-    }
-}
-
-fn finite_nonneg(e: &mut Vec<ConfigError>, key: &str, v: f64, unit: &str) {
-    if !(v.is_finite() && v >= 0.0) {
-        e.push(ConfigError::new(key, format!("must be a finite number >= 0 ({unit}), got {v}")));
     }
 }
 

@@ -190,8 +190,38 @@ pub fn build_with_robots(
     let (tf_topic, tf_static_topic) = names::tf_topics(cfg.tf_namespace.as_deref());
     let mut plan = Plan { tf_topic, tf_static_topic, ..Default::default() };
     let owners = cfg.owners.as_deref();
+    check_owners(iface, owners, &mut errors);
     let mut used_rates: Vec<String> = Vec::new();
-    // Every owner named must own something: a misspelt one would serve nothing without a word.
+    for (id, ep) in iface.all().iter().enumerate() {
+        if !names::owner_matches(owners, ep.owner.as_deref()) {
+            continue;
+        }
+        let at = Placed::of(id, ep, cfg);
+        let planned = match at.topic_hint.map(names::check_topic) {
+            Some(Err(m)) => Err(format!("topic hint: {m}")),
+            _ => match ep.direction {
+                Direction::Out => plan_output(&at, cfg, &mut plan, &mut used_rates),
+                Direction::In => plan_input(&at, cfg, &mut plan),
+            },
+        };
+        if let Err(m) = planned {
+            errors.push(format!("endpoint {}: {m}", at.label));
+        }
+    }
+    check_rates_used(cfg, &used_rates, &plan, &mut errors);
+    merge_joint_states(iface, cfg, robot_of, &mut plan, &mut errors);
+    check_collisions(&plan, &mut errors);
+    check_shared_topics(iface, robot_of, &plan, &mut errors);
+
+    if errors.is_empty() {
+        Ok(plan)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every owner named must own something: a misspelt one would serve nothing without a word.
+fn check_owners(iface: &Interface, owners: Option<&[String]>, errors: &mut Vec<String>) {
     for (i, o) in owners.unwrap_or_default().iter().enumerate() {
         let one = std::slice::from_ref(o);
         if !iface.all().iter().any(|ep| names::owner_matches(Some(one), ep.owner.as_deref())) {
@@ -205,155 +235,142 @@ pub fn build_with_robots(
             ));
         }
     }
+}
 
-    for (id, ep) in iface.all().iter().enumerate() {
-        if !names::owner_matches(owners, ep.owner.as_deref()) {
-            continue;
-        }
-        let lbl = label(ep);
+/// An endpoint as the plan places it: its id, label, frame prefix and ros2 topic hint.
+struct Placed<'a> {
+    id: EndpointId,
+    ep: &'a Endpoint,
+    label: String,
+    frame_prefix: String,
+    topic_hint: Option<&'a str>,
+}
+
+impl<'a> Placed<'a> {
+    fn of(id: EndpointId, ep: &'a Endpoint, cfg: &BridgeConfig) -> Self {
         let frame_prefix = format!(
             "{}{}",
             names::normalize_prefix(&cfg.frame_prefix),
             names::normalize_prefix(&ep.frame_prefix)
         );
-        let topic_hint = hint(ep, "topic");
-        if let Some(t) = topic_hint {
-            if let Err(m) = names::check_topic(t) {
-                errors.push(format!("endpoint {lbl}: topic hint: {m}"));
-                continue;
-            }
-        }
-        match ep.direction {
-            Direction::Out => {
-                let tf = hint(ep, "tf");
-                let msg_type = hint(ep, "type").map(|t| names::normalize_type(t, "msg"));
-                if let Some(route) = tf {
-                    let route = match route {
-                        "static" => TfRoute::Static,
-                        "dynamic" => TfRoute::Dynamic,
-                        o => {
-                            errors.push(format!(
-                                "endpoint {lbl}: tf hint `{o}`: use `static` or `dynamic`"
-                            ));
-                            continue;
-                        }
-                    };
-                    let joins_tree = match topic_hint {
-                        None => true,
-                        Some(t) => t == "tf" || t == "tf_static",
-                    };
-                    if joins_tree {
-                        plan.tf.push(TfPlan { id, route, frame_prefix });
-                        continue;
-                    }
-                    // A TF payload renamed onto a topic of its own: a TFMessage publisher there.
-                    let qos = if route == TfRoute::Static { Qos::TransientLocal } else { Qos::Tf };
-                    plan.outputs.push(OutPlan {
-                        id,
-                        label: lbl,
-                        topic: names::resolve_topic(
-                            &cfg.namespace,
-                            &ep.namespace,
-                            &ep.name,
-                            topic_hint,
-                        ),
-                        msg_type: TF_MESSAGE.to_string(),
-                        qos,
-                        frame_prefix,
-                        frame_id_hint: None,
-                        field: None,
-                        rate_override: None,
-                        lazy: ep.lazy,
-                    });
-                    continue;
-                }
-                let Some(msg_type) = msg_type else {
-                    plan.notes
-                        .push(format!("endpoint {lbl} has no ros2 `type` hint: not published"));
-                    continue;
-                };
-                let qos = match Qos::from_hint(hint(ep, "qos")) {
-                    Ok(q) => q,
-                    Err(m) => {
-                        errors.push(format!("endpoint {lbl}: {m}"));
-                        continue;
-                    }
-                };
-                let key = if cfg.rates.contains_key(&lbl) {
-                    Some(lbl.clone())
-                } else if cfg.rates.contains_key(&ep.name) {
-                    Some(ep.name.clone())
-                } else {
-                    None
-                };
-                let rate_override = key.as_ref().map(|k| cfg.rates[k]);
-                if let Some(k) = key {
-                    used_rates.push(k);
-                }
-                plan.outputs.push(OutPlan {
-                    id,
-                    label: lbl,
-                    topic: names::resolve_topic(
-                        &cfg.namespace,
-                        &ep.namespace,
-                        &ep.name,
-                        topic_hint,
-                    ),
-                    msg_type,
-                    qos,
-                    frame_prefix,
-                    frame_id_hint: hint(ep, "frame_id").map(str::to_string),
-                    field: hint(ep, "field").map(str::to_string),
-                    rate_override,
-                    lazy: ep.lazy,
-                });
-            }
-            Direction::In => {
-                let kind = if let Some(a) = hint(ep, "action") {
-                    InKind::Action { action_type: names::normalize_type(a, "action") }
-                } else if let Some(s) = hint(ep, "service") {
-                    InKind::Service { srv_type: names::normalize_type(s, "srv") }
-                } else if let Some(t) = hint(ep, "type") {
-                    match Qos::from_hint(hint(ep, "qos")) {
-                        Ok(qos) => InKind::Topic { msg_type: names::normalize_type(t, "msg"), qos },
-                        Err(m) => {
-                            errors.push(format!("endpoint {lbl}: {m}"));
-                            continue;
-                        }
-                    }
-                } else {
-                    plan.notes.push(format!("inbound endpoint {lbl} has no ros2 `type`, `service` or `action` hint: not served"));
-                    continue;
-                };
-                plan.inputs.push(InPlan {
-                    id,
-                    label: lbl,
-                    name: names::resolve_topic(&cfg.namespace, &ep.namespace, &ep.name, topic_hint),
-                    kind,
-                    frame_prefix,
-                });
-            }
-        }
+        Placed { id, ep, label: label(ep), frame_prefix, topic_hint: hint(ep, "topic") }
     }
 
+    /// The resolved topic (or service / action name).
+    fn topic(&self, cfg: &BridgeConfig) -> String {
+        names::resolve_topic(&cfg.namespace, &self.ep.namespace, &self.ep.name, self.topic_hint)
+    }
+}
+
+/// An out endpoint: onto /tf (a `tf` hint without a topic of its own), a TFMessage publisher of
+/// its own (a `tf` hint renamed), or a publisher of its `type` hint with its `rates:` override.
+/// Without a type it is noted and not published.
+fn plan_output(
+    at: &Placed,
+    cfg: &BridgeConfig,
+    plan: &mut Plan,
+    used_rates: &mut Vec<String>,
+) -> Result<(), String> {
+    let (id, ep, lbl) = (at.id, at.ep, &at.label);
+    if let Some(route) = hint(ep, "tf") {
+        let route = match route {
+            "static" => TfRoute::Static,
+            "dynamic" => TfRoute::Dynamic,
+            o => return Err(format!("tf hint `{o}`: use `static` or `dynamic`")),
+        };
+        let joins_tree = match at.topic_hint {
+            None => true,
+            Some(t) => t == "tf" || t == "tf_static",
+        };
+        if joins_tree {
+            plan.tf.push(TfPlan { id, route, frame_prefix: at.frame_prefix.clone() });
+            return Ok(());
+        }
+        // A TF payload renamed onto a topic of its own: a TFMessage publisher there.
+        let qos = if route == TfRoute::Static { Qos::TransientLocal } else { Qos::Tf };
+        plan.outputs.push(OutPlan {
+            id,
+            label: lbl.clone(),
+            topic: at.topic(cfg),
+            msg_type: TF_MESSAGE.to_string(),
+            qos,
+            frame_prefix: at.frame_prefix.clone(),
+            frame_id_hint: None,
+            field: None,
+            rate_override: None,
+            lazy: ep.lazy,
+        });
+        return Ok(());
+    }
+    let Some(msg_type) = hint(ep, "type").map(|t| names::normalize_type(t, "msg")) else {
+        plan.notes.push(format!("endpoint {lbl} has no ros2 `type` hint: not published"));
+        return Ok(());
+    };
+    let qos = Qos::from_hint(hint(ep, "qos"))?;
+    let key = if cfg.rates.contains_key(lbl) {
+        Some(lbl.clone())
+    } else if cfg.rates.contains_key(&ep.name) {
+        Some(ep.name.clone())
+    } else {
+        None
+    };
+    let rate_override = key.as_ref().map(|k| cfg.rates[k]);
+    used_rates.extend(key);
+    plan.outputs.push(OutPlan {
+        id,
+        label: lbl.clone(),
+        topic: at.topic(cfg),
+        msg_type,
+        qos,
+        frame_prefix: at.frame_prefix.clone(),
+        frame_id_hint: hint(ep, "frame_id").map(str::to_string),
+        field: hint(ep, "field").map(str::to_string),
+        rate_override,
+        lazy: ep.lazy,
+    });
+    Ok(())
+}
+
+/// An in endpoint: an action, a service or a subscription by its hints; without one it is noted
+/// and not served.
+fn plan_input(at: &Placed, cfg: &BridgeConfig, plan: &mut Plan) -> Result<(), String> {
+    let ep = at.ep;
+    let kind = if let Some(a) = hint(ep, "action") {
+        InKind::Action { action_type: names::normalize_type(a, "action") }
+    } else if let Some(s) = hint(ep, "service") {
+        InKind::Service { srv_type: names::normalize_type(s, "srv") }
+    } else if let Some(t) = hint(ep, "type") {
+        InKind::Topic {
+            msg_type: names::normalize_type(t, "msg"),
+            qos: Qos::from_hint(hint(ep, "qos"))?,
+        }
+    } else {
+        plan.notes.push(format!(
+            "inbound endpoint {} has no ros2 `type`, `service` or `action` hint: not served",
+            at.label
+        ));
+        return Ok(());
+    };
+    plan.inputs.push(InPlan {
+        id: at.id,
+        label: at.label.clone(),
+        name: at.topic(cfg),
+        kind,
+        frame_prefix: at.frame_prefix.clone(),
+    });
+    Ok(())
+}
+
+/// Every `rates:` key must name a published endpoint.
+fn check_rates_used(cfg: &BridgeConfig, used: &[String], plan: &Plan, errors: &mut Vec<String>) {
     for k in cfg.rates.keys() {
-        if !used_rates.contains(k) {
+        if !used.contains(k) {
             let known: Vec<String> = plan.outputs.iter().map(|o| o.label.clone()).collect();
             errors.push(format!(
                 "rates.{k}: no published endpoint is called `{k}` (by name or namespace/name); the bridge publishes: {}",
                 known.join(", ")
             ));
         }
-    }
-
-    merge_joint_states(iface, cfg, robot_of, &mut plan, &mut errors);
-    check_collisions(&plan, &mut errors);
-    check_shared_topics(iface, robot_of, &plan, &mut errors);
-
-    if errors.is_empty() {
-        Ok(plan)
-    } else {
-        Err(errors)
     }
 }
 

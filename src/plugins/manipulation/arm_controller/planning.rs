@@ -32,6 +32,27 @@ impl ArmController {
         goal: &TrajectoryGoal,
         call: Option<ActionCall>,
     ) -> Result<Exec, (i32, String)> {
+        let idx = self.joint_indices(goal)?;
+        self.check_end(goal)?;
+        let t_last = check_points(goal)?;
+        let tol =
+            idx.iter().map(|&i| (i, self.tolerance_for(&self.joints[i].name, goal))).collect();
+        let vel_tol = idx.iter().map(|&i| (i, self.velocity_tolerance(i, goal))).collect();
+        Ok(Exec {
+            call,
+            knots: self.knots(ctx, goal, &idx),
+            start: ctx.sim_time(),
+            t_last,
+            tol,
+            vel_tol,
+            time_tol: self.time_tolerance(goal),
+            last_feedback: f64::NEG_INFINITY,
+        })
+    }
+
+    /// Our index of every joint the goal names, in its order: each one ours, none twice, all of
+    /// them unless partial goals are allowed.
+    fn joint_indices(&self, goal: &TrajectoryGoal) -> Result<Vec<usize>, (i32, String)> {
         let mine: Vec<&str> = self.joints.iter().map(|j| j.name.as_str()).collect();
         if goal.joint_names.is_empty() {
             return Err((codes::INVALID_JOINTS, "the trajectory names no joints".into()));
@@ -64,11 +85,15 @@ impl ArmController {
                 ),
             ));
         }
-        if goal.points.is_empty() {
+        Ok(idx)
+    }
+
+    /// A trajectory has points, and its last one is at rest unless a nonzero end is allowed.
+    fn check_end(&self, goal: &TrajectoryGoal) -> Result<(), (i32, String)> {
+        let Some(last) = goal.points.last() else {
             return Err((codes::INVALID_GOAL, "the trajectory has no points".into()));
-        }
+        };
         if !self.allow_nonzero_end {
-            let last = goal.points.last().expect("points");
             if let Some((k, v)) = last.velocities.iter().enumerate().find(|(_, v)| **v != 0.0) {
                 return Err((
                     codes::INVALID_GOAL,
@@ -79,47 +104,22 @@ impl ArmController {
                 ));
             }
         }
-        let nj = goal.joint_names.len();
-        let mut prev = -1.0;
-        for (p, pt) in goal.points.iter().enumerate() {
-            if pt.positions.len() != nj {
-                return Err((codes::INVALID_GOAL, format!("point {p} has {} positions for {nj} joints (a position controller needs positions)", pt.positions.len())));
-            }
-            if !(pt.velocities.is_empty() || pt.velocities.len() == nj)
-                || !(pt.accelerations.is_empty() || pt.accelerations.len() == nj)
-            {
-                return Err((
-                    codes::INVALID_GOAL,
-                    format!("point {p}: velocities/accelerations must be empty or one per joint"),
-                ));
-            }
-            if pt
-                .positions
-                .iter()
-                .chain(&pt.velocities)
-                .chain(&pt.accelerations)
-                .any(|v| !v.is_finite())
-                || !pt.time_from_start.is_finite()
-            {
-                return Err((codes::INVALID_GOAL, format!("point {p} has a non-finite value")));
-            }
-            if pt.time_from_start < 0.0 || pt.time_from_start <= prev {
-                return Err((
-                    codes::INVALID_GOAL,
-                    format!(
-                        "point {p}: time_from_start {} s is not after the previous point's",
-                        pt.time_from_start
-                    ),
-                ));
-            }
-            prev = pt.time_from_start;
-        }
+        Ok(())
+    }
+
+    /// Per joint the goal names: the knots from the measured state (t = 0) through every point,
+    /// with velocities (and accelerations) where every point gives them.
+    fn knots(
+        &self,
+        ctx: &SimContext,
+        goal: &TrajectoryGoal,
+        idx: &[usize],
+    ) -> Vec<(usize, Vec<Knot>)> {
         let q = ctx.data().qpos();
         let v = ctx.data().qvel();
         let all_vel = goal.points.iter().all(|p| !p.velocities.is_empty());
         let all_acc = all_vel && goal.points.iter().all(|p| !p.accelerations.is_empty());
-        let knots = idx
-            .iter()
+        idx.iter()
             .enumerate()
             .map(|(k, &i)| {
                 let j = &self.joints[i];
@@ -139,48 +139,77 @@ impl ArmController {
                 }
                 (i, ks)
             })
-            .collect();
-        let tol =
-            idx.iter().map(|&i| (i, self.tolerance_for(&self.joints[i].name, goal))).collect();
-        let vel_tol = idx
+            .collect()
+    }
+
+    /// The velocity a joint must settle under at the end (rad/s): the goal's (negative: no
+    /// check), else `stopped_velocity_tolerance`.
+    fn velocity_tolerance(&self, i: usize, goal: &TrajectoryGoal) -> f64 {
+        let t = goal
+            .goal_tolerance
             .iter()
-            .map(|&i| {
-                let t = goal
-                    .goal_tolerance
-                    .iter()
-                    .find(|t| t.name == self.joints[i].name)
-                    .map(|t| t.velocity)
-                    .unwrap_or(0.0);
-                (
-                    i,
-                    if t > 0.0 {
-                        t
-                    } else if t < 0.0 {
-                        f64::INFINITY
-                    } else {
-                        self.cfg.stopped_velocity_tolerance.max(1e-12)
-                    },
-                )
-            })
-            .collect();
-        // 0 = no limit, as joint_trajectory_controller's constraints.goal_time.
-        let time_tol = if goal.goal_time_tolerance > 0.0 {
+            .find(|t| t.name == self.joints[i].name)
+            .map(|t| t.velocity)
+            .unwrap_or(0.0);
+        if t > 0.0 {
+            t
+        } else if t < 0.0 {
+            f64::INFINITY
+        } else {
+            self.cfg.stopped_velocity_tolerance.max(1e-12)
+        }
+    }
+
+    /// How late the end may be (s): the goal's, else the config's; 0 = no limit, as
+    /// joint_trajectory_controller's constraints.goal_time.
+    fn time_tolerance(&self, goal: &TrajectoryGoal) -> f64 {
+        if goal.goal_time_tolerance > 0.0 {
             goal.goal_time_tolerance
         } else if self.cfg.goal_time_tolerance > 0.0 {
             self.cfg.goal_time_tolerance
         } else {
             f64::INFINITY
-        };
-        let now = ctx.sim_time();
-        Ok(Exec {
-            call,
-            knots,
-            start: now,
-            t_last: prev,
-            tol,
-            vel_tol,
-            time_tol,
-            last_feedback: f64::NEG_INFINITY,
-        })
+        }
     }
+}
+
+/// Every point: one position per joint, velocities/accelerations empty or one per joint, all
+/// finite, times strictly increasing from 0. The last point's time.
+fn check_points(goal: &TrajectoryGoal) -> Result<f64, (i32, String)> {
+    let nj = goal.joint_names.len();
+    let mut prev = -1.0;
+    for (p, pt) in goal.points.iter().enumerate() {
+        if pt.positions.len() != nj {
+            return Err((codes::INVALID_GOAL, format!("point {p} has {} positions for {nj} joints (a position controller needs positions)", pt.positions.len())));
+        }
+        if !(pt.velocities.is_empty() || pt.velocities.len() == nj)
+            || !(pt.accelerations.is_empty() || pt.accelerations.len() == nj)
+        {
+            return Err((
+                codes::INVALID_GOAL,
+                format!("point {p}: velocities/accelerations must be empty or one per joint"),
+            ));
+        }
+        if pt
+            .positions
+            .iter()
+            .chain(&pt.velocities)
+            .chain(&pt.accelerations)
+            .any(|v| !v.is_finite())
+            || !pt.time_from_start.is_finite()
+        {
+            return Err((codes::INVALID_GOAL, format!("point {p} has a non-finite value")));
+        }
+        if pt.time_from_start < 0.0 || pt.time_from_start <= prev {
+            return Err((
+                codes::INVALID_GOAL,
+                format!(
+                    "point {p}: time_from_start {} s is not after the previous point's",
+                    pt.time_from_start
+                ),
+            ));
+        }
+        prev = pt.time_from_start;
+    }
+    Ok(prev)
 }
