@@ -377,7 +377,7 @@ pub fn serve_all(
         )?);
         tasks.push(k.service::<SetHardwareComponentState::Service>(
             "set_hardware_component_state",
-            Arc::new(|ctx, r, q, t, n| set_hardware_state(ctx, r, q, t, n)),
+            Arc::new(set_hardware_state),
         )?);
         served.extend(tasks);
         tracing::info!(
