@@ -307,7 +307,20 @@ impl Interface {
         }
     }
 
-    /// Keep a copy of every payload delivered, cancel and world command from now on (the
+    /// Note a controller manager request about to act on `(entity, command)` (a no-op unless an
+    /// observer taps).
+    pub fn tap_controller(
+        &mut self,
+        cmd: impl FnOnce() -> (String, crate::handles::controllers::command::ControllerCommand),
+    ) {
+        if let Some(tap) = &mut self.tap {
+            let (entity, command) = cmd();
+            tap.push(Tapped::Controller { entity, command });
+        }
+    }
+
+    /// Keep a copy of every payload delivered, cancel, world command and controller request from
+    /// now on (the
     /// recorder's inbound log).
     pub fn enable_tap(&mut self) {
         self.tap.get_or_insert_with(Vec::new);
@@ -318,8 +331,8 @@ impl Interface {
         self.tap.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
-    /// Forget the payloads delivered since the last take (a reset clears their inboxes); cancels
-    /// and world commands acted and are kept.
+    /// Forget the payloads delivered since the last take (a reset clears their inboxes); cancels,
+    /// world commands and controller requests acted and are kept.
     pub fn discard_tapped(&mut self) {
         if let Some(t) = &mut self.tap {
             t.retain(|x| !matches!(x, Tapped::Deliver(..)));

@@ -1,7 +1,8 @@
 //! What an observer (the recorder) is shown of the commands that reach the physics thread: every
-//! payload delivered to an inbound endpoint, every action cancel, and every world command
-//! (SpawnEntity, DeleteEntity, SetEntityState) — each in the order it acted, so a replay can
-//! apply them again before the same step.
+//! payload delivered to an inbound endpoint, every action cancel, every world command
+//! (SpawnEntity, DeleteEntity, SetEntityState) and every controller manager request that changes
+//! a robot's controllers — each in the order it acted, so a replay can apply them again before
+//! the same step.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::payload::Payload;
 use crate::context::EndpointId;
+use crate::handles::controllers::command::ControllerCommand;
 
 /// A pose: position (m) and quaternion `[x, y, z, w]`.
 pub type PoseSpec = ([f64; 3], [f64; 4]);
@@ -67,6 +69,14 @@ pub enum Tapped {
     },
     /// A world command.
     World(WorldCommand),
+    /// A controller manager request that changes a robot's controllers
+    /// ([`crate::handles::controllers::command::apply`]).
+    Controller {
+        /// The robot (entity) whose manager it was sent to.
+        entity: String,
+        /// The request.
+        command: ControllerCommand,
+    },
 }
 
 /// Cancel an action goal: raise its flag (the consumer sees it at its next step). Physics thread

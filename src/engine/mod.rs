@@ -53,6 +53,14 @@ pub trait Observer {
     ) -> Result<(), String>;
     /// At shutdown, after the plugins' shutdown hooks.
     fn finish(&mut self, ctx: &mut SimContext) -> Result<(), String>;
+    /// After a reset that reset the state (its `on_reset` hooks ran), with the time it left.
+    fn after_reset(&mut self, _ctx: &mut SimContext) -> Result<(), String> {
+        Ok(())
+    }
+    /// After an idle while paused ([`Engine::idle`]).
+    fn idle(&mut self, _ctx: &mut SimContext) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Engine options from the driver.
@@ -424,6 +432,9 @@ impl Engine {
         }
         self.ctx.data_mut().forward();
         self.ctx.publish_snapshot();
+        if let Some(o) = &mut self.observer {
+            o.after_reset(&mut self.ctx).map_err(SimError::Other)?;
+        }
         Ok(())
     }
 
@@ -480,6 +491,9 @@ impl Engine {
             }
         }
         self.ctx.paused = false;
+        if let Some(o) = &mut self.observer {
+            o.idle(&mut self.ctx).map_err(SimError::Other)?;
+        }
         Ok(())
     }
 

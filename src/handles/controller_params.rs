@@ -19,7 +19,7 @@
 //! knows about ROS.
 
 /// A parameter value (the subset of rcl_interfaces/ParameterValue controllers use).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ParamValue {
     /// bool
     Bool(bool),

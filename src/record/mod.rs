@@ -17,6 +17,7 @@ pub mod replay;
 pub mod restore;
 pub mod sink;
 pub mod state;
+pub mod topic_filter;
 
 pub use provenance::RunInputs;
 pub use recorder::{RecordOptions, Recorder, TopicFilter};

@@ -24,13 +24,15 @@ use serde_norway::Value;
 
 use crate::context::payload::Payload;
 use crate::context::tap::Tapped;
-use crate::context::{EndpointId, ResetScope, RunState, SimContext};
+use crate::context::{EndpointId, ResetScope, SimContext};
 use crate::engine::rates::snap_rate;
 use crate::engine::{Engine, Observer};
 use crate::record::msgs::{self, Frames};
 use crate::record::provenance::{self, RunInputs, PROVENANCE, SUMMARY};
 use crate::record::sink::Sink;
 use crate::record::state::StateSample;
+pub use crate::record::topic_filter::TopicFilter;
+use crate::ros::clock::ClockGate;
 use crate::ros::plan::{self, InKind, TfRoute};
 use crate::ros::BridgeConfig;
 use crate::world::LoadedWorld;
@@ -43,90 +45,6 @@ pub const INBOUND_TOPIC: &str = "/roqsim/inbound";
 const TF_TYPE: &str = "tf2_msgs/msg/TFMessage";
 /// Default state sample rate (Hz).
 pub const DEFAULT_RATE_HZ: f64 = 50.0;
-
-/// Which ROS topics a recording keeps (`--record-topics`). State samples and the inbound log are
-/// always kept: a replay needs them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum TopicFilter {
-    /// Every topic (default).
-    All,
-    /// No ROS topics.
-    None,
-    /// Topics matching any of these globs (`*` matches any run of characters, `?` one).
-    Globs(Vec<glob::Pattern>),
-}
-
-impl TopicFilter {
-    /// Parse `all`, `none` or a comma-separated glob list.
-    pub fn parse(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "all" => Ok(TopicFilter::All),
-            "none" => Ok(TopicFilter::None),
-            "" => {
-                Err("--record-topics is empty: give all, none or topic globs like /robot/*".into())
-            }
-            list => list
-                .split(',')
-                .map(str::trim)
-                .filter(|g| !g.is_empty())
-                .map(|g| {
-                    glob::Pattern::new(g)
-                        .map_err(|e| {
-                            format!(
-                                "--record-topics: `{}` is not a topic glob: {e}",
-                                crate::error::clip(g)
-                            )
-                        })
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .and_then(|gs| {
-                    if gs.is_empty() {
-                        Err(format!("--record-topics `{}` names no glob: give all, none or topic globs like /robot/*", crate::error::clip(s)))
-                    } else {
-                        Ok(TopicFilter::Globs(gs))
-                    }
-                }),
-        }
-    }
-
-    /// As the provenance states it: `all`, `none` or the glob list (the way `--record-topics`
-    /// takes it).
-    pub fn describe(&self) -> String {
-        match self {
-            TopicFilter::All => "all".into(),
-            TopicFilter::None => "none".into(),
-            TopicFilter::Globs(gs) => gs.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(","),
-        }
-    }
-
-    /// One warning per glob that keeps none of `topics` (the run's topics), naming the glob and
-    /// the topics there are.
-    pub fn unmatched(&self, topics: &std::collections::BTreeSet<String>) -> Vec<String> {
-        let TopicFilter::Globs(gs) = self else { return Vec::new() };
-        let all: Vec<&str> = topics.iter().map(String::as_str).collect();
-        gs.iter()
-            // State samples and inbound events are always kept: a glob naming them is no miss.
-            .filter(|g| !g.matches(STATE_TOPIC) && !g.matches(INBOUND_TOPIC))
-            .filter(|g| !topics.iter().any(|t| g.matches(t)))
-            .map(|g| {
-                format!(
-                    "--record-topics: `{}` matches no topic of this run, so it keeps nothing; the run's topics: {}",
-                    crate::error::clip(g.as_str()),
-                    if all.is_empty() { "(none)".to_string() } else { all.join(", ") }
-                )
-            })
-            .collect()
-    }
-
-    /// Whether `topic` is kept.
-    pub fn keeps(&self, topic: &str) -> bool {
-        match self {
-            TopicFilter::All => true,
-            TopicFilter::None => false,
-            TopicFilter::Globs(gs) => gs.iter().any(|g| g.matches(topic)),
-        }
-    }
-}
 
 /// `--record` options.
 #[derive(Debug, Clone)]
@@ -192,10 +110,9 @@ pub struct Recorder {
     /// Whether /tf is kept (the topic filter, decided once).
     keep_tf: bool,
     tf_static_topic: String,
-    clock_every: Option<u64>,
-    /// The sim time of the last /clock recorded (the run's end records the final one if the gate
-    /// skipped it, as the bridge publishes it).
-    last_clock: Option<f64>,
+    /// When /clock is recorded: the bridge's decision ([`ClockGate`]), so the recorded /clock is
+    /// what a live subscriber receives (`None`: /clock not recorded).
+    clock: Option<ClockGate>,
     /// Cancel flags of the goals logged, in order (a cancel names its goal by this index).
     goals: Vec<Arc<AtomicBool>>,
     every: u64,
@@ -255,8 +172,7 @@ impl Recorder {
             tf_topic: "/tf".into(),
             keep_tf: false,
             tf_static_topic: "/tf_static".into(),
-            clock_every: None,
-            last_clock: None,
+            clock: None,
             goals: Vec::new(),
             every: 1,
             step: 0,
@@ -347,17 +263,54 @@ impl Recorder {
         let state = snap_rate(self.opts.rate_hz, physics_hz);
         self.every = state.every_steps;
         let plan = plan::build(&ctx.interface, &self.bridge_cfg).map_err(|e| e.join("; "))?;
-        let mut rates = Vec::new();
-        let mut not_recorded = Vec::new();
-        let keep = self.opts.topics.clone();
-        // Every topic the run has, for the globs that keep none of them, and each output
-        // endpoint's topic, for the rate table.
-        let mut run_topics: std::collections::BTreeSet<String> = Default::default();
-        let mut out_topic: BTreeMap<usize, String> = BTreeMap::new();
-        for o in &plan.outputs {
-            run_topics.insert(o.topic.clone());
-            out_topic.insert(o.id, o.topic.clone());
+        let unmatched = self.opts.topics.unmatched(&self.run_topics(&plan));
+        let not_recorded = self.add_outputs(ctx, &plan, physics_hz)?;
+        self.add_tf_and_inputs(ctx, &plan);
+        let mut rates = self.add_merged(&plan, physics_hz)?;
+        rates.extend(self.add_clock(physics_hz));
+        rates.push(
+            json!({"name": format!("record {STATE_TOPIC}"), "topic": STATE_TOPIC, "requested_hz": state.requested_hz,
+            "realised_hz": state.realised_hz, "every_steps": state.every_steps}),
+        );
+        rates.extend(endpoint_rate_rows(ctx, &plan));
+        self.mark_recorded(ctx);
+        let mut meta = std::mem::take(&mut self.meta);
+        meta.insert("actuators".into(), compiled_actuators(ctx.model()).to_string());
+        meta.insert("physics_hz".into(), format!("{physics_hz:e}"));
+        meta.insert("endpoint_rates".into(), serde_json::Value::Array(rates).to_string());
+        let topics = self.topics_table(ctx, physics_hz);
+        meta.insert("topics".into(), serde_json::to_string(&topics).unwrap_or_default());
+        meta.insert(
+            "not_recorded".into(),
+            serde_json::to_string(&not_recorded).unwrap_or_default(),
+        );
+        let tables = actuator_tables(ctx);
+        meta.insert("actuator_tables".into(), serde_json::to_string(&tables).unwrap_or_default());
+        meta.insert(
+            "record".into(),
+            json!({"state_topic": STATE_TOPIC, "inbound_topic": INBOUND_TOPIC,
+                "state_every_steps": state.every_steps, "state_requested_hz": state.requested_hz,
+                "state_realised_hz": state.realised_hz,
+                "topics": self.opts.topics.describe(),
+                "unmatched_topic_globs": unmatched})
+            .to_string(),
+        );
+        self.sink.write_metadata(Metadata { name: PROVENANCE.into(), metadata: meta })?;
+        self.state_channel = self.channel(STATE_TOPIC, msgs::STATE_SAMPLE_TYPE, "cdr")?;
+        self.inbound_channel = self.channel(INBOUND_TOPIC, "", "json")?;
+        for n in &not_recorded {
+            tracing::warn!("--record: {n}");
         }
+        for u in &unmatched {
+            tracing::warn!("{u}");
+        }
+        self.start(engine)
+    }
+
+    /// Every topic the run has (for the globs that keep none of them).
+    fn run_topics(&self, plan: &plan::Plan) -> std::collections::BTreeSet<String> {
+        let mut run_topics: std::collections::BTreeSet<String> = Default::default();
+        run_topics.extend(plan.outputs.iter().map(|o| o.topic.clone()));
         for i in &plan.inputs {
             if let InKind::Topic { .. } = &i.kind {
                 run_topics.insert(i.name.clone());
@@ -371,9 +324,20 @@ impl Recorder {
         if self.bridge_cfg.publish_clock {
             run_topics.insert("/clock".to_string());
         }
-        let unmatched = keep.unmatched(&run_topics);
+        run_topics
+    }
+
+    /// A channel per kept output endpoint with a recording encoder; returns the kept ones left
+    /// out (no encoder), with why.
+    fn add_outputs(
+        &mut self,
+        ctx: &SimContext,
+        plan: &plan::Plan,
+        physics_hz: f64,
+    ) -> Result<Vec<String>, String> {
+        let mut not_recorded = Vec::new();
         for o in &plan.outputs {
-            if !keep.keeps(&o.topic) {
+            if !self.opts.topics.keeps(&o.topic) {
                 continue;
             }
             if !msgs::ENCODED_TYPES.contains(&o.msg_type.as_str()) {
@@ -395,6 +359,13 @@ impl Recorder {
                 every,
             });
         }
+        Ok(not_recorded)
+    }
+
+    /// The TF routes and topics, and every inbound endpoint's label (with its topic, type and
+    /// frames when its messages are kept as CDR).
+    fn add_tf_and_inputs(&mut self, ctx: &SimContext, plan: &plan::Plan) {
+        let keep = &self.opts.topics;
         for t in &plan.tf {
             self.tfs.push((t.id, t.route, Frames { prefix: t.frame_prefix.clone(), hint: None }));
         }
@@ -418,8 +389,17 @@ impl Recorder {
                 self.ins.insert(ep.0, (plan::label(ep.1), None));
             }
         }
+    }
+
+    /// A channel per kept merged joint_states topic; returns their rate rows.
+    fn add_merged(
+        &mut self,
+        plan: &plan::Plan,
+        physics_hz: f64,
+    ) -> Result<Vec<serde_json::Value>, String> {
+        let mut rates = Vec::new();
         for m in &plan.merged {
-            if !keep.keeps(&m.topic) {
+            if !self.opts.topics.keeps(&m.topic) {
                 continue;
             }
             let channel = self.channel(&m.topic, "sensor_msgs/msg/JointState", "cdr")?;
@@ -436,25 +416,22 @@ impl Recorder {
                 every: s.every_steps,
             });
         }
-        if self.bridge_cfg.publish_clock && keep.keeps("/clock") {
-            let s = snap_rate(self.bridge_cfg.clock_hz(physics_hz), physics_hz);
-            self.clock_every = Some(s.every_steps);
-            rates.push(
-                json!({"name": "record /clock", "topic": "/clock", "requested_hz": s.requested_hz,
-                "realised_hz": s.realised_hz, "every_steps": s.every_steps}),
-            );
+        Ok(rates)
+    }
+
+    /// The /clock gate, when the bridge publishes /clock and the recording keeps it; its rate row.
+    fn add_clock(&mut self, physics_hz: f64) -> Option<serde_json::Value> {
+        if !self.bridge_cfg.publish_clock || !self.opts.topics.keeps("/clock") {
+            return None;
         }
-        rates.push(
-            json!({"name": format!("record {STATE_TOPIC}"), "topic": STATE_TOPIC, "requested_hz": state.requested_hz,
-            "realised_hz": state.realised_hz, "every_steps": state.every_steps}),
-        );
-        for r in ctx.interface.rate_table() {
-            // The ROS topic the endpoint publishes on (several endpoints may share a name).
-            let topic = r.endpoint.and_then(|id| out_topic.get(&id));
-            rates.push(json!({"name": r.name, "topic": topic, "requested_hz": r.requested_hz,
-                "realised_hz": r.realised_hz, "every_steps": r.every_steps}));
-        }
-        // What the recording keeps is produced whether or not a ROS peer subscribes.
+        let s = snap_rate(self.bridge_cfg.clock_hz(physics_hz), physics_hz);
+        self.clock = Some(ClockGate::new(s.every_steps));
+        Some(json!({"name": "record /clock", "topic": "/clock", "requested_hz": s.requested_hz,
+            "realised_hz": s.realised_hz, "every_steps": s.every_steps}))
+    }
+
+    /// What the recording keeps is produced whether or not a ROS peer subscribes.
+    fn mark_recorded(&self, ctx: &mut SimContext) {
         let kept_tf = self.tfs.iter().filter(|_| self.keep_tf).map(|t| t.0);
         let kept_merged = self.merged.iter().flat_map(|m| m.members.iter().copied());
         let kept: Vec<usize> =
@@ -462,6 +439,14 @@ impl Recorder {
         for id in kept {
             ctx.interface.get_mut(id).recorded = true;
         }
+    }
+
+    /// The `topics` metadata: recorded topic → type, endpoint, rate.
+    fn topics_table(
+        &self,
+        ctx: &SimContext,
+        physics_hz: f64,
+    ) -> BTreeMap<String, serde_json::Value> {
         let mut topics = BTreeMap::new();
         for o in &self.outs {
             let ep = ctx.interface.get(o.id);
@@ -482,51 +467,19 @@ impl Recorder {
                     "realised_hz": physics_hz / m.every as f64, "lazy": false}),
             );
         }
-        let mut tables = BTreeMap::new();
-        let keys: Vec<String> = ctx
-            .blackboard
-            .keys()
-            .filter(|k| k.starts_with("actuator_table:"))
-            .map(str::to_string)
-            .collect();
-        for k in keys {
-            if let Ok(t) = ctx.blackboard.get::<crate::spawn::actuators::ActuatorTable>(&k) {
-                tables.insert(t.entity.clone(), t.render());
-            }
-        }
-        let model_actuators = compiled_actuators(ctx.model());
-        let mut meta = std::mem::take(&mut self.meta);
-        meta.insert("actuators".into(), model_actuators.to_string());
-        meta.insert("physics_hz".into(), format!("{physics_hz:e}"));
-        meta.insert("endpoint_rates".into(), serde_json::Value::Array(rates).to_string());
-        meta.insert("topics".into(), serde_json::to_string(&topics).unwrap_or_default());
-        meta.insert(
-            "not_recorded".into(),
-            serde_json::to_string(&not_recorded).unwrap_or_default(),
-        );
-        meta.insert("actuator_tables".into(), serde_json::to_string(&tables).unwrap_or_default());
-        meta.insert(
-            "record".into(),
-            json!({"state_topic": STATE_TOPIC, "inbound_topic": INBOUND_TOPIC,
-                "state_every_steps": state.every_steps, "state_requested_hz": state.requested_hz,
-                "state_realised_hz": state.realised_hz,
-                "topics": self.opts.topics.describe(),
-                "unmatched_topic_globs": unmatched})
-            .to_string(),
-        );
-        self.sink.write_metadata(Metadata { name: PROVENANCE.into(), metadata: meta })?;
-        self.state_channel = self.channel(STATE_TOPIC, msgs::STATE_SAMPLE_TYPE, "cdr")?;
-        self.inbound_channel = self.channel(INBOUND_TOPIC, "", "json")?;
-        for n in &not_recorded {
-            tracing::warn!("--record: {n}");
-        }
-        for u in &unmatched {
-            tracing::warn!("{u}");
-        }
+        topics
+    }
+
+    /// Start observing: tap the inbound side, write the state right after the initial reset
+    /// (step 0) and the /clock the bridge publishes at that reset, move the file into place.
+    fn start(mut self, engine: &mut Engine) -> Result<(), String> {
+        let ctx = &mut engine.ctx;
         ctx.interface.enable_tap();
-        // The state right after the initial reset: step 0.
         let s0 = StateSample::capture(ctx, 0);
         self.write(self.state_channel, s0.time, &s0.encode())?;
+        if self.clock.as_ref().is_some_and(ClockGate::at_reset) {
+            self.write_clock(ctx.sim_time())?;
+        }
         self.sink.flush()?;
         if let Some(tmp) = self.partial.take() {
             std::fs::rename(&tmp, &self.opts.path).map_err(|e| {
@@ -563,6 +516,13 @@ impl Recorder {
                     self.write_event(ctx, &ev)?;
                     continue;
                 }
+                Tapped::Controller { entity, command } => {
+                    let mut ev = head;
+                    ev["entity"] = json!(entity);
+                    ev["controller"] = serde_json::to_value(&command).map_err(|e| e.to_string())?;
+                    self.write_event(ctx, &ev)?;
+                    continue;
+                }
             };
             let (label, typed) = self.ins.get(&id).cloned().unwrap_or((format!("#{id}"), None));
             let mut ev = head;
@@ -596,7 +556,9 @@ impl Recorder {
 
     fn write_clock(&mut self, now: f64) -> Result<(), String> {
         let c = self.cached(|r| &mut r.clock_channel, "/clock", "rosgraph_msgs/msg/Clock")?;
-        self.last_clock = Some(now);
+        if let Some(g) = self.clock.as_mut() {
+            g.sent(now);
+        }
         self.write(c, now, &msgs::encode_clock(now))
     }
 
@@ -604,7 +566,7 @@ impl Recorder {
         if !self.sink.is_open() {
             return Ok(());
         }
-        if self.clock_every.is_some() && self.step > 0 && self.last_clock != Some(ctx.sim_time()) {
+        if self.clock.as_ref().is_some_and(|g| g.at_end(ctx.sim_time())) {
             self.write_clock(ctx.sim_time())?;
         }
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
@@ -717,13 +679,8 @@ impl Observer for Recorder {
             let c = self.cached(|r| &mut r.tf_static_channel, &topic, TF_TYPE)?;
             self.write(c, now, &msgs::encode_tf(&all))?;
         }
-        if let Some(k) = self.clock_every {
-            // As the bridge: on the gate, and at the last step a request asked for while paused.
-            let requested_last =
-                ctx.control.state != RunState::Playing && ctx.control.pending_steps <= 1;
-            if tick % k == 0 || requested_last {
-                self.write_clock(now)?;
-            }
+        if self.clock.as_mut().is_some_and(|g| g.after_step(ctx)) {
+            self.write_clock(now)?;
         }
         if self.step % self.every == 0 {
             let s = StateSample::capture(ctx, self.step);
@@ -754,6 +711,48 @@ impl Observer for Recorder {
     fn finish(&mut self, ctx: &mut SimContext) -> Result<(), String> {
         self.finish_file(ctx)
     }
+
+    fn after_reset(&mut self, ctx: &mut SimContext) -> Result<(), String> {
+        if self.clock.as_ref().is_some_and(ClockGate::at_reset) {
+            self.write_clock(ctx.sim_time())?;
+        }
+        self.sink.end_step()
+    }
+
+    fn idle(&mut self, ctx: &mut SimContext) -> Result<(), String> {
+        if self.clock.as_mut().is_some_and(ClockGate::on_pause) {
+            self.write_clock(ctx.sim_time())?;
+            self.sink.end_step()?;
+        }
+        Ok(())
+    }
+}
+
+/// The endpoints' rate rows, each with the ROS topic it publishes on (several endpoints may
+/// share a name).
+fn endpoint_rate_rows(ctx: &SimContext, plan: &plan::Plan) -> Vec<serde_json::Value> {
+    let out_topic: BTreeMap<usize, &String> =
+        plan.outputs.iter().map(|o| (o.id, &o.topic)).collect();
+    ctx.interface
+        .rate_table()
+        .into_iter()
+        .map(|r| {
+            let topic = r.endpoint.and_then(|id| out_topic.get(&id));
+            json!({"name": r.name, "topic": topic, "requested_hz": r.requested_hz,
+                "realised_hz": r.realised_hz, "every_steps": r.every_steps})
+        })
+        .collect()
+}
+
+/// Every robot's resolved actuator table, rendered (`actuator_tables`).
+fn actuator_tables(ctx: &SimContext) -> BTreeMap<String, String> {
+    let mut tables = BTreeMap::new();
+    for k in ctx.blackboard.keys().filter(|k| k.starts_with("actuator_table:")) {
+        if let Ok(t) = ctx.blackboard.get::<crate::spawn::actuators::ActuatorTable>(k) {
+            tables.insert(t.entity.clone(), t.render());
+        }
+    }
+    tables
 }
 
 /// Every actuator of the compiled model as it ran: name, gain and bias laws with their first
@@ -809,45 +808,5 @@ impl Drop for Recorder {
         if let Some(tmp) = self.partial.take() {
             let _ = std::fs::remove_file(tmp);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn topic_globs() {
-        let f = TopicFilter::parse("/robot/*, /clock").unwrap();
-        assert!(f.keeps("/robot/odom"));
-        assert!(f.keeps("/clock"));
-        assert!(!f.keeps("/tf"));
-        assert!(TopicFilter::parse("none").unwrap() == TopicFilter::None);
-        let f = TopicFilter::parse("/a/*/scan").unwrap();
-        assert!(f.keeps("/a/b/scan") && !f.keeps("/a/b/odom"));
-        assert_eq!(
-            TopicFilter::parse("/a/[b").unwrap_err(),
-            "--record-topics: `/a/[b` is not a topic glob: Pattern syntax error near position 3: invalid range pattern"
-        );
-        assert_eq!(
-            TopicFilter::parse(" ").unwrap_err(),
-            "--record-topics is empty: give all, none or topic globs like /robot/*"
-        );
-    }
-
-    #[test]
-    fn a_glob_that_keeps_nothing_is_named_with_the_topics_there_are() {
-        let topics: std::collections::BTreeSet<String> =
-            ["/scan", "/odom", "/clock"].into_iter().map(String::from).collect();
-        let f = TopicFilter::parse("/scan, /robot/*, /odo?, /camera/**").unwrap();
-        assert_eq!(
-            f.unmatched(&topics),
-            [
-                "--record-topics: `/robot/*` matches no topic of this run, so it keeps nothing; the run's topics: /clock, /odom, /scan",
-                "--record-topics: `/camera/**` matches no topic of this run, so it keeps nothing; the run's topics: /clock, /odom, /scan",
-            ]
-        );
-        assert!(TopicFilter::All.unmatched(&topics).is_empty());
-        assert!(TopicFilter::parse("/s*").unwrap().unmatched(&topics).is_empty());
     }
 }

@@ -13,6 +13,7 @@ use crate::context::payload::Payload;
 use crate::context::tap::WorldCommand;
 use crate::context::{Direction, ResetScope};
 use crate::engine::{Engine, EngineOptions};
+use crate::handles::controllers::command::ControllerCommand;
 use crate::record::provenance::{self, FORMAT_VERSION, PROVENANCE, SUMMARY};
 use crate::record::recorder::{INBOUND_TOPIC, STATE_TOPIC};
 use crate::record::state::{Divergence, StateSample};
@@ -41,6 +42,13 @@ pub enum Event {
     },
     /// A world command (SpawnEntity, DeleteEntity, SetEntityState).
     World(WorldCommand),
+    /// A controller manager request to the robot `entity`'s manager.
+    Controller {
+        /// The robot (entity).
+        entity: String,
+        /// The request.
+        command: ControllerCommand,
+    },
     /// A reset (`None` = a full `Engine::reset`).
     Reset(Option<ResetScope>),
 }
@@ -171,6 +179,13 @@ fn parse_event(v: &Json) -> Result<(u64, Event), String> {
         let cmd: WorldCommand =
             serde_json::from_value(w.clone()).map_err(|e| format!("world command: {e}"))?;
         return Ok((step, Event::World(cmd)));
+    }
+    if let Some(c) = v.get("controller") {
+        let entity =
+            v.get("entity").and_then(Json::as_str).ok_or("controller request without entity")?;
+        let command: ControllerCommand =
+            serde_json::from_value(c.clone()).map_err(|e| format!("controller request: {e}"))?;
+        return Ok((step, Event::Controller { entity: entity.to_string(), command }));
     }
     let endpoint = v.get("endpoint").and_then(Json::as_str).ok_or("no endpoint")?.to_string();
     if let Some(g) = v.get("cancel") {
@@ -391,6 +406,14 @@ pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<Repla
                 Event::World(cmd) => {
                     // Refused commands replay as refused: the same call, the same outcome.
                     let _ = crate::engine::sim_control::apply(&mut engine.ctx, cmd);
+                }
+                Event::Controller { entity, command } => {
+                    // Refused requests replay as refused, as world commands do.
+                    let _ = crate::handles::controllers::command::apply(
+                        &mut engine.ctx,
+                        entity,
+                        command,
+                    );
                 }
                 Event::Reset(None) => engine.reset().map_err(|e| e.to_string())?,
                 Event::Reset(Some(scope)) => {

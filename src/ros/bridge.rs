@@ -31,10 +31,11 @@ use r2r::sensor_msgs::msg::JointState;
 use r2r::tf2_msgs::msg::TFMessage;
 
 use crate::context::payload::{self as pl, Payload};
-use crate::context::{EndpointId, RunState, SimContext};
+use crate::context::{EndpointId, SimContext};
 use crate::error::HookResult;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor};
 use crate::plugin_descriptor;
+use crate::ros::clock::ClockGate;
 use crate::ros::config::BridgeConfig;
 use crate::ros::convert::{self, Frames, Outbound, Task};
 use crate::ros::graph::{self, Watched};
@@ -117,9 +118,9 @@ struct Running {
     tf_static_msg: TFMessage,
     tf_static_topic: usize,
     statics: BTreeMap<String, TransformStamped>,
-    clock: Option<(r2r::Publisher<Clock>, Clock, u64)>,
+    /// The /clock publisher, its message and when it goes out (shared with the recording).
+    clock: Option<(r2r::Publisher<Clock>, Clock, ClockGate)>,
     clock_topic: usize,
-    last_clock_ns: Option<i64>,
     last_refresh: Option<Instant>,
     /// Last re-send while paused (`None` while stepping).
     last_paused: Option<Instant>,
@@ -256,7 +257,6 @@ impl Plugin for Ros2Bridge {
             statics: BTreeMap::new(),
             clock,
             clock_topic,
-            last_clock_ns: None,
             last_refresh: None,
             last_paused: None,
             topics,
@@ -273,7 +273,8 @@ impl Plugin for Ros2Bridge {
         r.merged.iter_mut().for_each(|m| m.latest.iter_mut().for_each(|l| *l = None));
         // Forward what was published at tick 0 (static transforms) and the clock the reset
         // leaves (0, or the standing time of a state-only reset), whatever the clock's gate says.
-        r.forward(ctx, true)
+        let clock = r.clock.as_ref().is_some_and(|c| c.2.at_reset());
+        r.forward(ctx, clock)
     }
 
     fn post_step(&mut self, ctx: &mut SimContext) -> HookResult {
@@ -282,17 +283,17 @@ impl Plugin for Ros2Bridge {
             // Paused (Engine::idle): no step was taken, so nothing is new and /clock stands still;
             // re-send the latest joint states, TF and the standing clock so controllers and TF
             // listeners do not starve.
-            if r.last_paused.is_none_or(|t| t.elapsed() >= PAUSED_PERIOD) {
+            let pause = r.clock.as_mut().is_some_and(|c| c.2.on_pause());
+            if pause || r.last_paused.is_none_or(|t| t.elapsed() >= PAUSED_PERIOD) {
                 r.last_paused = Some(Instant::now());
                 r.republish_paused(ctx)?;
             }
         } else {
             r.last_paused = None;
-            // The last step a StepSimulation / SimulateSteps / the viewer asked for while paused
-            // (the runner counts it off after this hook): its /clock goes out, gate or not.
-            let requested_last =
-                ctx.control.state != RunState::Playing && ctx.control.pending_steps <= 1;
-            r.forward(ctx, requested_last)?;
+            // On the gate, or the last step a StepSimulation / SimulateSteps / the viewer asked
+            // for while paused (the runner counts it off after this hook).
+            let clock = r.clock.as_mut().is_some_and(|c| c.2.after_step(ctx));
+            r.forward(ctx, clock)?;
         }
         if r.last_refresh.is_none_or(|t| t.elapsed() >= GRAPH_PERIOD) {
             r.last_refresh = Some(Instant::now());
@@ -306,8 +307,8 @@ impl Plugin for Ros2Bridge {
         // The final sim time, if the clock gate skipped the last step.
         let now = ctx.sim_time();
         let mut listened = false;
-        if let Some((p, m, _)) = r.clock.as_mut() {
-            if r.last_clock_ns != Some(convert::nanos(now)) {
+        if let Some((p, m, gate)) = r.clock.as_mut() {
+            if gate.at_end(now) {
                 m.clock = convert::stamp(now);
                 let _ = p.publish(m);
             }
@@ -348,8 +349,8 @@ impl Plugin for Ros2Bridge {
 
 impl Running {
     /// Forward every publication not forwarded yet, then the bridge's own streams.
-    /// Publish what this step produced; /clock on its gate, or regardless with `clock_now`.
-    fn forward(&mut self, ctx: &SimContext, clock_now: bool) -> HookResult {
+    /// Publish what this step produced; /clock when `clock` (its [`ClockGate`] decided).
+    fn forward(&mut self, ctx: &SimContext, clock: bool) -> HookResult {
         let tick = ctx.tick;
         let now = ctx.sim_time();
         crate::ros::services::set_sim_time(now); // stamps of action feedback built on the ROS thread
@@ -473,13 +474,13 @@ impl Running {
             }
         }
 
-        if let Some((p, m, every)) = self.clock.as_mut() {
-            if clock_now || tick % *every == 0 {
+        if let Some((p, m, gate)) = self.clock.as_mut() {
+            if clock {
                 m.clock = convert::stamp(now);
                 if let Err(e) = p.publish(m) {
                     tracing::warn!("/clock publish failed: {e}");
                 }
-                self.last_clock_ns = Some(convert::nanos(now));
+                gate.sent(now);
                 if let (Some(tr), Some(w)) = (self.trace.as_mut(), wall) {
                     tr.push((self.clock_topic as u32, convert::nanos(now), w));
                 }
@@ -528,12 +529,12 @@ impl Running {
                 }
             }
         }
-        if let Some((p, m, _)) = self.clock.as_mut() {
+        if let Some((p, m, gate)) = self.clock.as_mut() {
             m.clock = convert::stamp(now);
             if let Err(e) = p.publish(m) {
                 tracing::warn!("/clock publish failed: {e}");
             }
-            self.last_clock_ns = Some(convert::nanos(now));
+            gate.sent(now);
         }
         Ok(())
     }

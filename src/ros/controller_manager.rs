@@ -38,7 +38,9 @@
 //! before answering.
 //!
 //! The registry is `Rc` (physics-thread only), so every request is a command posted to the
-//! physics thread that runs the call there, stamped with the sim time it happens at (the
+//! physics thread that runs the call there — a request that changes the controllers as a
+//! transport-neutral [`ControllerCommand`] through [`command::apply`], which a recording logs and
+//! a replay applies again — stamped with the sim time it happens at (the
 //! controller's plugin then publishes `<controller>/transition_event` with that stamp); the
 //! answer comes back on a channel. Services that answer only `ok` log a refusal's reason
 //! (warning, also on /rosout) with the service's name, as upstream's controller manager logs it.
@@ -60,6 +62,8 @@ use r2r::lifecycle_msgs::msg::State as LcState;
 use r2r::{QosProfile, WrappedServiceTypeSupport};
 
 use crate::context::{CommandSender, SimContext};
+use crate::handles::controller_params::ParamValue;
+use crate::handles::controllers::command::{self, ControllerCommand, Outcome};
 use crate::handles::controllers::{
     registry_key, ControllerInfo, HardwareInterface, Registry, State,
 };
@@ -284,13 +288,13 @@ pub fn serve_all(
         let mut tasks = vec![
             k.service::<ListControllers::Service>(
                 "list_controllers",
-                Arc::new(|r, _, _, _| ListControllers::Response {
+                Arc::new(|_, r, _, _, _| ListControllers::Response {
                     controller: r.list().iter().map(controller_state).collect(),
                 }),
             )?,
             k.service::<ListControllerTypes::Service>(
                 "list_controller_types",
-                Arc::new(|r, _, _, _| {
+                Arc::new(|_, r, _, _, _| {
                     let types = r.types();
                     ListControllerTypes::Response {
                         base_classes: vec![BASE_CLASS.to_string(); types.len()],
@@ -303,37 +307,53 @@ pub fn serve_all(
         let (tbl, mns) = (table.clone(), ns.clone());
         tasks.push(k.service::<LoadController::Service>(
             "load_controller",
-            Arc::new(move |r, q, t, n| LoadController::Response {
-                ok: logged(n, &q.name, load(r, &tbl, &mns, &q.name, t)),
+            Arc::new(move |ctx, r, q, _, n| LoadController::Response {
+                ok: logged(n, &q.name, load(ctx, r, &tbl, &mns, &q.name)),
             }),
         )?);
         tasks.push(k.service::<ConfigureController::Service>(
             "configure_controller",
-            Arc::new(|r, q, t, n| ConfigureController::Response {
-                ok: logged(n, &q.name, r.configure(&q.name, t)),
+            Arc::new(|ctx, r, q, _, n| ConfigureController::Response {
+                ok: logged(
+                    n,
+                    &q.name,
+                    done(ctx, r, ControllerCommand::Configure { name: q.name.clone() }),
+                ),
             }),
         )?);
         tasks.push(k.service::<CleanupController::Service>(
             "cleanup_controller",
-            Arc::new(|r, q, t, n| CleanupController::Response {
-                ok: logged(n, &q.name, r.cleanup(&q.name, t)),
+            Arc::new(|ctx, r, q, _, n| CleanupController::Response {
+                ok: logged(
+                    n,
+                    &q.name,
+                    done(ctx, r, ControllerCommand::Cleanup { name: q.name.clone() }),
+                ),
             }),
         )?);
         tasks.push(k.service::<UnloadController::Service>(
             "unload_controller",
-            Arc::new(|r, q, t, n| UnloadController::Response {
-                ok: logged(n, &q.name, r.unload(&q.name, t)),
+            Arc::new(|ctx, r, q, _, n| UnloadController::Response {
+                ok: logged(
+                    n,
+                    &q.name,
+                    done(ctx, r, ControllerCommand::Unload { name: q.name.clone() }),
+                ),
             }),
         )?);
         tasks.push(k.service::<ReloadControllerLibraries::Service>(
             "reload_controller_libraries",
-            Arc::new(|r, q, t, n| ReloadControllerLibraries::Response {
-                ok: logged(n, "(all)", reload(r, q.force_kill, t)),
+            Arc::new(|ctx, r, q, _, n| ReloadControllerLibraries::Response {
+                ok: logged(
+                    n,
+                    "(all)",
+                    done(ctx, r, ControllerCommand::ReloadLibraries { force_kill: q.force_kill }),
+                ),
             }),
         )?);
         tasks.push(k.service::<ListHardwareInterfaces::Service>(
             "list_hardware_interfaces",
-            Arc::new(|r, _, _, _| {
+            Arc::new(|_, r, _, _, _| {
                 let hw = r.hardware_interfaces();
                 ListHardwareInterfaces::Response {
                     command_interfaces: hw
@@ -351,13 +371,13 @@ pub fn serve_all(
         )?);
         tasks.push(k.service::<ListHardwareComponents::Service>(
             "list_hardware_components",
-            Arc::new(|r, _, _, _| ListHardwareComponents::Response {
+            Arc::new(|_, r, _, _, _| ListHardwareComponents::Response {
                 component: vec![hardware_component(r)],
             }),
         )?);
         tasks.push(k.service::<SetHardwareComponentState::Service>(
             "set_hardware_component_state",
-            Arc::new(|r, q, t, n| set_hardware_state(r, &q.name, &q.target_state, t, n)),
+            Arc::new(set_hardware_state),
         )?);
         served.extend(tasks);
         tracing::info!(
@@ -370,8 +390,20 @@ pub fn serve_all(
     Ok(out)
 }
 
-fn load(r: &Registry, table: &params::Shared, ns: &str, name: &str, t: f64) -> Result<(), String> {
-    let Some(declared) = r.type_of(name) else { return r.load(name, t) };
+/// load_controller: the `<name>.type` and `<name>.params_file` parameters the spawner set on the
+/// manager's node are checked and the files read here (the transport's part); the load itself,
+/// with the parameter values the files gave, is a [`ControllerCommand::Load`].
+fn load(
+    ctx: &mut SimContext,
+    r: &Registry,
+    table: &params::Shared,
+    ns: &str,
+    name: &str,
+) -> Result<(), String> {
+    let load = |ctx: &mut SimContext, overrides: Vec<(String, ParamValue)>| {
+        done(ctx, r, ControllerCommand::Load { name: name.to_string(), overrides })
+    };
+    let Some(declared) = r.type_of(name) else { return load(ctx, Vec::new()) };
     let (ty, files, extra) = {
         let tb = table.lock().map_err(|_| "parameter table poisoned".to_string())?;
         let ty = tb.get(&format!("{name}.type")).map(|p| p.value.string_value.clone());
@@ -426,28 +458,12 @@ fn load(r: &Registry, table: &params::Shared, ns: &str, name: &str, t: f64) -> R
             checked.overrides.iter().map(|(k, v)| format!("{k} = {v}")).collect();
         tracing::info!("load_controller `{name}`: from the parameter files: {}", set.join(", "));
     }
-    r.load_with(name, &checked.overrides, t)
+    load(ctx, checked.overrides)
 }
 
-fn reload(r: &Registry, force_kill: bool, t: f64) -> Result<(), String> {
-    let loaded: Vec<ControllerInfo> = r.list();
-    if loaded.is_empty() {
-        return Ok(());
-    }
-    if !force_kill {
-        return Err(format!(
-            "{} controllers are loaded ([{}]); controller libraries are reloaded only with none loaded, or with force_kill: true (which deactivates and unloads them)",
-            loaded.len(),
-            loaded.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
-        ));
-    }
-    let active: Vec<String> =
-        loaded.iter().filter(|c| c.state == State::Active).map(|c| c.name.clone()).collect();
-    r.switch(&[], &active, crate::handles::controllers::STRICT, t)?;
-    for c in &loaded {
-        r.unload(&c.name, t)?;
-    }
-    Ok(())
+/// Run a request through the transport-neutral core (which notes it for a recording).
+fn done(ctx: &mut SimContext, r: &Registry, cmd: ControllerCommand) -> Result<(), String> {
+    command::apply(ctx, &r.entity(), &cmd).map(|_| ())
 }
 
 fn hardware_component(r: &Registry) -> HardwareComponentState {
@@ -465,67 +481,44 @@ fn hardware_component(r: &Registry) -> HardwareComponentState {
     }
 }
 
-/// The lifecycle state a request names: by id (1..4), or by label when the id is 0, as
-/// ros2_control's resource manager reads it; `None`: no primary state it moves components to.
-pub fn target_state(target: &LcState) -> Option<State> {
-    let by_label = |l: &str| match l {
-        "unconfigured" => Some(State::Unconfigured),
-        "inactive" => Some(State::Inactive),
-        "active" => Some(State::Active),
-        "finalized" => Some(State::Finalized),
-        _ => None,
-    };
-    match target.id {
-        0 => by_label(&target.label),
-        1 => Some(State::Unconfigured),
-        2 => Some(State::Inactive),
-        3 => Some(State::Active),
-        4 => Some(State::Finalized),
-        _ => None,
-    }
-}
-
 fn set_hardware_state(
+    ctx: &mut SimContext,
     r: &Registry,
-    name: &str,
-    target: &LcState,
+    q: SetHardwareComponentState::Request,
     t: f64,
     service: &str,
 ) -> SetHardwareComponentState::Response {
-    let entity = r.entity();
-    if name != entity {
-        tracing::warn!(
-            "{service} refused: hardware component `{name}` does not exist (components: [{entity}])"
-        );
-        return SetHardwareComponentState::Response { ok: false, state: LcState::default() };
-    }
-    let from = r.hardware_state();
-    let result = match target_state(target) {
-        Some(to) => r.set_hardware_state(to),
-        None => Err(format!(
-            "target state {} `{}` is not one of unconfigured (1), inactive (2), active (3), finalized (4)",
-            target.id, target.label
-        )),
+    let name = q.name.clone();
+    let cmd = ControllerCommand::SetHardwareState {
+        component: q.name,
+        id: q.target_state.id,
+        label: q.target_state.label,
     };
-    match result {
-        Ok(to) => {
-            tracing::info!(
-                "{service} at t = {t:.3} s: `{name}` {} -> {}{}",
-                from.label(),
-                to.label(),
-                match to {
-                    State::Active => "",
-                    State::Inactive => " (its actuators hold their last command; broadcasters can still be activated)",
-                    _ => " (its interfaces are unavailable: actuators hold their last command, joint_states repeat the last reading)",
-                }
-            );
-            SetHardwareComponentState::Response { ok: true, state: lc(to) }
-        }
-        Err(e) => {
+    let (from, to) = match command::apply(ctx, &r.entity(), &cmd) {
+        Ok(Outcome::Hardware { from, to }) => (from, to),
+        other => {
+            let e = match other {
+                Err(e) => e,
+                Ok(o) => format!("unexpected outcome {o:?}"),
+            };
             tracing::warn!("{service} refused: {e}");
-            SetHardwareComponentState::Response { ok: false, state: lc(from) }
+            // A component that does not exist has no state to report.
+            let state =
+                if name == r.entity() { lc(r.hardware_state()) } else { LcState::default() };
+            return SetHardwareComponentState::Response { ok: false, state };
         }
-    }
+    };
+    tracing::info!(
+        "{service} at t = {t:.3} s: `{name}` {} -> {}{}",
+        from.label(),
+        to.label(),
+        match to {
+            State::Active => "",
+            State::Inactive => " (its actuators hold their last command; broadcasters can still be activated)",
+            _ => " (its interfaces are unavailable: actuators hold their last command, joint_states repeat the last reading)",
+        }
+    );
+    SetHardwareComponentState::Response { ok: true, state: lc(to) }
 }
 
 /// The registry as the manager's nodes mirror it, taken on the physics thread (`seq`: its order
@@ -622,16 +615,28 @@ pub fn hardware_interface(h: &HardwareInterface) -> HwMsg {
 }
 
 fn switch(
+    ctx: &mut SimContext,
     r: &Registry,
     q: SwitchController::Request,
     t: f64,
     service: &str,
 ) -> SwitchController::Response {
-    match r.switch(&q.activate_controllers, &q.deactivate_controllers, q.strictness, t) {
-        Ok(rep) => {
+    let cmd = ControllerCommand::Switch {
+        activate: q.activate_controllers,
+        deactivate: q.deactivate_controllers,
+        strictness: q.strictness,
+        activate_asap: q.activate_asap,
+    };
+    match command::apply(ctx, &r.entity(), &cmd) {
+        Ok(Outcome::Switched(rep)) => {
             let message = rep.message();
             tracing::info!("{service} at t = {t:.3} s: {message}");
             SwitchController::Response { ok: true, message }
+        }
+        Ok(other) => {
+            let message = format!("unexpected outcome {other:?}");
+            tracing::warn!("{service} refused: {message}");
+            SwitchController::Response { ok: false, message }
         }
         Err(message) => {
             tracing::warn!("{service} refused: {message}");
@@ -653,9 +658,12 @@ fn logged(service: &str, controller: &str, r: Result<(), String>) -> bool {
     }
 }
 
-/// What runs on the physics thread for one request: (registry, request, sim time, service name).
+/// What runs on the physics thread for one request: (context, registry, request, sim time,
+/// service name). A request that changes the controllers goes through
+/// [`command::apply`] with the context.
 type OnPhysics<S> = Arc<
     dyn Fn(
+            &mut SimContext,
             &Registry,
             <S as WrappedServiceTypeSupport>::Request,
             f64,
@@ -700,7 +708,7 @@ impl Ctx<'_> {
             commands.post(move |ctx: &mut SimContext| {
                 let t = ctx.sim_time();
                 let resp = Registry::get(ctx, &entity).map(|r| {
-                    let resp = f(&r, msg, t, &n);
+                    let resp = f(ctx, &r, msg, t, &n);
                     (resp, Snapshot::of(&r, seq.fetch_add(1, Ordering::SeqCst), t))
                 });
                 let _ = tx.send(resp);

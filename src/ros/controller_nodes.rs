@@ -7,7 +7,8 @@
 //! over the controller's parameters with their current values (a `spawner --param-file` file's
 //! values were applied at load), plus `use_sim_time`. A set is checked the way the simulator
 //! can honour it (read-only, type, bound, a fixed value) and, once accepted, handed to the
-//! physics thread ([`Registry::set_parameter`]), where the controller's plugin re-reads it.
+//! physics thread (a [`ControllerCommand::SetParameter`], which a recording logs and a replay
+//! applies again), where the controller's plugin re-reads it.
 //! Like ros2_control's controller nodes, they have no lifecycle services (the manager drives the
 //! lifecycle); `<controller>/transition_event` is published by the bridge.
 //!
@@ -28,7 +29,7 @@ use r2r::rcl_interfaces::msg::ParameterValue;
 
 use crate::context::{CommandSender, SimContext};
 use crate::handles::controller_params::ParamSpec;
-use crate::handles::controllers::Registry;
+use crate::handles::controllers::command::{self, ControllerCommand};
 use crate::ros::convert::Task;
 use crate::ros::params;
 
@@ -129,11 +130,14 @@ impl ControllerNodes {
             let Some(value) = params::from_ros(v) else { return };
             let (entity, controller, k) = (entity.clone(), controller.clone(), k.to_string());
             commands.post(move |ctx: &mut SimContext| {
-                if let Some(r) = Registry::get(ctx, &entity) {
-                    match r.set_parameter(&controller, &k, value) {
-                        Ok(()) => tracing::info!("controller `{controller}`: `{k}` set"),
-                        Err(e) => tracing::warn!("controller `{controller}`: `{k}` not set: {e}"),
-                    }
+                let cmd = ControllerCommand::SetParameter {
+                    controller: controller.clone(),
+                    param: k.clone(),
+                    value,
+                };
+                match command::apply(ctx, &entity, &cmd) {
+                    Ok(_) => tracing::info!("controller `{controller}`: `{k}` set"),
+                    Err(e) => tracing::warn!("controller `{controller}`: `{k}` not set: {e}"),
                 }
             });
         });

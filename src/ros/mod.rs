@@ -14,6 +14,7 @@
 //! applies inbound messages through commands posted by the ROS thread, which owns the node and
 //! spins it. Nothing off the physics thread touches MjData.
 
+pub mod clock;
 pub mod config;
 pub mod field;
 pub mod graph;

@@ -76,8 +76,9 @@ def test_recording_opens_with_the_python_readers_and_matches_its_rates(roqsim_bi
             assert counts[topic] == 1, (topic, row, counts[topic])
             continue
         assert counts[topic] == steps // row["every_steps"], (topic, row, counts[topic])
-    # /clock at the bridge's default 100 Hz: every 5th step (the last step's time is among them)
-    assert counts["/clock"] == steps // 5
+    # /clock at the bridge's default 100 Hz: every 5th step (the last step's time is among them),
+    # and the t = 0 the start's reset leaves, as the bridge publishes it
+    assert counts["/clock"] == steps // 5 + 1
     rates = {r["name"]: r for r in json.loads(prov["endpoint_rates"])}
     assert rates["record /roqsim/state"]["every_steps"] == 10
     assert (rates["record /clock"]["realised_hz"], rates["record /clock"]["every_steps"]) == (100.0, 5)
@@ -184,7 +185,7 @@ def test_a_ros_run_with_no_subscriber_records_its_lazy_topics_and_its_bridge_set
     counts = Counter(t for t, _, _, _ in msgs)
     assert counts["/imu"] == 200, counts  # 100 Hz for 2 s
     assert counts["/cliff_front_left"] == 125 and counts["/ir_intensity_right"] == 125, counts  # 62.5 Hz
-    assert counts["/clock"] == 1000, counts  # clock_rate_hz 500: every step
+    assert counts["/clock"] == 1001, counts  # clock_rate_hz 500: every step, and t = 0 at the start's reset
     r = run(roqsim_bin, "replay", str(out), "--verify")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.startswith("replay ok: 1000 steps"), r.stdout
@@ -328,6 +329,95 @@ def test_every_inbound_kind_replays_offline_bitwise(roqsim, ros, roqsim_bin, tmp
     print(r.stdout.strip(), "| logged:", Counter("goal" if "goal" in e else "cancel" if "cancel" in e else "reset" if "reset" in e else "world" if "world" in e else "topic" for e in inbound))
     applied = int(r.stdout.split(" inbound events")[0].rsplit(" ", 1)[1])
     assert applied == len(inbound), (r.stdout, len(inbound))
+
+
+def test_controller_manager_requests_replay_offline_bitwise(roqsim, ros, roqsim_bin, tmp_path):
+    """ros2_control's bringup over ROS 2, recorded and replayed offline: the spawner's call sequence
+    (load_controller after setting <name>.params_file, configure_controller, switch_controller
+    with activate_controllers, STRICT, activate_asap) for the broadcaster and the trajectory
+    controller, a trajectory run, the unspawner's deactivate switch and unload midway through a
+    second trajectory, and hardware_spawner --configure / --activate. Each request is logged with
+    the step it acted before (the load with the value its parameter file gave), and the replay (no
+    ROS) is bitwise on every state sample."""
+    from arm_helpers import ABORTED, SUCCEEDED, Arm, plus
+    from test_ros_tools import JSB, JTC, Spawner
+
+    out = tmp_path / "bringup.mcap"
+    params = tmp_path / "jtc.yaml"
+    params.write_text(f"/ur/{JTC}:\n  ros__parameters:\n    constraints:\n      goal_time: 1.5\n")
+    sim = roqsim("sim", "worlds/ur_pick.yaml", "--ros", "--pacing", "2", "--seconds", "600", "-q",
+                 "--set", "sim.controllers.initial_state=unloaded", "--record", str(out), wait_ready="/clock")
+    sp = Spawner(ros, "/ur/controller_manager")
+    assert sp.states() == {}, "nothing loaded before the bringup"
+    assert sp.spawn(JSB) == (0, [("load", "unconfigured"), ("configure", "inactive"), ("switch", "active")])
+    assert sp.spawn(JTC, param_file=params) == (0, [("load", "unconfigured"), ("configure", "inactive"), ("switch", "active")])
+    arm = Arm(ros)
+    arm.wait_ready(gripper=False, timeout=60)
+    status, _ = arm.run([(1.0, plus([0.3, 0.0, 0.0, 0.0, 0.0, 0.0]))])
+    assert status == SUCCEEDED
+    goal = arm.send([(3.0, plus([-0.4, 0.0, 0.0, 0.0, 0.0, 0.0]))])
+    arm.wait_sim(0.5)
+    assert sp.unspawn([JTC]) == 0  # deactivate (the goal aborts, the arm holds), then unload
+    status, _ = arm.result(goal)
+    assert status == ABORTED
+    assert sp.hardware_spawn("ur", configure=True) == "configured"
+    assert sp.hardware_spawn("ur") == "activated"
+    arm.wait_sim(0.3)
+    assert sim.stop() in (0, 130), sim.output()[-3000:]
+
+    meta, msgs = read_all(out)
+    inbound = [m for t, _, _, m in msgs if t == "/roqsim/inbound"]
+    requests = [(e["entity"], next(iter(e["controller"]))) for e in inbound if "controller" in e]
+    assert requests == [("ur", k) for k in ["load", "configure", "switch", "load", "configure", "switch",
+                                            "switch", "unload", "set_hardware_state", "set_hardware_state"]], requests
+    loads = [e["controller"]["load"] for e in inbound if "load" in e.get("controller", {})]
+    assert loads == [{"name": JSB, "overrides": []},
+                     {"name": JTC, "overrides": [["constraints.goal_time", {"Double": 1.5}]]}], loads
+    switches = [e["controller"]["switch"] for e in inbound if "switch" in e.get("controller", {})]
+    assert switches[1] == {"activate": [JTC], "deactivate": [], "strictness": 2, "activate_asap": True}
+    assert switches[2] == {"activate": [], "deactivate": [JTC], "strictness": 2, "activate_asap": True}
+    hw = [e["controller"]["set_hardware_state"] for e in inbound if "set_hardware_state" in e.get("controller", {})]
+    assert hw == [{"component": "ur", "id": 2, "label": "inactive"}, {"component": "ur", "id": 3, "label": "active"}]
+    steps = [e["step"] for e in inbound]
+    assert steps == sorted(steps), "events are logged in the order they acted"
+
+    r = run(roqsim_bin, "replay", str(out), "--verify")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("replay ok: "), r.stdout
+    print(r.stdout.strip(), "| logged:", Counter(next(iter(e["controller"])) if "controller" in e else "goal" if "goal" in e else "other" for e in inbound))
+    applied = int(r.stdout.split(" inbound events")[0].rsplit(" ", 1)[1])
+    assert applied == len(inbound), (r.stdout, len(inbound))
+
+
+def test_the_recorded_clock_is_what_a_live_subscriber_receives_across_a_reset(roqsim, ros, tmp_path):
+    """/clock around a ResetSimulation: the recording holds the messages a live subscriber
+    received, stamp for stamp (the live ones are the recording's tail: the subscriber matched
+    after the start), the reset's t = 0 included."""
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from rosgraph_msgs.msg import Clock
+    from simulation_interfaces.srv import ResetSimulation
+
+    out = tmp_path / "clock.mcap"
+    live = []
+    qos = QoSProfile(depth=100000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
+    ros.node.create_subscription(Clock, "/clock", lambda m: live.append(ns(m.clock)), qos)
+    sim = roqsim("sim", WORLD, "--ros", "--sim-control", "--pacing", "realtime", "--seconds", "600", "-q",
+                 "--record", str(out), wait_ready="/clock")
+    ros.spin_until(lambda: len(live) > 20 and live[-1] > 400_000_000, 30, "/clock past 0.4 s")
+    r = ros.call(ResetSimulation, "/reset_simulation", ResetSimulation.Request(), timeout=30)
+    assert r.result.result == 1, r.result.error_message
+    ros.spin_until(lambda: live[-1] > 300_000_000 and 0 in live, 30, "/clock past 0.3 s after the reset")
+    assert sim.stop() in (0, 130), sim.output()[-3000:]
+    ros.spin(1.0)
+
+    _, msgs = read_all(out)
+    recorded = [ns(m.clock) for t, _, _, m in msgs if t == "/clock"]
+    assert recorded[0] == 0, "the start's reset"
+    back = [i for i in range(1, len(recorded)) if recorded[i] < recorded[i - 1]]
+    assert len(back) == 1 and recorded[back[0]] == 0, "one rewind, to t = 0 at the reset"
+    print(f"live {len(live)} /clock, recorded {len(recorded)}; around the reset: {recorded[back[0] - 2:back[0] + 3]}")
+    assert len(live) > 50
+    assert recorded[-len(live):] == live
 
 
 # ----------------------------------------------------------------------------------- lockstep

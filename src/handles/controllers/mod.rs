@@ -43,6 +43,8 @@ use std::rc::Rc;
 use crate::context::SimContext;
 use crate::handles::controller_params::{self, ParamSpec, ParamValue};
 
+pub mod command;
+
 /// `SwitchController.srv` `BEST_EFFORT`.
 pub const BEST_EFFORT: i32 = 1;
 /// `SwitchController.srv` `STRICT`.

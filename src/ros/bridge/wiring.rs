@@ -11,6 +11,7 @@ use r2r::tf2_msgs::msg::TFMessage;
 use super::{MergedSlot, OutSlot, TfSlot};
 use crate::context::payload::Payload;
 use crate::context::{EndpointId, SimContext};
+use crate::ros::clock::ClockGate;
 use crate::ros::config::BridgeConfig;
 use crate::ros::convert::{self, Frames, Sink, Task};
 use crate::ros::graph::{Side, Watched};
@@ -188,14 +189,14 @@ impl Wiring<'_> {
         &mut self,
         ctx: &mut SimContext,
         cfg: &BridgeConfig,
-    ) -> Result<(r2r::Publisher<Clock>, Clock, u64), String> {
+    ) -> Result<(r2r::Publisher<Clock>, Clock, ClockGate), String> {
         let publisher = self
             .node
             .create_publisher::<Clock>("/clock", convert::qos_profile(Qos::Reliable))
             .map_err(|e| format!("cannot create the /clock publisher: {e}"))?;
         let s = ctx.interface.bind_rate("ros2 /clock", cfg.clock_hz(ctx.interface.physics_hz()));
         self.watch("/clock", "rosgraph_msgs/msg/Clock", Side::Publishes, "(clock)");
-        Ok((publisher, Clock::default(), s.every_steps))
+        Ok((publisher, Clock::default(), ClockGate::new(s.every_steps)))
     }
 
     /// A subscription per in topic with a decoder, a server per service and action with a
