@@ -167,7 +167,7 @@ fn record_then_replay_verify_is_bitwise_over_10000_steps() {
     assert_eq!(summary["episode"], "1");
     // the fault did something: the crate the robot pushes weighs 20 kg between steps 2500 and 4000
     let p = &rec.provenance;
-    assert_eq!(p["format_version"], "1");
+    assert_eq!(p["format_version"], "2");
     assert_eq!(p["seed"], "7");
     assert!(p["components"].contains("\"plugin\":\"model_override\""), "{}", p["components"]);
     let acts: serde_json::Value = serde_json::from_str(&p["actuators"]).unwrap();
@@ -304,11 +304,11 @@ fn bad_files_are_refused_with_the_reason() {
             other.display()
         )
     );
-    let newer = write("newer.mcap", Some(("format_version", "2")));
+    let newer = write("newer.mcap", Some(("format_version", "3")));
     assert_eq!(
         record::open(&newer).unwrap_err(),
         format!(
-            "{}: recorded with format_version 2; this roqsim reads format_version 1 and older: replay it with a newer roqsim",
+            "{}: recorded with format_version 3; this roqsim reads format_version 2 and older: replay it with a newer roqsim",
             newer.display()
         )
     );

@@ -167,6 +167,11 @@ fn controller_manager_requests_are_recorded_and_replayed_bitwise() {
         }
         e.step().unwrap();
     }
+    // Paused after the last step, a request (refused: nothing is loaded) and then the end: it is
+    // logged at the final step, and a replay applies it after its last step.
+    e.ctx.control.state = roqsim::context::RunState::Paused;
+    request(C::Configure { name: "late".into() });
+    e.idle().unwrap();
     let reg = roqsim::handles::controllers::Registry::get(&e.ctx, "ur").unwrap();
     assert!(reg.list().is_empty(), "unloaded again");
     let results: Vec<_> = outcomes.iter().map(|rx| rx.try_recv().unwrap()).collect();
@@ -188,7 +193,8 @@ fn controller_manager_requests_are_recorded_and_replayed_bitwise() {
             _ => None,
         })
         .collect();
-    assert_eq!(controller.len(), 9, "{controller:?}");
+    assert_eq!(controller.len(), 10, "{controller:?}");
+    assert_eq!(controller[9], &C::Configure { name: "late".into() });
     assert_eq!(
         controller[0],
         &C::Load {
@@ -202,7 +208,7 @@ fn controller_manager_requests_are_recorded_and_replayed_bitwise() {
         .filter(|(_, ev)| matches!(ev, Event::Controller { .. }))
         .map(|(s, _)| *s)
         .collect();
-    assert_eq!(at, [100, 100, 100, 100, 400, 450, 500, 600, 700]);
+    assert_eq!(at, [100, 100, 100, 100, 400, 450, 500, 600, 700, 1000]);
     // the goal moved the pan joint until the deactivation held it
     let q_pan = rec.states.last().unwrap().qpos[pan];
     println!("pan joint at the end: {q_pan} rad");
@@ -213,7 +219,30 @@ fn controller_manager_requests_are_recorded_and_replayed_bitwise() {
     assert!(r.divergence.is_none(), "{r}");
     assert_eq!(
         r.to_string(),
-        "replay ok: 1000 steps, 11 inbound events applied, 101 state samples bitwise identical"
+        "replay ok: 1000 steps, 12 inbound events applied, 101 state samples bitwise identical"
+    );
+
+    // An edited log is refused, not replayed around: a request for a robot the world lacks, and
+    // an event moved past the recording's end (every later one would never be applied).
+    let mut stranger = rec.clone();
+    for (_, ev) in &mut stranger.events {
+        if let Event::Controller { entity, .. } = ev {
+            *entity = "robot_x".into();
+        }
+    }
+    assert_eq!(
+        record::replay(&stranger, true, None).unwrap_err(),
+        "a controller_manager request at step 100 for robot `robot_x`, which has no controllers \
+         in the rebuilt world (edited log?)"
+    );
+    let mut late = rec.clone();
+    let first = late.events.iter().position(|(_, ev)| matches!(ev, Event::Controller { .. }));
+    let moved = late.events.remove(first.unwrap());
+    late.events.push((1_000_000, moved.1));
+    assert_eq!(
+        record::replay(&late, false, None).unwrap_err(),
+        "1 inbound event was not applied: the first is logged at step 1000000, past the \
+         recording's 1000 steps (edited log?)"
     );
 
     // Without the manager's requests the goals find no active controller: the arm stays.

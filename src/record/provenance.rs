@@ -18,7 +18,9 @@ use crate::world::overrides::Assignment;
 use crate::world::{LoadOptions, LoadedWorld};
 
 /// The recording format this build writes; a newer one is refused on read, older ones are read.
-pub const FORMAT_VERSION: u32 = 1;
+/// 2: the inbound log is `std_msgs/msg/String` in CDR (its `data` the event's JSON), so rosbag2
+/// and the ROS 2 MCAP readers open every channel; 1 wrote it as schema-less JSON.
+pub const FORMAT_VERSION: u32 = 2;
 /// Metadata record holding the provenance.
 pub const PROVENANCE: &str = "roqsim.provenance";
 /// Metadata record written when the file is finalised.

@@ -41,6 +41,9 @@ use crate::world::LoadedWorld;
 pub const STATE_TOPIC: &str = "/roqsim/state";
 /// Topic of the inbound log.
 pub const INBOUND_TOPIC: &str = "/roqsim/inbound";
+/// The inbound log's message type: one event's JSON in `data`. A standard type, so rosbag2
+/// (which needs a schema for every channel) and the ROS 2 MCAP readers open it as they are.
+pub const INBOUND_TYPE: &str = "std_msgs/msg/String";
 /// The type of /tf and /tf_static.
 const TF_TYPE: &str = "tf2_msgs/msg/TFMessage";
 /// Default state sample rate (Hz).
@@ -199,13 +202,13 @@ impl Recorder {
         Ok(())
     }
 
-    fn channel(&mut self, topic: &str, ty: &str, encoding: &str) -> Result<u16, String> {
+    /// The channel of `topic` (CDR messages of type `ty`), created with its schema on first use.
+    fn channel(&mut self, topic: &str, ty: &str) -> Result<u16, String> {
         if let Some(&c) = self.channels.get(topic) {
             return Ok(c);
         }
         let schema = match self.schemas.get(ty) {
             Some(&s) => s,
-            None if encoding == "json" => 0,
             None => {
                 let text =
                     msgs::schema(ty).ok_or_else(|| format!("no definition embedded for `{ty}`"))?;
@@ -214,7 +217,7 @@ impl Recorder {
                 s
             }
         };
-        let c = self.sink.add_channel(schema, topic, encoding)?;
+        let c = self.sink.add_channel(schema, topic, "cdr")?;
         self.channels.insert(topic.to_string(), c);
         let i = c as usize;
         if self.counts.len() <= i {
@@ -234,7 +237,7 @@ impl Recorder {
         if let Some(c) = *slot(self) {
             return Ok(c);
         }
-        let c = self.channel(topic, ty, "cdr")?;
+        let c = self.channel(topic, ty)?;
         *slot(self) = Some(c);
         Ok(c)
     }
@@ -296,8 +299,8 @@ impl Recorder {
             .to_string(),
         );
         self.sink.write_metadata(Metadata { name: PROVENANCE.into(), metadata: meta })?;
-        self.state_channel = self.channel(STATE_TOPIC, msgs::STATE_SAMPLE_TYPE, "cdr")?;
-        self.inbound_channel = self.channel(INBOUND_TOPIC, "", "json")?;
+        self.state_channel = self.channel(STATE_TOPIC, msgs::STATE_SAMPLE_TYPE)?;
+        self.inbound_channel = self.channel(INBOUND_TOPIC, INBOUND_TYPE)?;
         for n in &not_recorded {
             tracing::warn!("--record: {n}");
         }
@@ -344,7 +347,7 @@ impl Recorder {
                 not_recorded.push(format!("{} ({}): no recording encoder", o.topic, o.msg_type));
                 continue;
             }
-            let channel = self.channel(&o.topic, &o.msg_type, "cdr")?;
+            let channel = self.channel(&o.topic, &o.msg_type)?;
             let every = o.rate_override.map(|hz| {
                 let producer = ctx.interface.get(o.id).snapped.map(|s| s.every_steps).unwrap_or(1);
                 plan::snap_override(hz, physics_hz, producer).every_steps
@@ -402,7 +405,7 @@ impl Recorder {
             if !self.opts.topics.keeps(&m.topic) {
                 continue;
             }
-            let channel = self.channel(&m.topic, "sensor_msgs/msg/JointState", "cdr")?;
+            let channel = self.channel(&m.topic, "sensor_msgs/msg/JointState")?;
             let s = snap_rate(m.requested_hz, physics_hz);
             rates.push(json!({"name": format!("record merged joint_states {}", m.topic),
                 "topic": m.topic, "requested_hz": s.requested_hz, "realised_hz": s.realised_hz,
@@ -537,7 +540,7 @@ impl Recorder {
             self.write_event(ctx, &ev)?;
             if let Some((topic, ty, fr)) = typed {
                 if let Ok(bytes) = msgs::encode(&ty, &p, &fr, ctx.sim_time()) {
-                    let c = self.channel(&topic, &ty, "cdr")?;
+                    let c = self.channel(&topic, &ty)?;
                     self.write(c, ctx.sim_time(), &bytes)?;
                 }
             }
@@ -550,8 +553,9 @@ impl Recorder {
     }
 
     fn write_event(&mut self, ctx: &SimContext, ev: &serde_json::Value) -> Result<(), String> {
-        let data = serde_json::to_vec(ev).map_err(|e| format!("inbound event: {e}"))?;
-        self.write(self.inbound_channel, ctx.sim_time(), &data)
+        let mut w = crate::record::cdr::CdrWriter::new();
+        w.string(&ev.to_string());
+        self.write(self.inbound_channel, ctx.sim_time(), &w.finish())
     }
 
     fn write_clock(&mut self, now: f64) -> Result<(), String> {
@@ -562,10 +566,13 @@ impl Recorder {
         self.write(c, now, &msgs::encode_clock(now))
     }
 
-    fn finish_file(&mut self, ctx: &SimContext) -> Result<(), String> {
+    fn finish_file(&mut self, ctx: &mut SimContext) -> Result<(), String> {
         if !self.sink.is_open() {
             return Ok(());
         }
+        // Requests applied after the last step (while paused, before the end): logged at the
+        // final step, where a replay applies them after its last step.
+        self.log_inbound(ctx)?;
         if self.clock.as_ref().is_some_and(|g| g.at_end(ctx.sim_time())) {
             self.write_clock(ctx.sim_time())?;
         }
@@ -703,8 +710,7 @@ impl Observer for Recorder {
         let reset = scope.map(|s| json!({"time": s.time, "state": s.state, "spawned": s.spawned}));
         let ev = json!({"step": self.step, "tick": ctx.tick, "episode": ctx.episode,
             "reset": reset.unwrap_or(json!("full"))});
-        let data = serde_json::to_vec(&ev).map_err(|e| e.to_string())?;
-        self.write(self.inbound_channel, ctx.sim_time(), &data)?;
+        self.write_event(ctx, &ev)?;
         self.sink.end_step()
     }
 
@@ -720,7 +726,7 @@ impl Observer for Recorder {
     }
 
     fn idle(&mut self, ctx: &mut SimContext) -> Result<(), String> {
-        if self.clock.as_mut().is_some_and(ClockGate::on_pause) {
+        if self.clock.as_mut().is_some_and(|g| g.on_pause(ctx.sim_time())) {
             self.write_clock(ctx.sim_time())?;
             self.sink.end_step()?;
         }

@@ -137,14 +137,38 @@ pub fn open(path: &Path) -> Result<Recording, String> {
         match topic {
             STATE_TOPIC => states.push(StateSample::decode(&m.data).map_err(|e| err(path, e))?),
             INBOUND_TOPIC => {
-                let v: Json = serde_json::from_slice(&m.data)
-                    .map_err(|e| err(path, format!("inbound event: {e}")))?;
-                events.push(parse_event(&v).map_err(|e| err(path, format!("inbound event: {e}")))?);
+                let n = events.len() + 1;
+                let what = |e: String| err(path, format!("inbound event {n}: {e}"));
+                let v = inbound_json(&m.channel.message_encoding, &m.data).map_err(what)?;
+                let (step, ev) = parse_event(&v).map_err(what)?;
+                if let Some((before, _)) = events.last() {
+                    if step < *before {
+                        return Err(what(format!(
+                            "logged at step {step}, after an event of step {before}: the inbound \
+                             log is out of order (edited?)"
+                        )));
+                    }
+                }
+                events.push((step, ev));
             }
             _ => {}
         }
     }
     Ok(Recording { provenance, summary, states, events, counts })
+}
+
+/// One inbound event's JSON: the `data` of a `std_msgs/msg/String` in CDR (format_version 2 on),
+/// or the message itself (`json`, format_version 1).
+fn inbound_json(encoding: &str, data: &[u8]) -> Result<Json, String> {
+    let text = match encoding {
+        "json" => std::borrow::Cow::Borrowed(data),
+        "cdr" => {
+            let s = crate::record::cdr::CdrReader::new(data)?.string()?;
+            std::borrow::Cow::Owned(s.into_bytes())
+        }
+        other => return Err(format!("message encoding `{other}` (expected cdr)")),
+    };
+    serde_json::from_slice(&text).map_err(|e| e.to_string())
 }
 
 /// Where a complete MCAP file ends inside `buf`, when bytes follow it: the last closing magic
@@ -384,44 +408,9 @@ pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<Repla
         if report.divergence.is_some() {
             break;
         }
-        while let Some((at, ev)) = events.peek() {
-            if *at != step {
-                break;
-            }
-            match ev {
-                Event::Deliver { endpoint, endpoint_id, payload } => {
-                    let id = resolve_endpoint(&engine, endpoint, *endpoint_id)?;
-                    let p = payload.as_ref().clone();
-                    if let Payload::Goal(call) = &p {
-                        goals.push(call.cancel.clone());
-                    }
-                    engine.ctx.interface.deliver(id, p);
-                }
-                Event::Cancel { endpoint, goal } => {
-                    let flag = goals.get(*goal).ok_or_else(|| {
-                        format!("a cancel of goal {goal} on `{endpoint}`, but only {} goals were delivered before it", goals.len())
-                    })?;
-                    crate::context::tap::raise(flag);
-                }
-                Event::World(cmd) => {
-                    // Refused commands replay as refused: the same call, the same outcome.
-                    let _ = crate::engine::sim_control::apply(&mut engine.ctx, cmd);
-                }
-                Event::Controller { entity, command } => {
-                    // Refused requests replay as refused, as world commands do.
-                    let _ = crate::handles::controllers::command::apply(
-                        &mut engine.ctx,
-                        entity,
-                        command,
-                    );
-                }
-                Event::Reset(None) => engine.reset().map_err(|e| e.to_string())?,
-                Event::Reset(Some(scope)) => {
-                    engine.reset_scoped(*scope).map_err(|e| e.to_string())?
-                }
-            }
+        while let Some((at, ev)) = events.next_if(|(at, _)| *at == step) {
+            apply_event(&mut engine, *at, ev, &mut goals)?;
             report.events += 1;
-            events.next();
         }
         engine.step().map_err(|e| format!("replay step {}: {e}", step + 1))?;
         report.steps += 1;
@@ -429,8 +418,69 @@ pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<Repla
             compare(&engine, step + 1, &mut report);
         }
     }
+    if until.is_none() && report.divergence.is_none() {
+        // Requests applied after the last step (while paused, before the end) change no
+        // recorded sample; they are applied all the same, and nothing may be left over.
+        while let Some((at, ev)) = events.next_if(|(at, _)| *at == steps) {
+            apply_event(&mut engine, *at, ev, &mut goals)?;
+            report.events += 1;
+        }
+        // (A file cut short by a killed run has no summary; its log may run past its last sample.)
+        if let Some((at, _)) = events.peek().filter(|_| rec.summary.is_some()) {
+            let left = events.len();
+            engine.shutdown();
+            let were = if left == 1 { "event was" } else { "events were" };
+            return Err(format!(
+                "{left} inbound {were} not applied: the first is logged at step {at}, past the \
+                 recording's {steps} steps (edited log?)"
+            ));
+        }
+    }
     engine.shutdown();
     Ok(report)
+}
+
+/// Apply one recorded event to the rebuilt engine, as the run applied it before step `at + 1`.
+fn apply_event(
+    engine: &mut Engine,
+    at: u64,
+    ev: &Event,
+    goals: &mut Vec<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+) -> Result<(), String> {
+    match ev {
+        Event::Deliver { endpoint, endpoint_id, payload } => {
+            let id = resolve_endpoint(&engine, endpoint, *endpoint_id)?;
+            let p = payload.as_ref().clone();
+            if let Payload::Goal(call) = &p {
+                goals.push(call.cancel.clone());
+            }
+            engine.ctx.interface.deliver(id, p);
+        }
+        Event::Cancel { endpoint, goal } => {
+            let flag = goals.get(*goal).ok_or_else(|| {
+                format!("a cancel of goal {goal} on `{endpoint}`, but only {} goals were delivered before it", goals.len())
+            })?;
+            crate::context::tap::raise(flag);
+        }
+        Event::World(cmd) => {
+            // Refused commands replay as refused: the same call, the same outcome.
+            let _ = crate::engine::sim_control::apply(&mut engine.ctx, cmd);
+        }
+        Event::Controller { entity, command } => {
+            // A request reaches the log only for a robot with a controller registry.
+            if crate::handles::controllers::Registry::get(&engine.ctx, entity).is_none() {
+                return Err(format!(
+                    "a controller_manager request at step {at} for robot `{entity}`, \
+                     which has no controllers in the rebuilt world (edited log?)"
+                ));
+            }
+            // Refused requests replay as refused, as world commands do.
+            let _ = crate::handles::controllers::command::apply(&mut engine.ctx, entity, command);
+        }
+        Event::Reset(None) => engine.reset().map_err(|e| e.to_string())?,
+        Event::Reset(Some(scope)) => engine.reset_scoped(*scope).map_err(|e| e.to_string())?,
+    }
+    Ok(())
 }
 
 /// The recording's sim time range, (earliest, latest) sample time (s); resets restart the clock,
@@ -482,4 +532,26 @@ pub fn state_at(rec: &Recording, t: f64) -> Result<&StateSample, String> {
         }
     }
     best.ok_or_else(|| "the recording holds no state samples".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inbound_events_read_in_both_formats() {
+        let ev = r#"{"step":3,"tick":3,"episode":0,"reset":"full"}"#;
+        // format_version 2: std_msgs/String in CDR
+        let mut w = crate::record::cdr::CdrWriter::new();
+        w.string(ev);
+        let v2 = inbound_json("cdr", &w.finish()).unwrap();
+        // format_version 1: the JSON itself
+        let v1 = inbound_json("json", ev.as_bytes()).unwrap();
+        assert_eq!(v1, v2);
+        assert!(matches!(parse_event(&v2), Ok((3, Event::Reset(None)))));
+        assert_eq!(
+            inbound_json("protobuf", ev.as_bytes()).unwrap_err(),
+            "message encoding `protobuf` (expected cdr)"
+        );
+    }
 }

@@ -283,7 +283,8 @@ impl Plugin for Ros2Bridge {
             // Paused (Engine::idle): no step was taken, so nothing is new and /clock stands still;
             // re-send the latest joint states, TF and the standing clock so controllers and TF
             // listeners do not starve.
-            let pause = r.clock.as_mut().is_some_and(|c| c.2.on_pause());
+            let now = ctx.sim_time();
+            let pause = r.clock.as_mut().is_some_and(|c| c.2.on_pause(now));
             if pause || r.last_paused.is_none_or(|t| t.elapsed() >= PAUSED_PERIOD) {
                 r.last_paused = Some(Instant::now());
                 r.republish_paused(ctx)?;

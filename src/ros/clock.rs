@@ -8,7 +8,8 @@
 //!   viewer's step), gate or not: a client that steps sees the time it stepped to;
 //! - at every reset that resets the state, the first one (at start) included, with the time the
 //!   reset leaves (0, or the standing time of a state-only reset);
-//! - on pause: at the first idle after a step, at the time the run stands at. The bridge also
+//! - on pause: at the first idle after a step, at the time the run stands at, unless that time
+//!   went out already (the last step of a request, or the step the pause took effect at). The bridge also
 //!   re-sends it every 100 ms of wall time while paused, with the same stamp; a recording keeps
 //!   the first only (the re-sends follow the wall clock, not the simulation);
 //! - at the end: the final sim time, unless it went out already.
@@ -44,9 +45,10 @@ impl ClockGate {
         true
     }
 
-    /// At an idle while paused: the first one after a step.
-    pub fn on_pause(&mut self) -> bool {
-        !std::mem::replace(&mut self.paused, true)
+    /// At an idle while paused, sim time `now`: the first one after a step, unless a /clock with
+    /// that time went out last.
+    pub fn on_pause(&mut self, now: f64) -> bool {
+        !std::mem::replace(&mut self.paused, true) && self.last_ns != Some(nanos(now))
     }
 
     /// At the end of the run, sim time `now`: unless a /clock with that time went out last.
@@ -73,8 +75,10 @@ mod tests {
     fn pause_once_per_stop_and_end_unless_sent() {
         let mut g = ClockGate::new(5);
         assert!(g.at_reset());
-        assert!(g.on_pause() && !g.on_pause(), "one /clock per pause");
+        assert!(g.on_pause(1.0) && !g.on_pause(1.0), "one /clock per pause");
         g.sent(1.25);
+        g.paused = false; // a step
+        assert!(!g.on_pause(1.25), "not again when that time went out already");
         assert!(!g.at_end(1.25) && g.at_end(1.252));
     }
 }
