@@ -380,6 +380,51 @@ fn a_goal_over_the_action_endpoint_succeeds_with_feedback_and_a_bad_frame_is_ref
 }
 
 #[test]
+fn a_goal_sent_to_a_looping_navigator_ends_at_its_pose() {
+    // `loop: true` repeats the configured route; a NavigateToPose goal still ends where it asked
+    // (the action succeeds there, as nav2's does) instead of starting over at its one pose.
+    let yaml = "sim: {timestep: 0.002}
+components:
+  - box: {pose: {position: {x: 0.0, y: 0.0}}, size: [0.3, 0.3, 0.3], motion: driven}
+    name: mover
+    components:
+      - navigator: {speed: 0.5, goals: [[2.0, 0.0], [2.0, 1.0]], loop: true, route_mode: exact, avoidance: {stop: false}, yaw_rate: 0}
+";
+    let mut e = engine(yaml);
+    let h: NavHandle = e.ctx.blackboard.get::<NavHandle>("nav:mover").unwrap().clone();
+    let ep = endpoint(&e, "navigate_to_pose");
+    let (ftx, _frx) = crossbeam_channel::unbounded();
+    let (otx, orx) = crossbeam_channel::unbounded::<ActionOutcome>();
+    let goal = NavGoal {
+        poses: vec![NavPose {
+            frame_id: "map".into(),
+            position: [1.0, -0.5, 0.0],
+            orientation: [0.0, 0.0, 0.0, 1.0],
+        }],
+    };
+    let call = ActionCall {
+        goal: Box::new(Payload::NavGoal(goal)),
+        feedback: ftx,
+        outcome: otx,
+        cancel: Default::default(),
+    };
+    e.ctx.interface.deliver(ep, Payload::Goal(call));
+    let mut t = 0.0;
+    while orx.is_empty() && t < 10.0 {
+        e.step().unwrap();
+        t += e.dt();
+    }
+    let out = orx.try_recv().expect("the goal ends");
+    assert_eq!(out.status, GoalStatus::Succeeded, "{out:?}");
+    // 1.118 m at 0.5 m/s
+    assert!((2.2..2.4).contains(&t), "ended at t = {t}");
+    secs(&mut e, 1.0);
+    assert_eq!(h.state().phase, NavPhase::Arrived);
+    let p = body_xy(&e, "mover");
+    assert!((p[0] - 1.0).abs() < 1e-9 && (p[1] + 0.5).abs() < 1e-9, "stays at the goal: {p:?}");
+}
+
+#[test]
 fn refusals_name_the_key() {
     let r = refusal(&floorplan(&turtlebot(1.0, 1.0, 0.0, "{speed: 0.3, goals: [[5.0, 1.0]]}")));
     assert_has(&r, &["goals[0]: goal (5.00, 1.00) is on an obstacle or closer to one than the inflation radius"]);

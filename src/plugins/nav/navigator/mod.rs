@@ -336,11 +336,18 @@ impl Navigator {
         self.finish(GoalStatus::Aborted, f.code, f.msg);
     }
 
+    /// Whether the route starts over after its last goal: the configured `loop`, except for a
+    /// route a NavigateToPose / NavigateThroughPoses goal gave, which ends at its last pose (the
+    /// action succeeds there, as nav2's does).
+    fn looping(&self) -> bool {
+        self.cfg.loop_route && self.action.is_none()
+    }
+
     /// Goal `k` reached: dwell and go on, or arrive.
     fn reached_goal(&mut self, ctx: &mut SimContext) {
         self.st.reached += 1;
         let last = self.st.k + 1 == self.st.goals.len();
-        if last && !self.cfg.loop_route {
+        if last && !self.looping() {
             self.st.phase = NavPhase::Arrived;
             self.halt();
             self.finish(GoalStatus::Succeeded, codes::NONE, "");
@@ -509,7 +516,7 @@ impl Navigator {
             }
         }
         let dist = (goal.xy[0] - xy[0]).hypot(goal.xy[1] - xy[1]);
-        let intermediate = self.st.k + 1 < self.st.goals.len() || self.cfg.loop_route;
+        let intermediate = self.st.k + 1 < self.st.goals.len() || self.looping();
         let crossed = self.cfg.tracker == Tracker::PurePursuit
             && intermediate
             && self.st.leg.length() - s < 1e-6;
