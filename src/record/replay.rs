@@ -323,6 +323,8 @@ pub struct ReplayReport {
     pub divergence: Option<(u64, u64, u32, f64, Divergence)>,
     /// Notes on changed inputs.
     pub notes: Vec<String>,
+    /// Whether the state samples were compared (`--verify`).
+    pub verified: bool,
 }
 
 impl std::fmt::Display for ReplayReport {
@@ -330,8 +332,13 @@ impl std::fmt::Display for ReplayReport {
         match &self.divergence {
             Some((step, tick, ep, t, d)) => write!(
                 f,
-                "replay diverged at step {step} (tick {tick}, episode {ep}, time {t} s): {}[{}] recorded {}, replayed {}",
-                d.field, d.index, d.recorded, d.replayed
+                "replay diverged at step {step} (tick {tick}, episode {ep}, time {} s): {}[{}] recorded {}, replayed {}",
+                secs(*t), d.field, d.index, d.recorded, d.replayed
+            ),
+            None if !self.verified => write!(
+                f,
+                "replay ok: {} steps, {} inbound events applied (states not compared: --verify compares them bitwise)",
+                self.steps, self.events
             ),
             None => write!(
                 f,
@@ -380,7 +387,14 @@ pub fn replay(rec: &Recording, verify: bool, until: Option<f64>) -> Result<Repla
         None => recorded_steps,
     };
     let mut samples = rec.states.iter().peekable();
-    let mut report = ReplayReport { steps: 0, compared: 0, events: 0, divergence: None, notes };
+    let mut report = ReplayReport {
+        steps: 0,
+        compared: 0,
+        events: 0,
+        divergence: None,
+        notes,
+        verified: verify,
+    };
     let mut events = rec.events.iter().peekable();
     // Cancel flags of the goals delivered so far, in order (a cancel names its goal's index).
     let mut goals: Vec<std::sync::Arc<std::sync::atomic::AtomicBool>> = Vec::new();

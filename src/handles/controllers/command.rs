@@ -16,7 +16,7 @@ use crate::handles::controllers::{ControllerInfo, Registry, State, SwitchReport,
 
 /// One request, with what the transport resolved before the registry is called.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum ControllerCommand {
     /// load_controller, with the parameter values its parameter files gave (checked already):
     /// [`Registry::load_with`].
