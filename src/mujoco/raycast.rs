@@ -440,6 +440,218 @@ fn slab_skips(c: &Candidate, v: &[f64; 3], vlen: f64, best: f64) -> bool {
     hi < 0.0 || lo > hi || (best >= 0.0 && lo > best * (1.0 + 1e-9) + 1e-9)
 }
 
+/// One culled cast's inputs: the model and data, the cast's arguments and what follows from the
+/// ray directions (the scan plane, and whether the capsule and cylinder sections apply).
+struct Query<'a> {
+    m: &'a MjModel,
+    data: &'a Data,
+    origin: [f64; 3],
+    /// The excluded body's id, or -1.
+    exclude: i32,
+    mask: &'a [u8; mjNGROUP as usize],
+    include_static: bool,
+    cutoff: f64,
+    within: bool,
+    /// `cutoff` grown by a margin far above rounding.
+    reach: f64,
+    plane_n: Option<[f64; 3]>,
+    sections: bool,
+}
+
+const PLANE: i32 = mjtGeom::mjGEOM_PLANE as i32;
+const MESH: i32 = mjtGeom::mjGEOM_MESH as i32;
+const HFIELD: i32 = mjtGeom::mjGEOM_HFIELD as i32;
+const CAPSULE: i32 = mjtGeom::mjGEOM_CAPSULE as i32;
+const CYLINDER: i32 = mjtGeom::mjGEOM_CYLINDER as i32;
+
+impl Query<'_> {
+    /// Geom `g` as a candidate, or `None` when no ray of this cast can return it.
+    fn candidate(&self, g: usize) -> Option<Candidate> {
+        let (m, data, origin) = (self.m, self.data, self.origin);
+        let (xpos, xmat) = (data.geom_xpos(), data.geom_xmat());
+        let (rbound, bodyid, weld) = (m.geom_rbound(), m.geom_bodyid(), m.body_weldid());
+        let (matid, rgba, mat_rgba, group) =
+            (m.geom_matid(), m.geom_rgba(), m.mat_rgba(), m.geom_group());
+        let kind = m.geom_type()[g] as i32;
+        // Only hits within cutoff count: every point of a geom lies inside its bounding
+        // sphere, so one whose sphere lies beyond the cutoff cannot give one (the cheapest
+        // test first: a short-range sensor drops almost every geom here).
+        let c = xpos[g];
+        let w = [c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]];
+        let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+        if self.within && kind != PLANE {
+            let lim = self.reach + rbound[g] * (1.0 + 1e-9) + 1e-9;
+            if w2 > lim * lim {
+                return None;
+            }
+        }
+        // mj_multiRay's eligibility, rule for rule.
+        let b = bodyid[g];
+        if b == self.exclude
+            || (matid[g] < 0 && rgba[g][3] == 0.0)
+            || (matid[g] >= 0 && mat_rgba[matid[g] as usize][3] == 0.0)
+            || (!self.include_static && weld[b as usize] == 0)
+            || self.mask[group[g].clamp(0, mjNGROUP as i32 - 1) as usize] == 0
+        {
+            return None;
+        }
+        // Its cutoff rule (the centre farther than cutoff plus the bounding radius) and its
+        // bounding angles, both only for a body with a bounding volume, as there.
+        let bvh = m.body_bvhadr()[b as usize];
+        let (mut body_sphere, ba) = (None, [0.0; 4]);
+        if bvh != -1 {
+            if w2.sqrt() > self.cutoff + rbound[g] {
+                return None;
+            }
+            let bb = &m.bvh_aabb()[bvh as usize];
+            let xi = data.xipos()[b as usize];
+            let centre = [bb[0] + xi[0], bb[1] + xi[1], bb[2] + xi[2]];
+            body_sphere = Some((centre, bb[3] * bb[3] + bb[4] * bb[4] + bb[5] * bb[5]));
+        }
+        // A plane is unbounded (radius 0): never culled per ray. Others: the sphere grown by
+        // a relative and an absolute margin, so rounding can only keep a geom, never drop it.
+        let r = rbound[g] * (1.0 + 1e-9) + 1e-9;
+        let r2 = if kind == PLANE { f64::INFINITY } else { r * r };
+        // A 2D scan: a sphere that does not meet the scan plane meets none of its rays.
+        if let Some(n) = self.plane_n {
+            if kind != PLANE
+                && (n[0] * w[0] + n[1] * w[1] + n[2] * w[2]).abs() > r * (1.0 + 1e-9) + 1e-9
+            {
+                return None;
+            }
+        }
+        // Only hits within cutoff count: a geom whose bounding box (in its own frame, every
+        // point of the geom inside it) lies farther than cutoff from the origin cannot give
+        // one. The margin keeps rounding from ever dropping a hit at the cutoff.
+        let near = if kind == PLANE {
+            0.0
+        } else {
+            box_distance(&m.geom_aabb()[g], &c, &xmat[g], &origin)
+        };
+        if self.within && near > self.reach {
+            return None;
+        }
+        let (lp, half) = if kind == PLANE {
+            ([0.0; 3], [0.0; 3])
+        } else {
+            slab_frame(&m.geom_aabb()[g], &c, &xmat[g], &origin)
+        };
+        // A capsule or cylinder in a planar scan: the rays meet it only within its section
+        // by the scan plane (`scan_section`), when that is tighter than its sphere.
+        let (mut w, mut r2, mut w2) = (w, r2, w2);
+        if let Some(n) =
+            self.plane_n.filter(|_| self.sections && (kind == CAPSULE || kind == CYLINDER))
+        {
+            let x = &xmat[g];
+            let reach_g = w2.sqrt() + r;
+            if let Some((p, rs)) = scan_section(&n, &w, &[x[2], x[5], x[8]], size_of(m, g), reach_g)
+            {
+                if rs < r {
+                    (w, r2, w2) = (p, rs * rs, p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+                }
+            }
+        }
+        Some(Candidate {
+            id: g,
+            kind,
+            w,
+            r2,
+            w2,
+            body_sphere,
+            ba,
+            ba_done: false,
+            near,
+            mat: xmat[g],
+            lp,
+            half,
+            fast: AngleCull::default(),
+        })
+    }
+
+    /// The ray along `v` (|v|² = `vv` > 0): its nearest hit over the candidates `list` names (in
+    /// that order), as (distance, geom id), or (-1, -1).
+    fn nearest_hit(
+        &self,
+        cand: &mut [Candidate],
+        list: &[u32],
+        v: &[f64; 3],
+        vv: f64,
+    ) -> (f64, i32) {
+        let (m, data, origin) = (self.m, self.data, self.origin);
+        let (xpos, xmat, size) = (data.geom_xpos(), data.geom_xmat(), m.geom_size());
+        let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
+        let (mut dist, mut geom) = (-1.0, -1);
+        let mut angles: Option<(f64, f64)> = None;
+        let vlen = vv.sqrt();
+        for &k in list {
+            let c = &mut cand[k as usize];
+            // Nearest box first: once a hit is nearer than every remaining geom's box can be
+            // (with a margin far above rounding), none of them can change the answer.
+            if dist >= 0.0 && c.near > dist * vlen * (1.0 + 1e-9) + 1e-9 {
+                break;
+            }
+            if c.w2 > c.r2 {
+                // The ray must come within r of the centre, ahead of the origin.
+                let t = v[0] * c.w[0] + v[1] * c.w[1] + v[2] * c.w[2];
+                if t < 0.0 || c.w2 - t * t / vv > c.r2 {
+                    continue;
+                }
+            }
+            // The ray must meet the geom's (grown) bounding box, and enter it no farther
+            // than the best hit so far.
+            if c.kind != PLANE && slab_skips(c, v, vlen, dist) {
+                continue;
+            }
+            // mj_multiRay's own culls decide what it returns (they can drop a geom the ray
+            // does hit, so they are part of the answer, not only of its speed). Each is a
+            // pure test, so their order is free: the cheap body sphere first; the angular
+            // cull (atan2s) before a costly mesh or height-field intersection, but after a
+            // primitive's, and then only for a hit that would become the ray's answer.
+            if let Some((centre, ssz)) = c.body_sphere {
+                if !ray_sphere_hits(&centre, ssz, &origin, v) {
+                    continue;
+                }
+            }
+            let costly = c.kind == MESH || c.kind == HFIELD;
+            if costly && angle_culled(c, m, xpos, xmat, &origin, v, &mut angles) {
+                continue;
+            }
+            let g = c.id;
+            // SAFETY: plain arrays of the declared sizes; model and data are live and only
+            // read (the mesh and hfield functions read the model and the geom poses).
+            let d = unsafe {
+                if c.kind == MESH {
+                    mj_rayMesh(mp, dp, g as i32, &origin, v, std::ptr::null_mut())
+                } else if c.kind == HFIELD {
+                    mj_rayHfield(mp, dp, g as i32, &origin, v, std::ptr::null_mut())
+                } else {
+                    mju_rayGeom(
+                        &xpos[g],
+                        &xmat[g],
+                        &size[g],
+                        &origin,
+                        v,
+                        c.kind,
+                        std::ptr::null_mut(),
+                    )
+                }
+            };
+            // The nearest hit wins and, at equal distance, the lowest geom id (mj_multiRay
+            // visits geoms in id order and keeps a hit only when strictly nearer).
+            let better = dist < 0.0 || d < dist || (d == dist && (g as i32) < geom);
+            if !(d >= 0.0 && better) || (self.within && d > self.cutoff) {
+                continue;
+            }
+            if !costly && angle_culled(c, m, xpos, xmat, &origin, v, &mut angles) {
+                continue;
+            }
+            dist = d;
+            geom = g as i32;
+        }
+        (dist, geom)
+    }
+}
+
 impl RayBatch {
     /// A batch for `n` rays.
     pub fn new(n: usize) -> Self {
@@ -573,124 +785,45 @@ impl RayBatch {
         within: bool,
     ) {
         let m = data.model();
-        let (mesh, hfield, plane) = (
-            mjtGeom::mjGEOM_MESH as i32,
-            mjtGeom::mjGEOM_HFIELD as i32,
-            mjtGeom::mjGEOM_PLANE as i32,
-        );
-        let exclude = exclude_body.map(|b| b as i32).unwrap_or(-1);
-        let (xpos, xmat) = (data.geom_xpos(), data.geom_xmat());
-        let (rbound, bodyid, weld) = (m.geom_rbound(), m.geom_bodyid(), m.body_weldid());
-        let (matid, rgba, mat_rgba, group) =
-            (m.geom_matid(), m.geom_rgba(), m.mat_rgba(), m.geom_group());
         let plane_n = scan_plane(&self.dirs);
         // a planar scan's rays all at least 0.5 long: the capsule and cylinder sections apply
         let sections = plane_n.is_some()
             && self.dirs.chunks_exact(3).all(|d| d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= 0.25);
-        let (capsule, cylinder) = (mjtGeom::mjGEOM_CAPSULE as i32, mjtGeom::mjGEOM_CYLINDER as i32);
-        let reach = cutoff * (1.0 + 1e-9) + 1e-9;
+        let q = Query {
+            m,
+            data,
+            origin,
+            exclude: exclude_body.map(|b| b as i32).unwrap_or(-1),
+            mask,
+            include_static,
+            cutoff,
+            within,
+            reach: cutoff * (1.0 + 1e-9) + 1e-9,
+            plane_n,
+            sections,
+        };
         self.cand.clear();
-        let types = m.geom_type();
-        for g in 0..m.ffi().ngeom as usize {
-            // Only hits within cutoff count: every point of a geom lies inside its bounding
-            // sphere, so one whose sphere lies beyond the cutoff cannot give one (the cheapest
-            // test first: a short-range sensor drops almost every geom here).
-            let c = xpos[g];
-            let w = [c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]];
-            let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
-            if within && types[g] as i32 != plane {
-                let lim = reach + rbound[g] * (1.0 + 1e-9) + 1e-9;
-                if w2 > lim * lim {
-                    continue;
-                }
-            }
-            // mj_multiRay's eligibility, rule for rule.
-            let b = bodyid[g];
-            if b == exclude
-                || (matid[g] < 0 && rgba[g][3] == 0.0)
-                || (matid[g] >= 0 && mat_rgba[matid[g] as usize][3] == 0.0)
-                || (!include_static && weld[b as usize] == 0)
-                || mask[group[g].clamp(0, mjNGROUP as i32 - 1) as usize] == 0
-            {
-                continue;
-            }
-            // Its cutoff rule (the centre farther than cutoff plus the bounding radius) and its
-            // bounding angles, both only for a body with a bounding volume, as there.
-            let bvh = m.body_bvhadr()[b as usize];
-            let (mut body_sphere, ba) = (None, [0.0; 4]);
-            if bvh != -1 {
-                if w2.sqrt() > cutoff + rbound[g] {
-                    continue;
-                }
-                let bb = &m.bvh_aabb()[bvh as usize];
-                let xi = data.xipos()[b as usize];
-                let centre = [bb[0] + xi[0], bb[1] + xi[1], bb[2] + xi[2]];
-                body_sphere = Some((centre, bb[3] * bb[3] + bb[4] * bb[4] + bb[5] * bb[5]));
-            }
-            let kind = types[g] as i32;
-            // A plane is unbounded (radius 0): never culled per ray. Others: the sphere grown by
-            // a relative and an absolute margin, so rounding can only keep a geom, never drop it.
-            let r = rbound[g] * (1.0 + 1e-9) + 1e-9;
-            let r2 = if kind == plane { f64::INFINITY } else { r * r };
-            // A 2D scan: a sphere that does not meet the scan plane meets none of its rays.
-            if let Some(n) = plane_n {
-                if kind != plane
-                    && (n[0] * w[0] + n[1] * w[1] + n[2] * w[2]).abs() > r * (1.0 + 1e-9) + 1e-9
-                {
-                    continue;
-                }
-            }
-            // Only hits within cutoff count: a geom whose bounding box (in its own frame, every
-            // point of the geom inside it) lies farther than cutoff from the origin cannot give
-            // one. The margin keeps rounding from ever dropping a hit at the cutoff.
-            let near = if kind == plane {
-                0.0
-            } else {
-                box_distance(&m.geom_aabb()[g], &c, &xmat[g], &origin)
-            };
-            if within && near > reach {
-                continue;
-            }
-            let (lp, half) = if kind == plane {
-                ([0.0; 3], [0.0; 3])
-            } else {
-                slab_frame(&m.geom_aabb()[g], &c, &xmat[g], &origin)
-            };
-            // A capsule or cylinder in a planar scan: the rays meet it only within its section
-            // by the scan plane (`scan_section`), when that is tighter than its sphere.
-            let (mut w, mut r2, mut w2) = (w, r2, w2);
-            if let Some(n) = plane_n.filter(|_| sections && (kind == capsule || kind == cylinder)) {
-                let x = &xmat[g];
-                let reach_g = w2.sqrt() + r;
-                if let Some((p, rs)) =
-                    scan_section(&n, &w, &[x[2], x[5], x[8]], size_of(m, g), reach_g)
-                {
-                    if rs < r {
-                        (w, r2, w2) = (p, rs * rs, p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-                    }
-                }
-            }
-            self.cand.push(Candidate {
-                id: g,
-                kind,
-                w,
-                r2,
-                w2,
-                body_sphere,
-                ba,
-                ba_done: false,
-                near,
-                mat: xmat[g],
-                lp,
-                half,
-                fast: AngleCull::default(),
-            });
-        }
+        self.cand.extend((0..m.ffi().ngeom as usize).filter_map(|g| q.candidate(g)));
         // Visited nearest box first (stable: id order among equals).
         self.cand.sort_by(|a, b| a.near.total_cmp(&b.near));
-        // A planar scan with several candidates: each ray visits only those its angular bin
-        // holds (src/mujoco/ray_bins.rs), in the same order.
-        let binned = match plane_n {
+        let binned = self.bin_candidates(q.plane_n);
+        for i in 0..self.dist.len() {
+            let v = [self.dirs[3 * i], self.dirs[3 * i + 1], self.dirs[3 * i + 2]];
+            let vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+            if vv < 1e-15 {
+                // mj_multiRay: a zero direction gets no hit (its geom id is left as it was).
+                self.dist[i] = -1.0;
+                continue;
+            }
+            let list: &[u32] = if binned { self.bins.for_ray(&v, vv) } else { self.bins.all() };
+            (self.dist[i], self.geom[i]) = q.nearest_hit(&mut self.cand, list, &v, vv);
+        }
+    }
+
+    /// A planar scan with several candidates: each ray visits only those its angular bin holds
+    /// (src/mujoco/ray_bins.rs), in the same order. True when binned.
+    fn bin_candidates(&mut self, plane_n: Option<[f64; 3]>) -> bool {
+        match plane_n {
             Some(n) if self.cand.len() > 4 => {
                 self.bins.reset(&n, &[self.dirs[0], self.dirs[1], self.dirs[2]]);
                 for (k, c) in self.cand.iter().enumerate() {
@@ -703,88 +836,6 @@ impl RayBatch {
                 self.bins.unbinned(self.cand.len());
                 false
             }
-        };
-        let size = m.geom_size();
-        let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
-        for i in 0..self.dist.len() {
-            let v = [self.dirs[3 * i], self.dirs[3 * i + 1], self.dirs[3 * i + 2]];
-            let vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-            if vv < 1e-15 {
-                // mj_multiRay: a zero direction gets no hit (its geom id is left as it was).
-                self.dist[i] = -1.0;
-                continue;
-            }
-            let (mut dist, mut geom) = (-1.0, -1);
-            let mut angles: Option<(f64, f64)> = None;
-            let vlen = vv.sqrt();
-            let list: &[u32] = if binned { self.bins.for_ray(&v, vv) } else { self.bins.all() };
-            for &k in list {
-                let c = &mut self.cand[k as usize];
-                // Nearest box first: once a hit is nearer than every remaining geom's box can be
-                // (with a margin far above rounding), none of them can change the answer.
-                if dist >= 0.0 && c.near > dist * vlen * (1.0 + 1e-9) + 1e-9 {
-                    break;
-                }
-                if c.w2 > c.r2 {
-                    // The ray must come within r of the centre, ahead of the origin.
-                    let t = v[0] * c.w[0] + v[1] * c.w[1] + v[2] * c.w[2];
-                    if t < 0.0 || c.w2 - t * t / vv > c.r2 {
-                        continue;
-                    }
-                }
-                // The ray must meet the geom's (grown) bounding box, and enter it no farther
-                // than the best hit so far.
-                if c.kind != plane && slab_skips(c, &v, vlen, dist) {
-                    continue;
-                }
-                // mj_multiRay's own culls decide what it returns (they can drop a geom the ray
-                // does hit, so they are part of the answer, not only of its speed). Each is a
-                // pure test, so their order is free: the cheap body sphere first; the angular
-                // cull (atan2s) before a costly mesh or height-field intersection, but after a
-                // primitive's, and then only for a hit that would become the ray's answer.
-                if let Some((centre, ssz)) = c.body_sphere {
-                    if !ray_sphere_hits(&centre, ssz, &origin, &v) {
-                        continue;
-                    }
-                }
-                let costly = c.kind == mesh || c.kind == hfield;
-                if costly && angle_culled(c, m, xpos, xmat, &origin, &v, &mut angles) {
-                    continue;
-                }
-                let g = c.id;
-                // SAFETY: plain arrays of the declared sizes; model and data are live and only
-                // read (the mesh and hfield functions read the model and the geom poses).
-                let d = unsafe {
-                    if c.kind == mesh {
-                        mj_rayMesh(mp, dp, g as i32, &origin, &v, std::ptr::null_mut())
-                    } else if c.kind == hfield {
-                        mj_rayHfield(mp, dp, g as i32, &origin, &v, std::ptr::null_mut())
-                    } else {
-                        mju_rayGeom(
-                            &xpos[g],
-                            &xmat[g],
-                            &size[g],
-                            &origin,
-                            &v,
-                            c.kind,
-                            std::ptr::null_mut(),
-                        )
-                    }
-                };
-                // The nearest hit wins and, at equal distance, the lowest geom id (mj_multiRay
-                // visits geoms in id order and keeps a hit only when strictly nearer).
-                let better = dist < 0.0 || d < dist || (d == dist && (g as i32) < geom);
-                if !(d >= 0.0 && better) || (within && d > cutoff) {
-                    continue;
-                }
-                if !costly && angle_culled(c, m, xpos, xmat, &origin, &v, &mut angles) {
-                    continue;
-                }
-                dist = d;
-                geom = g as i32;
-            }
-            self.dist[i] = dist;
-            self.geom[i] = geom;
         }
     }
 
