@@ -116,6 +116,12 @@ pub fn wrap_angle(a: f64) -> f64 {
     a
 }
 
+/// Quaternion `[w, x, y, z]` (MuJoCo order) of a pure yaw (rad): `[cos(yaw/2), 0, 0, sin(yaw/2)]`
+/// (computed directly, so a mocap body's quaternion keeps `+0.0` in x and y).
+pub fn yaw_quat_wxyz(yaw: f64) -> [f64; 4] {
+    [(yaw / 2.0).cos(), 0.0, 0.0, (yaw / 2.0).sin()]
+}
+
 /// Quaternion `[x, y, z, w]` (ROS order) of a pure yaw (rad).
 pub fn yaw_quat_xyzw(yaw: f64) -> [f64; 4] {
     xyzw(&UnitQuaternion::from_axis_angle(&Vector3::z_axis(), yaw))

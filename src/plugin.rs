@@ -384,6 +384,18 @@ pub fn check_rate(key: &str, hz: f64) -> Option<ConfigError> {
         .then(|| ConfigError::new(key, format!("must be > 0 (Hz), got {hz}")))
 }
 
+/// The check a rate key gets when the run must hold that rate: finite and at least
+/// [`crate::engine::rates::MIN_RATE_HZ`]; `note` follows the bound in the message.
+pub fn check_run_rate(key: &str, hz: f64, note: &str) -> Option<ConfigError> {
+    let min = crate::engine::rates::MIN_RATE_HZ;
+    (!(hz.is_finite() && hz >= min)).then(|| {
+        ConfigError::new(
+            key,
+            format!("must be a rate of at least {min} Hz{note}, got {}", crate::error::num(hz)),
+        )
+    })
+}
+
 /// Typed-config constructor helper: deserialize, validate, then build the plugin.
 pub fn construct<C, P>(
     value: &Value,

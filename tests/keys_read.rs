@@ -4,8 +4,9 @@
 //!
 //! The check is on the source: for each config type (the schema's root and every `$defs` entry
 //! with properties) and each of its fields, some file under src/ that names the type must read
-//! the field (`.field` not followed by `(`, or a `Type { field, .. }` destructuring), outside
-//! comments and outside the type's own definition.
+//! the field (`.field` not followed by `(`, a `Type { field, .. }` destructuring, or the invocation
+//! of a `macro_rules!` macro whose body reads `$arg.field`), outside comments and outside the
+//! type's own definition.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,6 +32,27 @@ struct Sources {
     renames: BTreeMap<String, String>,
     /// Per type: the field names read where it is named.
     reads: RefCell<BTreeMap<String, BTreeSet<String>>>,
+    /// Per `macro_rules!` macro: the fields its body reads from an argument (`$cfg.f`), which
+    /// count as read in every file that invokes it (`ray_keys_of!(self)`).
+    macro_reads: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// The body of the brace-delimited item whose opening brace ends at `open_end`.
+fn braced(text: &str, open_end: usize) -> &str {
+    let mut depth = 0usize;
+    for (i, ch) in text[open_end - 1..].char_indices() {
+        match ch {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[open_end..open_end - 1 + i];
+                }
+            }
+            _ => {}
+        }
+    }
+    &text[open_end..]
 }
 
 fn strip_comments(text: &str) -> String {
@@ -97,7 +119,21 @@ impl Sources {
                 renames.insert(c[1].to_string(), c[2].to_string());
             }
         }
-        Sources { files, renames, reads: Default::default() }
+        let def = Regex::new(r"macro_rules!\s+([a-z_][a-z0-9_]*)\s*\{").unwrap();
+        let arg_access = Regex::new(r"\$[a-z_][a-z0-9_]*\.([a-z_][a-z0-9_]*)\b").unwrap();
+        let mut macro_reads: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (_, t) in &files {
+            for c in def.captures_iter(t) {
+                let body = braced(t, c.get(0).unwrap().end());
+                let set = macro_reads.entry(c[1].to_string()).or_default();
+                for a in arg_access.captures_iter(body) {
+                    if !body[a.get(0).unwrap().end()..].trim_start().starts_with('(') {
+                        set.insert(a[1].to_string());
+                    }
+                }
+            }
+        }
+        Sources { files, renames, reads: Default::default(), macro_reads }
     }
 
     /// Every field name read in the files naming `ty` (its own definition excluded): `.f` not
@@ -127,6 +163,11 @@ impl Sources {
                     let m = c.get(0).unwrap();
                     if !t[m.end()..].trim_start().starts_with('(') {
                         set.insert(c[1].to_string());
+                    }
+                }
+                for (name, fields) in &self.macro_reads {
+                    if t.contains(&format!("{name}!(")) {
+                        set.extend(fields.iter().cloned());
                     }
                 }
                 for c in destructure.captures_iter(&t) {
@@ -229,4 +270,9 @@ fn the_check_detects_an_unread_field() {
     let t = "pub struct Foo {\n    pub bar: f64,\n}\nfn f(x: &Foo) -> f64 { 0.0 }\n";
     assert!(!without_definition(t, "Foo").contains("bar"));
     assert_eq!(strip_comments("let a = 1; // x.bar\n// y.baz"), "let a = 1;\n");
+    // A macro's reads of its argument count where it is invoked, and only those.
+    assert_eq!(braced("m { a { b } c } d", 3), " a { b } c ");
+    assert!(src.macro_reads["ray_keys_of"].contains("dropout_percent"));
+    assert!(!src.macro_reads["watch_keys_of"].contains("rate_hz"));
+    assert!(src.is_read("LidarConfig", "dropout_percent"));
 }

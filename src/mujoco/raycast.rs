@@ -33,8 +33,12 @@
 use mujoco_rs::mujoco_c::{mjNGROUP, mj_multiRay, mj_rayHfield, mj_rayMesh, mjtGeom, mju_rayGeom};
 
 use mujoco_rs::prelude::MjModel;
+use std::f64::consts::PI;
 
 use super::ray_bins::ScanBins;
+use super::ray_culls::{
+    bounding_angles, box_distance, ray_sphere_hits, scan_plane, scan_section, slab_frame, AngleCull,
+};
 use crate::context::Data;
 
 /// Geom group that absent entities' geoms move to (MuJoCo has groups 0..=5).
@@ -92,251 +96,6 @@ struct Candidate {
     fast: AngleCull,
 }
 
-/// `mj_multiRay`'s angular cull without `atan2` where the answer is clear: the ray's elevation
-/// and azimuth are compared with the bounding angles through their cosines, with a margin of
-/// 1e-9 (a cosine never moves faster than its angle, so the angles are then at least 1e-9 apart,
-/// far above the rounding of either side's `atan2`); within the margin the exact test decides.
-#[derive(Debug, Clone, Copy, Default)]
-struct AngleCull {
-    /// The bounding angles are MuJoCo's "no cull" answer: never culled.
-    none: bool,
-    /// cos of the elevation bounds (`ba[1]`, `ba[3]`), when strictly inside (0, pi).
-    cos_el_lo: Option<f64>,
-    cos_el_hi: Option<f64>,
-    /// Unit vector of the azimuth centre and the cosine of the half width.
-    centre: [f64; 2],
-    cos_half: f64,
-}
-
-/// Margin of the cosine comparisons in [`AngleCull`].
-const COS_MARGIN: f64 = 1e-9;
-
-impl AngleCull {
-    fn new(ba: &[f64; 4]) -> Self {
-        let none = ba == &[-PI, 0.0, PI, PI];
-        let inside = |a: f64| (a > 0.0 && a < PI).then(|| a.cos());
-        let c = (ba[0] + ba[2]) * 0.5;
-        AngleCull {
-            none,
-            cos_el_lo: inside(ba[1]),
-            cos_el_hi: inside(ba[3]),
-            centre: [c.cos(), c.sin()],
-            cos_half: ((ba[2] - ba[0]) * 0.5).cos(),
-        }
-    }
-
-    /// Some(culled) when the cosines decide it, None when the exact test must.
-    fn decide(&self, ba: &[f64; 4], v: &[f64; 3], vv: f64) -> Option<bool> {
-        if self.none {
-            return Some(false);
-        }
-        let cz = v[2] / vv.sqrt(); // cos of the ray's elevation (angle from +z)
-                                   // el < ba[1]: never when ba[1] <= 0 (el >= 0); else cos(el) > cos(ba[1])
-        match self.cos_el_lo {
-            Some(cl) if cz > cl + COS_MARGIN => return Some(true),
-            Some(cl) if cz >= cl - COS_MARGIN => return None,
-            None if ba[1] > 0.0 => return None,
-            _ => {}
-        }
-        // el > ba[3]: never when ba[3] >= pi (el <= pi); else cos(el) < cos(ba[3])
-        match self.cos_el_hi {
-            Some(ch) if cz < ch - COS_MARGIN => return Some(true),
-            Some(ch) if cz <= ch + COS_MARGIN => return None,
-            None if ba[3] < PI => return None,
-            _ => {}
-        }
-        // |wrapped az - centre| > half (half <= pi/2, the wrapped difference within [-pi, pi])
-        let rho2 = v[0] * v[0] + v[1] * v[1];
-        if rho2 < 1e-12 * vv {
-            return None;
-        }
-        let cosd = (v[0] * self.centre[0] + v[1] * self.centre[1]) / rho2.sqrt();
-        if cosd < self.cos_half - COS_MARGIN {
-            Some(true)
-        } else if cosd > self.cos_half + COS_MARGIN {
-            Some(false)
-        } else {
-            None
-        }
-    }
-}
-
-const MJ_MINVAL: f64 = 1e-15;
-const MJ_MAXVAL: f64 = 1e10;
-const PI: f64 = std::f64::consts::PI;
-
-fn mj_min(a: f64, b: f64) -> f64 {
-    if a < b {
-        a
-    } else {
-        b
-    }
-}
-
-fn mj_max(a: f64, b: f64) -> f64 {
-    if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-/// The unit normal of the plane every ray direction lies in (a 2D scan), or `None`. A direction
-/// off the plane by more than 1e-12 (relative) disqualifies it; the cull it enables keeps a
-/// margin far above that.
-fn scan_plane(dirs: &[f64]) -> Option<[f64; 3]> {
-    let n = dirs.len() / 3;
-    let d = |i: usize| [dirs[3 * i], dirs[3 * i + 1], dirs[3 * i + 2]];
-    if n < 3 {
-        return None;
-    }
-    let a = d(0);
-    let mut best = ([0.0; 3], 0.0);
-    for i in 1..n {
-        let b = d(i);
-        let c = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-        let l = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
-        if l > best.1 {
-            best = (c, l);
-        }
-        if l > 0.5 {
-            break;
-        }
-    }
-    if best.1 < 1e-6 {
-        return None;
-    }
-    let nrm = [best.0[0] / best.1, best.0[1] / best.1, best.0[2] / best.1];
-    for i in 0..n {
-        let v = d(i);
-        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-        if (nrm[0] * v[0] + nrm[1] * v[1] + nrm[2] * v[2]).abs() > 1e-12 * len.max(1.0) {
-            return None;
-        }
-    }
-    Some(nrm)
-}
-
-/// Where a planar scan can meet a capsule or cylinder: every point of either lies within its
-/// `radius` of its axis line, so every point it has in the scan plane (unit normal `n`) lies
-/// within `radius / cos θ` of where the axis (unit `axis`) crosses the plane, θ the axis's angle
-/// to the normal — for an upright person scanned level, a disc of its own radius instead of its
-/// bounding sphere. Returns that crossing (relative to the scan's origin; `w` is the geom's centre
-/// relative to it) and that radius grown by margins far above rounding that also cover a ray up
-/// to 1e-12 off the plane (rays at least 0.5 long) meeting the geom within `reach` of the origin;
-/// `None` for an axis more than 60 degrees off the normal.
-fn scan_section(
-    n: &[f64; 3],
-    w: &[f64; 3],
-    axis: &[f64; 3],
-    radius: f64,
-    reach: f64,
-) -> Option<([f64; 3], f64)> {
-    let nu = n[0] * axis[0] + n[1] * axis[1] + n[2] * axis[2];
-    let cos = nu.abs();
-    if cos.is_nan() || cos < 0.5 {
-        return None;
-    }
-    let s = -(n[0] * w[0] + n[1] * w[1] + n[2] * w[2]) / nu;
-    let p = [w[0] + s * axis[0], w[1] + s * axis[1], w[2] + s * axis[2]];
-    let e = 1e-9 * (1.0 + reach);
-    let r = (radius + e) / cos * (1.0 + 1e-9) + e + 1e-9;
-    r.is_finite().then_some((p, r))
-}
-
-/// MuJoCo's ray-sphere test (smallest non-negative root of the quadratic, or -1), op for op.
-fn ray_sphere(pos: &[f64; 3], dist_sqr: f64, pnt: &[f64; 3], vec: &[f64; 3]) -> f64 {
-    let dif = [pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]];
-    let a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2];
-    let b = vec[0] * dif[0] + vec[1] * dif[1] + vec[2] * dif[2];
-    let c = dif[0] * dif[0] + dif[1] * dif[1] + dif[2] * dif[2] - dist_sqr;
-    let det = b * b - a * c;
-    if det < 0.0 || a < MJ_MINVAL {
-        return -1.0;
-    }
-    let det = det.sqrt();
-    let (x0, x1) = ((-b - det) / a, (-b + det) / a);
-    if x0 >= 0.0 {
-        x0
-    } else if x1 >= 0.0 {
-        x1
-    } else {
-        -1.0
-    }
-}
-
-/// `ray_sphere(..) >= 0.0`, without its square root and divisions where the answer is clear: the
-/// same discriminant (the same operations, so the same value); with it non-negative, a ray
-/// pointing towards the centre (b <= 0) has a non-negative far root, and so does one whose
-/// discriminant exceeds b² by a relative 1e-9 (then sqrt(det) > b far beyond rounding). Other
-/// cases (and NaN) take the exact test.
-fn ray_sphere_hits(pos: &[f64; 3], dist_sqr: f64, pnt: &[f64; 3], vec: &[f64; 3]) -> bool {
-    let dif = [pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]];
-    let a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2];
-    let b = vec[0] * dif[0] + vec[1] * dif[1] + vec[2] * dif[2];
-    let c = dif[0] * dif[0] + dif[1] * dif[1] + dif[2] * dif[2] - dist_sqr;
-    let det = b * b - a * c;
-    if det >= 0.0 && a >= MJ_MINVAL && (b <= 0.0 || det > b * b * (1.0 + 1e-9)) {
-        return true;
-    }
-    ray_sphere(pos, dist_sqr, pnt, vec) >= 0.0
-}
-
-/// MuJoCo's bounding angles of a geom seen from `pnt`, op for op.
-fn bounding_angles(aabb: &[f64; 6], xpos: &[f64; 3], xmat: &[f64; 9], pnt: &[f64; 3]) -> [f64; 4] {
-    const NONE: [f64; 4] = [-PI, 0.0, PI, PI];
-    // the point inside the geom's box: no angular cull
-    let d = [pnt[0] - xpos[0], pnt[1] - xpos[1], pnt[2] - xpos[2]];
-    let mut p = [
-        xmat[0] * d[0] + xmat[3] * d[1] + xmat[6] * d[2],
-        xmat[1] * d[0] + xmat[4] * d[1] + xmat[7] * d[2],
-        xmat[2] * d[0] + xmat[5] * d[1] + xmat[8] * d[2],
-    ];
-    for j in 0..3 {
-        p[j] -= aabb[j];
-    }
-    if (0..3).all(|j| p[j].abs() <= aabb[3 + j]) {
-        return NONE;
-    }
-    let mut ba = [MJ_MAXVAL, MJ_MAXVAL, -MJ_MAXVAL, -MJ_MAXVAL];
-    for v in 0..8 {
-        let vert = [
-            if v & 1 != 0 { aabb[0] + aabb[3] } else { aabb[0] - aabb[3] },
-            if v & 2 != 0 { aabb[1] + aabb[4] } else { aabb[1] - aabb[4] },
-            if v & 4 != 0 { aabb[2] + aabb[5] } else { aabb[2] - aabb[5] },
-        ];
-        let mut b = [
-            xmat[0] * vert[0] + xmat[1] * vert[1] + xmat[2] * vert[2],
-            xmat[3] * vert[0] + xmat[4] * vert[1] + xmat[5] * vert[2],
-            xmat[6] * vert[0] + xmat[7] * vert[1] + xmat[8] * vert[2],
-        ];
-        for j in 0..3 {
-            b[j] += xpos[j];
-        }
-        let r = [b[0] - pnt[0], b[1] - pnt[1], b[2] - pnt[2]];
-        let az = r[1].atan2(r[0]);
-        let el = (r[0] * r[0] + r[1] * r[1]).sqrt().atan2(r[2]);
-        ba[0] = mj_min(ba[0], az);
-        ba[1] = mj_min(ba[1], el);
-        ba[2] = mj_max(ba[2], az);
-        ba[3] = mj_max(ba[3], el);
-    }
-    let max_half = mj_max(aabb[3], mj_max(aabb[4], aabb[5]));
-    let e = [pnt[0] - xpos[0], pnt[1] - xpos[1], pnt[2] - xpos[2]];
-    let dist = (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt();
-    if dist > MJ_MINVAL {
-        let margin = max_half.atan2(dist);
-        ba[0] -= margin;
-        ba[1] -= margin;
-        ba[2] += margin;
-        ba[3] += margin;
-    }
-    if ba[2] - ba[0] > PI || ba[3] - ba[1] > PI {
-        return NONE;
-    }
-    ba
-}
-
 /// `mj_multiRay`'s angular cull of candidate `c` for the ray along `v` (true: culled), for a
 /// body with a bounding volume only, as there. The geom's bounding angles are computed once per
 /// cast, the ray's angles once per ray (`angles`), both lazily.
@@ -382,42 +141,6 @@ fn size_of(m: &MjModel, g: usize) -> f64 {
     m.geom_size()[g][0]
 }
 
-/// Distance from `pnt` to a geom's bounding box (`aabb`: centre and half sizes in the geom's
-/// frame, placed by the geom's `xpos`/`xmat`): no point of the geom is nearer.
-fn box_distance(aabb: &[f64; 6], xpos: &[f64; 3], xmat: &[f64; 9], pnt: &[f64; 3]) -> f64 {
-    let d = [pnt[0] - xpos[0], pnt[1] - xpos[1], pnt[2] - xpos[2]];
-    let mut s = 0.0;
-    for j in 0..3 {
-        let local = xmat[j] * d[0] + xmat[3 + j] * d[1] + xmat[6 + j] * d[2] - aabb[j];
-        let out = local.abs() - aabb[3 + j];
-        if out > 0.0 {
-            s += out * out;
-        }
-    }
-    s.sqrt()
-}
-
-/// The origin in the frame of a geom's bounding box (`aabb`: centre and half sizes in the geom's
-/// frame), relative to the box's centre, and the half sizes grown by a margin (1e-7 of the
-/// scale) far above the rounding of the slab test in [`slab_skips`].
-fn slab_frame(
-    aabb: &[f64; 6],
-    xpos: &[f64; 3],
-    xmat: &[f64; 9],
-    pnt: &[f64; 3],
-) -> ([f64; 3], [f64; 3]) {
-    let d = [pnt[0] - xpos[0], pnt[1] - xpos[1], pnt[2] - xpos[2]];
-    let mut lp = [0.0; 3];
-    for j in 0..3 {
-        lp[j] = xmat[j] * d[0] + xmat[3 + j] * d[1] + xmat[6 + j] * d[2] - aabb[j];
-    }
-    let scale = 1.0
-        + lp.iter().fold(0.0f64, |a, x| a.max(x.abs()))
-        + aabb[3..].iter().fold(0.0f64, |a, x| a.max(x.abs()));
-    let grow = 1e-7 * scale;
-    (lp, [aabb[3] + grow, aabb[4] + grow, aabb[5] + grow])
-}
-
 /// True when the ray along `v` (length `vlen`) cannot give candidate `c` a hit that beats `best`
 /// (-1: none yet): it misses the grown bounding box, or enters it beyond `best`. Conservative:
 /// every hit lies inside the geom's bounding box; the box is grown by 1e-7 of the scale; an axis
@@ -438,6 +161,218 @@ fn slab_skips(c: &Candidate, v: &[f64; 3], vlen: f64, best: f64) -> bool {
         hi = hi.min(b);
     }
     hi < 0.0 || lo > hi || (best >= 0.0 && lo > best * (1.0 + 1e-9) + 1e-9)
+}
+
+/// One culled cast's inputs: the model and data, the cast's arguments and what follows from the
+/// ray directions (the scan plane, and whether the capsule and cylinder sections apply).
+struct Query<'a> {
+    m: &'a MjModel,
+    data: &'a Data,
+    origin: [f64; 3],
+    /// The excluded body's id, or -1.
+    exclude: i32,
+    mask: &'a [u8; mjNGROUP as usize],
+    include_static: bool,
+    cutoff: f64,
+    within: bool,
+    /// `cutoff` grown by a margin far above rounding.
+    reach: f64,
+    plane_n: Option<[f64; 3]>,
+    sections: bool,
+}
+
+const PLANE: i32 = mjtGeom::mjGEOM_PLANE as i32;
+const MESH: i32 = mjtGeom::mjGEOM_MESH as i32;
+const HFIELD: i32 = mjtGeom::mjGEOM_HFIELD as i32;
+const CAPSULE: i32 = mjtGeom::mjGEOM_CAPSULE as i32;
+const CYLINDER: i32 = mjtGeom::mjGEOM_CYLINDER as i32;
+
+impl Query<'_> {
+    /// Geom `g` as a candidate, or `None` when no ray of this cast can return it.
+    fn candidate(&self, g: usize) -> Option<Candidate> {
+        let (m, data, origin) = (self.m, self.data, self.origin);
+        let (xpos, xmat) = (data.geom_xpos(), data.geom_xmat());
+        let (rbound, bodyid, weld) = (m.geom_rbound(), m.geom_bodyid(), m.body_weldid());
+        let (matid, rgba, mat_rgba, group) =
+            (m.geom_matid(), m.geom_rgba(), m.mat_rgba(), m.geom_group());
+        let kind = m.geom_type()[g] as i32;
+        // Only hits within cutoff count: every point of a geom lies inside its bounding
+        // sphere, so one whose sphere lies beyond the cutoff cannot give one (the cheapest
+        // test first: a short-range sensor drops almost every geom here).
+        let c = xpos[g];
+        let w = [c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]];
+        let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+        if self.within && kind != PLANE {
+            let lim = self.reach + rbound[g] * (1.0 + 1e-9) + 1e-9;
+            if w2 > lim * lim {
+                return None;
+            }
+        }
+        // mj_multiRay's eligibility, rule for rule.
+        let b = bodyid[g];
+        if b == self.exclude
+            || (matid[g] < 0 && rgba[g][3] == 0.0)
+            || (matid[g] >= 0 && mat_rgba[matid[g] as usize][3] == 0.0)
+            || (!self.include_static && weld[b as usize] == 0)
+            || self.mask[group[g].clamp(0, mjNGROUP as i32 - 1) as usize] == 0
+        {
+            return None;
+        }
+        // Its cutoff rule (the centre farther than cutoff plus the bounding radius) and its
+        // bounding angles, both only for a body with a bounding volume, as there.
+        let bvh = m.body_bvhadr()[b as usize];
+        let (mut body_sphere, ba) = (None, [0.0; 4]);
+        if bvh != -1 {
+            if w2.sqrt() > self.cutoff + rbound[g] {
+                return None;
+            }
+            let bb = &m.bvh_aabb()[bvh as usize];
+            let xi = data.xipos()[b as usize];
+            let centre = [bb[0] + xi[0], bb[1] + xi[1], bb[2] + xi[2]];
+            body_sphere = Some((centre, bb[3] * bb[3] + bb[4] * bb[4] + bb[5] * bb[5]));
+        }
+        // A plane is unbounded (radius 0): never culled per ray. Others: the sphere grown by
+        // a relative and an absolute margin, so rounding can only keep a geom, never drop it.
+        let r = rbound[g] * (1.0 + 1e-9) + 1e-9;
+        let r2 = if kind == PLANE { f64::INFINITY } else { r * r };
+        // A 2D scan: a sphere that does not meet the scan plane meets none of its rays.
+        if let Some(n) = self.plane_n {
+            if kind != PLANE
+                && (n[0] * w[0] + n[1] * w[1] + n[2] * w[2]).abs() > r * (1.0 + 1e-9) + 1e-9
+            {
+                return None;
+            }
+        }
+        // Only hits within cutoff count: a geom whose bounding box (in its own frame, every
+        // point of the geom inside it) lies farther than cutoff from the origin cannot give
+        // one. The margin keeps rounding from ever dropping a hit at the cutoff.
+        let near = if kind == PLANE {
+            0.0
+        } else {
+            box_distance(&m.geom_aabb()[g], &c, &xmat[g], &origin)
+        };
+        if self.within && near > self.reach {
+            return None;
+        }
+        let (lp, half) = if kind == PLANE {
+            ([0.0; 3], [0.0; 3])
+        } else {
+            slab_frame(&m.geom_aabb()[g], &c, &xmat[g], &origin)
+        };
+        // A capsule or cylinder in a planar scan: the rays meet it only within its section
+        // by the scan plane (`scan_section`), when that is tighter than its sphere.
+        let (mut w, mut r2, mut w2) = (w, r2, w2);
+        if let Some(n) =
+            self.plane_n.filter(|_| self.sections && (kind == CAPSULE || kind == CYLINDER))
+        {
+            let x = &xmat[g];
+            let reach_g = w2.sqrt() + r;
+            if let Some((p, rs)) = scan_section(&n, &w, &[x[2], x[5], x[8]], size_of(m, g), reach_g)
+            {
+                if rs < r {
+                    (w, r2, w2) = (p, rs * rs, p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+                }
+            }
+        }
+        Some(Candidate {
+            id: g,
+            kind,
+            w,
+            r2,
+            w2,
+            body_sphere,
+            ba,
+            ba_done: false,
+            near,
+            mat: xmat[g],
+            lp,
+            half,
+            fast: AngleCull::default(),
+        })
+    }
+
+    /// The ray along `v` (|v|² = `vv` > 0): its nearest hit over the candidates `list` names (in
+    /// that order), as (distance, geom id), or (-1, -1).
+    fn nearest_hit(
+        &self,
+        cand: &mut [Candidate],
+        list: &[u32],
+        v: &[f64; 3],
+        vv: f64,
+    ) -> (f64, i32) {
+        let (m, data, origin) = (self.m, self.data, self.origin);
+        let (xpos, xmat, size) = (data.geom_xpos(), data.geom_xmat(), m.geom_size());
+        let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
+        let (mut dist, mut geom) = (-1.0, -1);
+        let mut angles: Option<(f64, f64)> = None;
+        let vlen = vv.sqrt();
+        for &k in list {
+            let c = &mut cand[k as usize];
+            // Nearest box first: once a hit is nearer than every remaining geom's box can be
+            // (with a margin far above rounding), none of them can change the answer.
+            if dist >= 0.0 && c.near > dist * vlen * (1.0 + 1e-9) + 1e-9 {
+                break;
+            }
+            if c.w2 > c.r2 {
+                // The ray must come within r of the centre, ahead of the origin.
+                let t = v[0] * c.w[0] + v[1] * c.w[1] + v[2] * c.w[2];
+                if t < 0.0 || c.w2 - t * t / vv > c.r2 {
+                    continue;
+                }
+            }
+            // The ray must meet the geom's (grown) bounding box, and enter it no farther
+            // than the best hit so far.
+            if c.kind != PLANE && slab_skips(c, v, vlen, dist) {
+                continue;
+            }
+            // mj_multiRay's own culls decide what it returns (they can drop a geom the ray
+            // does hit, so they are part of the answer, not only of its speed). Each is a
+            // pure test, so their order is free: the cheap body sphere first; the angular
+            // cull (atan2s) before a costly mesh or height-field intersection, but after a
+            // primitive's, and then only for a hit that would become the ray's answer.
+            if let Some((centre, ssz)) = c.body_sphere {
+                if !ray_sphere_hits(&centre, ssz, &origin, v) {
+                    continue;
+                }
+            }
+            let costly = c.kind == MESH || c.kind == HFIELD;
+            if costly && angle_culled(c, m, xpos, xmat, &origin, v, &mut angles) {
+                continue;
+            }
+            let g = c.id;
+            // SAFETY: plain arrays of the declared sizes; model and data are live and only
+            // read (the mesh and hfield functions read the model and the geom poses).
+            let d = unsafe {
+                if c.kind == MESH {
+                    mj_rayMesh(mp, dp, g as i32, &origin, v, std::ptr::null_mut())
+                } else if c.kind == HFIELD {
+                    mj_rayHfield(mp, dp, g as i32, &origin, v, std::ptr::null_mut())
+                } else {
+                    mju_rayGeom(
+                        &xpos[g],
+                        &xmat[g],
+                        &size[g],
+                        &origin,
+                        v,
+                        c.kind,
+                        std::ptr::null_mut(),
+                    )
+                }
+            };
+            // The nearest hit wins and, at equal distance, the lowest geom id (mj_multiRay
+            // visits geoms in id order and keeps a hit only when strictly nearer).
+            let better = dist < 0.0 || d < dist || (d == dist && (g as i32) < geom);
+            if !(d >= 0.0 && better) || (self.within && d > self.cutoff) {
+                continue;
+            }
+            if !costly && angle_culled(c, m, xpos, xmat, &origin, v, &mut angles) {
+                continue;
+            }
+            dist = d;
+            geom = g as i32;
+        }
+        (dist, geom)
+    }
 }
 
 impl RayBatch {
@@ -573,124 +508,45 @@ impl RayBatch {
         within: bool,
     ) {
         let m = data.model();
-        let (mesh, hfield, plane) = (
-            mjtGeom::mjGEOM_MESH as i32,
-            mjtGeom::mjGEOM_HFIELD as i32,
-            mjtGeom::mjGEOM_PLANE as i32,
-        );
-        let exclude = exclude_body.map(|b| b as i32).unwrap_or(-1);
-        let (xpos, xmat) = (data.geom_xpos(), data.geom_xmat());
-        let (rbound, bodyid, weld) = (m.geom_rbound(), m.geom_bodyid(), m.body_weldid());
-        let (matid, rgba, mat_rgba, group) =
-            (m.geom_matid(), m.geom_rgba(), m.mat_rgba(), m.geom_group());
         let plane_n = scan_plane(&self.dirs);
         // a planar scan's rays all at least 0.5 long: the capsule and cylinder sections apply
         let sections = plane_n.is_some()
             && self.dirs.chunks_exact(3).all(|d| d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= 0.25);
-        let (capsule, cylinder) = (mjtGeom::mjGEOM_CAPSULE as i32, mjtGeom::mjGEOM_CYLINDER as i32);
-        let reach = cutoff * (1.0 + 1e-9) + 1e-9;
+        let q = Query {
+            m,
+            data,
+            origin,
+            exclude: exclude_body.map(|b| b as i32).unwrap_or(-1),
+            mask,
+            include_static,
+            cutoff,
+            within,
+            reach: cutoff * (1.0 + 1e-9) + 1e-9,
+            plane_n,
+            sections,
+        };
         self.cand.clear();
-        let types = m.geom_type();
-        for g in 0..m.ffi().ngeom as usize {
-            // Only hits within cutoff count: every point of a geom lies inside its bounding
-            // sphere, so one whose sphere lies beyond the cutoff cannot give one (the cheapest
-            // test first: a short-range sensor drops almost every geom here).
-            let c = xpos[g];
-            let w = [c[0] - origin[0], c[1] - origin[1], c[2] - origin[2]];
-            let w2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
-            if within && types[g] as i32 != plane {
-                let lim = reach + rbound[g] * (1.0 + 1e-9) + 1e-9;
-                if w2 > lim * lim {
-                    continue;
-                }
-            }
-            // mj_multiRay's eligibility, rule for rule.
-            let b = bodyid[g];
-            if b == exclude
-                || (matid[g] < 0 && rgba[g][3] == 0.0)
-                || (matid[g] >= 0 && mat_rgba[matid[g] as usize][3] == 0.0)
-                || (!include_static && weld[b as usize] == 0)
-                || mask[group[g].clamp(0, mjNGROUP as i32 - 1) as usize] == 0
-            {
-                continue;
-            }
-            // Its cutoff rule (the centre farther than cutoff plus the bounding radius) and its
-            // bounding angles, both only for a body with a bounding volume, as there.
-            let bvh = m.body_bvhadr()[b as usize];
-            let (mut body_sphere, ba) = (None, [0.0; 4]);
-            if bvh != -1 {
-                if w2.sqrt() > cutoff + rbound[g] {
-                    continue;
-                }
-                let bb = &m.bvh_aabb()[bvh as usize];
-                let xi = data.xipos()[b as usize];
-                let centre = [bb[0] + xi[0], bb[1] + xi[1], bb[2] + xi[2]];
-                body_sphere = Some((centre, bb[3] * bb[3] + bb[4] * bb[4] + bb[5] * bb[5]));
-            }
-            let kind = types[g] as i32;
-            // A plane is unbounded (radius 0): never culled per ray. Others: the sphere grown by
-            // a relative and an absolute margin, so rounding can only keep a geom, never drop it.
-            let r = rbound[g] * (1.0 + 1e-9) + 1e-9;
-            let r2 = if kind == plane { f64::INFINITY } else { r * r };
-            // A 2D scan: a sphere that does not meet the scan plane meets none of its rays.
-            if let Some(n) = plane_n {
-                if kind != plane
-                    && (n[0] * w[0] + n[1] * w[1] + n[2] * w[2]).abs() > r * (1.0 + 1e-9) + 1e-9
-                {
-                    continue;
-                }
-            }
-            // Only hits within cutoff count: a geom whose bounding box (in its own frame, every
-            // point of the geom inside it) lies farther than cutoff from the origin cannot give
-            // one. The margin keeps rounding from ever dropping a hit at the cutoff.
-            let near = if kind == plane {
-                0.0
-            } else {
-                box_distance(&m.geom_aabb()[g], &c, &xmat[g], &origin)
-            };
-            if within && near > reach {
-                continue;
-            }
-            let (lp, half) = if kind == plane {
-                ([0.0; 3], [0.0; 3])
-            } else {
-                slab_frame(&m.geom_aabb()[g], &c, &xmat[g], &origin)
-            };
-            // A capsule or cylinder in a planar scan: the rays meet it only within its section
-            // by the scan plane (`scan_section`), when that is tighter than its sphere.
-            let (mut w, mut r2, mut w2) = (w, r2, w2);
-            if let Some(n) = plane_n.filter(|_| sections && (kind == capsule || kind == cylinder)) {
-                let x = &xmat[g];
-                let reach_g = w2.sqrt() + r;
-                if let Some((p, rs)) =
-                    scan_section(&n, &w, &[x[2], x[5], x[8]], size_of(m, g), reach_g)
-                {
-                    if rs < r {
-                        (w, r2, w2) = (p, rs * rs, p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-                    }
-                }
-            }
-            self.cand.push(Candidate {
-                id: g,
-                kind,
-                w,
-                r2,
-                w2,
-                body_sphere,
-                ba,
-                ba_done: false,
-                near,
-                mat: xmat[g],
-                lp,
-                half,
-                fast: AngleCull::default(),
-            });
-        }
+        self.cand.extend((0..m.ffi().ngeom as usize).filter_map(|g| q.candidate(g)));
         // Visited nearest box first (stable: id order among equals).
         self.cand.sort_by(|a, b| a.near.total_cmp(&b.near));
-        // A planar scan with several candidates: each ray visits only those its angular bin
-        // holds (src/mujoco/ray_bins.rs), in the same order.
-        let binned = match plane_n {
+        let binned = self.bin_candidates(q.plane_n);
+        for i in 0..self.dist.len() {
+            let v = [self.dirs[3 * i], self.dirs[3 * i + 1], self.dirs[3 * i + 2]];
+            let vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+            if vv < 1e-15 {
+                // mj_multiRay: a zero direction gets no hit (its geom id is left as it was).
+                self.dist[i] = -1.0;
+                continue;
+            }
+            let list: &[u32] = if binned { self.bins.for_ray(&v, vv) } else { self.bins.all() };
+            (self.dist[i], self.geom[i]) = q.nearest_hit(&mut self.cand, list, &v, vv);
+        }
+    }
+
+    /// A planar scan with several candidates: each ray visits only those its angular bin holds
+    /// (src/mujoco/ray_bins.rs), in the same order. True when binned.
+    fn bin_candidates(&mut self, plane_n: Option<[f64; 3]>) -> bool {
+        match plane_n {
             Some(n) if self.cand.len() > 4 => {
                 self.bins.reset(&n, &[self.dirs[0], self.dirs[1], self.dirs[2]]);
                 for (k, c) in self.cand.iter().enumerate() {
@@ -703,88 +559,6 @@ impl RayBatch {
                 self.bins.unbinned(self.cand.len());
                 false
             }
-        };
-        let size = m.geom_size();
-        let (mp, dp) = (m.ffi() as *const _, data.ffi() as *const _);
-        for i in 0..self.dist.len() {
-            let v = [self.dirs[3 * i], self.dirs[3 * i + 1], self.dirs[3 * i + 2]];
-            let vv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-            if vv < 1e-15 {
-                // mj_multiRay: a zero direction gets no hit (its geom id is left as it was).
-                self.dist[i] = -1.0;
-                continue;
-            }
-            let (mut dist, mut geom) = (-1.0, -1);
-            let mut angles: Option<(f64, f64)> = None;
-            let vlen = vv.sqrt();
-            let list: &[u32] = if binned { self.bins.for_ray(&v, vv) } else { self.bins.all() };
-            for &k in list {
-                let c = &mut self.cand[k as usize];
-                // Nearest box first: once a hit is nearer than every remaining geom's box can be
-                // (with a margin far above rounding), none of them can change the answer.
-                if dist >= 0.0 && c.near > dist * vlen * (1.0 + 1e-9) + 1e-9 {
-                    break;
-                }
-                if c.w2 > c.r2 {
-                    // The ray must come within r of the centre, ahead of the origin.
-                    let t = v[0] * c.w[0] + v[1] * c.w[1] + v[2] * c.w[2];
-                    if t < 0.0 || c.w2 - t * t / vv > c.r2 {
-                        continue;
-                    }
-                }
-                // The ray must meet the geom's (grown) bounding box, and enter it no farther
-                // than the best hit so far.
-                if c.kind != plane && slab_skips(c, &v, vlen, dist) {
-                    continue;
-                }
-                // mj_multiRay's own culls decide what it returns (they can drop a geom the ray
-                // does hit, so they are part of the answer, not only of its speed). Each is a
-                // pure test, so their order is free: the cheap body sphere first; the angular
-                // cull (atan2s) before a costly mesh or height-field intersection, but after a
-                // primitive's, and then only for a hit that would become the ray's answer.
-                if let Some((centre, ssz)) = c.body_sphere {
-                    if !ray_sphere_hits(&centre, ssz, &origin, &v) {
-                        continue;
-                    }
-                }
-                let costly = c.kind == mesh || c.kind == hfield;
-                if costly && angle_culled(c, m, xpos, xmat, &origin, &v, &mut angles) {
-                    continue;
-                }
-                let g = c.id;
-                // SAFETY: plain arrays of the declared sizes; model and data are live and only
-                // read (the mesh and hfield functions read the model and the geom poses).
-                let d = unsafe {
-                    if c.kind == mesh {
-                        mj_rayMesh(mp, dp, g as i32, &origin, &v, std::ptr::null_mut())
-                    } else if c.kind == hfield {
-                        mj_rayHfield(mp, dp, g as i32, &origin, &v, std::ptr::null_mut())
-                    } else {
-                        mju_rayGeom(
-                            &xpos[g],
-                            &xmat[g],
-                            &size[g],
-                            &origin,
-                            &v,
-                            c.kind,
-                            std::ptr::null_mut(),
-                        )
-                    }
-                };
-                // The nearest hit wins and, at equal distance, the lowest geom id (mj_multiRay
-                // visits geoms in id order and keeps a hit only when strictly nearer).
-                let better = dist < 0.0 || d < dist || (d == dist && (g as i32) < geom);
-                if !(d >= 0.0 && better) || (within && d > cutoff) {
-                    continue;
-                }
-                if !costly && angle_culled(c, m, xpos, xmat, &origin, &v, &mut angles) {
-                    continue;
-                }
-                dist = d;
-                geom = g as i32;
-            }
-            self.dist[i] = dist;
-            self.geom[i] = geom;
         }
     }
 

@@ -235,123 +235,171 @@ pub fn serve_all(
 ) -> Result<Served, String> {
     let mut out = Served { managers: Vec::new() };
     for m in managers(ctx, cfg)? {
-        let reg = Registry::get(ctx, &m.entity).expect("a manager has a registry");
-        let ns = m.namespace();
-        let mut node = r2r::Node::create(rctx.clone(), "controller_manager", &ns)
-            .map_err(|e| format!("cannot create the controller_manager node in {ns}: {e}"))?;
-        let fq = node.fully_qualified_name().map_err(|e| e.to_string())?;
-        if fq != m.base {
-            return Err(format!(
-                "the controller manager of robot `{}` came up as {fq}, not {}: a node-name or namespace remap (`-r __node:=`, `-r __ns:=`) renamed it",
-                m.entity, m.base
-            ));
-        }
-        let table: params::Shared = Arc::new(Mutex::new(params::Table::new(true)));
-        {
-            let mut t = table.lock().expect("fresh table");
-            let ust = params::override_of(&node, "use_sim_time")
-                .unwrap_or_else(|| params::bool_value(use_sim_time));
-            t.declare("use_sim_time", ust, true, "roqsim's controllers run on simulation time");
+        out.managers.push(serve_one(rctx, ctx, &m, commands, use_sim_time)?);
+    }
+    Ok(out)
+}
+
+/// One manager: its node, parameters, activity topic, controller nodes and services.
+fn serve_one(
+    rctx: &r2r::Context,
+    ctx: &SimContext,
+    m: &Manager,
+    commands: &CommandSender,
+    use_sim_time: bool,
+) -> Result<ManagerNode, String> {
+    let reg = Registry::get(ctx, &m.entity).expect("a manager has a registry");
+    let ns = m.namespace();
+    let (mut node, fq) = manager_node(rctx, m, &ns)?;
+    let table = parameter_table(&node, &reg, use_sim_time);
+    let mut served = params::serve(&mut node, &fq, table.clone())?;
+    let act = activity_publisher(&mut node, &fq, m)?;
+    act.publish(activity_of(&reg), ctx.sim_time());
+    let mut controllers = ControllerNodes::new(rctx, &ns, &m.entity, commands, use_sim_time);
+    let seq = Arc::new(AtomicU64::new(1));
+    controllers.sync(0, &loaded_of(&reg));
+    let controllers = Arc::new(Mutex::new(controllers));
+    let refresh = refresher(commands, &m.entity, &act, &controllers, &seq);
+    let mut k = Ctx { node: &mut node, m, commands, act: &act, nodes: &controllers, seq: &seq };
+    served.extend(controller_services(&mut k, &table, &ns)?);
+    served.extend(hardware_services(&mut k)?);
+    tracing::info!(
+        "controller_manager for robot `{}`: node {fq} ({} services, parameters, activity)",
+        m.entity,
+        SERVICES.len()
+    );
+    Ok(ManagerNode { node, tasks: served, controllers, refresh })
+}
+
+/// The `controller_manager` node in `ns`, and its fully qualified name, refused when a remap
+/// renamed it away from the manager's base name.
+fn manager_node(rctx: &r2r::Context, m: &Manager, ns: &str) -> Result<(r2r::Node, String), String> {
+    let node = r2r::Node::create(rctx.clone(), "controller_manager", ns)
+        .map_err(|e| format!("cannot create the controller_manager node in {ns}: {e}"))?;
+    let fq = node.fully_qualified_name().map_err(|e| e.to_string())?;
+    if fq != m.base {
+        return Err(format!(
+            "the controller manager of robot `{}` came up as {fq}, not {}: a node-name or namespace remap (`-r __node:=`, `-r __ns:=`) renamed it",
+            m.entity, m.base
+        ));
+    }
+    Ok((node, fq))
+}
+
+/// The manager's parameters: `use_sim_time`, the read-only `update_rate` and each declared
+/// controller's read-only `<name>.type`.
+fn parameter_table(node: &r2r::Node, reg: &Registry, use_sim_time: bool) -> params::Shared {
+    let table: params::Shared = Arc::new(Mutex::new(params::Table::new(true)));
+    {
+        let mut t = table.lock().expect("fresh table");
+        let ust = params::override_of(node, "use_sim_time")
+            .unwrap_or_else(|| params::bool_value(use_sim_time));
+        t.declare("use_sim_time", ust, true, "roqsim's controllers run on simulation time");
+        t.declare(
+            "update_rate",
+            params::int_value(reg.update_rate() as i64),
+            true,
+            "Hz; the controllers run every physics step (set by the world's sim.timestep)",
+        );
+        for c in reg.declared() {
+            let ty = reg.type_of(&c).unwrap_or_default();
             t.declare(
-                "update_rate",
-                params::int_value(reg.update_rate() as i64),
-                true,
-                "Hz; the controllers run every physics step (set by the world's sim.timestep)",
+                &format!("{c}.type"),
+                params::string_value(&ty),
+                false,
+                "the type the world declares; load_controller refuses another",
             );
-            for c in reg.declared() {
-                let ty = reg.type_of(&c).unwrap_or_default();
-                t.declare(
-                    &format!("{c}.type"),
-                    params::string_value(&ty),
-                    false,
-                    "the type the world declares; load_controller refuses another",
-                );
-            }
         }
-        let mut served = params::serve(&mut node, &fq, table.clone())?;
-        let publisher = node
-            .create_publisher::<ControllerManagerActivity>(
-                &format!("{fq}/activity"),
-                QosProfile::default().keep_last(1).reliable().transient_local(),
-            )
-            .map_err(|e| format!("cannot create {fq}/activity: {e}"))?;
-        let act =
-            ActivityPub { publisher, last: Arc::new(Mutex::new(None)), entity: m.entity.clone() };
-        act.publish(activity_of(&reg), ctx.sim_time());
-        let mut controllers = ControllerNodes::new(rctx, &ns, &m.entity, commands, use_sim_time);
-        let seq = Arc::new(AtomicU64::new(1));
-        controllers.sync(0, &loaded_of(&reg));
-        let controllers = Arc::new(Mutex::new(controllers));
-        let refresh = refresher(commands, &m.entity, &act, &controllers, &seq);
-        let mut k =
-            Ctx { node: &mut node, m: &m, commands, act: &act, nodes: &controllers, seq: &seq };
-        let mut tasks = vec![
-            k.service::<ListControllers::Service>(
-                "list_controllers",
-                Arc::new(|_, r, _, _, _| ListControllers::Response {
-                    controller: r.list().iter().map(controller_state).collect(),
-                }),
-            )?,
-            k.service::<ListControllerTypes::Service>(
-                "list_controller_types",
-                Arc::new(|_, r, _, _, _| {
-                    let types = r.types();
-                    ListControllerTypes::Response {
-                        base_classes: vec![BASE_CLASS.to_string(); types.len()],
-                        types,
-                    }
-                }),
-            )?,
-            k.service::<SwitchController::Service>("switch_controller", Arc::new(switch))?,
-        ];
-        let (tbl, mns) = (table.clone(), ns.clone());
-        tasks.push(k.service::<LoadController::Service>(
-            "load_controller",
-            Arc::new(move |ctx, r, q, _, n| LoadController::Response {
-                ok: logged(n, &q.name, load(ctx, r, &tbl, &mns, &q.name)),
+    }
+    table
+}
+
+/// `~/activity`: reliable, transient local, depth 1.
+fn activity_publisher(node: &mut r2r::Node, fq: &str, m: &Manager) -> Result<ActivityPub, String> {
+    let publisher = node
+        .create_publisher::<ControllerManagerActivity>(
+            &format!("{fq}/activity"),
+            QosProfile::default().keep_last(1).reliable().transient_local(),
+        )
+        .map_err(|e| format!("cannot create {fq}/activity: {e}"))?;
+    Ok(ActivityPub { publisher, last: Arc::new(Mutex::new(None)), entity: m.entity.clone() })
+}
+
+/// The services that list, switch and move the controllers through their lifecycle.
+fn controller_services(k: &mut Ctx, table: &params::Shared, ns: &str) -> Result<Vec<Task>, String> {
+    let mut tasks = vec![
+        k.service::<ListControllers::Service>(
+            "list_controllers",
+            Arc::new(|_, r, _, _, _| ListControllers::Response {
+                controller: r.list().iter().map(controller_state).collect(),
             }),
-        )?);
-        tasks.push(k.service::<ConfigureController::Service>(
-            "configure_controller",
-            Arc::new(|ctx, r, q, _, n| ConfigureController::Response {
-                ok: logged(
-                    n,
-                    &q.name,
-                    done(ctx, r, ControllerCommand::Configure { name: q.name.clone() }),
-                ),
+        )?,
+        k.service::<ListControllerTypes::Service>(
+            "list_controller_types",
+            Arc::new(|_, r, _, _, _| {
+                let types = r.types();
+                ListControllerTypes::Response {
+                    base_classes: vec![BASE_CLASS.to_string(); types.len()],
+                    types,
+                }
             }),
-        )?);
-        tasks.push(k.service::<CleanupController::Service>(
-            "cleanup_controller",
-            Arc::new(|ctx, r, q, _, n| CleanupController::Response {
-                ok: logged(
-                    n,
-                    &q.name,
-                    done(ctx, r, ControllerCommand::Cleanup { name: q.name.clone() }),
-                ),
-            }),
-        )?);
-        tasks.push(k.service::<UnloadController::Service>(
-            "unload_controller",
-            Arc::new(|ctx, r, q, _, n| UnloadController::Response {
-                ok: logged(
-                    n,
-                    &q.name,
-                    done(ctx, r, ControllerCommand::Unload { name: q.name.clone() }),
-                ),
-            }),
-        )?);
-        tasks.push(k.service::<ReloadControllerLibraries::Service>(
-            "reload_controller_libraries",
-            Arc::new(|ctx, r, q, _, n| ReloadControllerLibraries::Response {
-                ok: logged(
-                    n,
-                    "(all)",
-                    done(ctx, r, ControllerCommand::ReloadLibraries { force_kill: q.force_kill }),
-                ),
-            }),
-        )?);
-        tasks.push(k.service::<ListHardwareInterfaces::Service>(
+        )?,
+        k.service::<SwitchController::Service>("switch_controller", Arc::new(switch))?,
+    ];
+    let (tbl, mns) = (table.clone(), ns.to_string());
+    tasks.push(k.service::<LoadController::Service>(
+        "load_controller",
+        Arc::new(move |ctx, r, q, _, n| LoadController::Response {
+            ok: logged(n, &q.name, load(ctx, r, &tbl, &mns, &q.name)),
+        }),
+    )?);
+    tasks.push(k.service::<ConfigureController::Service>(
+        "configure_controller",
+        Arc::new(|ctx, r, q, _, n| ConfigureController::Response {
+            ok: logged(
+                n,
+                &q.name,
+                done(ctx, r, ControllerCommand::Configure { name: q.name.clone() }),
+            ),
+        }),
+    )?);
+    tasks.push(k.service::<CleanupController::Service>(
+        "cleanup_controller",
+        Arc::new(|ctx, r, q, _, n| CleanupController::Response {
+            ok: logged(
+                n,
+                &q.name,
+                done(ctx, r, ControllerCommand::Cleanup { name: q.name.clone() }),
+            ),
+        }),
+    )?);
+    tasks.push(k.service::<UnloadController::Service>(
+        "unload_controller",
+        Arc::new(|ctx, r, q, _, n| UnloadController::Response {
+            ok: logged(
+                n,
+                &q.name,
+                done(ctx, r, ControllerCommand::Unload { name: q.name.clone() }),
+            ),
+        }),
+    )?);
+    tasks.push(k.service::<ReloadControllerLibraries::Service>(
+        "reload_controller_libraries",
+        Arc::new(|ctx, r, q, _, n| ReloadControllerLibraries::Response {
+            ok: logged(
+                n,
+                "(all)",
+                done(ctx, r, ControllerCommand::ReloadLibraries { force_kill: q.force_kill }),
+            ),
+        }),
+    )?);
+    Ok(tasks)
+}
+
+/// The services that list the hardware and move its component through its lifecycle.
+fn hardware_services(k: &mut Ctx) -> Result<Vec<Task>, String> {
+    Ok(vec![
+        k.service::<ListHardwareInterfaces::Service>(
             "list_hardware_interfaces",
             Arc::new(|_, r, _, _, _| {
                 let hw = r.hardware_interfaces();
@@ -368,26 +416,18 @@ pub fn serve_all(
                         .collect(),
                 }
             }),
-        )?);
-        tasks.push(k.service::<ListHardwareComponents::Service>(
+        )?,
+        k.service::<ListHardwareComponents::Service>(
             "list_hardware_components",
             Arc::new(|_, r, _, _, _| ListHardwareComponents::Response {
                 component: vec![hardware_component(r)],
             }),
-        )?);
-        tasks.push(k.service::<SetHardwareComponentState::Service>(
+        )?,
+        k.service::<SetHardwareComponentState::Service>(
             "set_hardware_component_state",
             Arc::new(set_hardware_state),
-        )?);
-        served.extend(tasks);
-        tracing::info!(
-            "controller_manager for robot `{}`: node {fq} ({} services, parameters, activity)",
-            m.entity,
-            SERVICES.len()
-        );
-        out.managers.push(ManagerNode { node, tasks: served, controllers, refresh });
-    }
-    Ok(out)
+        )?,
+    ])
 }
 
 /// load_controller: the `<name>.type` and `<name>.params_file` parameters the spawner set on the

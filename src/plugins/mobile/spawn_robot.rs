@@ -351,11 +351,7 @@ impl Plugin for SpawnRobot {
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
-        let d = ctx.data_mut();
-        for &(adr, q) in &self.home_qpos {
-            d.qpos_mut()[adr] = q;
-        }
-        crate::spawn::latched::announce(ctx, &self.tf, &mut self.description);
+        crate::spawn::latched::reset(ctx, &self.home_qpos, &self.tf, &mut self.description);
         Ok(())
     }
 

@@ -18,12 +18,14 @@ use std::f64::consts::PI;
 use std::rc::Rc;
 
 use mujoco_rs::prelude::*;
+use nalgebra::Matrix3;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::context::payload::Payload;
 use crate::context::{Endpoint, EndpointId, SimContext};
 use crate::error::{ConfigError, HookResult};
+use crate::math::vec3;
 use crate::plugin::check_rate;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
@@ -310,9 +312,8 @@ impl Plugin for Bumper {
                 let p = d.contact()[i].pos;
                 let v = [p[0] - o[0], p[1] - o[1], p[2] - o[2]];
                 // body frame = R^T v (xmat is row-major: columns are the body axes)
-                let x = r[0] * v[0] + r[3] * v[1] + r[6] * v[2];
-                let y = r[1] * v[0] + r[4] * v[1] + r[7] * v[2];
-                let bearing = y.atan2(x);
+                let local = Matrix3::from_row_slice(&r).tr_mul(&vec3(&v));
+                let bearing = local.y.atan2(local.x);
                 for (z, [a, b], _) in &self.zones {
                     if in_sector(bearing, *a, *b) {
                         pressed.insert(z.clone(), true);

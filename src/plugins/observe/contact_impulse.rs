@@ -33,7 +33,7 @@ use crate::error::{ConfigError, HookResult};
 use crate::plugin::{check_rate, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::plugins::shared::contact_watch::{
-    check_names, is_present, GeomWatch, SpawnEdge, WatchKeys,
+    check_names, is_present, watch_keys_of, GeomWatch, SpawnEdge,
 };
 use crate::plugins::shared::report::{publish_due, ReportEndpoint};
 use crate::plugins::shared::{self as common, geom_name};
@@ -129,15 +129,6 @@ impl ContactImpulse {
             id: 0,
         }
     }
-
-    fn watch_keys(&self) -> WatchKeys<'_> {
-        WatchKeys {
-            body: &self.cfg.body,
-            ignore: self.cfg.ignore.as_deref(),
-            ignore_prefixes: &self.cfg.ignore_prefixes,
-            namespace: self.cfg.namespace.as_deref(),
-        }
-    }
 }
 
 /// The descriptor (refused at the top of a document: `requires_owner`).
@@ -157,8 +148,12 @@ impl Plugin for ContactImpulse {
     }
 
     fn configure(&mut self, ctx: &mut SimContext) -> HookResult {
-        let (watch, _, scope) =
-            GeomWatch::for_owner(ctx, "contact_impulse", self.owner.as_deref(), self.watch_keys())?;
+        let (watch, _, scope) = GeomWatch::for_owner(
+            ctx,
+            "contact_impulse",
+            self.owner.as_deref(),
+            watch_keys_of!(self.cfg),
+        )?;
         self.watch = watch;
         self.id = ReportEndpoint {
             role: "contact_impulse",

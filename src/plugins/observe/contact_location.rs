@@ -29,7 +29,7 @@ use crate::error::{num, ConfigError, HookResult};
 use crate::plugin::{check_rate, Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugin_descriptor;
 use crate::plugins::shared as common;
-use crate::plugins::shared::contact_watch::{check_names, is_present, GeomWatch, WatchKeys};
+use crate::plugins::shared::contact_watch::{check_names, is_present, watch_keys_of, GeomWatch};
 use crate::plugins::shared::report::{publish_due, ReportEndpoint};
 
 /// Endpoint roles (keys of `topics:`).
@@ -185,15 +185,6 @@ impl ContactLocationPlugin {
         }
     }
 
-    fn watch_keys(&self) -> WatchKeys<'_> {
-        WatchKeys {
-            body: &self.cfg.body,
-            ignore: self.cfg.ignore.as_deref(),
-            ignore_prefixes: &self.cfg.ignore_prefixes,
-            namespace: self.cfg.namespace.as_deref(),
-        }
-    }
-
     fn compute(&self, ctx: &SimContext) -> ContactLocation {
         let now = ctx.sim_time();
         if !is_present(ctx, &self.watch.entity) {
@@ -264,7 +255,7 @@ impl Plugin for ContactLocationPlugin {
             ctx,
             "contact_location",
             self.owner.as_deref(),
-            self.watch_keys(),
+            watch_keys_of!(self.cfg),
         )?;
         self.watch = watch;
         self.frame_id = if self.cfg.frame == "world" {

@@ -530,13 +530,13 @@ impl State {
             if let Some(y) = face {
                 if *yaw != y || turned {
                     *yaw = y;
-                    *quat = [(y / 2.0).cos(), 0.0, 0.0, (y / 2.0).sin()];
+                    *quat = crate::math::yaw_quat_wxyz(y);
                 }
             } else if turned {
                 if orca::norm(v) > 1e-3 {
                     *yaw = v[1].atan2(v[0]);
                 }
-                *quat = [(*yaw / 2.0).cos(), 0.0, 0.0, (*yaw / 2.0).sin()];
+                *quat = crate::math::yaw_quat_wxyz(*yaw);
             }
             // upright and facing its travel, whatever a teleport wrote
             let q = &mut d.mocap_quat_mut()[a.mocap];

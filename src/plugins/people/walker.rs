@@ -49,7 +49,7 @@ use super::route::{Dwell, Route};
 use crate::context::payload::GoalStatus;
 use crate::context::{Entity, EntityKind, Pose, SimContext};
 use crate::error::{num, ConfigError, HookResult};
-use crate::plugin::{BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
+use crate::plugin::{check_run_rate, BuildContext, Hooks, Plugin, PluginArgs, ValidateConfig};
 use crate::plugins::shared::nav_goal::codes;
 use crate::plugins::shared::nav_grid::GridSpec;
 use crate::spawn::body_name_for;
@@ -426,16 +426,11 @@ impl WalkerConfig {
         check_positive(e, "orca.time_horizon", self.orca.time_horizon, MAX_DWELL_S, "s");
         check_positive(e, "orca.max_speed", self.orca.max_speed, MAX_PERSON_SPEED, "m/s");
         if let Some(hz) = self.orca.update_hz {
-            if !(hz.is_finite() && hz >= crate::engine::rates::MIN_RATE_HZ) {
-                e.push(ConfigError::new(
+            e.extend(check_run_rate(
                 "orca.update_hz",
-                format!(
-                    "must be a rate of at least {} Hz (above the physics rate it updates every step), got {}",
-                    crate::engine::rates::MIN_RATE_HZ,
-                    num(hz)
-                ),
+                hz,
+                " (above the physics rate it updates every step)",
             ));
-            }
         }
         if let Some(r) = self.orca.radius {
             if !(r > 0.0 && r < PERSON_HEIGHT / 2.0) {
@@ -674,7 +669,7 @@ impl Plugin for Walker {
         }
         let r = self.cfg.orca.radius.unwrap_or(DEFAULT_RADIUS);
         let ([x, y], yaw) = self.start();
-        let quat = [(yaw / 2.0).cos(), 0.0, 0.0, (yaw / 2.0).sin()];
+        let quat = crate::math::yaw_quat_wxyz(yaw);
         let body = spec
             .world_body_mut()
             .add_body()

@@ -6,17 +6,14 @@
 
 use crate::camera::config::GENERIC_CAMERA;
 use crate::camera::CameraConfig;
-use crate::plugin::{PluginDescriptor, PluginFlags};
+use crate::plugin::PluginDescriptor;
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "camera",
-        summary: "A generic camera (MJCF camera or site): rgb8, depth 32FC1/16UC1, CameraInfo, organised PointCloud2, JPEG; rendered only for subscribers.",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: crate::plugin::schema_of::<CameraConfig>,
-        create: |v, a| crate::camera::create(v, a, &GENERIC_CAMERA),
-        expand: None,
-    }
+    crate::plugin_descriptor!(
+        "camera",
+        "A generic camera (MJCF camera or site): rgb8, depth 32FC1/16UC1, CameraInfo, organised PointCloud2, JPEG; rendered only for subscribers.",
+        CameraConfig;
+        |v, a| crate::camera::create(v, a, &GENERIC_CAMERA)
+    )
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::error::ConfigError;
 use crate::handles::sensor_fault::{FaultAllowlist, FaultBlock, Refusal};
 use crate::plugin::ValidateConfig;
-use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams};
+use crate::plugins::shared::scan::{ray_keys_of, RangeValue, RayKeys, ScanParams};
 use crate::plugins::shared::sensor_keys::{
     check_frame_and_topics, check_site, fault_params, overlay,
 };
@@ -193,20 +193,7 @@ impl LidarConfig {
 
     /// The per-ray keys, as every ray sensor checks and applies them.
     pub fn ray_keys(&self) -> RayKeys {
-        RayKeys {
-            rate_hz: self.rate_hz,
-            dropout_percent: self.dropout_percent,
-            range_min: self.range_min,
-            max_range: self.max_range,
-            detection_min: self.detection_min,
-            detection_max: self.detection_max,
-            too_close: self.too_close.clone(),
-            no_return: self.no_return.clone(),
-            range_stddev: self.range_stddev,
-            range_stddev_relative: self.range_stddev_relative,
-            range_stddev_relative_from: self.range_stddev_relative_from,
-            range_resolution: self.range_resolution,
-        }
+        ray_keys_of!(self)
     }
 
     /// Resolve and check the per-frame values.

@@ -12,7 +12,7 @@
 
 use crate::camera::config::{Device, DEPTHAI};
 use crate::camera::{CameraConfig, DepthEncoding};
-use crate::plugin::{PluginDescriptor, PluginFlags};
+use crate::plugin::PluginDescriptor;
 
 /// The OAK-D Pro's defaults.
 pub const OAKD: Device = Device {
@@ -36,13 +36,10 @@ pub const OAKD: Device = Device {
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "oakd_camera",
-        summary: "Luxonis OAK-D Pro RGB-D camera on depthai-ros topics (55 deg colour VFOV, 75 mm baseline, depth 0.3-35 m as 16UC1 mm).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: crate::plugin::schema_of::<CameraConfig>,
-        create: |v, a| crate::camera::create(v, a, &OAKD),
-        expand: None,
-    }
+    crate::plugin_descriptor!(
+        "oakd_camera",
+        "Luxonis OAK-D Pro RGB-D camera on depthai-ros topics (55 deg colour VFOV, 75 mm baseline, depth 0.3-35 m as 16UC1 mm).",
+        CameraConfig;
+        |v, a| crate::camera::create(v, a, &OAKD)
+    )
 }

@@ -34,7 +34,7 @@ use crate::mujoco::frames::resolve_name;
 use crate::mujoco::raycast::RayBatch;
 use crate::plugin::{Hooks, Plugin, PluginArgs, PluginDescriptor, ValidateConfig};
 use crate::plugins::shared::ray_mount::{site_dirs, MountSpec, MountTf};
-use crate::plugins::shared::scan::{RangeValue, RayKeys, ScanParams, Special};
+use crate::plugins::shared::scan::{ray_keys_of, RangeValue, RayKeys, ScanParams, Special};
 use crate::plugins::shared::sensor_keys::{check_frame_and_topics, check_site};
 use crate::spawn::frame_prefix;
 
@@ -174,20 +174,7 @@ impl RangeSensorConfig {
     /// The lidar config carrying the shared per-ray keys, so both sensors check and apply them
     /// identically.
     fn ray_keys(&self) -> RayKeys {
-        RayKeys {
-            rate_hz: self.rate_hz,
-            dropout_percent: self.dropout_percent,
-            range_min: self.range_min,
-            max_range: self.max_range,
-            detection_min: self.detection_min,
-            detection_max: self.detection_max,
-            too_close: self.too_close.clone(),
-            no_return: self.no_return.clone(),
-            range_stddev: self.range_stddev,
-            range_stddev_relative: self.range_stddev_relative,
-            range_stddev_relative_from: self.range_stddev_relative_from,
-            range_resolution: self.range_resolution,
-        }
+        ray_keys_of!(self)
     }
 
     /// The resolved per-ray values.

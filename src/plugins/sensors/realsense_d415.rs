@@ -7,7 +7,7 @@
 
 use crate::camera::config::{Device, REALSENSE};
 use crate::camera::{CameraConfig, DepthEncoding};
-use crate::plugin::{PluginDescriptor, PluginFlags};
+use crate::plugin::PluginDescriptor;
 
 /// The D415's defaults.
 pub const D415: Device = Device {
@@ -31,13 +31,10 @@ pub const D415: Device = Device {
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "realsense_d415",
-        summary: "Intel RealSense D415 colour stream on realsense-ros topics (42.5 deg colour FOV; depth optional: min-Z 0.45 m, 55 mm baseline).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: crate::plugin::schema_of::<CameraConfig>,
-        create: |v, a| crate::camera::create(v, a, &D415),
-        expand: None,
-    }
+    crate::plugin_descriptor!(
+        "realsense_d415",
+        "Intel RealSense D415 colour stream on realsense-ros topics (42.5 deg colour FOV; depth optional: min-Z 0.45 m, 55 mm baseline).",
+        CameraConfig;
+        |v, a| crate::camera::create(v, a, &D415)
+    )
 }

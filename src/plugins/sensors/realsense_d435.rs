@@ -12,7 +12,7 @@
 
 use crate::camera::config::{Device, REALSENSE};
 use crate::camera::{CameraConfig, DepthEncoding};
-use crate::plugin::{PluginDescriptor, PluginFlags};
+use crate::plugin::PluginDescriptor;
 
 /// The D435's defaults.
 pub const D435: Device = Device {
@@ -36,13 +36,10 @@ pub const D435: Device = Device {
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "realsense_d435",
-        summary: "Intel RealSense D435(i) colour + depth + point cloud on realsense-ros topics (42.5 deg colour FOV, min-Z 0.28 m, 3 m range, 50 mm baseline).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: crate::plugin::schema_of::<CameraConfig>,
-        create: |v, a| crate::camera::create(v, a, &D435),
-        expand: None,
-    }
+    crate::plugin_descriptor!(
+        "realsense_d435",
+        "Intel RealSense D435(i) colour + depth + point cloud on realsense-ros topics (42.5 deg colour FOV, min-Z 0.28 m, 3 m range, 50 mm baseline).",
+        CameraConfig;
+        |v, a| crate::camera::create(v, a, &D435)
+    )
 }

@@ -6,7 +6,7 @@
 
 use crate::camera::config::{Device, REALSENSE};
 use crate::camera::{CameraConfig, DepthEncoding};
-use crate::plugin::{PluginDescriptor, PluginFlags};
+use crate::plugin::PluginDescriptor;
 
 /// The D455's defaults.
 pub const D455: Device = Device {
@@ -30,13 +30,10 @@ pub const D455: Device = Device {
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "realsense_d455",
-        summary: "Intel RealSense D455 colour + depth + point cloud on realsense-ros topics (65 deg colour FOV, min-Z 0.52 m, 6 m range, 95 mm baseline).",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: crate::plugin::schema_of::<CameraConfig>,
-        create: |v, a| crate::camera::create(v, a, &D455),
-        expand: None,
-    }
+    crate::plugin_descriptor!(
+        "realsense_d455",
+        "Intel RealSense D455 colour + depth + point cloud on realsense-ros topics (65 deg colour FOV, min-Z 0.52 m, 6 m range, 95 mm baseline).",
+        CameraConfig;
+        |v, a| crate::camera::create(v, a, &D455)
+    )
 }

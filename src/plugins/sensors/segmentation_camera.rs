@@ -26,7 +26,7 @@ use crate::camera::Capture;
 use crate::context::payload::Image;
 use crate::context::{EndpointId, Payload, SimContext};
 use crate::error::{ConfigError, HookResult};
-use crate::plugin::{typed_config, Hooks, Plugin, PluginArgs, PluginDescriptor, PluginFlags};
+use crate::plugin::{typed_config, Hooks, Plugin, PluginArgs, PluginDescriptor};
 
 /// The label camera's defaults (a generic camera layout under `segmentation/`).
 pub const SEGMENTATION: Device = Device {
@@ -168,15 +168,12 @@ fn create(
 
 /// The registry entry.
 pub fn descriptor() -> PluginDescriptor {
-    PluginDescriptor {
-        name: "segmentation_camera",
-        summary: "Per-pixel class (mono8) and instance (16UC1 body ids) labels and vision_msgs/Detection2DArray boxes from one render; classes matched in declaration order.",
-        flags: PluginFlags::default(),
-        expansion_keys: &[],
-        schema: crate::plugin::schema_of::<SegmentationConfig>,
-        create,
-        expand: None,
-    }
+    crate::plugin_descriptor!(
+        "segmentation_camera",
+        "Per-pixel class (mono8) and instance (16UC1 body ids) labels and vision_msgs/Detection2DArray boxes from one render; classes matched in declaration order.",
+        SegmentationConfig;
+        create
+    )
 }
 
 fn mono(data: Vec<u8>, enc: &str, bpp: u32, k: (u32, u32), stamp: f64, frame: &str) -> Image {

@@ -53,6 +53,20 @@ pub struct WatchKeys<'a> {
     pub namespace: Option<&'a str>,
 }
 
+/// [`WatchKeys`] read from a contact observer's config (`body`, `ignore`, `ignore_prefixes`,
+/// `namespace`): one body for every observer that carries those keys.
+macro_rules! watch_keys_of {
+    ($cfg:expr) => {
+        $crate::plugins::shared::contact_watch::WatchKeys {
+            body: &$cfg.body,
+            ignore: $cfg.ignore.as_deref(),
+            ignore_prefixes: &$cfg.ignore_prefixes,
+            namespace: $cfg.namespace.as_deref(),
+        }
+    };
+}
+pub(crate) use watch_keys_of;
+
 impl GeomWatch {
     /// Resolve the watch of `plugin`, nested under `owner`: the owning entity (refused when there
     /// is none), its watched geoms by `keys`, and the scope its endpoints take.

@@ -81,6 +81,28 @@ pub struct RayKeys {
     pub range_resolution: f64,
 }
 
+/// [`RayKeys`] read from a ray sensor's config whose per-ray keys carry the same names (the
+/// `lidar` and `range_sensor` configs): one body for both.
+macro_rules! ray_keys_of {
+    ($cfg:expr) => {
+        $crate::plugins::shared::scan::RayKeys {
+            rate_hz: $cfg.rate_hz,
+            dropout_percent: $cfg.dropout_percent,
+            range_min: $cfg.range_min,
+            max_range: $cfg.max_range,
+            detection_min: $cfg.detection_min,
+            detection_max: $cfg.detection_max,
+            too_close: $cfg.too_close.clone(),
+            no_return: $cfg.no_return.clone(),
+            range_stddev: $cfg.range_stddev,
+            range_stddev_relative: $cfg.range_stddev_relative,
+            range_stddev_relative_from: $cfg.range_stddev_relative_from,
+            range_resolution: $cfg.range_resolution,
+        }
+    };
+}
+pub(crate) use ray_keys_of;
+
 impl RayKeys {
     /// Resolve and check the per-frame values (errors at the keys' own names).
     pub fn params(&self) -> Result<ScanParams, Vec<ConfigError>> {

@@ -489,11 +489,7 @@ impl Plugin for SpawnArm {
     }
 
     fn on_reset(&mut self, ctx: &mut SimContext) -> HookResult {
-        let d = ctx.data_mut();
-        for &(adr, q) in &self.home_qpos {
-            d.qpos_mut()[adr] = q;
-        }
-        crate::spawn::latched::announce(ctx, &self.tf, &mut self.description);
+        crate::spawn::latched::reset(ctx, &self.home_qpos, &self.tf, &mut self.description);
         Ok(())
     }
 

@@ -17,8 +17,9 @@
 use std::path::{Path, PathBuf};
 
 use mujoco_rs::prelude::*;
+use nalgebra::Matrix3;
 
-use crate::math::vec3;
+use crate::math::{arr3, vec3};
 
 /// Collider cell edge (m).
 pub const COLLIDER_CELL: f64 = 0.025;
@@ -125,14 +126,8 @@ fn world_triangles(
     let (vadr, fadr, fnum) =
         (m.mesh_vertadr()[0] as usize, m.mesh_faceadr()[0] as usize, m.mesh_facenum()[0] as usize);
     let (vert, face) = (m.mesh_vert(), m.mesh_face());
-    let world = |v: [f32; 3]| {
-        let v = [v[0] as f64, v[1] as f64, v[2] as f64];
-        [
-            p[0] + r[0] * v[0] + r[1] * v[1] + r[2] * v[2],
-            p[1] + r[3] * v[0] + r[4] * v[1] + r[5] * v[2],
-            p[2] + r[6] * v[0] + r[7] * v[1] + r[8] * v[2],
-        ]
-    };
+    let (p, r) = (vec3(&p), Matrix3::from_row_slice(&r));
+    let world = |v: [f32; 3]| arr3(&(p + r * vec3(&[v[0] as f64, v[1] as f64, v[2] as f64])));
     Ok(face[fadr..fadr + fnum].iter().map(|f| f.map(|i| world(vert[vadr + i as usize]))).collect())
 }
 
