@@ -457,9 +457,10 @@ def test_lockstep_closed_loop_is_bitwise_across_two_runs(roqsim, ros, roqsim_bin
         meta, msgs = read_all(out)
         states = [m for t, _, _, m in msgs if t == "/roqsim/state"]
         cmds = [m for t, _, _, m in msgs if t == "/cmd_vel"]
-        # 3 s of odom at 50 Hz: 150 publications, each answered; the announcement and the answers to
-        # the first 149 were applied (the answer to the last one comes after the final step)
-        assert sent[0] == 150 and len(cmds) == 150, (len(cmds), sent[0])
+        # 3 s of odom at 50 Hz: 150 publications, each answered; the announcement and every answer
+        # are recorded (the barrier waits for the last answer after the final step; it is taken in
+        # before the run ends, logged at the final step, and a replay applies it after its last step)
+        assert sent[0] == 150 and len(cmds) == 151, (len(cmds), sent[0])
         runs.append(([(s.step, list(s.qpos), list(s.qvel)) for s in states], [(c.linear.x, c.angular.z) for c in cmds]))
         for sub in list(ros.node.subscriptions):
             ros.node.destroy_subscription(sub)
