@@ -463,7 +463,7 @@ fn apply_event(
 ) -> Result<(), String> {
     match ev {
         Event::Deliver { endpoint, endpoint_id, payload } => {
-            let id = resolve_endpoint(&engine, endpoint, *endpoint_id)?;
+            let id = resolve_endpoint(engine, endpoint, *endpoint_id)?;
             let p = payload.as_ref().clone();
             if let Payload::Goal(call) = &p {
                 goals.push(call.cancel.clone());
