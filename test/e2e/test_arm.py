@@ -54,10 +54,12 @@ def test_three_point_trajectory_ends_within_0_01_rad_and_succeeds(roqsim, ros):
     assert max(abs(e) for e in mid.error.positions) < 0.1, f"tracking error mid-way {list(mid.error.positions)}"
     stamps = [round(stamp_s(f.header.stamp), 6) for f in fb]
     assert 0 < stamps[0] < arm.sim_now() and stamps == sorted(stamps), f"feedback stamped with sim time: {stamps[:3]}"
-    # 20 Hz of sim time on average; a stamp is the sim time when roqsim's ROS side received the
-    # sample (the payload has none of its own), so one can trail by a few steps on a busy machine
-    rate = (len(stamps) - 1) / (stamps[-1] - stamps[0])
-    assert rate == pytest.approx(20.0, abs=1.5), f"{rate:.2f} Hz: {stamps}"
+    # 20 Hz of sim time: the median spacing of the stamps is 0.05 s. A stamp is the sim time when
+    # roqsim's ROS side received the sample (the payload has none of its own), so one can trail by a
+    # few steps on a busy machine, and a client that falls behind loses messages from its feedback
+    # queue (KEEP_LAST) — the median reads the rate the server sends at either way.
+    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+    assert gaps[len(gaps) // 2] == pytest.approx(0.05, abs=0.004), f"median spacing {gaps[len(gaps) // 2]:.4f} s: {stamps}"
     # it holds the last point afterwards
     arm.wait_sim(0.5)
     assert max(abs(a - b) for a, b in zip(arm.q(), last)) < 0.01
