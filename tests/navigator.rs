@@ -332,29 +332,39 @@ components:
     assert!((yaw - std::f64::consts::FRAC_PI_2).abs() < 1e-6, "yaw {yaw}");
 }
 
+/// A NavigateToPose goal to (`x`, `y`) in `frame` delivered to endpoint `ep` as the bridge
+/// delivers it; its feedback and outcome receivers.
+fn nav_goal(
+    e: &mut Engine,
+    ep: usize,
+    frame: &str,
+    x: f64,
+    y: f64,
+) -> (crossbeam_channel::Receiver<Payload>, crossbeam_channel::Receiver<ActionOutcome>) {
+    let (ftx, frx) = crossbeam_channel::unbounded();
+    let (otx, orx) = crossbeam_channel::unbounded();
+    let goal = NavGoal {
+        poses: vec![NavPose {
+            frame_id: frame.into(),
+            position: [x, y, 0.0],
+            orientation: [0.0, 0.0, 0.0, 1.0],
+        }],
+    };
+    let call = ActionCall {
+        goal: Box::new(Payload::NavGoal(goal)),
+        feedback: ftx,
+        outcome: otx,
+        cancel: Default::default(),
+    };
+    e.ctx.interface.deliver(ep, Payload::Goal(call));
+    (frx, orx)
+}
+
 #[test]
 fn a_goal_over_the_action_endpoint_succeeds_with_feedback_and_a_bad_frame_is_refused() {
     let mut e = engine(&floorplan(&turtlebot(1.0, 1.0, 0.0, "{speed: 0.3}")));
     let ep = endpoint(&e, "navigate_to_pose");
-    let send = |e: &mut Engine, frame: &str, x: f64, y: f64| {
-        let (ftx, frx) = crossbeam_channel::unbounded();
-        let (otx, orx) = crossbeam_channel::unbounded::<ActionOutcome>();
-        let goal = NavGoal {
-            poses: vec![NavPose {
-                frame_id: frame.into(),
-                position: [x, y, 0.0],
-                orientation: [0.0, 0.0, 0.0, 1.0],
-            }],
-        };
-        let call = ActionCall {
-            goal: Box::new(Payload::NavGoal(goal)),
-            feedback: ftx,
-            outcome: otx,
-            cancel: Default::default(),
-        };
-        e.ctx.interface.deliver(ep, Payload::Goal(call));
-        (frx, orx)
-    };
+    let send = |e: &mut Engine, frame: &str, x: f64, y: f64| nav_goal(e, ep, frame, x, y);
     let (_f, o) = send(&mut e, "odom", 2.0, 1.0);
     e.step().unwrap();
     let out = o.try_recv().unwrap();
@@ -393,22 +403,7 @@ components:
     let mut e = engine(yaml);
     let h: NavHandle = e.ctx.blackboard.get::<NavHandle>("nav:mover").unwrap().clone();
     let ep = endpoint(&e, "navigate_to_pose");
-    let (ftx, _frx) = crossbeam_channel::unbounded();
-    let (otx, orx) = crossbeam_channel::unbounded::<ActionOutcome>();
-    let goal = NavGoal {
-        poses: vec![NavPose {
-            frame_id: "map".into(),
-            position: [1.0, -0.5, 0.0],
-            orientation: [0.0, 0.0, 0.0, 1.0],
-        }],
-    };
-    let call = ActionCall {
-        goal: Box::new(Payload::NavGoal(goal)),
-        feedback: ftx,
-        outcome: otx,
-        cancel: Default::default(),
-    };
-    e.ctx.interface.deliver(ep, Payload::Goal(call));
+    let (_f, orx) = nav_goal(&mut e, ep, "map", 1.0, -0.5);
     let mut t = 0.0;
     while orx.is_empty() && t < 10.0 {
         e.step().unwrap();

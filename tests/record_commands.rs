@@ -4,7 +4,11 @@
 //! replay that misses them (or the load's value) diverging; the recorded /clock at resets, a pause
 //! and requested steps, as the bridge publishes it.
 
+mod common;
+
 use std::path::Path;
+
+use common::arm::{endpoint_topic, qadr, JOINTS, REST};
 
 use roqsim::context::payload::Payload;
 use roqsim::context::ResetScope;
@@ -77,35 +81,13 @@ fn controller_manager_requests_are_recorded_and_replayed_bitwise() {
     use roqsim::handles::controller_params::ParamValue;
     use roqsim::handles::controllers::command::{self, ControllerCommand as C};
     use roqsim::record::replay::Event;
-    use std::f64::consts::FRAC_PI_2;
 
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("arm.mcap");
     let mut e = recorded_engine(dir.path(), ARM_WORLD, &out);
-    let follow = e
-        .ctx
-        .interface
-        .all()
-        .iter()
-        .position(|ep| {
-            ep.get_hint("ros2", "topic") == Some(format!("{JTC}/follow_joint_trajectory").as_str())
-        })
-        .unwrap();
-    let pan = {
-        use mujoco_rs::prelude::MjtObjBase;
-        let m = e.ctx.model();
-        let j = m.name_to_id(MjtObjBase::mjOBJ_JOINT, "ur_shoulder_pan_joint").unwrap();
-        m.jnt_qposadr()[j] as usize
-    };
-    let rest = [0.0, -FRAC_PI_2, FRAC_PI_2, -FRAC_PI_2, -FRAC_PI_2, 0.0];
-    let joints = [
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-    ];
+    let follow = endpoint_topic(&e, &format!("{JTC}/follow_joint_trajectory"));
+    let pan = qadr(&e, "ur_shoulder_pan_joint").0;
+    let (rest, joints) = (REST, JOINTS);
     let tx = e.ctx.command_sender();
     // As the controller manager posts them: each request one closure through the core.
     let request = |cmd: C| {
